@@ -1,9 +1,16 @@
 module github.com/openrnic/rnic
 
-go 1.26
+go 1.26.0
 
 require (
-	github.com/gopacket/gopacket v1.7.7 // indirect
+	github.com/dustin/go-humanize v1.1.0
+	github.com/gopacket/gopacket v1.7.7
+	github.com/spf13/cobra v1.10.2
+	golang.org/x/sys v0.49.0
+)
+
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
 	golang.org/x/net v0.55.0 // indirect
-	golang.org/x/sys v0.45.0 // indirect
 )

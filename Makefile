@@ -1,0 +1,116 @@
+# Top-level build and test entry points. Every target first runs
+# scripts/deps.sh (through `deps`), which installs whatever is missing: Debian
+# packages, the Python virtualenv in .venv/, Go modules. A stamp keeps that
+# cheap when nothing changed.
+#
+#   make test         test-go and test-hw (make -j2 -O test runs them side by side)
+#   make test-go      go vet, then go test -race
+#   make test-hw      lint-hw, then the cocotb testbenches under tests/ (pytest)
+#   make lint-hw      Verilator -Wall lint and Yosys synthesis of hw/rtl/*.v,
+#                     GHDL analysis and elaboration of hw/rtl/vhdl/*.vhd
+#   make fuzz         every Go fuzz target for FUZZTIME (default 3m) each
+#   make bench        every Go benchmark
+#   make demo         a loader benchmark run that writes a pcap, read back by tshark
+#   make clean        remove build/ (make distclean also removes .venv/)
+#
+# Hardware tests read SIMS (e.g. SIMS=icarus,ghdl), WAVES=1 and RANDOM_SEED;
+# see tests/hdlsim.py.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := test
+.DELETE_ON_ERROR:
+MAKEFLAGS += --no-builtin-rules
+
+GO ?= go
+FUZZTIME ?= 3m
+PYTEST_FLAGS ?= -q
+
+VENV := .venv
+PYTEST := $(VENV)/bin/pytest
+DEPS_STAMP := $(VENV)/.deps.stamp
+BUILD := build
+LINT := $(BUILD)/lint
+
+RTL_V := $(sort $(wildcard hw/rtl/*.v hw/rtl/*.sv))
+RTL_VHDL := $(sort $(wildcard hw/rtl/vhdl/*.vhd))
+# One module (or entity) per file, named after the file.
+RTL_V_TOPS := $(basename $(notdir $(RTL_V)))
+RTL_VHDL_TOPS := $(basename $(notdir $(RTL_VHDL)))
+
+.PHONY: deps test test-go test-hw lint-hw fuzz bench demo clean distclean
+
+# --- dependencies ------------------------------------------------------------
+
+deps: $(DEPS_STAMP)
+
+$(DEPS_STAMP): scripts/deps.sh requirements.txt go.mod $(wildcard go.sum)
+	GO='$(GO)' bash scripts/deps.sh
+	touch $@
+
+# --- tests -------------------------------------------------------------------
+
+test: test-go test-hw
+
+test-go: deps
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+test-hw: lint-hw deps
+	$(PYTEST) $(PYTEST_FLAGS) tests/
+
+# Lint results are stamped per file, so an unchanged file is not linted again.
+# Each stamp depends on every source file: a module's lint covers the
+# submodules it instantiates.
+lint-hw: $(RTL_V_TOPS:%=$(LINT)/verilator/%.ok) $(RTL_V_TOPS:%=$(LINT)/yosys/%.ok)
+lint-hw: $(if $(RTL_VHDL),$(LINT)/ghdl/all.ok)
+
+$(LINT)/verilator/%.ok: $(RTL_V) | deps
+	@mkdir -p $(@D)
+	verilator --lint-only -Wall -y hw/rtl --top-module $* $(filter %/$*.v %/$*.sv,$(RTL_V))
+	@touch $@
+
+$(LINT)/yosys/%.ok: $(RTL_V) | deps
+	@mkdir -p $(@D)
+	yosys -q -l $(@:.ok=.log) -p 'read_verilog -sv -I hw/rtl $(RTL_V); synth -top $*'
+	@touch $@
+
+$(LINT)/ghdl/all.ok: $(RTL_VHDL) | deps
+	@rm -rf $(@D) && mkdir -p $(@D)
+	cd $(@D) && ghdl -i --std=08 $(abspath $(RTL_VHDL))
+	cd $(@D) && for top in $(RTL_VHDL_TOPS); do ghdl -m --std=08 $$top; done
+	@touch $@
+
+# --- fuzzing and benchmarks --------------------------------------------------
+
+# Every Fuzz* function of every package that has tests, one after another.
+fuzz: deps
+	@n=0; \
+	for pkg in $$($(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...); do \
+		list=$$($(GO) test -list 'Fuzz.*' "$$pkg"); \
+		for fn in $$(grep '^Fuzz' <<<"$$list" || true); do \
+			n=$$((n + 1)); \
+			echo "fuzz: $$pkg $$fn for $(FUZZTIME)"; \
+			$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime '$(FUZZTIME)' "$$pkg"; \
+		done; \
+	done; \
+	echo "fuzz: ran $$n fuzz targets"
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# --- demo --------------------------------------------------------------------
+
+demo: deps
+	mkdir -p $(BUILD)/demo
+	$(GO) run ./cmd/rnic-loader bench --op write --size 65536 --bytes 256MiB --markers --pcap build/demo/bench.pcap
+	if command -v tshark >/dev/null; then tshark -r build/demo/bench.pcap -Y iwarp_ddp_rdmap -c 5; fi
+
+# --- cleaning ----------------------------------------------------------------
+
+clean:
+	rm -rf $(BUILD)
+	find tests -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code = run(ctx, args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestBenchLoopbackJSON(t *testing.T) {
+	for _, args := range [][]string{
+		{"--op", "write", "--size", "64KiB", "--bytes", "8MiB", "--markers"},
+		{"--op", "write", "--size", "100", "--bytes", "100KiB", "--window", "7"},
+		{"--op", "read", "--size", "4096", "--bytes", "2MiB", "--markers"},
+		{"--op", "read", "--size", "70000", "--bytes", "1MiB", "--no-crc"},
+		{"--op", "send", "--size", "1", "--bytes", "3000", "--mpa-rev", "1"},
+		{"--op", "send", "--size", "9000", "--bytes", "1000001", "--markers", "--no-crc"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, out, errOut := runCLI(t, append([]string{"bench", "--json", "--quiet"}, args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var r Result
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatalf("bad JSON %q: %v", out, err)
+			}
+			if r.VerifiedBytes != r.Bytes || r.Mismatches != 0 || r.GoodputBps <= 0 || r.RawTCPBps <= 0 || r.Ratio <= 0 {
+				t.Fatalf("result %+v", r)
+			}
+		})
+	}
+}
+
+func TestBenchTwoProcesses(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "rnic-loader")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	srv := exec.Command(bin, "bench", "--listen", addr)
+	var srvErr bytes.Buffer
+	srv.Stderr = &srvErr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Process.Kill()
+	// Wait for the server to listen.
+	for i := 0; ; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			// A connection that sends nothing and closes: the server
+			// must shrug it off and keep serving.
+			c.Close()
+			break
+		}
+		if i > 100 {
+			t.Fatal("server did not come up")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	out, err := exec.Command(bin, "bench", "--connect", addr, "--op", "write", "--size", "8KiB", "--bytes", "4MiB", "--json").Output()
+	if err != nil {
+		t.Fatalf("client: %v (server said %s)", err, srvErr.String())
+	}
+	var r Result
+	if err := json.Unmarshal(out, &r); err != nil || r.VerifiedBytes != 4<<20 || r.Mismatches != 0 {
+		t.Fatalf("client result %s (%v)", out, err)
+	}
+	if err := srv.Wait(); err != nil {
+		t.Fatalf("server exit: %v: %s", err, srvErr.String())
+	}
+	if !strings.Contains(srvErr.String(), "verified 4194304 octets, 0 mismatches") {
+		t.Fatalf("server log: %s", srvErr.String())
+	}
+}
+
+func TestBenchUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--op", "erase"}, "--op \"erase\""},
+		{[]string{"bench", "--size", "lots"}, "--size \"lots\""},
+		{[]string{"bench", "--size", "0"}, "--size 0"},
+		{[]string{"bench", "--bytes", "10", "--size", "100"}, "less than one message"},
+		{[]string{"bench", "--mpa-rev", "3"}, "--mpa-rev 3"},
+		{[]string{"bench", "--listen", "a:1", "--connect", "b:2"}, "exclude each other"},
+		{[]string{"bench", "--frobnicate"}, "unknown flag"},
+		{[]string{"flash-everything"}, "unknown command"},
+	} {
+		code, _, errOut := runCLI(t, c.args...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", c.args, code, errOut, exitUsage, c.want)
+		}
+	}
+}
+
+func TestBenchConnectRefused(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	code, _, errOut := runCLI(t, "bench", "--connect", addr, "--bytes", "1MiB")
+	if code != exitFailure || !strings.Contains(errOut, "refused") {
+		t.Fatalf("exit %d, %q", code, errOut)
+	}
+}

@@ -1,0 +1,198 @@
+"""Build and run one cocotb testbench on one simulator, from a pytest test.
+
+Every hardware block gets a pytest test that is parameterised over simulators
+(and widths), and calls run() once per case. Each case builds in its own
+directory, build/cocotb/<test>/<sim>-<tag>/, so cases never share objects and
+a failing case can be rerun and inspected on its own.
+
+Simulators: Verilator and Icarus run the Verilog in hw/rtl/, GHDL runs the
+VHDL-2008 twin in hw/rtl/vhdl/. The set can be narrowed with the SIMS
+environment variable (comma-separated, e.g. SIMS=icarus,ghdl).
+
+Waveforms: WAVES=1 makes every case record a trace in its build directory:
+<toplevel>.vcd (Verilator), <toplevel>.fst (Icarus), <toplevel>.ghw (GHDL).
+
+Random stimulus: cocotb prints its seed at the start of every run
+("Seeding Python random module with ..."); RANDOM_SEED=<seed> replays it.
+
+Verilator 5.006 with cocotb 1.9.2 needs two things the stock runner does not
+do: OPT_FAST for the C++ compile (below), and binding the top-level ports by
+name before a testbench lists the design's children, without which writes to
+inputs are lost (tests/verilator_top_ports.py explains).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import pytest
+from cocotb.runner import Simulator, Verilator, get_runner
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+RTL_DIR = REPO_ROOT / "hw" / "rtl"
+VHDL_DIR = RTL_DIR / "vhdl"
+BUILD_ROOT = REPO_ROOT / "build" / "cocotb"
+
+# Which HDL each simulator is given.
+SIM_LANG = {
+    "verilator": "verilog",
+    "icarus": "verilog",
+    "ghdl": "vhdl",
+}
+
+# C++ optimisation for the Verilator model. verilated.mk compiles the
+# per-cycle ("fast") code with -Os by default; -O2 runs faster. The knob is a
+# make variable, and -CFLAGS would not do: those flags come before
+# $(OPT_FAST) on the compiler's command line, so -Os would still win.
+VERILATOR_OPT_FAST = "-O2"
+
+
+class _VerilatorFast(Verilator):
+    """cocotb 1.9's Verilator runner, with OPT_FAST and parallel C++ compiles.
+
+    cocotb 1.9.2's runner has no make_args; its build is a verilator command
+    followed by `make -f Vtop.mk VM_TRACE=...`, and the make variables are
+    appended to that second command here.
+    """
+
+    def _build_command(self):
+        cmds = super()._build_command()
+        make = cmds[-1]
+        if make[:1] != ["make"] or "Vtop.mk" not in make:
+            raise RuntimeError(
+                "cocotb's Verilator runner changed its build commands; "
+                "revisit tests/hdlsim.py (last command: %r)" % (make,)
+            )
+        jobs = os.environ.get("VERILATOR_JOBS") or str(os.cpu_count() or 1)
+        make += [f"OPT_FAST={VERILATOR_OPT_FAST}", f"-j{jobs}"]
+        return cmds
+
+
+# Ports as Verilator 5.006 declares them in the model's header, Vtop.h:
+#   VL_IN8(&clk,0,0);  VL_OUTW(&m_axis_tdata,511,0,16);
+_VTOP_PORT = re.compile(r"^\s*VL_(?:IN|OUT|INOUT)(?:8|16|64|W)?\(&(\w+),", re.M)
+
+
+def verilator_top_ports(build_dir: Path) -> list[str]:
+    """Names of the top-level ports of the Verilator model built in build_dir."""
+    header = build_dir / "Vtop.h"
+    names = _VTOP_PORT.findall(header.read_text())
+    if not names:
+        raise RuntimeError(
+            f"no ports found in {header}: Verilator's header format changed; "
+            "revisit tests/hdlsim.py and tests/verilator_top_ports.py"
+        )
+    return names
+
+
+def _make_runner(sim: str) -> Simulator:
+    if sim == "verilator":
+        return _VerilatorFast()
+    return get_runner(sim)
+
+
+def waves_requested() -> bool:
+    return os.environ.get("WAVES", "") not in ("", "0")
+
+
+def simulators(langs: Iterable[str] = ("verilog", "vhdl")) -> list:
+    """pytest parameters for every simulator of the given languages."""
+    wanted = [s.strip() for s in os.environ.get("SIMS", "").split(",") if s.strip()]
+    unknown = set(wanted) - set(SIM_LANG)
+    if unknown:
+        raise ValueError(f"SIMS names unknown simulators: {sorted(unknown)}")
+    langs = set(langs)
+    return [
+        pytest.param(sim, id=sim)
+        for sim, lang in SIM_LANG.items()
+        if lang in langs and (not wanted or sim in wanted)
+    ]
+
+
+def run(
+    *,
+    test: str,
+    sim: str,
+    tag: str,
+    toplevel: str,
+    test_module: str,
+    verilog_sources: Sequence[Path] = (),
+    vhdl_sources: Sequence[Path] = (),
+    parameters: Mapping[str, object] | None = None,
+    extra_env: Mapping[str, str] | None = None,
+) -> None:
+    """Build the design for `sim` and run the cocotb tests in `test_module`.
+
+    test        name of the testbench; the build goes to build/cocotb/<test>/
+    sim         "verilator", "icarus" or "ghdl"
+    tag         names the case within the test, e.g. "W8"
+    toplevel    HDL top module or entity
+    test_module importable Python module with the @cocotb.test() coroutines;
+                the caller's directory must be on sys.path (pytest's default
+                import mode puts it there)
+
+    Raises (and so fails the pytest test) when the build fails or any cocotb
+    test fails.
+    """
+    lang = SIM_LANG[sim]
+    sources = list(verilog_sources if lang == "verilog" else vhdl_sources)
+    if not sources:
+        raise ValueError(f"{test}: no {lang} sources given for simulator {sim}")
+
+    build_dir = BUILD_ROOT / test / f"{sim}-{tag}"
+    waves = waves_requested()
+    params = dict(parameters or {})
+
+    # Make variables inherited from a surrounding `make -jN` name a jobserver
+    # whose file descriptors this process does not have; Verilator's make
+    # would warn about it and fall back to -j1.
+    for var in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):
+        os.environ.pop(var, None)
+
+    build_args: list[str] = []
+    test_args: list[str] = []
+    plusargs: list[str] = []
+    if sim == "ghdl":
+        build_args += ["--std=08"]
+        test_args += ["--std=08"]
+        if waves:
+            # After the unit name on `ghdl -r`, i.e. a run-time option.
+            plusargs += [f"--wave={build_dir / (toplevel + '.ghw')}"]
+    elif sim == "verilator" and waves:
+        test_args += ["--trace-file", str(build_dir / f"{toplevel}.vcd")]
+
+    runner = _make_runner(sim)
+    runner.build(
+        verilog_sources=sources if lang == "verilog" else [],
+        vhdl_sources=sources if lang == "vhdl" else [],
+        hdl_toplevel=toplevel,
+        parameters=params,
+        build_args=build_args,
+        build_dir=build_dir,
+        # Icarus otherwise skips the compile when the sources are older than
+        # its output, even if WAVES or the parameters changed.
+        always=True,
+        waves=waves,
+    )
+    env = dict(extra_env or {})
+    modules = [test_module]
+    if sim == "verilator":
+        # Must run before the testbench touches the design; see the module.
+        env["HDLSIM_TOP_PORTS"] = ",".join(verilator_top_ports(build_dir))
+        modules.insert(0, "verilator_top_ports")
+
+    runner.test(
+        test_module=modules,
+        hdl_toplevel=toplevel,
+        hdl_toplevel_lang=lang,
+        parameters=params,
+        build_dir=build_dir,
+        test_args=test_args,
+        plusargs=plusargs,
+        extra_env=env,
+        waves=waves,
+    )
+
