@@ -10,7 +10,7 @@
 #                     GHDL analysis and elaboration of hw/rtl/vhdl/*.vhd
 #   make fuzz         every Go fuzz target for FUZZTIME (default 3m) each
 #   make bench        every Go benchmark
-#   make demo         a loader benchmark run that writes a pcap, read back by tshark
+#   make demo         verified loader benchmarks, and pcaps read back by tshark
 #   make clean        remove build/ (make distclean also removes .venv/)
 #
 # Hardware tests read SIMS (e.g. SIMS=icarus,ghdl), WAVES=1 and RANDOM_SEED;
@@ -50,7 +50,9 @@ $(DEPS_STAMP): scripts/deps.sh requirements.txt go.mod $(wildcard go.sum)
 
 # --- tests -------------------------------------------------------------------
 
-test: test-go test-hw
+# The two suites run side by side on the two cores; -O keeps their logs apart.
+test: deps
+	$(MAKE) --no-print-directory -j2 -O test-go test-hw
 
 test-go: deps
 	$(GO) vet ./...
@@ -102,9 +104,7 @@ bench: deps
 # --- demo --------------------------------------------------------------------
 
 demo: deps
-	mkdir -p $(BUILD)/demo
-	$(GO) run ./cmd/rnic-loader bench --op write --size 65536 --bytes 256MiB --markers --pcap build/demo/bench.pcap
-	if command -v tshark >/dev/null; then tshark -r build/demo/bench.pcap -Y iwarp_ddp_rdmap -c 5; fi
+	GO='$(GO)' bash scripts/demo.sh
 
 # --- cleaning ----------------------------------------------------------------
 

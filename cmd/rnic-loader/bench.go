@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -39,6 +40,7 @@ type benchOpts struct {
 	seed            uint64
 	window          int
 	timeout         time.Duration
+	cpuProfile      string
 }
 
 // benchParams travel from the client to the server in the MPA Request's
@@ -126,6 +128,7 @@ Request's private data.`,
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the data pattern")
 	f.IntVar(&o.window, "window", 0, "messages in flight per half of the target buffer (0: about 4 MiB worth)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up after this long")
+	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the run to `FILE` (go tool pprof)")
 	return cmd
 }
 
@@ -184,6 +187,17 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, o *benchOpts) error
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	var progW io.Writer = stderr
 	if o.quiet {
 		progW = nil

@@ -628,7 +628,7 @@ func (qp *QP) onReadRequest(h *ddp.Header, d ddp.Delivery, ulpdu []byte) error {
 	}
 	m := rdmap.NewReadResponse(rr.SinkSTag, rr.SinkTO, data)
 	buf, id := d.Buf, d.ID
-	// The IRD credit returns once the response is on the wire.
+	// The IRD credit returns when the transmit side takes the response.
 	after := func() { qp.sink.Post(1, buf, id) }
 	select {
 	case qp.ctrl <- txItem{resp: &m, after: after}:
@@ -728,11 +728,15 @@ func (qp *QP) txLoop() {
 			tx.closeWrite()
 			return
 		case it := <-qp.ctrl:
+			// The Read Request's IRD credit returns now, before a
+			// single octet of the response is on the wire: the
+			// requester may issue its next Read the moment the
+			// response arrives, and that Read must find a buffer.
+			it.after()
 			if err := tx.message(it.resp); err != nil {
 				qp.fail(&QPError{Conn: err})
 				return
 			}
-			it.after()
 		case wr := <-sq:
 			if wr.Op == OpRead {
 				select {

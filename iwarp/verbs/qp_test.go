@@ -250,3 +250,30 @@ func TestProtectionErrorsTerminate(t *testing.T) {
 		})
 	}
 }
+
+// Regression: the responder returned a Read Request's IRD credit only
+// after writing the response, so a requester that issued its next Read the
+// moment the response arrived could find no buffer on QN 1 (a spurious
+// "Invalid MSN - no buffer available" Terminate). Many tiny back-to-back
+// Reads at IRD = ORD = 1 hit that window.
+func TestBackToBackReadsAtIRDOne(t *testing.T) {
+	p := connect(t, QPConfig{MPA: mpa.Config{IRD: 1, ORD: 1}}, QPConfig{MPA: mpa.Config{IRD: 1, ORD: 1}, WritePerFPDU: true})
+	ctx := context.Background()
+	src := randBytes(rand.New(rand.NewPCG(7, 8)), 100)
+	mr, _ := p.spd.RegisterMR(src, RemoteRead)
+	dst := make([]byte, 100)
+	sink, _ := p.cpd.RegisterMR(dst, RemoteWrite)
+	for i := 0; i < 2000; i++ {
+		if err := p.client.PostSend(ctx, SendWR{ID: uint64(i), Op: OpRead, Sink: sink, Len: 100, RemoteSTag: mr.STag, RemoteTO: mr.Addr}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 2000; i++ {
+		if c := poll(t, p.client.SendCQ()); c.Err != nil || c.ID != uint64(i) {
+			t.Fatalf("read %d: %+v", i, c)
+		}
+	}
+	if !bytes.Equal(dst, src) {
+		t.Fatal("read data differs")
+	}
+}
