@@ -189,5 +189,7 @@ func TestSiwCaptureReencodes(t *testing.T) {
 	}
 }
 
-func be32(b []byte) uint32 { return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]) }
+func be32(b []byte) uint32 {
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
 func be64(b []byte) uint64 { return uint64(be32(b))<<32 | uint64(be32(b[4:])) }
