@@ -373,6 +373,36 @@ func TestMULPDU(t *testing.T) {
 	}
 }
 
+// frameULPDUs cuts data into ULPDUs (each one's length taken from its
+// first two octets xor split, modulo what is left, never zero or above
+// MaxULPDU) and frames them; it returns the stream and the ULPDUs with the
+// sequence numbers of their ULPDU_Length fields.
+func frameULPDUs(t testing.TB, data []byte, split uint16, markers, crcOn bool, base uint32) ([]byte, []delivery) {
+	fr := NewFramer(markers, crcOn, base)
+	var want []delivery
+	var wire []byte
+	for rest := data; len(rest) > 0; {
+		n := int(split) % (len(rest) + 1)
+		if len(rest) >= 2 {
+			n = (int(binary.BigEndian.Uint16(rest)) ^ int(split)) % (len(rest) + 1)
+		}
+		n = min(max(n, 1), MaxULPDU)
+		u := rest[:n]
+		rest = rest[n:]
+		seq := fr.Seq()
+		if markers && isMarkerSeq(base, seq) {
+			seq += MarkerLen // RFC 5044 4.3: FPDUPTR 0 marker in front
+		}
+		want = append(want, delivery{seq, u})
+		var err error
+		wire, err = fr.AppendFPDU(wire, u[:len(u)/2], u[len(u)/2:])
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return wire, want
+}
+
 // FuzzRoundTrip frames ULPDUs cut from the input with a Framer, feeds the
 // stream to a Receiver in chunks chosen by the input and expects every
 // ULPDU back, in order, at the sequence number where it was framed.
@@ -380,61 +410,20 @@ func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte("\x00\x2a hello, world"), uint32(0), uint16(42), true, true, uint8(1))
 	f.Add(bytes.Repeat([]byte{0xa5}, 3000), uint32(0xfffffe00), uint16(509), true, false, uint8(7))
 	f.Fuzz(func(t *testing.T, data []byte, base uint32, split uint16, markers, crcOn bool, chunk uint8) {
-		fr := NewFramer(markers, crcOn, base)
-		type sent struct {
-			seq uint32
-			u   []byte
-		}
-		var want []sent
-		var wire []byte
-		// Cut data into ULPDUs: each starts with a length octet pair
-		// taken modulo what is left.
-		for rest := data; len(rest) > 0; {
-			n := int(split) % (len(rest) + 1)
-			if len(rest) >= 2 {
-				n = (int(binary.BigEndian.Uint16(rest)) ^ int(split)) % (len(rest) + 1)
-			}
-			u := rest[:n]
-			rest = rest[n:]
-			if n == 0 && len(rest) > 0 {
-				u, rest = rest[:1], rest[1:]
-			}
-			seq := fr.Seq()
-			if markers && isMarkerSeq(base, seq) {
-				seq += MarkerLen // RFC 5044 4.3: FPDUPTR 0 marker in front
-			}
-			want = append(want, sent{seq, u})
-			var err error
-			wire, err = fr.AppendFPDU(wire, u[:len(u)/2], u[len(u)/2:])
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
+		wire, want := frameULPDUs(t, data, split, markers, crcOn, base)
 		rx := NewReceiver(markers, crcOn, base)
-		var got []sent
-		deliver := func(seq uint32, u []byte) error {
-			got = append(got, sent{seq, bytes.Clone(u)})
-			return nil
-		}
 		step := int(chunk)%64 + 1
-		for i := 0; i < len(wire); {
-			n := min(step, len(wire)-i)
-			if err := rx.Feed(wire[i:i+n], deliver); err != nil {
-				t.Fatalf("Feed: %v", err)
-			}
-			i += n
+		got, err := feedChunks(t, rx, wire, func() int {
+			n := step
 			step = step*7%97 + 1
+			return n
+		})
+		if err != nil {
+			t.Fatalf("Feed: %v", err)
 		}
-		if len(got) != len(want) {
-			t.Fatalf("got %d ULPDUs, want %d", len(got), len(want))
-		}
-		for i := range got {
-			if got[i].seq != want[i].seq || !bytes.Equal(got[i].u, want[i].u) {
-				t.Fatalf("ULPDU %d: got seq %#x len %d, want seq %#x len %d", i, got[i].seq, len(got[i].u), want[i].seq, len(want[i].u))
-			}
-		}
-		if rx.Seq() != fr.Seq() || rx.Buffered() != 0 {
-			t.Fatalf("receiver at %#x with %d buffered, framer at %#x", rx.Seq(), rx.Buffered(), fr.Seq())
+		sameDeliveries(t, "round trip", got, want)
+		if end := base + uint32(len(wire)); rx.Seq() != end || rx.Buffered() != 0 {
+			t.Fatalf("receiver at %#x with %d buffered, stream ends at %#x", rx.Seq(), rx.Buffered(), end)
 		}
 	})
 }

@@ -148,9 +148,9 @@ func TestOOOProperty(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 3))
-	iters := 120
+	iters := 300
 	if testing.Short() {
-		iters = 30
+		iters = 40
 	}
 	early := map[bool]int{}
 	fpdus := 0
@@ -211,7 +211,7 @@ func TestOOOCorruption(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 4))
-	iters := 150
+	iters := 300
 	if testing.Short() {
 		iters = 40
 	}
@@ -399,7 +399,8 @@ func TestOOOHandlerError(t *testing.T) {
 }
 
 // FuzzOOOReceiver sends segments cut (and sometimes garbled) from the
-// input stream in an order the input chooses. The effective stream is the
+// input stream in an order the input chooses (with frame set, the input is
+// first cut into ULPDUs and framed, and lightly damaged, see FuzzReceiver). The effective stream is the
 // first accepted copy of each octet; what the OOOReceiver delivers, and
 // its error, must be what refParse finds in the contiguous part of it, and
 // the recorder checks the placement and delivery rules on every call.
@@ -407,11 +408,16 @@ func FuzzOOOReceiver(f *testing.F) {
 	r := rand.New(rand.NewPCG(10, 10))
 	for _, cfg := range []struct{ markers, crc bool }{{true, true}, {true, false}, {false, true}} {
 		stream, _, _ := testStream(f, r, cfg.markers, cfg.crc, 0xfffffe00, 5, func() int { return r.IntN(900) })
-		f.Add(stream, cfg.markers, cfg.crc, uint32(0xfffffe00), uint64(1), uint16(0))
-		f.Add(stream, cfg.markers, cfg.crc, uint32(0xfffffe00), uint64(2), uint16(700))
+		f.Add(stream, cfg.markers, cfg.crc, uint32(0xfffffe00), uint64(1), uint16(0), false)
+		f.Add(stream, cfg.markers, cfg.crc, uint32(0xfffffe00), uint64(2), uint16(700), false)
+		f.Add(stream[:len(stream)/2], cfg.markers, cfg.crc, uint32(0xfffffe00), uint64(3), uint16(0), true)
 	}
-	f.Fuzz(func(t *testing.T, stream []byte, markers, crcOn bool, base uint32, seed uint64, window uint16) {
+	f.Fuzz(func(t *testing.T, stream []byte, markers, crcOn bool, base uint32, seed uint64, window uint16, frame bool) {
 		r := rand.New(rand.NewPCG(seed, 0))
+		if frame {
+			stream, _ = frameULPDUs(t, stream, uint16(seed), markers, crcOn, base)
+			damage(r, stream)
+		}
 		rec := newRecorder(t, base)
 		o := NewOOOReceiver(markers, crcOn, base, rec)
 		rec.o = o

@@ -32,9 +32,12 @@ const (
 //     applies "in the event that the CRC is valid", so a bad CRC wins.
 //  3. ULPDU_Length above MaxULPDU: ErrMarker. RFC 5044 3 forbids such a
 //     ULPDU and section 8 has no code of its own for it; code 3 is MPA's
-//     framing error, and with markers on such an FPDU would need FPDUPTR
-//     values past 16 bits. The Receiver does not buffer the ULPDU of such
-//     an FPDU: it only runs the CRC over it.
+//     framing error (the ULPDU_Length is not one a conforming sender
+//     writes, and the longest ones would need FPDUPTR values past 16
+//     bits). The Receiver does not buffer the ULPDU of such an FPDU, it
+//     only runs the CRC and the marker checks over it, so a damaged
+//     ULPDU_Length is reported, as ErrCRC when CRCs are on, once the
+//     octets it claims (at most 65535 plus overhead) have gone by.
 //
 // The Error carries the sequence number of the FPDU's ULPDU_Length field.
 // Once an error is found the Receiver delivers nothing more (RFC 5044 8)

@@ -475,24 +475,38 @@ func TestReceiverNoAlloc(t *testing.T) {
 	}
 }
 
-// FuzzReceiver feeds arbitrary bytes to a Receiver in chunks the input
-// chooses and compares what it delivers, and its error, with refParse:
-// never a panic, never a ULPDU whose CRC is wrong (refParse recomputes it),
-// never more than MaxULPDU octets buffered (feedChunks checks).
+// FuzzReceiver feeds a stream to a Receiver in chunks the input chooses
+// and compares what it delivers, and its error, with refParse: never a
+// panic, never a ULPDU whose CRC is wrong (refParse recomputes it), never
+// more than MaxULPDU octets buffered (feedChunks checks). With frame set
+// the input is first cut into ULPDUs and framed, and a few octets of the
+// stream are then damaged, so that most FPDUs are valid.
 func FuzzReceiver(f *testing.F) {
 	r := rand.New(rand.NewPCG(9, 9))
 	for _, cfg := range []struct{ markers, crc bool }{{true, true}, {false, true}, {true, false}} {
 		stream, _, _ := testStream(f, r, cfg.markers, cfg.crc, 0, 4, func() int { return r.IntN(700) })
-		f.Add(stream, cfg.markers, cfg.crc, uint32(0), uint64(7))
+		f.Add(stream, cfg.markers, cfg.crc, uint32(0), uint64(7), false)
+		f.Add(stream[:len(stream)/2], cfg.markers, cfg.crc, uint32(0), uint64(8), true)
 	}
-	f.Add([]byte("\xff\xff\x00\x00"), false, false, uint32(0xfffffffc), uint64(1))
-	f.Fuzz(func(t *testing.T, stream []byte, markers, crcOn bool, base uint32, chunks uint64) {
+	f.Add([]byte("\xff\xff\x00\x00"), false, false, uint32(0xfffffffc), uint64(1), false)
+	f.Fuzz(func(t *testing.T, stream []byte, markers, crcOn bool, base uint32, seed uint64, frame bool) {
+		cr := rand.New(rand.NewPCG(seed, 0))
+		if frame {
+			stream, _ = frameULPDUs(t, stream, uint16(seed), markers, crcOn, base)
+			damage(cr, stream)
+		}
 		want, werr := refParse(stream, markers, crcOn, base)
 		rx := NewReceiver(markers, crcOn, base)
-		cr := rand.New(rand.NewPCG(chunks, 0))
 		got, err := feedChunks(t, rx, stream, func() int { return 1 + cr.IntN(1+cr.IntN(3000)) })
 		checkAgainstRef(t, "fuzz", got, err, want, werr)
 	})
+}
+
+// damage flips up to two random octets of stream, often none.
+func damage(r *rand.Rand, stream []byte) {
+	for k := r.IntN(4) - 1; k > 0 && len(stream) > 0; k-- {
+		stream[r.IntN(len(stream))] ^= byte(1 + r.IntN(255))
+	}
 }
 
 // alignedStream frames count ULPDUs of n octets and then small ones until
