@@ -22,14 +22,14 @@ import (
 type Opcode uint8
 
 const (
-	OpWrite        Opcode = iota // RDMA Write
-	OpRead                       // RDMA Read
-	OpSend                       // Send
-	OpSendInv                    // Send with Invalidate
-	OpSendSE                     // Send with Solicited Event
-	OpSendSEInv                  // Send with Solicited Event and Invalidate
-	OpRecv                       // a receive completion
-	OpWriteZeroRTR               // internal: zero-length Write used as RTR
+	OpWrite     Opcode = iota // RDMA Write
+	OpRead                    // RDMA Read
+	OpSend                    // Send
+	OpSendInv                 // Send with Invalidate
+	OpSendSE                  // Send with Solicited Event
+	OpSendSEInv               // Send with Solicited Event and Invalidate
+	OpRecv                    // a receive completion
+	opReadRTR                 // internal: zero-length Write used as RTR
 )
 
 var opNames = [...]string{"RDMA Write", "RDMA Read", "Send", "Send with Invalidate", "Send with SE", "Send with SE and Invalidate", "Receive", "RTR"}
@@ -166,7 +166,6 @@ type QP struct {
 	closeCh  chan struct{} // closed by Close: send what is queued, then FIN
 	txDone   chan struct{} // closed when the transmit side has stopped
 
-	msnMu   sync.Mutex
 	nextMSN [3]uint32 // next MSN to send on QN 0, 1, 2
 
 	// Counters.
@@ -309,7 +308,7 @@ func (qp *QP) Establish(ctx context.Context, c net.Conn, role mpa.Role) error {
 	}
 	if p.DDPVersion != ddp.Version {
 		// MPA's permissive startup (RFC 5044 appendix C) accepted an
-		// RDMAC peer, but its version 0 DDP/RDMAP is not implemented.
+		// RDMAC peer, but this stack speaks DDP/RDMAP version 1 only.
 		c.Close()
 		return fmt.Errorf("qp: the peer negotiated DDP/RDMAP version %d (an RDMAC RNIC); this stack speaks version %d only", p.DDPVersion, ddp.Version)
 	}
@@ -611,7 +610,7 @@ func (qp *QP) onReadResponse(h *ddp.Header, payload, ulpdu []byte) error {
 	qp.orq = qp.orq[1:]
 	qp.orqMu.Unlock()
 	<-qp.ord
-	if pr.wr.Op != OpWriteZeroRTR {
+	if pr.wr.Op != opReadRTR {
 		qp.complete(qp.sendCQ, Completion{ID: pr.wr.ID, Op: OpRead, Len: int(pr.got)})
 	}
 	return nil
@@ -659,7 +658,7 @@ func (qp *QP) flush() {
 	qp.orq = nil
 	qp.orqMu.Unlock()
 	for _, pr := range orq {
-		if pr.wr.Op != OpWriteZeroRTR {
+		if pr.wr.Op != opReadRTR {
 			qp.complete(qp.sendCQ, Completion{ID: pr.wr.ID, Op: OpRead, Err: err})
 		}
 	}
@@ -798,7 +797,7 @@ func (t *txState) work(wr *SendWR) error {
 		m = rdmap.NewSendSE(t.msn(0), wr.Data)
 	case OpSendSEInv:
 		m = rdmap.NewSendSEInvalidate(t.msn(0), wr.InvalidateSTag, wr.Data)
-	case OpRead, OpWriteZeroRTR:
+	case OpRead, opReadRTR:
 		rr := rdmap.ReadRequest{SinkSTag: wr.Sink.STag, SinkTO: wr.Sink.Addr + wr.SinkOffset, Size: wr.Len, SourceSTag: wr.RemoteSTag, SourceTO: wr.RemoteTO}
 		qp.orqMu.Lock()
 		qp.orq = append(qp.orq, &pendingRead{wr: wr, stag: rr.SinkSTag, to: rr.SinkTO, len: uint64(wr.Len)})
@@ -808,7 +807,7 @@ func (t *txState) work(wr *SendWR) error {
 	if err := t.message(&m); err != nil {
 		return err
 	}
-	if wr.Op != OpRead && wr.Op != OpWriteZeroRTR && !wr.Unsignaled {
+	if wr.Op != OpRead && wr.Op != opReadRTR && !wr.Unsignaled {
 		t.pending = append(t.pending, Completion{ID: wr.ID, Op: wr.Op, Len: len(wr.Data)})
 	}
 	return nil
@@ -826,7 +825,7 @@ func (t *txState) rtr() error {
 			return err
 		}
 		t.qp.ord <- struct{}{}
-		return t.work(&SendWR{Op: OpWriteZeroRTR, Sink: sink, RemoteSTag: 1})
+		return t.work(&SendWR{Op: opReadRTR, Sink: sink, RemoteSTag: 1})
 	default:
 		// A zero-length RDMA Write; a non-zero STag, which the peer does
 		// not check for zero-length messages (RFC 5041 5.2) but some
