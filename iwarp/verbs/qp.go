@@ -610,7 +610,9 @@ func (qp *QP) onReadResponse(h *ddp.Header, payload, ulpdu []byte) error {
 	qp.orq = qp.orq[1:]
 	qp.orqMu.Unlock()
 	<-qp.ord
-	if pr.wr.Op != opReadRTR {
+	if pr.wr.Op == opReadRTR {
+		pr.wr.Sink.Deregister() // the RTR's empty sink region
+	} else {
 		qp.complete(qp.sendCQ, Completion{ID: pr.wr.ID, Op: OpRead, Len: int(pr.got)})
 	}
 	return nil
@@ -825,7 +827,10 @@ func (t *txState) rtr() error {
 			return err
 		}
 		t.qp.ord <- struct{}{}
-		return t.work(&SendWR{Op: opReadRTR, Sink: sink, RemoteSTag: 1})
+		if err := t.work(&SendWR{Op: opReadRTR, Sink: sink, RemoteSTag: 1}); err != nil {
+			return err
+		}
+		return t.flush()
 	default:
 		// A zero-length RDMA Write; a non-zero STag, which the peer does
 		// not check for zero-length messages (RFC 5041 5.2) but some

@@ -277,3 +277,46 @@ func TestBackToBackReadsAtIRDOne(t *testing.T) {
 		t.Fatal("read data differs")
 	}
 }
+
+// Peer-to-peer mode (RFC 6581 4): the Responder may not send before the
+// Initiator's first FPDU (RFC 5044 7.1.3 rule 4), and in this test the
+// client application sends nothing at all, so the server's Send can only
+// go out because the client's queue pair sent the agreed RTR message.
+func TestPeerToPeerRTR(t *testing.T) {
+	for _, rtr := range []mpa.RTR{mpa.RTRWrite, mpa.RTRRead} {
+		t.Run(rtr.String(), func(t *testing.T) {
+			p := connect(t, QPConfig{MPA: mpa.Config{P2P: true, RTR: rtr}}, QPConfig{MPA: mpa.Config{RTR: rtr}})
+			if !p.client.Params().P2P || p.client.Params().RTR != rtr || p.server.Params().RTR != rtr {
+				t.Fatalf("negotiated %+v / %+v", p.client.Params(), p.server.Params())
+			}
+			buf := make([]byte, 16)
+			p.client.PostRecv(1, buf)
+			if err := p.server.PostSend(context.Background(), SendWR{ID: 2, Op: OpSend, Data: []byte("after RTR")}); err != nil {
+				t.Fatal(err)
+			}
+			if c := poll(t, p.client.RecvCQ()); c.Err != nil || string(buf[:c.Len]) != "after RTR" {
+				t.Fatalf("client receive %+v %q", c, buf)
+			}
+			// The RTR itself completes nothing on either side.
+			if c, ok := p.client.SendCQ().TryPoll(); ok {
+				t.Fatalf("RTR produced a completion %+v", c)
+			}
+		})
+	}
+}
+
+// The Read RTR's sink region is released once its response arrives.
+func TestReadRTRReleasesItsSTag(t *testing.T) {
+	p := connect(t, QPConfig{MPA: mpa.Config{P2P: true, RTR: mpa.RTRRead}}, QPConfig{MPA: mpa.Config{RTR: mpa.RTRRead}})
+	buf := make([]byte, 8)
+	p.client.PostRecv(1, buf)
+	p.server.PostSend(context.Background(), SendWR{Op: OpSend, Data: []byte("x")})
+	poll(t, p.client.RecvCQ()) // the RTR's response arrived before this Send
+	// The device has registered nothing else, so STag index 1 was the
+	// RTR's sink; it must be gone.
+	for key := 0; key < 256; key++ {
+		if _, ok := p.dev.STags().Lookup(uint32(1)<<8 | uint32(key)); ok {
+			t.Fatalf("the RTR's sink region (STag index 1, key %d) is still registered", key)
+		}
+	}
+}
