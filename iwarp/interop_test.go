@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openrnic/rnic/capture"
+	"github.com/openrnic/rnic/internal/siwtrace"
 	"github.com/openrnic/rnic/iwarp/ddp"
 	"github.com/openrnic/rnic/iwarp/mpa"
 	"github.com/openrnic/rnic/iwarp/rdmap"
@@ -17,58 +17,13 @@ import (
 
 const siwCapture = "../../shared/testdata/siw-rping-default.pcap"
 
-// fpdu is one FPDU of the capture, decoded by the stack.
-type fpdu struct {
-	seq   uint32
-	ulpdu []byte
-	seg   rdmap.Segment
-}
-
-// decodeDirection runs one direction of the capture through the stack:
-// the startup frame, then every FPDU through the in-order MPA receiver and
-// RDMAP classification. It also returns the raw Full Operation octets.
-func decodeDirection(t *testing.T, data []byte, reply bool) (mpa.StartupFrame, []fpdu, []byte) {
-	t.Helper()
-	f, n, err := mpa.ParseStartupFrame(data, 0)
-	if err != nil {
-		t.Fatalf("startup frame: %v", err)
-	}
-	if f.Reply != reply {
-		t.Fatalf("startup frame Reply=%v, want %v", f.Reply, reply)
-	}
-	full := data[n:]
-	// CRC was not negotiated (C=0 both ways) and siw never uses markers.
-	rx := mpa.NewReceiver(f.Markers, false, 0)
-	var out []fpdu
-	err = rx.Feed(full, func(seq uint32, ulpdu []byte) error {
-		u := append([]byte{}, ulpdu...)
-		seg, err := rdmap.Classify(u)
-		if err != nil {
-			return fmt.Errorf("FPDU at offset %d: %w", seq, err)
-		}
-		out = append(out, fpdu{seq: seq, ulpdu: u, seg: seg})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rx.Seq() != uint32(len(full)) {
-		t.Fatalf("receiver stopped at %d of %d octets: a partial FPDU at the end", rx.Seq(), len(full))
-	}
-	return f, out, full
-}
-
 func TestSiwCaptureDecodes(t *testing.T) {
-	convs, err := capture.ReadTCPStreams(siwCapture)
+	tr, err := siwtrace.Load(siwCapture)
 	if err != nil {
 		t.Fatalf("%v (the capture ships in ../shared/testdata)", err)
 	}
-	if len(convs) != 1 {
-		t.Fatalf("%d conversations, want 1", len(convs))
-	}
-	c := convs[0]
-	req, cli, _ := decodeDirection(t, c.ClientToServer.Data, false)
-	rep, srv, _ := decodeDirection(t, c.ServerToClient.Data, true)
+	req, rep := tr.Request, tr.Reply
+	cli, srv := tr.Direction(true), tr.Direction(false)
 	for _, f := range []mpa.StartupFrame{req, rep} {
 		if f.Rev != 2 || !f.Enhanced || f.Markers || f.CRC || f.Params.IRD != 1 || f.Params.ORD != 1 {
 			t.Errorf("startup frame %+v: the README says rev 2, Enhanced, IRD/ORD 1, no M, no C", f)
@@ -79,10 +34,10 @@ func TestSiwCaptureDecodes(t *testing.T) {
 	// Send, server Write, server Send.
 	var cliOps, srvOps []string
 	for _, f := range cli {
-		cliOps = append(cliOps, f.seg.Opcode.String())
+		cliOps = append(cliOps, f.Seg.Opcode.String())
 	}
 	for _, f := range srv {
-		srvOps = append(srvOps, f.seg.Opcode.String())
+		srvOps = append(srvOps, f.Seg.Opcode.String())
 	}
 	wantCli := strings.Repeat("Send,RDMA Read Response,Send,", 3)
 	wantSrv := strings.Repeat("RDMA Read Request,Send,RDMA Write,Send,", 3)
@@ -95,11 +50,11 @@ func TestSiwCaptureDecodes(t *testing.T) {
 	// rping's payloads: the 16-octet advertisements, and "rdma-ping-N: "
 	// followed by the rotating alphabet in the 64-octet buffer.
 	for round := 0; round < 3 && len(cli) == 9 && len(srv) == 12; round++ {
-		adv := cli[3*round].seg.Payload
+		adv := cli[3*round].Seg.Payload
 		if len(adv) != 16 {
 			t.Fatalf("round %d: advertisement of %d octets", round, len(adv))
 		}
-		rr, err := rdmap.ParseReadRequest(srv[4*round].seg.Payload)
+		rr, err := rdmap.ParseReadRequest(srv[4*round].Seg.Payload)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +62,7 @@ func TestSiwCaptureDecodes(t *testing.T) {
 		if want := (rdmap.ReadRequest{SourceSTag: be32(adv[8:]), SourceTO: be64(adv), Size: be32(adv[12:])}); rr.SourceSTag != want.SourceSTag || rr.SourceTO != want.SourceTO || rr.Size != want.Size {
 			t.Errorf("round %d: Read Request %+v does not match the advertisement % x", round, rr, adv)
 		}
-		resp := cli[3*round+1].seg
+		resp := cli[3*round+1].Seg
 		if resp.Header.STag != rr.SinkSTag || resp.Header.TO != rr.SinkTO || uint32(len(resp.Payload)) != rr.Size {
 			t.Errorf("round %d: Read Response %v does not answer %+v", round, resp.Header, rr)
 		}
@@ -115,7 +70,7 @@ func TestSiwCaptureDecodes(t *testing.T) {
 		if !bytes.HasPrefix(resp.Payload, []byte(want)) {
 			t.Errorf("round %d: ping data %q", round, resp.Payload)
 		}
-		if w := srv[4*round+2].seg; !bytes.Equal(w.Payload, resp.Payload) {
+		if w := srv[4*round+2].Seg; !bytes.Equal(w.Payload, resp.Payload) {
 			t.Errorf("round %d: the server wrote back %q, read %q", round, w.Payload, resp.Payload)
 		}
 	}
@@ -125,42 +80,42 @@ func TestSiwCaptureDecodes(t *testing.T) {
 // decoded fields with the stack's own encoders (rdmap messages, DDP
 // segmentation, MPA framing) and compares the octets with siw's.
 func TestSiwCaptureReencodes(t *testing.T) {
-	convs, err := capture.ReadTCPStreams(siwCapture)
+	tr, err := siwtrace.Load(siwCapture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := convs[0]
 	for _, dir := range []struct {
-		name  string
-		data  []byte
-		reply bool
-	}{{"client", c.ClientToServer.Data, false}, {"server", c.ServerToClient.Data, true}} {
-		f, fpdus, full := decodeDirection(t, dir.data, dir.reply)
+		name       string
+		f          mpa.StartupFrame
+		raw        []byte
+		fromClient bool
+	}{{"client", tr.Request, tr.RequestRaw, true}, {"server", tr.Reply, tr.ReplyRaw, false}} {
+		fpdus, full := tr.Direction(dir.fromClient), tr.FullOf(dir.fromClient)
 		// The startup frame re-encodes exactly.
-		b, err := f.Append(nil)
-		if err != nil || !bytes.Equal(b, dir.data[:len(b)]) {
-			t.Fatalf("%s startup frame re-encoded % x, siw sent % x", dir.name, b, dir.data[:len(b)])
+		b, err := dir.f.Append(nil)
+		if err != nil || !bytes.Equal(b, dir.raw) {
+			t.Fatalf("%s startup frame re-encoded % x, siw sent % x", dir.name, b, dir.raw)
 		}
 		fr := mpa.NewFramer(false, false, 0)
 		var out []byte
 		for _, p := range fpdus {
-			h := p.seg.Header
+			h := p.Seg.Header
 			var m rdmap.Message
-			switch p.seg.Opcode {
+			switch p.Seg.Opcode {
 			case rdmap.OpWrite:
-				m = rdmap.NewWrite(h.STag, h.TO, p.seg.Payload)
+				m = rdmap.NewWrite(h.STag, h.TO, p.Seg.Payload)
 			case rdmap.OpReadResponse:
-				m = rdmap.NewReadResponse(h.STag, h.TO, p.seg.Payload)
+				m = rdmap.NewReadResponse(h.STag, h.TO, p.Seg.Payload)
 			case rdmap.OpReadRequest:
-				rr, err := rdmap.ParseReadRequest(p.seg.Payload)
+				rr, err := rdmap.ParseReadRequest(p.Seg.Payload)
 				if err != nil {
 					t.Fatal(err)
 				}
 				m = rdmap.NewReadRequest(h.MSN, rr)
 			case rdmap.OpSend:
-				m = rdmap.NewSend(h.MSN, p.seg.Payload)
+				m = rdmap.NewSend(h.MSN, p.Seg.Payload)
 			default:
-				t.Fatalf("%s: unexpected %v", dir.name, p.seg.Opcode)
+				t.Fatalf("%s: unexpected %v", dir.name, p.Seg.Opcode)
 			}
 			segs, err := m.Segments(mpa.MULPDU(1448, false))
 			if err != nil {

@@ -44,7 +44,7 @@ stack (MPA, DDP, RDMAP over real TCP) and talks to peers such as Linux siw.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
-	root.AddCommand(newBenchCmd())
+	root.AddCommand(newBenchCmd(), newRpingCmd())
 	return root
 }
 

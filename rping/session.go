@@ -1,0 +1,341 @@
+package rping
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+
+	"github.com/openrnic/rnic/iwarp/mpa"
+	"github.com/openrnic/rnic/iwarp/verbs"
+)
+
+// Config configures one side of an rping session.
+type Config struct {
+	// Size is the ping size, -S (default DefaultSize).
+	Size int
+	// Count is the client's number of rounds, -C; 0 runs until ctx ends.
+	// rping's server ignores it, and so does Serve: it serves until the
+	// client disconnects.
+	Count int
+	// Validate checks every round's data, -V: the client compares what
+	// the server wrote back with what it offered; the server compares
+	// what it read with the data rping's client generates (PingData).
+	Validate bool
+	// Verbose, when set, receives rping's -v lines: "ping data: ..." on
+	// the client, "server ping data: ..." on the server.
+	Verbose io.Writer
+	// QP configures the queue pair. IRD and ORD default to rping's 1.
+	QP verbs.QPConfig
+	// ReadOverrun and WriteOverrun make the server's RDMA Read and RDMA
+	// Write that many octets longer than the client's buffer, to check
+	// that the peer refuses them with a Terminate. Zero for rping's own
+	// behaviour.
+	ReadOverrun, WriteOverrun int
+	// Round, when set, is called after each completed round.
+	Round func(Stats)
+}
+
+// Stats sums up a session.
+type Stats struct {
+	// Rounds is the number of completed rounds.
+	Rounds int
+	// Verified counts the octets checked by Validate.
+	Verified int64
+	// Params is what the MPA startup negotiated.
+	Params *mpa.Params
+}
+
+// Mismatch is the error of a round whose data failed validation.
+type Mismatch struct {
+	Round  int
+	Offset int    // first differing octet
+	Got    []byte // what arrived
+	Want   []byte
+}
+
+func (m *Mismatch) Error() string {
+	return fmt.Sprintf("rping: data mismatch in round %d at octet %d: got %q, want %q", m.Round, m.Offset, cstring(m.Got), cstring(m.Want))
+}
+
+func (c *Config) defaults() error {
+	if c.Size == 0 {
+		c.Size = DefaultSize
+	}
+	if err := CheckSize(c.Size); err != nil {
+		return err
+	}
+	if c.Count < 0 {
+		return fmt.Errorf("rping: invalid count %d", c.Count)
+	}
+	if c.ReadOverrun < 0 || c.WriteOverrun < 0 {
+		return errors.New("rping: negative overrun")
+	}
+	if c.QP.MPA.IRD == 0 {
+		c.QP.MPA.IRD = IRD
+	}
+	if c.QP.MPA.ORD == 0 {
+		c.QP.MPA.ORD = ORD
+	}
+	c.QP.SendCQ = verbs.NewCQ(64)
+	c.QP.RecvCQ = verbs.NewCQ(64)
+	return nil
+}
+
+// session is the state both sides share.
+type session struct {
+	qp    *verbs.QP
+	send  []byte // the send buffer: advertisements, "go ahead"
+	recv  [2][]byte
+	stats Stats
+}
+
+// setup creates the queue pair with its two receive buffers posted (rping
+// posts one, re-posted as each Send arrives; a second one costs nothing and
+// leaves no window without a buffer) and establishes it on conn.
+func (s *session) setup(ctx context.Context, pd *verbs.PD, conn net.Conn, role mpa.Role, cfg *Config) error {
+	s.qp = verbs.CreateQP(pd, cfg.QP)
+	for i := range s.recv {
+		// A Send longer than rping's 16-octet receive buffer is refused
+		// by DDP as too long, as with rping.
+		s.recv[i] = make([]byte, AdvLen)
+		if err := s.qp.PostRecv(uint64(i), s.recv[i]); err != nil {
+			return err
+		}
+	}
+	if err := s.qp.Establish(ctx, conn, role); err != nil {
+		return err
+	}
+	s.stats.Params = s.qp.Params()
+	return nil
+}
+
+// await waits for the next completion of op: a receive (which it re-posts
+// and returns the payload of), or a signaled send work request.
+func (s *session) await(ctx context.Context, op verbs.Opcode, what string) ([]byte, error) {
+	for {
+		select {
+		case c := <-s.qp.RecvCQ().C():
+			if c.Err != nil {
+				return nil, fmt.Errorf("rping: waiting for %s: %w", what, c.Err)
+			}
+			if op != verbs.OpRecv {
+				return nil, fmt.Errorf("rping: waiting for %s, the peer sent a %d-octet Send out of turn", what, c.Len)
+			}
+			buf := s.recv[c.ID]
+			msg := append([]byte(nil), buf[:c.Len]...)
+			if err := s.qp.PostRecv(c.ID, buf); err != nil {
+				return nil, err
+			}
+			return msg, nil
+		case c := <-s.qp.SendCQ().C():
+			if c.Err != nil {
+				return nil, fmt.Errorf("rping: %v failed while waiting for %s: %w", c.Op, what, c.Err)
+			}
+			if c.Op == op {
+				return nil, nil
+			}
+		case <-s.qp.Dead():
+			return nil, s.deadErr(what)
+		case <-ctx.Done():
+			return nil, fmt.Errorf("rping: waiting for %s: %w", what, ctx.Err())
+		}
+	}
+}
+
+func (s *session) deadErr(what string) error {
+	return fmt.Errorf("rping: waiting for %s: %w", what, s.qp.Err())
+}
+
+// post posts a send work request; Sends are unsignaled, as their
+// completions tell rping nothing.
+func (s *session) post(ctx context.Context, wr verbs.SendWR) error {
+	if err := s.qp.PostSend(ctx, wr); err != nil {
+		return fmt.Errorf("rping: posting %v: %w", wr.Op, err)
+	}
+	return nil
+}
+
+func (s *session) sendAdv(ctx context.Context, a Adv) error {
+	s.send = a.Append(s.send[:0])
+	return s.post(ctx, verbs.SendWR{Op: verbs.OpSend, Data: bytes.Clone(s.send), Unsignaled: true})
+}
+
+func newPD(pd *verbs.PD) *verbs.PD {
+	if pd == nil {
+		return verbs.NewDevice().AllocPD()
+	}
+	return pd
+}
+
+// Client runs rping's client over conn, a connected TCP connection, as the
+// MPA Initiator. pd may be nil for a device of its own. It returns after
+// cfg.Count rounds (closing the connection gracefully), or with the first
+// error: a Terminate from the peer, a failed validation (*Mismatch), a lost
+// connection.
+func Client(ctx context.Context, pd *verbs.PD, conn net.Conn, cfg Config) (*Stats, error) {
+	if err := cfg.defaults(); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	pd = newPD(pd)
+	start := make([]byte, cfg.Size)
+	rdma := make([]byte, cfg.Size)
+	// rping registers both buffers for remote read and write.
+	startMR, err := pd.RegisterMR(start, verbs.RemoteRead|verbs.RemoteWrite)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	defer startMR.Deregister()
+	rdmaMR, err := pd.RegisterMR(rdma, verbs.RemoteRead|verbs.RemoteWrite)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	defer rdmaMR.Deregister()
+
+	var s session
+	if err := s.setup(ctx, pd, conn, mpa.Initiator, &cfg); err != nil {
+		return nil, err
+	}
+	defer s.qp.Close()
+	for ping := 0; cfg.Count == 0 || ping < cfg.Count; ping++ {
+		FillPingData(start, ping)
+		// rping leaves the last round's echo in place; clearing it makes
+		// validation prove that this round's Write landed.
+		clear(rdma)
+		if err := s.sendAdv(ctx, Adv{startMR.Addr, startMR.STag, uint32(cfg.Size)}); err != nil {
+			return &s.stats, err
+		}
+		if _, err := s.await(ctx, verbs.OpRecv, "the server's go-ahead after its RDMA Read"); err != nil {
+			return &s.stats, err
+		}
+		if err := s.sendAdv(ctx, Adv{rdmaMR.Addr, rdmaMR.STag, uint32(cfg.Size)}); err != nil {
+			return &s.stats, err
+		}
+		if _, err := s.await(ctx, verbs.OpRecv, "the server's go-ahead after its RDMA Write"); err != nil {
+			return &s.stats, err
+		}
+		if cfg.Validate {
+			if i := firstDiff(rdma, start); i >= 0 {
+				return &s.stats, &Mismatch{Round: ping, Offset: i, Got: bytes.Clone(rdma), Want: bytes.Clone(start)}
+			}
+			s.stats.Verified += int64(cfg.Size)
+		}
+		if cfg.Verbose != nil {
+			fmt.Fprintf(cfg.Verbose, "ping data: %s\n", cstring(rdma))
+		}
+		s.stats.Rounds++
+		if cfg.Round != nil {
+			cfg.Round(s.stats)
+		}
+	}
+	return &s.stats, nil
+}
+
+// Serve runs rping's server over conn, an accepted TCP connection, as the
+// MPA Responder, until the client disconnects between two rounds (a normal
+// end: nil error) or an error.
+func Serve(ctx context.Context, pd *verbs.PD, conn net.Conn, cfg Config) (*Stats, error) {
+	if err := cfg.defaults(); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	pd = newPD(pd)
+	// The RDMA buffer takes the client's data; rping sizes it -S. An
+	// overrun Read needs room for the extra octets on this side.
+	rdma := make([]byte, cfg.Size+cfg.ReadOverrun)
+	rdmaMR, err := pd.RegisterMR(rdma, verbs.RemoteRead|verbs.RemoteWrite)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	defer rdmaMR.Deregister()
+	goAhead := make([]byte, AdvLen) // rping's server never writes its send buffer
+
+	var s session
+	if err := s.setup(ctx, pd, conn, mpa.Responder, &cfg); err != nil {
+		return nil, err
+	}
+	defer s.qp.Close()
+	for ping := 0; ; ping++ {
+		// Between rounds, the client's disconnect is the normal end.
+		msg, err := s.await(ctx, verbs.OpRecv, "the client's source advertisement")
+		if err != nil {
+			var qe *verbs.QPError
+			if errors.As(err, &qe) && qe.Conn != nil && ctx.Err() == nil {
+				return &s.stats, nil
+			}
+			return &s.stats, err
+		}
+		src, err := ParseAdv(msg)
+		if err != nil {
+			return &s.stats, err
+		}
+		n := int(src.Len) + cfg.ReadOverrun
+		if n > len(rdma) {
+			return &s.stats, fmt.Errorf("rping: the client advertised %d octets, more than this server's %d-octet buffer (-S %d): give both sides the same size", src.Len, cfg.Size, cfg.Size)
+		}
+		clear(rdma)
+		if err := s.post(ctx, verbs.SendWR{Op: verbs.OpRead, RemoteSTag: src.STag, RemoteTO: src.Addr, Sink: rdmaMR, Len: uint32(n)}); err != nil {
+			return &s.stats, err
+		}
+		if _, err := s.await(ctx, verbs.OpRead, "the RDMA Read of the client's ping data"); err != nil {
+			return &s.stats, err
+		}
+		if cfg.Validate {
+			want := PingData(ping, int(src.Len))
+			if i := firstDiff(rdma[:src.Len], want); i >= 0 {
+				return &s.stats, &Mismatch{Round: ping, Offset: i, Got: bytes.Clone(rdma[:src.Len]), Want: want}
+			}
+			s.stats.Verified += int64(src.Len)
+		}
+		if cfg.Verbose != nil {
+			fmt.Fprintf(cfg.Verbose, "server ping data: %s\n", cstring(rdma))
+		}
+		if err := s.post(ctx, verbs.SendWR{Op: verbs.OpSend, Data: goAhead, Unsignaled: true}); err != nil {
+			return &s.stats, err
+		}
+		msg, err = s.await(ctx, verbs.OpRecv, "the client's sink advertisement")
+		if err != nil {
+			return &s.stats, err
+		}
+		sink, err := ParseAdv(msg)
+		if err != nil {
+			return &s.stats, err
+		}
+		// rping writes back the string it read, NUL included.
+		echo := rdma[:strlen1(rdma[:n])]
+		if cfg.WriteOverrun > 0 {
+			echo = append(bytes.Clone(echo), make([]byte, cfg.WriteOverrun)...)
+		}
+		if err := s.post(ctx, verbs.SendWR{Op: verbs.OpWrite, RemoteSTag: sink.STag, RemoteTO: sink.Addr, Data: echo}); err != nil {
+			return &s.stats, err
+		}
+		if _, err := s.await(ctx, verbs.OpWrite, "the RDMA Write of the echo"); err != nil {
+			return &s.stats, err
+		}
+		if err := s.post(ctx, verbs.SendWR{Op: verbs.OpSend, Data: goAhead, Unsignaled: true}); err != nil {
+			return &s.stats, err
+		}
+		s.stats.Rounds++
+		if cfg.Round != nil {
+			cfg.Round(s.stats)
+		}
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
