@@ -3,8 +3,10 @@
 # packages, the Python virtualenv in .venv/, Go modules. A stamp keeps that
 # cheap when nothing changed.
 #
-#   make test         test-go and test-hw (make -j2 -O test runs them side by side)
-#   make test-go      go vet, then go test -race
+#   make test         test-go, test-interop and test-hw, two at a time
+#   make test-go      go vet, then go test -race (all but the interop package)
+#   make test-interop Linux siw in QEMU against rnic-loader's rping (interop/),
+#                     verbose so that the log shows both sides' rping output
 #   make test-hw      lint-hw, then the cocotb testbenches under tests/ (pytest)
 #   make lint-hw      Verilator -Wall lint and Yosys synthesis of hw/rtl/*.v,
 #                     GHDL analysis and elaboration of hw/rtl/vhdl/*.vhd
@@ -38,7 +40,7 @@ RTL_VHDL := $(sort $(wildcard hw/rtl/vhdl/*.vhd))
 RTL_V_TOPS := $(basename $(notdir $(RTL_V)))
 RTL_VHDL_TOPS := $(basename $(notdir $(RTL_VHDL)))
 
-.PHONY: deps test test-go test-hw lint-hw fuzz bench demo clean distclean
+.PHONY: deps test test-go test-interop test-hw lint-hw fuzz bench demo clean distclean
 
 # --- dependencies ------------------------------------------------------------
 
@@ -50,13 +52,18 @@ $(DEPS_STAMP): scripts/deps.sh requirements.txt go.mod $(wildcard go.sum)
 
 # --- tests -------------------------------------------------------------------
 
-# The two suites run side by side on the two cores; -O keeps their logs apart.
+# The suites run two at a time on the two cores; -O keeps their logs apart.
 test: deps
-	$(MAKE) --no-print-directory -j2 -O test-go test-hw
+	$(MAKE) --no-print-directory -j2 -O test-go test-interop test-hw
 
 test-go: deps
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/interop$$')
+
+# The guest image is built on first use into build/interop/guest (Debian
+# packages, about 220 MB); the run leaves build/interop/siw-rping.pcap.
+test-interop: deps
+	$(GO) test -race -count=1 -v ./interop
 
 test-hw: lint-hw deps
 	$(PYTEST) $(PYTEST_FLAGS) tests/

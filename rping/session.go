@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"time"
 
 	"github.com/openrnic/rnic/iwarp/mpa"
 	"github.com/openrnic/rnic/iwarp/verbs"
@@ -36,6 +37,14 @@ type Config struct {
 	ReadOverrun, WriteOverrun int
 	// Round, when set, is called after each completed round.
 	Round func(Stats)
+	// StartDelay makes the client wait this long after the MPA startup
+	// before its first Send. Linux siw as responder (6.1) installs its
+	// receive path only after it has sent its MPA Reply, and an FPDU that
+	// arrives in between sits unread in the socket until more data comes,
+	// which for rping never happens (docs/interop.md). rdma-core's rping
+	// never hits the window: the RDMA CM's event round trip delays its
+	// first Send. Zero sends at once, as the protocol allows.
+	StartDelay time.Duration
 }
 
 // Stats sums up a session.
@@ -202,6 +211,13 @@ func Client(ctx context.Context, pd *verbs.PD, conn net.Conn, cfg Config) (*Stat
 		return nil, err
 	}
 	defer s.qp.Close()
+	if cfg.StartDelay > 0 {
+		select {
+		case <-time.After(cfg.StartDelay):
+		case <-ctx.Done():
+			return &s.stats, ctx.Err()
+		}
+	}
 	for ping := 0; cfg.Count == 0 || ping < cfg.Count; ping++ {
 		FillPingData(start, ping)
 		// rping leaves the last round's echo in place; clearing it makes

@@ -39,6 +39,7 @@ type rpingOpts struct {
 	timeout        time.Duration
 	overrunRead    int
 	overrunWrite   int
+	startDelay     time.Duration
 }
 
 // RpingResult is what rping reports for one connection (--json prints it).
@@ -110,6 +111,7 @@ connection, 2 on a wrong command line.`,
 	f.StringVar(&o.pcap, "pcap", "", "write a pcap of the session to `FILE` (the last connection's, with -P)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress or summary on stderr")
 	f.DurationVar(&o.timeout, "timeout", 0, "give up after this long (0: never)")
+	f.DurationVar(&o.startDelay, "start-delay", 100*time.Millisecond, "client: wait this long after the MPA startup before the first Send (Linux siw as server can miss an FPDU that arrives right after its MPA Reply; 0 sends at once)")
 	f.IntVar(&o.overrunRead, "overrun-read", 0, "server, for testing a peer: RDMA-Read `N` octets past the advertised buffer")
 	f.IntVar(&o.overrunWrite, "overrun-write", 0, "server, for testing a peer: RDMA-Write `N` octets past the advertised buffer")
 	return cmd
@@ -140,6 +142,9 @@ func (o *rpingOpts) check() error {
 	if o.client && (o.overrunRead > 0 || o.overrunWrite > 0) {
 		return usagef("--overrun-read and --overrun-write are server options")
 	}
+	if o.startDelay < 0 {
+		return usagef("invalid --start-delay %v", o.startDelay)
+	}
 	if o.timeout < 0 {
 		return usagef("invalid --timeout %v", o.timeout)
 	}
@@ -151,7 +156,8 @@ func (o *rpingOpts) config(verbose io.Writer, rounds *atomic.Int64) rping.Config
 		Size: o.size, Count: o.count, Validate: o.verify,
 		QP:          verbs.QPConfig{MPA: mpa.Config{Rev: uint8(o.mpaRev), NoCRC: o.noCRC, Markers: o.markers}},
 		ReadOverrun: o.overrunRead, WriteOverrun: o.overrunWrite,
-		Round: func(s rping.Stats) { rounds.Store(int64(s.Rounds)) },
+		Round:      func(s rping.Stats) { rounds.Store(int64(s.Rounds)) },
+		StartDelay: o.startDelay,
 	}
 	if o.verbose {
 		cfg.Verbose = verbose
@@ -265,8 +271,8 @@ func (o *rpingOpts) session(ctx context.Context, c net.Conn, client bool, verbos
 	if st != nil {
 		res.Rounds, res.VerifiedBytes = st.Rounds, st.Verified
 		if p := st.Params; p != nil {
-			res.MPARev, res.CRC, res.Markers = p.Rev, p.CRC, p.TxMarkers || p.RxMarkers
-			if p.Rev >= 2 {
+			res.MPARev, res.CRC, res.Markers = p.Revision(), p.CRC, p.TxMarkers || p.RxMarkers
+			if p.Revision() >= 2 {
 				res.IRD, res.ORD = p.Local.Params.IRD, p.Local.Params.ORD
 			}
 		}

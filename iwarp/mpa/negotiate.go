@@ -88,6 +88,15 @@ type Params struct {
 	RTR RTR
 }
 
+// Revision is the MPA revision the connection runs: the Reply's, since the
+// Responder answers with at most the Request's revision (RFC 6581 3).
+func (p *Params) Revision() uint8 {
+	if p.Role == Responder {
+		return p.Local.Rev
+	}
+	return p.Peer.Rev
+}
+
 // WaitsForFirstFPDU reports whether this side must receive an FPDU before
 // it may send one: the Responder's duty of RFC 5044 7.1.3 rule 4.
 func (p *Params) WaitsForFirstFPDU() bool { return p.Role == Responder }

@@ -159,6 +159,7 @@ func TestNegotiate(t *testing.T) {
 		iTx, iRx   bool // Initiator's markers on send and receive
 		crc        bool
 		rev        uint8 // revision each side sees from the other (Responder's view)
+		run        uint8 // the revision the connection runs (0: 2)
 		iORD, rORD uint16
 		p2p        bool
 		rtr        RTR
@@ -168,7 +169,8 @@ func TestNegotiate(t *testing.T) {
 		{name: "one side wants CRC", ini: Config{NoCRC: true}, crc: true, rev: 2},
 		{name: "initiator wants markers", ini: Config{Markers: true}, iRx: true, crc: true, rev: 2},
 		{name: "responder wants markers", res: Config{Markers: true}, iTx: true, crc: true, rev: 2},
-		{name: "rev1 initiator, rev2 responder", ini: Config{Rev: 1, IRD: 4, ORD: 4}, res: Config{IRD: 8, ORD: 8}, crc: true, rev: 1, iORD: 4, rORD: 8},
+		{name: "rev1 initiator, rev2 responder", ini: Config{Rev: 1, IRD: 4, ORD: 4}, res: Config{IRD: 8, ORD: 8}, crc: true, rev: 1, run: 1, iORD: 4, rORD: 8},
+		{name: "rev2 initiator, rev1 responder", ini: Config{IRD: 4, ORD: 4}, res: Config{Rev: 1, IRD: 8, ORD: 8}, crc: true, rev: 2, run: 1, iORD: 4, rORD: 8},
 		{name: "IRD/ORD", ini: Config{IRD: 16, ORD: 8}, res: Config{IRD: 4, ORD: 32}, crc: true, rev: 2, iORD: 4, rORD: 16},
 		{name: "p2p write RTR", ini: Config{P2P: true}, res: Config{}, crc: true, rev: 2, p2p: true, rtr: RTRWrite},
 		{name: "p2p send RTR", ini: Config{P2P: true, RTR: RTRSend | RTRRead}, res: Config{RTR: RTRSend}, crc: true, rev: 2, p2p: true, rtr: RTRSend},
@@ -188,6 +190,13 @@ func TestNegotiate(t *testing.T) {
 			}
 			if rp.Rev != c.rev || ip.Local.Rev != rp.Rev {
 				t.Errorf("revision: responder saw %d, initiator sent %d, want %d", rp.Rev, ip.Local.Rev, c.rev)
+			}
+			run := c.run
+			if run == 0 {
+				run = 2
+			}
+			if ip.Revision() != run || rp.Revision() != run {
+				t.Errorf("Revision(): initiator %d responder %d, want %d", ip.Revision(), rp.Revision(), run)
 			}
 			if ip.ORD != c.iORD || rp.ORD != c.rORD {
 				t.Errorf("ORD: initiator %d responder %d, want %d and %d", ip.ORD, rp.ORD, c.iORD, c.rORD)

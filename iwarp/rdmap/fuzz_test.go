@@ -3,6 +3,7 @@ package rdmap
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"testing"
 
@@ -17,8 +18,23 @@ func FuzzParseTerminate(f *testing.F) {
 	}
 	f.Add([]byte{0, 0, 0x40, 0, 0xc1})
 	f.Add([]byte{0, 0, 0xe0, 0})
+	for _, c := range siwTerminates {
+		b, _ := hex.DecodeString(c.hex)
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// The lenient reading agrees with the strict one on everything
+		// the strict one accepts, and yields only well-formed Terminates.
+		peer, perr := ParsePeerTerminate(b)
+		if perr == nil {
+			if _, err := peer.Append(nil); err != nil {
+				t.Fatalf("ParsePeerTerminate gave an unencodable %+v: %v", peer, err)
+			}
+		}
 		term, err := ParseTerminate(b)
+		if err == nil && (perr != nil || peer.SwappedBitfields) {
+			t.Fatalf("ParsePeerTerminate disagrees on a conforming Terminate: %+v, %v", peer, perr)
+		}
 		if err != nil {
 			var fe *FormatError
 			if !errors.As(err, &fe) {

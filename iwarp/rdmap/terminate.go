@@ -38,6 +38,11 @@ type Terminate struct {
 	SegmentLen uint16 // with M
 	DDPHeader  []byte // with D: 14 octets if its first octet has T=1, else 18
 	RDMAHeader []byte // with R: ReadRequestLen octets
+
+	// SwappedBitfields reports a Terminate Control that arrived with its
+	// bit fields in little-endian C bitfield order (see
+	// ParsePeerTerminate); the fields above hold what the peer meant.
+	SwappedBitfields bool
 }
 
 // ddpHeaderLen is the length of a DDP header whose control octet is c.
@@ -176,6 +181,31 @@ func ParseTerminate(b []byte) (Terminate, error) {
 	return t, nil
 }
 
+// ParsePeerTerminate parses a Terminate received from a peer. It is
+// ParseTerminate, except that a payload ParseTerminate refuses is tried
+// once more with the Terminate Control read the way Linux siw writes it on
+// little-endian hosts, where the control word is a C bitfield laid out from
+// the least significant bit: Layer in the low nibble of octet 0 and EType in
+// its high nibble, M, D and R in bits 0, 1 and 2 of octet 2 (RFC 5040 4.8
+// puts Layer first, and M, D, R in the top bits of octet 2). A Terminate
+// that parses in that reading is returned with SwappedBitfields set;
+// docs/interop.md shows the capture. A siw Terminate without M, D and R
+// cannot be told apart from a conforming one and is read as RFC 5040 says.
+func ParsePeerTerminate(b []byte) (Terminate, error) {
+	t, err := ParseTerminate(b)
+	if err == nil || len(b) < TerminateControlLen {
+		return t, err
+	}
+	fixed := append([]byte(nil), b...)
+	fixed[0] = b[0]<<4 | b[0]>>4
+	fixed[2] = (b[2]&1)<<7 | (b[2]&2)<<5 | (b[2]&4)<<3
+	if st, serr := ParseTerminate(fixed); serr == nil && (st.M || st.D || st.R) {
+		st.SwappedBitfields = true
+		return st, nil
+	}
+	return t, err
+}
+
 // Err returns the error the Terminate reports, with its headers.
 func (t *Terminate) Err() *Error {
 	e := &Error{Layer: t.Layer, Type: t.EType, Code: t.Code, DDPHeader: t.DDPHeader, RDMAHeader: t.RDMAHeader}
@@ -196,6 +226,9 @@ func (t *Terminate) String() string {
 	}
 	if t.R {
 		s += fmt.Sprintf(", RDMAP header % x", t.RDMAHeader)
+	}
+	if t.SwappedBitfields {
+		s += " (its Terminate Control had Layer/EType and M/D/R in little-endian bitfield order, as Linux siw sends it)"
 	}
 	return s
 }

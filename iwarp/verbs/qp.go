@@ -559,7 +559,7 @@ func (qp *QP) onULPDU(seq uint32, ulpdu []byte) error {
 		if err != nil || !d.Delivered {
 			return err
 		}
-		t, perr := rdmap.ParseTerminate(d.Buf[:d.MsgLen])
+		t, perr := rdmap.ParsePeerTerminate(d.Buf[:d.MsgLen])
 		if perr != nil {
 			return &peerTerminated{t: &rdmap.Terminate{Layer: rdmap.LayerRDMAP, EType: rdmap.ETypeRemoteOperation, Code: 0xff}}
 		}
