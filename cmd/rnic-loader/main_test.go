@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -121,5 +123,41 @@ func TestBenchConnectRefused(t *testing.T) {
 	code, _, errOut := runCLI(t, "bench", "--connect", addr, "--bytes", "1MiB")
 	if code != exitFailure || !strings.Contains(errOut, "refused") {
 		t.Fatalf("exit %d, %q", code, errOut)
+	}
+}
+
+// The bench server wraps its connection to peek at the first octets; the
+// wrapper must still expose the socket, or the queue pair cannot read
+// TCP_MAXSEG and sizes FPDUs for a 1460-octet EMSS.
+func TestPeekConnExposesSocket(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			defer c.Close()
+			time.Sleep(time.Second)
+		}
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	pc := &peekConn{Conn: c, r: bufio.NewReader(c)}
+	var sc syscall.Conn = pc
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mss int
+	var serr error
+	if err := raw.Control(func(fd uintptr) { mss, serr = syscall.GetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_MAXSEG) }); err != nil || serr != nil {
+		t.Fatal(err, serr)
+	}
+	if mss <= 1460 {
+		t.Fatalf("TCP_MAXSEG through the wrapper = %d; loopback's is far larger", mss)
 	}
 }

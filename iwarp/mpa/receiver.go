@@ -189,20 +189,35 @@ func (r *Receiver) Feed(p []byte, deliver func(seq uint32, ulpdu []byte) error) 
 				r.got = 0
 				continue
 			}
-			k := min(r.bodyLen-r.got, len(p)-i)
-			if r.markers {
-				k = min(k, int(r.nextMk-r.seq))
-			}
-			if r.direct == nil && r.got < r.ulen && r.ulen <= MaxULPDU {
-				copy(r.buf[r.got:r.ulen], p[i:i+k])
-			}
-			r.got += k
-			i += k
-			r.seq += uint32(k)
-			if r.crc && i-cs >= crcBatch {
-				// Fold in what was just copied while it is cached.
-				r.sum = crc32c.Update(r.sum, p[cs:i])
-				cs = i
+			for {
+				k := min(r.bodyLen-r.got, len(p)-i)
+				if r.markers {
+					k = min(k, int(r.nextMk-r.seq))
+				}
+				if r.direct == nil && r.got < r.ulen && r.ulen <= MaxULPDU {
+					copy(r.buf[r.got:r.ulen], p[i:i+k])
+				}
+				r.got += k
+				i += k
+				r.seq += uint32(k)
+				if r.crc && i-cs >= crcBatch {
+					// Fold in what was just copied while it is cached.
+					r.sum = crc32c.Update(r.sum, p[cs:i])
+					cs = i
+				}
+				// With markers the body is cut every 508 octets: a
+				// marker inside the body that is whole in p is
+				// checked where it lies, without a round of the
+				// outer loop. Any other case (a marker split
+				// across chunks, one right after the pad) goes
+				// round it.
+				if !r.markers || r.seq != r.nextMk || r.got == r.bodyLen || len(p)-i < MarkerLen {
+					break
+				}
+				r.checkMarkerAt(r.seq, p[i:i+MarkerLen])
+				i += MarkerLen
+				r.seq += MarkerLen
+				r.nextMk += MarkerInterval
 			}
 		case rxCRC:
 			k := min(CRCLen-r.got, len(p)-i)
@@ -250,9 +265,12 @@ func (r *Receiver) startBody(rest []byte) {
 // (RFC 5044 4.2, 4.3): RESERVED is ignored, the low two bits of FPDUPTR are
 // taken as zero; a marker in front of the ULPDU_Length field must be 0,
 // any other must point back to the ULPDU_Length field.
-func (r *Receiver) checkMarker() {
-	at := r.seq - MarkerLen
-	ptr := binary.BigEndian.Uint16(r.mk[2:])
+func (r *Receiver) checkMarker() { r.checkMarkerAt(r.seq-MarkerLen, r.mk[:]) }
+
+// checkMarkerAt checks the marker m that starts at sequence number at, as
+// checkMarker does.
+func (r *Receiver) checkMarkerAt(at uint32, m []byte) {
+	ptr := binary.BigEndian.Uint16(m[2:])
 	var want uint32
 	if r.phase != rxHeader || r.got != 0 {
 		want = at - r.fpduSeq
