@@ -10,6 +10,14 @@
 #   make test-hw      lint-hw, then the cocotb testbenches under tests/ (pytest)
 #   make lint-hw      Verilator -Wall lint and Yosys synthesis of hw/rtl/*.v,
 #                     GHDL analysis and elaboration of hw/rtl/vhdl/*.vhd
+#   make synth        Yosys figures for each datapath block at W=64 and W=512
+#                     (6-input LUTs): LUT count, LUT levels between registers,
+#                     deepest feedback loop; a table and build/synth/report.json
+#                     (scripts/hw_figures.py; fails if a block misses its
+#                     level target, <= 5 at W=512)
+#   make bench-hw     test-hw, then what the testbenches measured (beats per
+#                     clock, latency in clocks; build/bench/<block>-W<w>.json)
+#                     as a table and build/bench/hw.json
 #   make fuzz         every Go fuzz target for FUZZTIME (default 3m) each
 #   make bench        every Go benchmark
 #   make demo         verified loader benchmarks, and pcaps read back by tshark
@@ -107,6 +115,14 @@ fuzz: deps
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# --- hardware figures --------------------------------------------------------
+
+synth: deps
+	python3 scripts/hw_figures.py synth
+
+bench-hw: test-hw
+	python3 scripts/hw_figures.py bench
 
 # --- demo --------------------------------------------------------------------
 

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Hardware figures: synthesis results and testbench measurements.
+
+    scripts/hw_figures.py synth [BLOCK ...]   (make synth)
+    scripts/hw_figures.py bench               (make bench-hw)
+
+synth: synthesises each block of BLOCKS at each of its widths with Yosys,
+generic 6-input LUTs:
+
+    read_verilog -defer -sv <file>; chparam -set <param> <width> <top>
+    synth -flatten -top <top>; abc -lut 6; ltp -noff; stat; write_json ...
+
+and reports the LUT count, the flip-flops, and the longest path between
+registers in LUT levels (ltp -noff; ports count as registers). It also
+reports the deepest feedback loop, a register back into itself, read from the
+netlist: a block's throughput rests on that loop, which no pipelining can
+shorten. Prints a table and writes build/synth/report.json:
+
+    {"tool": "Yosys 0.23 ...", "records": [{"block", "width", "luts", "ffs",
+     "levels", "loop_levels", "loop_register", "max_levels"}, ...]}
+
+The issue's target is at most 5 LUT levels everywhere at W=512; a block
+lists it in BLOCKS (max_levels), and a record over its limit makes the
+command fail after the report is written. Yosys runs in parallel, one job
+per core.
+
+bench: collects what the cocotb testbenches measured (build/bench/*.json,
+written by e.g. tests/crc/test_crc32c.py: block, width, beats_per_clock,
+latency_clocks) into build/bench/hw.json, and prints a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SYNTH_DIR = REPO_ROOT / "build" / "synth"
+BENCH_DIR = REPO_ROOT / "build" / "bench"
+
+
+@dataclass(frozen=True)
+class Block:
+    name: str  # top module, hw/rtl/<name>.v
+    width_param: str
+    widths: tuple[int, ...]
+    max_levels: dict[int, int]  # width -> the most LUT levels allowed
+
+
+# One line per datapath block.
+BLOCKS = [
+    Block("crc32c", "DATA_W", (64, 512), {512: 5}),
+]
+
+
+# --- synth -------------------------------------------------------------------
+
+
+def yosys_script(block: Block, width: int, netlist: Path) -> str:
+    src = REPO_ROOT / "hw" / "rtl" / f"{block.name}.v"
+    return "; ".join(
+        [
+            f"read_verilog -defer -sv {src}",
+            f"chparam -set {block.width_param} {width} {block.name}",
+            f"synth -flatten -top {block.name}",
+            "abc -lut 6",
+            "ltp -noff",
+            "stat",
+            f"write_json {netlist}",
+        ]
+    )
+
+
+def synth_one(block: Block, width: int) -> dict:
+    tag = f"{block.name}-W{width}"
+    log = SYNTH_DIR / f"{tag}.log"
+    netlist = SYNTH_DIR / f"{tag}.json"
+    proc = subprocess.run(
+        ["yosys", "-q", "-l", str(log), "-p", yosys_script(block, width, netlist)],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"yosys failed for {tag} (log: {log}):\n{proc.stderr}")
+    text = log.read_text()
+    m = re.search(r"Longest topological path in \S+ \(length=(\d+)\)", text)
+    luts = re.findall(r"^\s+\$lut\s+(\d+)\s*$", text, re.M)
+    if not m or not luts:
+        raise RuntimeError(f"{log}: no ltp or stat output")
+    ffs, loop_levels, loop_reg = netlist_figures(json.loads(netlist.read_text()), block.name)
+    return {
+        "block": block.name,
+        "width": width,
+        "luts": int(luts[-1]),
+        "ffs": ffs,
+        "levels": int(m.group(1)),
+        "loop_levels": loop_levels,
+        "loop_register": loop_reg,
+        "max_levels": block.max_levels.get(width),
+    }
+
+
+def netlist_figures(netlist: dict, top: str) -> tuple[int, int, str]:
+    """Flip-flop count, and the deepest register-to-itself loop in LUT
+    levels with the register's name, from a Yosys JSON netlist."""
+    mod = netlist["modules"][top]
+    names = {}  # bit -> register name, preferring a name without '$'
+    for name, net in mod["netnames"].items():
+        for bit in net["bits"]:
+            if isinstance(bit, int) and (bit not in names or "$" in names[bit]):
+                names[bit] = name
+    drivers = {}  # bit -> (cell, its input bits)
+    ff_inputs = {}  # register name -> bits feeding its flip-flops
+    ff_outputs = defaultdict(set)  # register name -> its Q bits
+    ffs = 0
+    for cname, cell in mod["cells"].items():
+        conns = cell["connections"]
+        dirs = cell.get("port_directions", {})
+        ins = [b for p, bits in conns.items() if dirs.get(p) == "input" for b in bits if isinstance(b, int)]
+        outs = [b for p, bits in conns.items() if dirs.get(p) == "output" for b in bits if isinstance(b, int)]
+        if "DFF" in cell["type"]:
+            ffs += 1
+            reg = names.get(conns["Q"][0], cname)
+            data = [b for p in ("D", "E", "R", "S") for b in conns.get(p, []) if isinstance(b, int)]
+            ff_inputs.setdefault(reg, []).extend(data)
+            ff_outputs[reg].update(b for b in conns["Q"] if isinstance(b, int))
+        else:
+            for b in outs:
+                drivers[b] = ins
+
+    def depth_from(sources: set, bit: int, memo: dict) -> int:
+        """Most LUTs on a path from a source bit to bit (-1: none)."""
+        stack = [bit]
+        while stack:
+            b = stack[-1]
+            if b in memo:
+                stack.pop()
+                continue
+            if b in sources:
+                memo[b] = 0
+                stack.pop()
+                continue
+            ins = drivers.get(b)
+            if ins is None:
+                memo[b] = -1
+                stack.pop()
+                continue
+            todo = [i for i in ins if i not in memo]
+            if todo:
+                stack.extend(todo)
+                continue
+            best = max((memo[i] for i in ins), default=-1)
+            memo[b] = best + 1 if best >= 0 else -1
+            stack.pop()
+        return memo[bit]
+
+    worst, worst_reg = 0, ""
+    for reg, bits in ff_inputs.items():
+        memo: dict = {}
+        levels = max((depth_from(ff_outputs[reg], b, memo) for b in bits), default=-1)
+        if levels > worst:
+            worst, worst_reg = levels, reg
+    return ffs, worst, worst_reg.lstrip("\\")
+
+
+def synth(args) -> int:
+    blocks = [b for b in BLOCKS if not args.blocks or b.name in args.blocks]
+    unknown = set(args.blocks) - {b.name for b in BLOCKS}
+    if unknown:
+        print(f"synth: unknown blocks {sorted(unknown)}; known: {[b.name for b in BLOCKS]}", file=sys.stderr)
+        return 2
+    SYNTH_DIR.mkdir(parents=True, exist_ok=True)
+    jobs = [(b, w) for b in blocks for w in b.widths]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        records = list(pool.map(lambda job: synth_one(*job), jobs))
+    tool = subprocess.run(["yosys", "-V"], capture_output=True, text=True).stdout.strip()
+    report = {"tool": tool, "records": records}
+    (SYNTH_DIR / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+
+    print(f"{tool}: synth -flatten; abc -lut 6; ltp -noff")
+    print(f"{'block':<10} {'width':>5} {'LUTs':>7} {'FFs':>6} {'levels':>6}  {'loop':>4}  {'target':<10}")
+    missed = []
+    for r in records:
+        limit = r["max_levels"]
+        verdict = ""
+        if limit is not None:
+            verdict = f"<= {limit} " + ("met" if r["levels"] <= limit else "MISSED")
+            if r["levels"] > limit:
+                missed.append(r)
+        print(
+            f"{r['block']:<10} {r['width']:>5} {r['luts']:>7} {r['ffs']:>6} {r['levels']:>6}  "
+            f"{r['loop_levels']:>4}  {verdict:<10}  (loop: {r['loop_register']})"
+        )
+    print(f"report: {(SYNTH_DIR / 'report.json').relative_to(REPO_ROOT)}")
+    if missed:
+        print("synth: LUT level target missed: " + ", ".join(f"{r['block']} W={r['width']}" for r in missed), file=sys.stderr)
+        return 1
+    return 0
+
+
+# --- bench -------------------------------------------------------------------
+
+
+def bench(args) -> int:
+    files = sorted(p for p in BENCH_DIR.glob("*.json") if p.name != "hw.json")
+    if not files:
+        print(f"bench: no measurements in {BENCH_DIR.relative_to(REPO_ROOT)}/; the cocotb testbenches write them (make test-hw)", file=sys.stderr)
+        return 1
+    records = [json.loads(p.read_text()) for p in files]
+    records.sort(key=lambda r: (r["block"], r["width"]))
+    (BENCH_DIR / "hw.json").write_text(json.dumps({"records": records}, indent=2) + "\n")
+    print(f"{'block':<10} {'width':>5} {'beats/clock':>11} {'latency':>7}  simulator")
+    for r in records:
+        print(
+            f"{r['block']:<10} {r['width']:>5} {r['beats_per_clock']:>11.3f} "
+            f"{r['latency_clocks']:>7}  {r.get('simulator', '')}"
+        )
+    print(f"report: {(BENCH_DIR / 'hw.json').relative_to(REPO_ROOT)}")
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("synth", help="synthesise the blocks, report LUTs and levels")
+    p.add_argument("blocks", nargs="*", help="block names (default: all)")
+    p.set_defaults(run=synth)
+    p = sub.add_parser("bench", help="collect the testbenches' throughput and latency")
+    p.set_defaults(run=bench)
+    args = ap.parse_args()
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,209 @@
+"""Client for the Go oracle, cmd/rnic-oracle: expected values for scoreboards.
+
+Hardware testbenches never compute an expected value with a second
+implementation in Python; they ask the Go reference stack (iwarp/...) through
+this client. The oracle is a long-running process that reads one JSON request
+per line on stdin and answers with one JSON line on stdout (see
+`go doc ./cmd/rnic-oracle`): octet strings travel as hex, 32-bit values as
+numbers, and a bad request gets an "error" field, raised here as OracleError
+with the oracle's message.
+
+    path = oracle.build()           # pytest side: go build, cached
+    with oracle.Oracle(path) as o:  # cocotb side (path from RNIC_ORACLE)
+        o.crc32c(b"123456789")      # {'crc': 3808858755, 'state': ..., 'wire': b'\\x83...'}
+
+build() compiles the oracle into build/oracle/rnic-oracle. Go's build cache
+makes an unchanged build take a fraction of a second, and the binary is only
+replaced (atomically, under a lock) when its contents change, so concurrent
+test runs never see a half-written file. The pytest side calls build() and
+hands the path to the simulator in the RNIC_ORACLE environment variable
+(ENV_VAR); Oracle() with no path uses that, or builds.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import filecmp
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ORACLE_DIR = REPO_ROOT / "build" / "oracle"
+ORACLE_BIN = ORACLE_DIR / "rnic-oracle"
+PACKAGE = "./cmd/rnic-oracle"
+
+# Where the pytest side tells the simulator process which binary to run.
+ENV_VAR = "RNIC_ORACLE"
+
+
+class OracleError(RuntimeError):
+    """The oracle refused a request (the message is the oracle's) or died."""
+
+
+def build() -> Path:
+    """Build cmd/rnic-oracle into build/oracle/rnic-oracle; return its path.
+
+    Uses $GO (default: go). Raises OracleError with the compiler's output if
+    the build fails.
+    """
+    ORACLE_DIR.mkdir(parents=True, exist_ok=True)
+    go = os.environ.get("GO", "go")
+    with open(ORACLE_DIR / ".build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        fd, tmp = tempfile.mkstemp(prefix=".rnic-oracle.", dir=ORACLE_DIR)
+        os.close(fd)
+        try:
+            try:
+                proc = subprocess.run(
+                    [go, "build", "-o", tmp, PACKAGE],
+                    cwd=REPO_ROOT,
+                    capture_output=True,
+                    text=True,
+                )
+            except FileNotFoundError as e:
+                raise OracleError(f"cannot run {go!r} to build the oracle: {e}") from e
+            if proc.returncode != 0:
+                raise OracleError(
+                    f"go build {PACKAGE} failed:\n{proc.stdout}{proc.stderr}"
+                )
+            if ORACLE_BIN.exists() and filecmp.cmp(tmp, ORACLE_BIN, shallow=False):
+                os.unlink(tmp)
+            else:
+                os.replace(tmp, ORACLE_BIN)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return ORACLE_BIN
+
+
+class Oracle:
+    """A running rnic-oracle process.
+
+    start() launches it (the constructor does not), request() sends one
+    request and returns the response's fields, close() ends it. Also a
+    context manager, which starts and closes it.
+    """
+
+    def __init__(self, path: str | os.PathLike | None = None):
+        if path is None:
+            path = os.environ.get(ENV_VAR) or build()
+        self.path = Path(path)
+        self._proc: subprocess.Popen | None = None
+        self._next_id = 0
+
+    def start(self) -> "Oracle":
+        if self._proc is not None:
+            raise OracleError("oracle already started")
+        self._proc = subprocess.Popen(
+            [str(self.path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,  # line buffered
+        )
+        return self
+
+    def close(self) -> None:
+        """End the oracle (EOF on its input) and wait for it."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            proc.stdin.close()
+            rc = proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise OracleError("oracle did not exit at the end of its input")
+        finally:
+            proc.stdout.close()
+        if rc != 0:
+            raise OracleError(f"oracle exited with status {rc}")
+
+    def __enter__(self) -> "Oracle":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def request(self, op: str, **fields: Any) -> dict:
+        """Send {"op": op, **fields}; return the response without its id.
+
+        Raises OracleError with the oracle's message when it answers with an
+        error, or when it is not running or stops answering.
+        """
+        if self._proc is None:
+            raise OracleError("oracle not started")
+        self._next_id += 1
+        req_id = self._next_id
+        line = json.dumps({"op": op, "id": req_id, **fields}, separators=(",", ":"))
+        try:
+            self._proc.stdin.write(line + "\n")
+            self._proc.stdin.flush()
+            reply = self._proc.stdout.readline()
+        except (BrokenPipeError, OSError) as e:
+            raise OracleError(f"oracle {self.path} is gone: {e}") from e
+        if not reply:
+            raise OracleError(
+                f"oracle {self.path} exited (status {self._proc.poll()}) "
+                f"without answering {op!r}"
+            )
+        resp = json.loads(reply)
+        if resp.pop("id", None) != req_id:
+            raise OracleError(f"oracle answered out of turn: {reply!r}")
+        if "error" in resp:
+            raise OracleError(resp["error"])
+        return resp
+
+    # --- CRC32c (cmd/rnic-oracle/crc.go) -----------------------------------
+    #
+    # The state is the running CRC, as hw/rtl/crc32c.v keeps it: init starts
+    # from the empty message; a state resumes (state=None means init).
+
+    def crc32c(self, data: bytes, state: int | None = None) -> dict:
+        """CRC32c of data, from scratch or resumed from state.
+
+        Returns {'crc': int, 'state': int (== crc), 'wire': 4 bytes, MPA
+        wire order}.
+        """
+        resp = self.request("crc32c", data=bytes(data).hex(), **_start(state))
+        resp["wire"] = bytes.fromhex(resp["wire"])
+        return resp
+
+    def crc32c_segments(
+        self, segments: Iterable[bytes], state: int | None = None
+    ) -> dict:
+        """Running CRC32c after each segment: {'states': [int], 'crc', 'state', 'wire'}."""
+        resp = self.request(
+            "crc32c_segments",
+            segments=[bytes(s).hex() for s in segments],
+            **_start(state),
+        )
+        resp["wire"] = bytes.fromhex(resp["wire"])
+        return resp
+
+    # --- MPA framing (cmd/rnic-oracle/mpa.go) ------------------------------
+
+    def mpa_fpdus(
+        self, ulpdus: Iterable[bytes], markers: bool = False, base: int = 0
+    ) -> list[dict]:
+        """FPDUs for ULPDUs framed back to back from a new MPA Framer.
+
+        Returns one dict per FPDU: {'seq', 'wire': bytes, 'crc_len', 'crc'},
+        where the CRC covers wire[:crc_len] (markers and pad included).
+        """
+        resp = self.request(
+            "mpa_fpdus", ulpdus=[bytes(u).hex() for u in ulpdus], markers=markers, base=base
+        )
+        fpdus = resp["fpdus"]
+        for f in fpdus:
+            f["wire"] = bytes.fromhex(f["wire"])
+        return fpdus
+
+
+def _start(state: int | None) -> Mapping[str, Any]:
+    return {} if state is None else {"init": False, "state": state}
