@@ -26,6 +26,7 @@ import (
 
 	"github.com/openrnic/rnic/capture"
 	"github.com/openrnic/rnic/internal/qemuguest"
+	"github.com/openrnic/rnic/internal/siwtrace"
 	"github.com/openrnic/rnic/iwarp/mpa"
 	"github.com/openrnic/rnic/iwarp/rdmap"
 	"github.com/openrnic/rnic/iwarp/verbs"
@@ -371,37 +372,18 @@ func checkPcap(t *testing.T, path string) {
 	if err != nil {
 		t.Fatalf("pcap: %v", err)
 	}
+	// Every connection in the capture is one of the rping sessions.
 	var fpdus, crcChecked, conns int
 	for _, cv := range convs {
-		if cv.Client.Port() != rping.DefaultPort && cv.Server.Port() != rping.DefaultPort && len(cv.ClientToServer.Data) == 0 {
-			continue
-		}
-		req, n1, err1 := mpa.ParseStartupFrame(cv.ClientToServer.Data, 0)
-		rep, n2, err2 := mpa.ParseStartupFrame(cv.ServerToClient.Data, 0)
-		if err1 != nil || err2 != nil {
-			t.Errorf("pcap %v: startup frames: %v, %v", cv, err1, err2)
+		tr, err := siwtrace.Decode(cv)
+		if err != nil {
+			t.Errorf("pcap %v: %v", cv, err)
 			continue
 		}
 		conns++
-		crc := req.CRC || rep.CRC
-		for _, d := range []struct {
-			data    []byte
-			markers bool
-		}{{cv.ClientToServer.Data[n1:], rep.Markers}, {cv.ServerToClient.Data[n2:], req.Markers}} {
-			rx := mpa.NewReceiver(d.markers, crc, 0)
-			err := rx.Feed(d.data, func(seq uint32, u []byte) error {
-				if _, err := rdmap.Classify(u); err != nil {
-					return err
-				}
-				fpdus++
-				if crc {
-					crcChecked++
-				}
-				return nil
-			})
-			if err != nil {
-				t.Errorf("pcap %v: %v", cv, err)
-			}
+		fpdus += len(tr.FPDUs)
+		if tr.CRC {
+			crcChecked += len(tr.FPDUs)
 		}
 	}
 	want := len(cases)
@@ -410,8 +392,7 @@ func checkPcap(t *testing.T, path string) {
 	}
 	t.Logf("pcap %s: %d MPA connections, %d FPDUs decoded by the stack, %d of them with their CRC checked", path, conns, fpdus, crcChecked)
 	if _, err := exec.LookPath("tshark"); err != nil {
-		t.Logf("tshark not installed (scripts/deps.sh installs it); skipped Wireshark's reading of the pcap")
-		return
+		t.Fatalf("tshark not found: scripts/deps.sh (run by make) installs it")
 	}
 	out, err := exec.Command("tshark", "-r", path, "-V").CombinedOutput()
 	if err != nil {
@@ -450,4 +431,3 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }
-

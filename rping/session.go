@@ -96,7 +96,6 @@ func (c *Config) defaults() error {
 // session is the state both sides share.
 type session struct {
 	qp    *verbs.QP
-	send  []byte // the send buffer: advertisements, "go ahead"
 	recv  [2][]byte
 	stats Stats
 }
@@ -167,9 +166,10 @@ func (s *session) post(ctx context.Context, wr verbs.SendWR) error {
 	return nil
 }
 
+// sendAdv Sends an advertisement; the queue pair reads its buffer until the
+// Send completes, so each gets its own.
 func (s *session) sendAdv(ctx context.Context, a Adv) error {
-	s.send = a.Append(s.send[:0])
-	return s.post(ctx, verbs.SendWR{Op: verbs.OpSend, Data: bytes.Clone(s.send), Unsignaled: true})
+	return s.post(ctx, verbs.SendWR{Op: verbs.OpSend, Data: a.Append(make([]byte, 0, AdvLen)), Unsignaled: true})
 }
 
 func newPD(pd *verbs.PD) *verbs.PD {

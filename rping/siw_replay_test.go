@@ -233,50 +233,90 @@ func compareStreams(t *testing.T, tr *siwtrace.Trace, live []byte, fromClient bo
 	}
 }
 
+// stackResult is how this package's side of a replay ended.
+type stackResult struct {
+	st  *Stats
+	err error
+	out string // its -v output
+}
+
+// startStack connects this package's server (stackIsClient false) or client
+// over loopback TCP and returns the replayer's end of the connection. The
+// stack runs in rping's siw configuration, 64-octet pings, 3 rounds.
+func startStack(t *testing.T, ctx context.Context, tr *siwtrace.Trace, stackIsClient bool) (net.Conn, <-chan stackResult) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	done := make(chan stackResult, 1)
+	run := func(c net.Conn) {
+		var out bytes.Buffer
+		cfg := Config{Size: 64, Count: 3, Validate: true, Verbose: &out, QP: siwConfig(tr)}
+		var res stackResult
+		if stackIsClient {
+			res.st, res.err = Client(ctx, nil, c, cfg)
+		} else {
+			res.st, res.err = Serve(ctx, nil, c, cfg)
+		}
+		res.out = out.String()
+		done <- res
+	}
+	var c net.Conn
+	if stackIsClient {
+		go func() {
+			sc, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				done <- stackResult{err: err}
+				return
+			}
+			run(sc)
+		}()
+		c, err = ln.Accept()
+	} else {
+		go func() {
+			sc, err := ln.Accept()
+			if err != nil {
+				done <- stackResult{err: err}
+				return
+			}
+			run(sc)
+		}()
+		c, err = net.Dial("tcp", ln.Addr().String())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, done
+}
+
+// expectFrame reads the stack's startup frame and requires siw's octets.
+func expectFrame(t *testing.T, c net.Conn, want []byte, what string) {
+	t.Helper()
+	got := make([]byte, len(want))
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(c, got); err != nil {
+		t.Fatalf("reading the stack's %s: %v", what, err)
+	}
+	c.SetReadDeadline(time.Time{})
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the stack's %s differs from siw's\n got % x\nwant % x", what, got, want)
+	}
+}
+
 // TestReplaySiwClientAgainstServer plays siw's rping client from the
 // capture against this package's server.
 func TestReplaySiwClientAgainstServer(t *testing.T) {
 	tr := loadTrace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	type result struct {
-		st  *Stats
-		err error
-		out string
-	}
-	done := make(chan result, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			done <- result{err: err}
-			return
-		}
-		var out bytes.Buffer
-		st, err := Serve(ctx, nil, c, Config{Size: 64, Validate: true, Verbose: &out, QP: siwConfig(tr)})
-		done <- result{st, err, out.String()}
-	}()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, done := startStack(t, ctx, tr, false)
 	if _, err := c.Write(tr.RequestRaw); err != nil {
 		t.Fatal(err)
 	}
-	reply := make([]byte, len(tr.ReplyRaw))
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.ReadFull(c, reply); err != nil {
-		t.Fatalf("reading the stack's Reply: %v", err)
-	}
-	c.SetReadDeadline(time.Time{})
-	if !bytes.Equal(reply, tr.ReplyRaw) {
-		t.Fatalf("the stack's Reply differs from siw's\n got % x\nwant % x", reply, tr.ReplyRaw)
-	}
+	expectFrame(t, c, tr.ReplyRaw, "Reply")
 	r := newReader(c)
 	replay(t, tr, c, r, true)
 	// siw's client disconnects after its three rounds; so does the replay.
@@ -301,41 +341,8 @@ func TestReplaySiwServerAgainstClient(t *testing.T) {
 	tr := loadTrace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	type result struct {
-		st  *Stats
-		err error
-		out string
-	}
-	done := make(chan result, 1)
-	go func() {
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			done <- result{err: err}
-			return
-		}
-		var out bytes.Buffer
-		st, err := Client(ctx, nil, c, Config{Size: 64, Count: 3, Validate: true, Verbose: &out, QP: siwConfig(tr)})
-		done <- result{st, err, out.String()}
-	}()
-	c, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	req := make([]byte, len(tr.RequestRaw))
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.ReadFull(c, req); err != nil {
-		t.Fatalf("reading the stack's Request: %v", err)
-	}
-	c.SetReadDeadline(time.Time{})
-	if !bytes.Equal(req, tr.RequestRaw) {
-		t.Fatalf("the stack's Request differs from siw's\n got % x\nwant % x", req, tr.RequestRaw)
-	}
+	c, done := startStack(t, ctx, tr, true)
+	expectFrame(t, c, tr.RequestRaw, "Request")
 	if _, err := c.Write(tr.ReplyRaw); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
-// Package siwtrace decodes a capture of two Linux siw peers (such as
-// ../shared/testdata/siw-rping-default.pcap) into the startup frames and
-// the FPDUs of both directions, in the order they crossed the wire, for
+// Package siwtrace decodes a captured MPA connection (such as the two Linux
+// siw peers of ../shared/testdata/siw-rping-default.pcap, or a session with
+// siw in the interop guest) into the startup frames and the FPDUs of both
+// directions, in the order they crossed the wire, for
 // tests that check the stack against siw's bytes or replay one side of the
 // conversation against the stack.
 package siwtrace
@@ -44,6 +45,8 @@ type Trace struct {
 	Full [2][]byte
 	// FPDUs lists both directions' FPDUs in capture order.
 	FPDUs []FPDU
+	// CRC reports that the startup negotiated CRCs, which Decode checked.
+	CRC bool
 }
 
 // Direction returns the FPDUs one side sent, in order.
@@ -60,8 +63,8 @@ func (t *Trace) Direction(fromClient bool) []FPDU {
 // FullOf returns the Full Operation octets one side sent.
 func (t *Trace) FullOf(fromClient bool) []byte { return t.Full[index(fromClient)] }
 
-// Load reads and decodes the capture at path. It expects one TCP
-// connection carrying MPA without markers (siw never uses them).
+// Load reads and decodes the capture at path, which must hold one TCP
+// connection (see Decode).
 func Load(path string) (*Trace, error) {
 	convs, err := capture.ReadTCPStreams(path)
 	if err != nil {
@@ -70,7 +73,15 @@ func Load(path string) (*Trace, error) {
 	if len(convs) != 1 {
 		return nil, fmt.Errorf("siwtrace: %s holds %d TCP connections, want 1", path, len(convs))
 	}
-	t := &Trace{Conv: convs[0]}
+	return Decode(convs[0])
+}
+
+// Decode decodes one captured connection carrying MPA without markers (siw
+// never uses them): both startup frames, then every FPDU through the
+// in-order receiver, its CRC checked when the startup negotiated CRC, and
+// RDMAP classification.
+func Decode(conv *capture.Conversation) (*Trace, error) {
+	t := &Trace{Conv: conv}
 	var sizes [2]int
 	for _, fromClient := range []bool{true, false} {
 		data := t.Conv.Stream(fromClient).Data
@@ -84,9 +95,6 @@ func Load(path string) (*Trace, error) {
 		if f.Markers {
 			return nil, errors.New("siwtrace: the capture uses markers, which siw never does")
 		}
-		if f.CRC {
-			return nil, errors.New("siwtrace: CRC was negotiated; only CRC-less captures are supported")
-		}
 		if fromClient {
 			t.Request, t.RequestRaw = f, data[:n]
 		} else {
@@ -95,11 +103,13 @@ func Load(path string) (*Trace, error) {
 		sizes[index(fromClient)] = n
 		t.Full[index(fromClient)] = data[n:]
 	}
+	// CRC is on both ways when either side asked (RFC 5044 7.1.2).
+	t.CRC = t.Request.CRC || t.Reply.CRC
 	var fpdus []FPDU
 	for _, fromClient := range []bool{true, false} {
 		st := t.Conv.Stream(fromClient)
 		full, n := t.Full[index(fromClient)], sizes[index(fromClient)]
-		rx := mpa.NewReceiver(false, false, 0)
+		rx := mpa.NewReceiver(false, t.CRC, 0)
 		err := rx.Feed(full, func(seq uint32, ulpdu []byte) error {
 			u := slices.Clone(ulpdu)
 			seg, err := rdmap.Classify(u)

@@ -170,7 +170,7 @@ func TestGatherTooLong(t *testing.T) {
 func TestGatherWriteTo(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Skip("no loopback TCP:", err)
+		t.Fatal(err)
 	}
 	defer ln.Close()
 	got := make(chan []byte, 1)
