@@ -441,6 +441,13 @@ func (qp *QP) Close() error {
 	case <-qp.dead:
 	case <-time.After(5 * time.Second):
 	}
+	if e := qp.err.Load(); e != nil && e.Local != nil {
+		// We sent a Terminate: the receive side drains the stream
+		// until the peer closes (at most two seconds) so that closing
+		// with unread data does not reset the connection and discard
+		// the Terminate before it is on the wire.
+		qp.done.Wait()
+	}
 	qp.fail(&QPError{Conn: ErrQPClosed})
 	qp.conn.Close()
 	qp.done.Wait()
@@ -709,7 +716,9 @@ func (qp *QP) txLoop() {
 		case <-qp.dead:
 			return
 		case <-qp.closeCh:
-			tx.closeWrite()
+			if qp.term.Load() == nil {
+				tx.closeWrite()
+			}
 			return
 		}
 	}
@@ -726,6 +735,11 @@ func (qp *QP) txLoop() {
 		}
 		select {
 		case <-closeC:
+			if qp.term.Load() != nil {
+				// A local error raced our Close: the deferred
+				// Terminate goes out first and sends the FIN itself.
+				return
+			}
 			if err := tx.flush(); err != nil {
 				qp.fail(&QPError{Conn: err})
 				return

@@ -251,6 +251,35 @@ func TestProtectionErrorsTerminate(t *testing.T) {
 	}
 }
 
+// Regression: an application that closes its queue pair the moment it
+// fails (as rping does) raced the transmit side, which could send the FIN
+// before the Terminate; the peer then saw only "connection closed". The
+// race was hit in a few percent of sessions, so the test repeats it.
+func TestCloseRightAfterLocalErrorSendsTerminate(t *testing.T) {
+	for i := 0; i < 40; i++ {
+		p := connect(t, QPConfig{}, QPConfig{})
+		own := make([]byte, 64)
+		ownMR, _ := p.spd.RegisterMR(own, RemoteWrite)
+		bad := SendWR{Op: OpWrite, Data: make([]byte, 100), RemoteSTag: ownMR.STag, RemoteTO: ownMR.Addr}
+		if err := p.client.PostSend(context.Background(), bad); err != nil {
+			t.Fatal(err)
+		}
+		// More traffic behind the faulty Write, unread when the
+		// server closes.
+		for j := 0; j < 4; j++ {
+			p.client.PostSend(context.Background(), SendWR{Op: OpWrite, Data: make([]byte, 10), RemoteSTag: ownMR.STag, RemoteTO: ownMR.Addr, Unsignaled: true})
+		}
+		waitDead(t, p.server)
+		p.server.Close()
+		waitDead(t, p.client)
+		var qe *QPError
+		if !errors.As(p.client.Err(), &qe) || qe.Remote == nil || qe.Remote.Code != rdmap.CodeDDPBaseBounds {
+			t.Fatalf("session %d: client: %v", i, p.client.Err())
+		}
+		p.client.Close()
+	}
+}
+
 // Regression: the responder returned a Read Request's IRD credit only
 // after writing the response, so a requester that issued its next Read the
 // moment the response arrived could find no buffer on QN 1 (a spurious
