@@ -7,7 +7,7 @@
 synth: synthesises each block of BLOCKS at each of its widths with Yosys,
 generic 6-input LUTs:
 
-    read_verilog -defer -sv <file>; chparam -set <param> <width> <top>
+    read_verilog -defer -sv -DRNIC_SYNTH_ESTIMATE hw/rtl/*.v; chparam -set <param> <width> <top>
     synth -flatten -top <top>; abc -lut 6; ltp -noff; stat; write_json ...
 
 and reports the LUT count, the flip-flops, and the longest path between
@@ -58,6 +58,9 @@ class Block:
 # One line per datapath block.
 BLOCKS = [
     Block("crc32c", "DATA_W", (64, 512), {512: 5}),
+    Block("mpa_tx", "DATA_W", (64, 512), {512: 5}),
+    Block("mpa_tx_frame", "DATA_W", (64, 512), {512: 5}),
+    Block("mpa_tx_mark", "DATA_W", (64, 512), {512: 5}),
 ]
 
 
@@ -65,10 +68,12 @@ BLOCKS = [
 
 
 def yosys_script(block: Block, width: int, netlist: Path) -> str:
-    src = REPO_ROOT / "hw" / "rtl" / f"{block.name}.v"
+    # Every file, for the block's submodules; RNIC_SYNTH_ESTIMATE makes
+    # sdp_ram a stand-in with block RAM timing and no LUTs (see sdp_ram.v).
+    srcs = " ".join(str(p) for p in sorted((REPO_ROOT / "hw" / "rtl").glob("*.v")))
     return "; ".join(
         [
-            f"read_verilog -defer -sv {src}",
+            f"read_verilog -defer -sv -DRNIC_SYNTH_ESTIMATE {srcs}",
             f"chparam -set {block.width_param} {width} {block.name}",
             f"synth -flatten -top {block.name}",
             "abc -lut 6",

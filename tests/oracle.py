@@ -189,15 +189,17 @@ class Oracle:
     # --- MPA framing (cmd/rnic-oracle/mpa.go) ------------------------------
 
     def mpa_fpdus(
-        self, ulpdus: Iterable[bytes], markers: bool = False, base: int = 0
+        self, ulpdus: Iterable[bytes], markers: bool = False, base: int = 0, crc: bool = True
     ) -> list[dict]:
         """FPDUs for ULPDUs framed back to back from a new MPA Framer.
 
         Returns one dict per FPDU: {'seq', 'wire': bytes, 'crc_len', 'crc'},
-        where the CRC covers wire[:crc_len] (markers and pad included).
+        where the CRC covers wire[:crc_len] (markers and pad included). With
+        crc=False the CRC field is zero, as a Framer with CRCs off sends it.
         """
         resp = self.request(
-            "mpa_fpdus", ulpdus=[bytes(u).hex() for u in ulpdus], markers=markers, base=base
+            "mpa_fpdus", ulpdus=[bytes(u).hex() for u in ulpdus], markers=markers,
+            base=base, crc=crc,
         )
         fpdus = resp["fpdus"]
         for f in fpdus:

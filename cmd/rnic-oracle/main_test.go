@@ -180,6 +180,20 @@ func TestMPAFPDUs(t *testing.T) {
 			t.Errorf("FPDU %d: crc_len %d of %d octets, crc %#x", i, f.CRCLen, len(wire), f.CRC)
 		}
 	}
+	// With "crc": false the same FPDU carries a zero CRC field and nothing
+	// else changes.
+	var off struct {
+		FPDUs []fpdu `json:"fpdus"`
+	}
+	req := `{"op":"mpa_fpdus","markers":true,"crc":false,"ulpdus":["` + ddp(1) + strings.Repeat("00", 24) + `"]}`
+	if err := json.Unmarshal(handle([]byte(req)), &off); err != nil || len(off.FPDUs) != 1 {
+		t.Fatalf("crc off: %v %+v", err, off)
+	}
+	on, _ := hex.DecodeString(fig5.Wire)
+	got, _ := hex.DecodeString(off.FPDUs[0].Wire)
+	if n := len(on) - 4; len(got) != len(on) || !bytes.Equal(got[:n], on[:n]) || !bytes.Equal(got[n:], make([]byte, 4)) || off.FPDUs[0].CRC != 0 {
+		t.Errorf("crc off: % x", got)
+	}
 }
 
 // TestServe runs a session through serve: blank lines are skipped, a bad

@@ -14,7 +14,7 @@ import (
 
 func init() {
 	register("mpa_fpdus",
-		`frame ULPDUs back to back from a new Framer: {ulpdus, markers?=false, base?=0} -> {fpdus: [{seq, wire, crc_len, crc}]}`,
+		`frame ULPDUs back to back from a new Framer: {ulpdus, markers?=false, crc?=true, base?=0} -> {fpdus: [{seq, wire, crc_len, crc}]}`,
 		opMPAFPDUs)
 }
 
@@ -33,6 +33,7 @@ func opMPAFPDUs(params []byte) (any, error) {
 	var p struct {
 		ULPDUs  *[]string `json:"ulpdus"`
 		Markers bool      `json:"markers"`
+		CRC     *bool     `json:"crc"`
 		Base    uint32    `json:"base"`
 	}
 	if err := decodeParams(params, &p); err != nil {
@@ -41,7 +42,8 @@ func opMPAFPDUs(params []byte) (any, error) {
 	if p.ULPDUs == nil {
 		return nil, errors.New(`missing field "ulpdus"`)
 	}
-	f := mpa.NewFramer(p.Markers, true, p.Base)
+	crc := p.CRC == nil || *p.CRC
+	f := mpa.NewFramer(p.Markers, crc, p.Base)
 	out := make([]fpdu, 0, len(*p.ULPDUs))
 	for i, s := range *p.ULPDUs {
 		name := fmt.Sprintf("ulpdus[%d]", i)

@@ -1,4 +1,5 @@
-"""CRC32c engine, hw/rtl/crc32c.v, checked against the Go reference stack.
+"""CRC32c engine, hw/rtl/crc32c.v (Verilator, Icarus) and its VHDL-2008 twin
+hw/rtl/vhdl/crc32c.vhd (GHDL), checked against the Go reference stack.
 
 Every expected CRC and state comes from the Go oracle (cmd/rnic-oracle,
 through tests/oracle.py): the scoreboard never computes a CRC in Python.
@@ -530,7 +531,7 @@ def oracle_path() -> Path:
 
 
 @pytest.mark.parametrize("width", WIDTHS, ids=[f"W{w}" for w in WIDTHS])
-@pytest.mark.parametrize("sim", hdlsim.simulators(langs=("verilog",)))
+@pytest.mark.parametrize("sim", hdlsim.simulators())
 def test_crc32c(sim, width, oracle_path):
     hdlsim.run(
         test="crc32c",
@@ -539,6 +540,7 @@ def test_crc32c(sim, width, oracle_path):
         toplevel="crc32c",
         test_module=__name__,
         verilog_sources=[hdlsim.RTL_DIR / "crc32c.v"],
+        vhdl_sources=[hdlsim.VHDL_DIR / "crc32c.vhd"],
         parameters={"DATA_W": width},
         extra_env={oracle.ENV_VAR: str(oracle_path), "CRC32C_WIDTH": str(width)},
     )
@@ -571,4 +573,21 @@ def test_crc32c_rejects_illegal_width(tmp_path: Path):
         check=True,
     )
     run = subprocess.run(["vvp", "-n", str(out)], capture_output=True, text=True)
+    assert "DATA_W must be 64, 128, 256 or 512, got 96" in run.stdout + run.stderr
+
+
+@pytest.mark.skipif(
+    "ghdl" not in [p.values[0] for p in hdlsim.simulators()],
+    reason="GHDL not selected by SIMS",
+)
+def test_crc32c_ghdl_rejects_illegal_width(tmp_path: Path):
+    """The VHDL twin stops at elaboration on DATA_W outside {64, 128, 256, 512}."""
+    src = str(hdlsim.VHDL_DIR / "crc32c.vhd")
+    for cmd in (["ghdl", "-i", "--std=08", src], ["ghdl", "-m", "--std=08", "crc32c"]):
+        subprocess.run(cmd, cwd=tmp_path, check=True)
+    run = subprocess.run(
+        ["ghdl", "-r", "--std=08", "crc32c", "-gDATA_W=96", "--stop-time=1ns"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )
+    assert run.returncode != 0
     assert "DATA_W must be 64, 128, 256 or 512, got 96" in run.stdout + run.stderr
