@@ -111,25 +111,33 @@ reg [WPB-1:0]    cw;             // word holds content
 reg [DATA_W-1:0] last_data;
 reg [L-1:0]      last_keep;
 reg [WPB-1:0]    last_crcw;
-reg [DATA_W-1:0] spill_data;
-reg [L-1:0]      spill_keep;
-reg [WPB-1:0]    spill_crcw;
-integer k;
+wire [DATA_W-1:0] spill_data;
+wire [L-1:0]      spill_keep;
+wire [WPB-1:0]    spill_crcw;
+// tkeep moved up two lanes (the head's), cw up one word: every index below
+// is then in range.
+wire [L+1:0]     keep_ext = {s_axis_tkeep, 2'b11};
+wire [WPB:0]     cw_ext = {cw, 1'b0};
+integer k, j;
 always @* begin
-    for (k = 0; k < WPB; k = k + 1) begin
-        cw[k] = (k == 0) || s_axis_tkeep[4*k - 2];
-    end
-    for (k = 0; k < L; k = k + 1) begin
-        last_data[8*k +: 8] = (k < 2 || s_axis_tkeep[k - 2]) ? shifted[8*k +: 8] : 8'h00;
-        last_keep[k] = cw[k / 4] || (k >= 4 && cw[k / 4 - 1]);
-        spill_data[8*k +: 8] = (k < 2 && s_axis_tkeep[L - 2 + k]) ? shifted[8*(k + L) +: 8] : 8'h00;
-        spill_keep[k] = k < 4 || (k < 8 && s_axis_tkeep[L - 2]);
-    end
-    for (k = 0; k < WPB; k = k + 1) begin
-        last_crcw[k] = k > 0 && cw[k - 1] && !cw[k];
-        spill_crcw[k] = (k == 0 && !s_axis_tkeep[L - 2]) || (k == 1 && s_axis_tkeep[L - 2]);
+    for (j = 0; j < WPB; j = j + 1) begin
+        cw[j] = keep_ext[4*j];
     end
 end
+always @* begin
+    for (k = 0; k < L; k = k + 1) begin
+        last_data[8*k +: 8] = keep_ext[k] ? shifted[8*k +: 8] : 8'h00;
+        last_keep[k] = cw[k / 4] || cw_ext[k / 4];
+    end
+    for (k = 0; k < WPB; k = k + 1) begin
+        last_crcw[k] = cw_ext[k] && !cw[k];
+    end
+end
+assign spill_data = {{DATA_W-16{1'b0}},
+                     s_axis_tkeep[L-1] ? shifted[DATA_W+8 +: 8] : 8'h00,
+                     s_axis_tkeep[L-2] ? shifted[DATA_W +: 8] : 8'h00};
+assign spill_keep = {{L-8{1'b0}}, {4{s_axis_tkeep[L-2]}}, 4'hf};
+assign spill_crcw = {{WPB-2{1'b0}}, s_axis_tkeep[L-2], !s_axis_tkeep[L-2]};
 wire spill = cw[WPB-1];
 
 // The length check is off the datapath: a frame's last beat gives its beat

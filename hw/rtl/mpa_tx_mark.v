@@ -204,23 +204,25 @@ wire [31:0] marker_word = {fpduptr[7:0], fpduptr[15:8], 16'h0000};
 
 reg [32*(WPB+1)-1:0] e;
 reg [WPB:0]          e_crcw;
+// The beat's words and flags with a zero word on either side, so that
+// word x - 1 and word x have indices in range for every x in 0 .. WPB.
+wire [32*(WPB+2)-1:0] d_ext = {32'h0, b0_data, 32'h0};
+wire [WPB+1:0]        c_ext = {1'b0, b0_crcw, 1'b0};
+wire [WPB+1:0]        nt_ext = {1'b0, b0_nt, 1'b0};
 integer x;
 always @* begin
     for (x = 0; x <= WPB; x = x + 1) begin
         // The marker goes before word togo when togo < n (b0_nt[togo]);
         // the words from togo on move up one (those up to n matter).
-        if (mrk0 && x < WPB && b0_nt[x] && x == {25'd0, togo_cur}) begin
+        if (mrk0 && nt_ext[x+1] && x == {25'd0, togo_cur}) begin
             e[32*x +: 32] = marker_word;
             e_crcw[x] = 1'b0;
-        end else if (mrk0 && x > {25'd0, togo_cur} && b0_nt[x-1]) begin
-            e[32*x +: 32] = b0_data[32*(x-1) +: 32];
-            e_crcw[x] = b0_crcw[x-1];
-        end else if (x < WPB) begin
-            e[32*x +: 32] = b0_data[32*x +: 32];
-            e_crcw[x] = b0_crcw[x];
+        end else if (mrk0 && x > {25'd0, togo_cur} && nt_ext[x]) begin
+            e[32*x +: 32] = d_ext[32*x +: 32];
+            e_crcw[x] = c_ext[x];
         end else begin
-            e[32*x +: 32] = 32'h0;
-            e_crcw[x] = 1'b0;
+            e[32*x +: 32] = d_ext[32*(x+1) +: 32];
+            e_crcw[x] = c_ext[x+1];
         end
     end
 end
@@ -281,14 +283,16 @@ assign b2_take = b1_valid && out_load && !flush;
 // held word k for k < h, else expanded word k - h.
 wire [32*2*WPB-1:0] placed = {{32*(WPB-1){1'b0}}, b1_e} << (32 * h);
 wire [2*WPB-1:0]    placed_crcw = {{(WPB-1){1'b0}}, b1_crcw} << h;
+wire [32*2*WPB-1:0] hold_ext = {{32*WPB{1'b0}}, hold};  // h <= WPB: the upper half never shows
+wire [2*WPB-1:0]    hold_crcw_ext = {{WPB{1'b0}}, hold_crcw};
 reg  [32*2*WPB-1:0] comb;
 reg  [2*WPB-1:0]    comb_crcw;
 integer k;
 always @* begin
     for (k = 0; k < 2 * WPB; k = k + 1) begin
         if (k < {{32-N_W{1'b0}}, h}) begin
-            comb[32*k +: 32] = hold[32*k +: 32];
-            comb_crcw[k] = hold_crcw[k];
+            comb[32*k +: 32] = hold_ext[32*k +: 32];
+            comb_crcw[k] = hold_crcw_ext[k];
         end else begin
             comb[32*k +: 32] = placed[32*k +: 32];
             comb_crcw[k] = placed_crcw[k];
