@@ -61,6 +61,7 @@ BLOCKS = [
     Block("mpa_tx", "DATA_W", (64, 512), {512: 5}),
     Block("mpa_tx_frame", "DATA_W", (64, 512), {512: 5}),
     Block("mpa_tx_mark", "DATA_W", (64, 512), {512: 5}),
+    Block("ddp_tx", "DATA_W", (64, 512), {512: 5}),
 ]
 
 

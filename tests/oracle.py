@@ -206,6 +206,47 @@ class Oracle:
             f["wire"] = bytes.fromhex(f["wire"])
         return fpdus
 
+    # --- DDP/RDMAP transmit (cmd/rnic-oracle/ddp.go) ------------------------
+
+    def rdmap_segments(
+        self,
+        opcode: int,
+        mulpdu: int,
+        *,
+        payload: bytes = b"",
+        rr: Mapping[str, int] | None = None,
+        stag: int = 0,
+        to: int = 0,
+        msn: int = 0,
+        inv_stag: int = 0,
+    ) -> dict:
+        """The DDP Segments (ULPDUs) iwarp/rdmap cuts one RDMAP message into.
+
+        The fields are those of hw/rtl/ddp_tx.v's descriptor; a Read Request
+        (opcode 1) takes rr = {sink_stag, sink_to, size, src_stag, src_to}
+        instead of a payload. Returns {'segments': [bytes], 'refused': None},
+        or {'segments': [], 'refused': "<the Go stack's error>"} when the Go
+        stack refuses the message (a refusal is an answer, not an
+        OracleError).
+        """
+        fields: dict[str, Any] = {
+            "opcode": opcode,
+            "mulpdu": mulpdu,
+            "stag": stag,
+            "to": to,
+            "msn": msn,
+            "inv_stag": inv_stag,
+        }
+        if rr is None:
+            fields["payload"] = bytes(payload).hex()
+        else:
+            fields["rr"] = dict(rr)
+        resp = self.request("rdmap_segments", **fields)
+        return {
+            "segments": [bytes.fromhex(h) for h in resp.get("segments", [])],
+            "refused": resp.get("refused"),
+        }
+
 
 def _start(state: int | None) -> Mapping[str, Any]:
     return {} if state is None else {"init": False, "state": state}
