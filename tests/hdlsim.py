@@ -112,6 +112,12 @@ def simulators(langs: Iterable[str] = ("verilog", "vhdl")) -> list:
     ]
 
 
+def selected(sim: str) -> bool:
+    """Whether SIMS (or its default, every simulator) names sim: for the
+    tests that drive one simulator directly, outside run()."""
+    return sim in [p.values[0] for p in simulators()]
+
+
 def run(
     *,
     test: str,

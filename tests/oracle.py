@@ -22,6 +22,7 @@ hands the path to the simulator in the RNIC_ORACLE environment variable
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import filecmp
 import json
@@ -38,6 +39,19 @@ PACKAGE = "./cmd/rnic-oracle"
 
 # Where the pytest side tells the simulator process which binary to run.
 ENV_VAR = "RNIC_ORACLE"
+
+
+_shared: "Oracle | None" = None
+
+
+def shared() -> "Oracle":
+    """One started oracle for the whole simulator process, closed at exit:
+    what a cocotb testbench's tests share."""
+    global _shared
+    if _shared is None:
+        _shared = Oracle().start()
+        atexit.register(_shared.close)
+    return _shared
 
 
 class OracleError(RuntimeError):

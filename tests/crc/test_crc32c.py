@@ -34,7 +34,6 @@ the number of random frames in random_segments; raise it for a longer soak.
 
 from __future__ import annotations
 
-import atexit
 import json
 import logging
 import os
@@ -67,18 +66,6 @@ RFC3720_VECTORS = [
     ("decrementing", bytes(range(31, -1, -1)), 0x113FDB5C),
     ("123456789", b"123456789", 0xE3069283),
 ]
-
-_oracle: oracle.Oracle | None = None
-
-
-def the_oracle() -> oracle.Oracle:
-    """One oracle process for all the tests of this simulator run."""
-    global _oracle
-    if _oracle is None:
-        _oracle = oracle.Oracle().start()
-        atexit.register(_oracle.close)
-    return _oracle
-
 
 @dataclass
 class Segment:
@@ -143,7 +130,7 @@ class TB:
         assert self.width == expected, f"s_axis_tdata is {self.width} bits, DATA_W was {expected}"
         self.tid_mask = (1 << len(dut.s_axis_tid)) - 1
         self.rng = random.Random(random.getrandbits(64))  # seeded by cocotb
-        self.oracle = the_oracle()
+        self.oracle = oracle.shared()
         self.source = AxiStreamSource(AxiStreamBus.from_prefix(dut, "s_axis"), dut.clk, dut.rst)
         self.sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, "m_axis_crc"), dut.clk, dut.rst)
         for model in (self.source, self.sink):
@@ -562,7 +549,7 @@ def test_oracle_client(oracle_path):
 
 
 @pytest.mark.skipif(
-    "icarus" not in [p.values[0] for p in hdlsim.simulators(langs=("verilog",))],
+    not hdlsim.selected("icarus"),
     reason="Icarus not selected by SIMS",
 )
 def test_crc32c_rejects_illegal_width(tmp_path: Path):
@@ -577,7 +564,7 @@ def test_crc32c_rejects_illegal_width(tmp_path: Path):
 
 
 @pytest.mark.skipif(
-    "ghdl" not in [p.values[0] for p in hdlsim.simulators()],
+    not hdlsim.selected("ghdl"),
     reason="GHDL not selected by SIMS",
 )
 def test_crc32c_ghdl_rejects_illegal_width(tmp_path: Path):

@@ -35,7 +35,6 @@ random messages in random_mix (default 100 under Verilator, 40 under Icarus).
 
 from __future__ import annotations
 
-import atexit
 import json
 import logging
 import os
@@ -76,18 +75,6 @@ ERROR_CODES = [
     (re.compile(r"^ddp: MULPDU \d+ leaves no room for payload"), 5),
     (re.compile(r"^ddp: \d+ octets at TO 0x[0-9a-f]+ wrap the 64-bit TO$"), 6),
 ]
-
-_oracle: oracle.Oracle | None = None
-
-
-def the_oracle() -> oracle.Oracle:
-    """One oracle process for all the tests of this simulator run."""
-    global _oracle
-    if _oracle is None:
-        _oracle = oracle.Oracle().start()
-        atexit.register(_oracle.close)
-    return _oracle
-
 
 def error_code(refused: str) -> int:
     for pattern, code in ERROR_CODES:
@@ -226,7 +213,7 @@ class TB:
         assert len(dut.m_axis_tuser) == self.ctx_w + 16
         self.rng = random.Random(random.getrandbits(64))  # seeded by cocotb
         self.icarus = cocotb.SIM_NAME.lower().startswith("icarus")
-        self.oracle = the_oracle()
+        self.oracle = oracle.shared()
         self.desc = DescSource(dut)
         self.source = AxiStreamSource(AxiStreamBus.from_prefix(dut, "s_axis"), dut.clk, dut.rst)
         self.sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, "m_axis"), dut.clk, dut.rst)
@@ -746,7 +733,7 @@ def test_oracle_client(oracle_path):
 
 
 @pytest.mark.skipif(
-    "icarus" not in [p.values[0] for p in hdlsim.simulators(langs=("verilog",))],
+    not hdlsim.selected("icarus"),
     reason="Icarus not selected by SIMS",
 )
 def test_ddp_tx_rejects_illegal_width(tmp_path: Path):

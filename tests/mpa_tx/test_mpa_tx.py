@@ -25,12 +25,12 @@ The cocotb tests, in order:
 
 Run with `make test-hw` or `.venv/bin/pytest tests/mpa_tx` (SIMS=...,
 WAVES=1 and RANDOM_SEED=... as in tests/hdlsim.py). MPA_TX_FPDUS (default
-120) sets the number of FPDUs in random_streams.
+120) sets the number of FPDUs in random_streams; MPA_TX_TRACE=1 logs every
+clock in which the bench's output is idle.
 """
 
 from __future__ import annotations
 
-import atexit
 import json
 import logging
 import os
@@ -54,17 +54,6 @@ MAX_ULPDU = 64768
 BENCH_DIR = hdlsim.REPO_ROOT / "build" / "bench"
 BENCH_SIZES = (64, 128, 256, 1460, 9000)
 
-_oracle: oracle.Oracle | None = None
-
-
-def the_oracle() -> oracle.Oracle:
-    global _oracle
-    if _oracle is None:
-        _oracle = oracle.Oracle().start()
-        atexit.register(_oracle.close)
-    return _oracle
-
-
 def tuser(length: int, conn: int, markers: bool, crc: bool) -> int:
     return length | conn << 16 | int(markers) << (16 + CONN_W) | int(crc) << (17 + CONN_W)
 
@@ -74,7 +63,7 @@ class Conn:
 
     def __init__(self, conn: int, markers: bool, crc: bool, base: int, ulpdus: list[bytes], skip: int = 0):
         self.conn, self.markers, self.crc = conn, markers, crc
-        fpdus = the_oracle().mpa_fpdus(ulpdus, markers=markers, base=base, crc=crc)
+        fpdus = oracle.shared().mpa_fpdus(ulpdus, markers=markers, base=base, crc=crc)
         # The block starts where the connection's stream is after `skip`
         # FPDUs that went out before (not sent here).
         self.pos = ((fpdus[skip]["seq"] - base) % 512) // 4 if fpdus[skip:] else 0
