@@ -220,6 +220,20 @@ class Oracle:
             f["wire"] = bytes.fromhex(f["wire"])
         return fpdus
 
+    def mpa_receive(
+        self, stream: bytes, markers: bool = False, base: int = 0, crc: bool = True
+    ) -> dict:
+        """What iwarp/mpa's in-order Receiver makes of a connection's stream
+        (the octets from base on): {'ulpdus': [(seq, bytes)], 'mpa_error':
+        None or {'code', 'seq'}, 'next'}: the ULPDUs it delivered, with the
+        sequence number of each one's ULPDU_Length field, the MPA error
+        (RFC 5044 8) that stopped it and where, and the next octet it wants.
+        """
+        resp = self.request("mpa_receive", stream=bytes(stream).hex(), markers=markers,
+                            base=base, crc=crc)
+        resp["ulpdus"] = [(u["seq"], bytes.fromhex(u["ulpdu"])) for u in resp["ulpdus"]]
+        return resp
+
     # --- DDP/RDMAP transmit (cmd/rnic-oracle/ddp.go) ------------------------
 
     def rdmap_segments(
