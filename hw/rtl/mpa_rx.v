@@ -1,0 +1,266 @@
+// mpa_rx: the MPA receiver (RFC 5044 Full Operation, in-order case) for
+// many connections, DATA_W bits per clock. TCP segment payloads in; the
+// ULPDUs (DDP segments) found in them out, cut through, markers, ULPDU
+// length, pad and CRC removed; a verdict for every FPDU once its CRC field
+// has been checked; every segment it does not take in order out on the
+// exception stream, whole, with a reason.
+//
+//   s_axis -> mpa_rx_align -> mpa_rx_walk -+-> mpa_rx_lane 0 -+-> merge -> m_axis, m_verdict
+//                  |                       +-> mpa_rx_lane 1 -+
+//                  +-> m_exc
+//
+// See the blocks for the details; hw/README.md for the interface to DDP
+// placement. Octet for octet, the pieces of each ULPDU, joined, are the
+// ULPDUs iwarp/mpa's Receiver delivers for the same stream, and the verdicts
+// its errors (MPA error 2 for a CRC, 3 for a marker or ULPDU_Length).
+//
+// Configuration, cfg_*: starts connection cfg_conn at sequence number
+// cfg_base (the first octet of Full Operation: its first FPDU, or the
+// marker in front of it; markers are every 512 octets from there), with
+// markers and CRCs on or off as negotiated (RFC 5044 7.1), and clears its
+// error. cfg_en = 0 stops it (its segments go to the exception stream).
+// Accepted between segments only; configure a connection while none of its
+// segments is in the block.
+//
+// Input s_axis: one frame per TCP segment with payload, lane-0 aligned,
+// every beat full but the last, ceil(len/N) beats; tkeep is not looked at.
+// tuser = {conn, seq[31:0], len[15:0]}, read on the first beat.
+//
+// Output m_axis: ULPDU pieces, tuser = {ulpdu_len[15:0], conn, first,
+// last}: first (same on every beat) = the piece starts with the ULPDU's
+// first octet, and then ulpdu_len is its ULPDU_Length (0 on other pieces);
+// last (on the tlast beat) = it ends the ULPDU. A piece with no octets, or the last beat
+// of a piece whose octets ended on a beat boundary, has tkeep all zero.
+// m_verdict: tdata = code[2:0] (0 good, 2 CRC, 3 marker or ULPDU_Length),
+// tuser = conn, one per FPDU, in FPDU order, each after its ULPDU's last
+// piece. After a non-zero verdict the connection's segments go to the
+// exception stream; pieces and verdicts of its later FPDUs already inside
+// may still come out and are to be discarded.
+// m_exc: the segments not taken, tuser = {conn, seq, len, reason[2:0]}
+// (see mpa_rx_align: 1 not enabled, 2 in error, 3 out of order, 4
+// duplicate, 5 empty).
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module mpa_rx #(
+    parameter DATA_W = 64,
+    parameter CONN_W = 10
+) (
+    input  wire                    clk,
+    input  wire                    rst,
+
+    input  wire                    cfg_valid,
+    output wire                    cfg_ready,
+    input  wire [CONN_W-1:0]       cfg_conn,
+    input  wire                    cfg_en,
+    input  wire                    cfg_mrk_en,
+    input  wire                    cfg_crc_en,
+    input  wire [31:0]             cfg_base,
+
+    input  wire [DATA_W-1:0]       s_axis_tdata,
+    input  wire [DATA_W/8-1:0]     s_axis_tkeep,
+    input  wire                    s_axis_tvalid,
+    output wire                    s_axis_tready,
+    input  wire                    s_axis_tlast,
+    input  wire [CONN_W+47:0]      s_axis_tuser,
+
+    output wire [DATA_W-1:0]       m_axis_tdata,
+    output wire [DATA_W/8-1:0]     m_axis_tkeep,
+    output wire                    m_axis_tvalid,
+    input  wire                    m_axis_tready,
+    output wire                    m_axis_tlast,
+    output wire [CONN_W+17:0]      m_axis_tuser,
+
+    output wire [2:0]              m_verdict_tdata,
+    output wire                    m_verdict_tvalid,
+    input  wire                    m_verdict_tready,
+    output wire [CONN_W-1:0]       m_verdict_tuser,
+
+    output wire [DATA_W-1:0]       m_exc_tdata,
+    output wire [DATA_W/8-1:0]     m_exc_tkeep,
+    output wire                    m_exc_tvalid,
+    input  wire                    m_exc_tready,
+    output wire                    m_exc_tlast,
+    output wire [CONN_W+50:0]      m_exc_tuser
+);
+
+localparam N = DATA_W / 8;
+localparam WL = $clog2(DATA_W / 32) + 1;
+localparam OL = $clog2(N) + 1;
+
+initial begin
+    if (DATA_W != 64 && DATA_W != 128 && DATA_W != 256 && DATA_W != 512) begin
+        $error("mpa_rx: DATA_W must be 64, 128, 256 or 512, not %0d", DATA_W);
+        $finish;
+    end
+end
+
+// ---- configuration goes to both tables at once -------------------------------------
+
+wire a_cfg_ready, w_cfg_ready;
+assign cfg_ready = a_cfg_ready && w_cfg_ready;
+wire cfg_go = cfg_valid && cfg_ready;
+
+reg              err_set_reg;
+reg [CONN_W-1:0] err_conn_reg;
+
+// ---- intake ------------------------------------------------------------------------------
+
+wire [DATA_W-1:0] a_data;
+wire a_valid, a_ready, a_first, a_last, a_mk, a_mrk_en, a_crc_en;
+wire [CONN_W-1:0] a_conn;
+wire [WL-1:0] a_wlo, a_whi;
+
+mpa_rx_align #(.DATA_W(DATA_W), .CONN_W(CONN_W)) align (
+    .clk(clk), .rst(rst),
+    .cfg_valid(cfg_go), .cfg_ready(a_cfg_ready), .cfg_conn(cfg_conn), .cfg_en(cfg_en),
+    .cfg_mrk_en(cfg_mrk_en), .cfg_crc_en(cfg_crc_en), .cfg_base(cfg_base),
+    .err_valid(err_set_reg), .err_conn(err_conn_reg),
+    .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid),
+    .s_axis_tready(s_axis_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
+    .m_data(a_data), .m_valid(a_valid), .m_ready(a_ready), .m_conn(a_conn),
+    .m_first(a_first), .m_last(a_last), .m_wlo(a_wlo), .m_whi(a_whi), .m_mk(a_mk),
+    .m_mrk_en(a_mrk_en), .m_crc_en(a_crc_en),
+    .m_exc_tdata(m_exc_tdata), .m_exc_tkeep(m_exc_tkeep), .m_exc_tvalid(m_exc_tvalid),
+    .m_exc_tready(m_exc_tready), .m_exc_tlast(m_exc_tlast), .m_exc_tuser(m_exc_tuser)
+);
+
+// ---- delineation ----------------------------------------------------------------------
+
+wire [1:0] l_valid, l_ready;
+wire [2*DATA_W-1:0] l_data;
+wire [2*WL-1:0] l_crc_lo, l_crc_hi;
+wire [2*WL-3:0] l_crcw;
+wire [2*OL-1:0] l_ulp_lo, l_ulp_hi;
+wire [1:0] l_run_first, l_run_last, l_resume, l_nopiece, l_fpdu_first, l_fpdu_end, l_crc_en, l_mkbad, l_lenbad;
+wire [63:0] l_state;
+wire [2*CONN_W-1:0] l_conn;
+wire [31:0] l_ulen;
+wire [15:0] l_seq, l_vseq;
+wire [1:0] wb_valid;
+wire [2*CONN_W-1:0] wb_conn;
+wire [63:0] wb_state;
+
+mpa_rx_walk #(.DATA_W(DATA_W), .CONN_W(CONN_W)) walk (
+    .clk(clk), .rst(rst),
+    .cfg_valid(cfg_go), .cfg_ready(w_cfg_ready), .cfg_conn(cfg_conn),
+    .s_data(a_data), .s_valid(a_valid), .s_ready(a_ready), .s_conn(a_conn),
+    .s_first(a_first), .s_last(a_last), .s_wlo(a_wlo), .s_whi(a_whi), .s_mk(a_mk && a_mrk_en),
+    .s_crc_en(a_crc_en),
+    .wb_valid(wb_valid[0] || wb_valid[1]),
+    .wb_conn(wb_valid[1] ? wb_conn[CONN_W +: CONN_W] : wb_conn[0 +: CONN_W]),
+    .wb_state(wb_valid[1] ? wb_state[63:32] : wb_state[31:0]),
+    .l_valid(l_valid), .l_ready(l_ready), .l_data(l_data),
+    .l_crc_lo(l_crc_lo), .l_crc_hi(l_crc_hi), .l_crcw(l_crcw),
+    .l_ulp_lo(l_ulp_lo), .l_ulp_hi(l_ulp_hi),
+    .l_run_first(l_run_first), .l_run_last(l_run_last), .l_resume(l_resume), .l_nopiece(l_nopiece), .l_state(l_state),
+    .l_fpdu_first(l_fpdu_first), .l_fpdu_end(l_fpdu_end), .l_conn(l_conn), .l_ulen(l_ulen),
+    .l_crc_en(l_crc_en), .l_mkbad(l_mkbad), .l_lenbad(l_lenbad), .l_seq(l_seq), .l_vseq(l_vseq)
+);
+
+// ---- two lanes ------------------------------------------------------------------------
+
+wire [2*DATA_W-1:0] p_tdata;
+wire [2*N-1:0] p_tkeep;
+wire [1:0] p_tvalid, p_tready, p_tlast, p_first, p_last;
+wire [2*CONN_W-1:0] p_conn;
+wire [31:0] p_ulen;
+wire [15:0] p_seq;
+wire [1:0] v_valid, v_ready;
+wire [2*CONN_W-1:0] v_conn;
+wire [5:0] v_code;
+wire [15:0] v_vseq;
+
+genvar g;
+generate
+    for (g = 0; g < 2; g = g + 1) begin : lane
+        mpa_rx_lane #(.DATA_W(DATA_W), .CONN_W(CONN_W)) u (
+            .clk(clk), .rst(rst),
+            .s_valid(l_valid[g]), .s_ready(l_ready[g]), .s_data(l_data[DATA_W*g +: DATA_W]),
+            .s_crc_lo(l_crc_lo[WL*g +: WL]), .s_crc_hi(l_crc_hi[WL*g +: WL]),
+            .s_crcw(l_crcw[(WL-1)*g +: WL-1]),
+            .s_ulp_lo(l_ulp_lo[OL*g +: OL]), .s_ulp_hi(l_ulp_hi[OL*g +: OL]),
+            .s_run_first(l_run_first[g]), .s_run_last(l_run_last[g]), .s_resume(l_resume[g]),
+            .s_nopiece(l_nopiece[g]),
+            .s_state(l_state[32*g +: 32]), .s_fpdu_first(l_fpdu_first[g]),
+            .s_fpdu_end(l_fpdu_end[g]), .s_conn(l_conn[CONN_W*g +: CONN_W]),
+            .s_ulen(l_ulen[16*g +: 16]),
+            .s_crc_en(l_crc_en[g]), .s_mkbad(l_mkbad[g]), .s_lenbad(l_lenbad[g]),
+            .s_seq(l_seq[8*g +: 8]), .s_vseq(l_vseq[8*g +: 8]),
+            .m_tdata(p_tdata[DATA_W*g +: DATA_W]), .m_tkeep(p_tkeep[N*g +: N]),
+            .m_tvalid(p_tvalid[g]), .m_tready(p_tready[g]), .m_tlast(p_tlast[g]),
+            .m_conn(p_conn[CONN_W*g +: CONN_W]), .m_ulen(p_ulen[16*g +: 16]),
+            .m_first(p_first[g]), .m_last(p_last[g]),
+            .m_seq(p_seq[8*g +: 8]),
+            .v_valid(v_valid[g]), .v_ready(v_ready[g]), .v_conn(v_conn[CONN_W*g +: CONN_W]),
+            .v_code(v_code[3*g +: 3]), .v_vseq(v_vseq[8*g +: 8]),
+            .wb_valid(wb_valid[g]), .wb_conn(wb_conn[CONN_W*g +: CONN_W]),
+            .wb_state(wb_state[32*g +: 32])
+        );
+    end
+endgenerate
+
+// ---- merge: pieces in run order, verdicts in FPDU order ----------------------------------
+
+reg [7:0] mseq_reg;      // run number of the next piece
+reg       in_frame_reg;
+reg       cur_reg;
+reg [7:0] vexp_reg;      // FPDU-end number of the next verdict
+reg [7:0] vdone_reg;     // FPDU ends whose last piece has gone out
+
+wire head0 = p_tvalid[0] && p_seq[7:0] == mseq_reg;
+wire head1 = p_tvalid[1] && p_seq[15:8] == mseq_reg;
+wire sel = in_frame_reg ? cur_reg : !head0;
+wire pick = in_frame_reg || head0 || head1;
+
+assign m_axis_tdata = p_tdata[DATA_W*sel +: DATA_W];
+assign m_axis_tkeep = p_tkeep[N*sel +: N];
+assign m_axis_tlast = p_tlast[sel];
+assign m_axis_tuser = {p_ulen[16*sel +: 16], p_conn[CONN_W*sel +: CONN_W], p_first[sel], p_last[sel]};
+assign m_axis_tvalid = pick && p_tvalid[sel];
+assign p_tready[0] = pick && !sel && m_axis_tready;
+assign p_tready[1] = pick && sel && m_axis_tready;
+wire piece_go = m_axis_tvalid && m_axis_tready;
+
+wire [7:0] vpassed = vdone_reg - vexp_reg;
+wire vok = vpassed != 8'd0 && !vpassed[7];
+wire vh0 = v_valid[0] && v_vseq[7:0] == vexp_reg;
+wire vsel = !vh0;
+assign m_verdict_tvalid = vok && (vh0 || (v_valid[1] && v_vseq[15:8] == vexp_reg));
+assign m_verdict_tdata = v_code[3*vsel +: 3];
+assign m_verdict_tuser = v_conn[CONN_W*vsel +: CONN_W];
+assign v_ready[0] = m_verdict_tvalid && !vsel && m_verdict_tready;
+assign v_ready[1] = m_verdict_tvalid && vsel && m_verdict_tready;
+wire verdict_go = m_verdict_tvalid && m_verdict_tready;
+
+always @(posedge clk) begin
+    err_set_reg <= verdict_go && m_verdict_tdata != 3'd0;
+    err_conn_reg <= m_verdict_tuser;
+    if (piece_go) begin
+        in_frame_reg <= !m_axis_tlast;
+        cur_reg <= sel;
+        if (m_axis_tlast) begin
+            mseq_reg <= mseq_reg + 8'd1;
+            if (p_last[sel]) begin
+                vdone_reg <= vdone_reg + 8'd1;
+            end
+        end
+    end
+    if (verdict_go) begin
+        vexp_reg <= vexp_reg + 8'd1;
+    end
+    if (rst) begin
+        err_set_reg <= 1'b0;
+        in_frame_reg <= 1'b0;
+        cur_reg <= 1'b0;
+        mseq_reg <= 8'd0;
+        vexp_reg <= 8'd0;
+        vdone_reg <= 8'd0;
+    end
+end
+
+endmodule
+
+`resetall

@@ -1,0 +1,361 @@
+// mpa_rx_align: the intake of the MPA receive path. Takes TCP segment
+// payloads of many connections, decides per segment whether it continues
+// its connection's in-order stream, and hands the new octets on as whole
+// 32-bit words in stream-aligned beats; every other segment goes, whole and
+// untouched, to the exception stream with a reason code.
+//
+// Stream alignment. Octet s of a connection's stream (s = TCP sequence
+// number minus the marker base, RFC 5044 4.3) sits in lane s mod N of
+// output beat s div N (N = DATA_W/8). MPA's units all start at multiples of
+// 4 octets from the base (FPDUs are multiples of 4, markers are 4 octets
+// every 512), so in this view every FPDU starts at a word boundary and every
+// marker fills word 0 of a beat whose stream offset is a multiple of 512:
+// the delineator behind this block (mpa_rx_walk) works on words and never
+// shifts data. Octets of a word the segment does not complete are kept per
+// connection (up to 3, the "stash") and completed by the next in-order
+// segment; nothing is handed on before its word is whole.
+//
+// Per-connection state (an sdp_ram of 2^CONN_W entries): enabled, markers
+// and CRC on, the marker base mod 512, the next expected sequence number
+// (rcv_nxt) and the stash; an error bit in a second table, set through
+// err_* (by the verdicts) and cleared by configuring the connection.
+//
+// Classification of a segment [seq, seq+len) against rcv_nxt, in this
+// order (sequence arithmetic mod 2^32):
+//   exception 1  connection not enabled
+//   exception 2  connection in error (an FPDU failed its CRC or markers)
+//   exception 5  len = 0
+//   exception 3  out of order: seq after rcv_nxt (a hole before it)
+//   exception 4  duplicate: seq+len at or before rcv_nxt (nothing new)
+//   accepted     seq <= rcv_nxt < seq+len: the octets before rcv_nxt are
+//                skipped (an overlap never overwrites what came first,
+//                the stash included) and rcv_nxt becomes seq+len.
+//
+// Input s_axis: one frame per segment, lane-0 aligned, every beat full but
+// the last, exactly ceil(len/N) beats; tkeep is not looked at. tuser =
+// {conn, seq[31:0], len[15:0]}, read on the first beat.
+// cfg_*: (re)starts a connection with its marker base (the sequence number
+// of the first FPDU octet, which is also where its markers start), markers
+// and CRC on or off; clears its error. cfg_ready is high only between
+// segments. Configure a connection while none of its segments is in the
+// block.
+// Output m_*: one beat per stream beat that holds at least one new whole
+// word: words [m_wlo, m_whi) of m_data are valid; m_mk says word 0 of this
+// beat is a marker position (markers on and stream offset a multiple of
+// 512); m_first/m_last mark the segment's first and last output beat; a
+// segment that completes no word has none. m_mrk_en, m_crc_en, m_conn are
+// the segment's.
+// Exceptions m_exc_*: the segment's frame as it came in, tuser = {conn,
+// seq, len, reason[2:0]}.
+//
+// Throughput: one output beat per clock within a segment, plus one when
+// the segment's octets straddle one more beat than they arrived in; two
+// idle clocks between segments (table lookup). Latency: 3 clocks from a
+// segment's first beat on s_axis to its first output beat.
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module mpa_rx_align #(
+    parameter DATA_W = 64,
+    parameter CONN_W = 10
+) (
+    input  wire                    clk,
+    input  wire                    rst,
+
+    input  wire                    cfg_valid,
+    output wire                    cfg_ready,
+    input  wire [CONN_W-1:0]       cfg_conn,
+    input  wire                    cfg_en,
+    input  wire                    cfg_mrk_en,
+    input  wire                    cfg_crc_en,
+    input  wire [31:0]             cfg_base,
+
+    input  wire                    err_valid,
+    input  wire [CONN_W-1:0]       err_conn,
+
+    input  wire [DATA_W-1:0]       s_axis_tdata,
+    input  wire [DATA_W/8-1:0]     s_axis_tkeep,
+    input  wire                    s_axis_tvalid,
+    output wire                    s_axis_tready,
+    input  wire                    s_axis_tlast,
+    input  wire [CONN_W+47:0]      s_axis_tuser,
+
+    output reg  [DATA_W-1:0]       m_data,
+    output reg                     m_valid,
+    input  wire                    m_ready,
+    output reg  [CONN_W-1:0]       m_conn,
+    output reg                     m_first,
+    output reg                     m_last,
+    output reg  [$clog2(DATA_W/32):0] m_wlo,
+    output reg  [$clog2(DATA_W/32):0] m_whi,
+    output reg                     m_mk,
+    output reg                     m_mrk_en,
+    output reg                     m_crc_en,
+
+    output wire [DATA_W-1:0]       m_exc_tdata,
+    output wire [DATA_W/8-1:0]     m_exc_tkeep,
+    output wire                    m_exc_tvalid,
+    input  wire                    m_exc_tready,
+    output wire                    m_exc_tlast,
+    output wire [CONN_W+50:0]      m_exc_tuser
+);
+
+localparam N = DATA_W / 8;
+localparam LN = $clog2(N);
+localparam WORDS = DATA_W / 32;
+localparam WL = $clog2(WORDS) + 1;   // a word count 0 .. WORDS
+localparam PH_W = 9 - LN;            // beat index within a marker interval
+localparam ST_W = 1 + 1 + 1 + 9 + 32 + 24;
+localparam [17:0] N18 = {{(17 - LN){1'b0}}, 1'b1, {LN{1'b0}}};
+localparam [LN:0] N1 = {1'b1, {LN{1'b0}}};
+
+initial begin
+    if (DATA_W != 64 && DATA_W != 128 && DATA_W != 256 && DATA_W != 512) begin
+        $error("mpa_rx_align: DATA_W must be 64, 128, 256 or 512, not %0d", DATA_W);
+        $finish;
+    end
+end
+
+localparam [2:0] S_IDLE = 3'd0, S_LOOK = 3'd1, S_STREAM = 3'd2, S_EXC = 3'd3;
+
+reg [2:0] state_reg;
+
+// ---- tables -----------------------------------------------------------------
+// st: {en, mrk_en, crc_en, base[8:0], rcv_nxt[31:0], stash[23:0]}
+
+wire [CONN_W-1:0] in_conn = s_axis_tuser[CONN_W+47:48];
+wire [31:0]       in_seq  = s_axis_tuser[47:16];
+wire [15:0]       in_len  = s_axis_tuser[15:0];
+
+wire cfg_fire = cfg_valid && cfg_ready;
+wire look_start = state_reg == S_IDLE && !cfg_valid && s_axis_tvalid;
+
+wire             st_wr_en;
+wire [ST_W-1:0]  st_wr_data;
+wire [CONN_W-1:0] st_wr_addr;
+wire [ST_W-1:0]  st_rd;
+
+sdp_ram #(.WIDTH(ST_W), .ADDR_W(CONN_W)) st_ram (
+    .clk(clk),
+    .wr_en(st_wr_en), .wr_addr(st_wr_addr), .wr_data(st_wr_data),
+    .rd_en(look_start), .rd_addr(in_conn), .rd_data(st_rd)
+);
+
+wire err_rd;
+sdp_ram #(.WIDTH(1), .ADDR_W(CONN_W)) err_ram (
+    .clk(clk),
+    .wr_en(err_valid || cfg_fire), .wr_addr(err_valid ? err_conn : cfg_conn),
+    .wr_data(err_valid),
+    .rd_en(look_start), .rd_addr(in_conn), .rd_data(err_rd)
+);
+
+// cfg writes only between segments, and not when an error is being set
+// (the error table has one write port).
+assign cfg_ready = state_reg == S_IDLE && !err_valid;
+
+// ---- segment registers --------------------------------------------------------
+
+reg [CONN_W-1:0] conn_reg;
+reg [31:0]       seq_reg;
+reg [15:0]       len_reg;
+reg [2:0]        reason_reg;
+reg              mrk_reg, crc_reg;
+reg [8:0]        base_reg;
+reg [31:0]       end_reg;                // seq + len
+reg [23:0]       stash_reg;
+reg [1:0]        stash_n_reg;            // stash octets, (rcv_nxt - base) mod 4
+reg [LN-1:0]     rot_reg;                // (seq - base) mod N
+reg [17:0]       lo_rem_reg, hi_rem_reg; // octets from this beat to lo, hi
+reg [17:0]       in_left_reg;            // input beats still to take
+reg [17:0]       out_left_reg;           // output beats still to make
+reg [PH_W-1:0]   phase_reg;              // beat index mod 512/N
+reg              emitted_reg;
+reg [DATA_W-1:0] prev_rot_reg;
+
+// ---- lookup: classify --------------------------------------------------------
+
+wire        st_en   = st_rd[ST_W-1];
+wire        st_mrk  = st_rd[ST_W-2];
+wire        st_crc  = st_rd[ST_W-3];
+wire [8:0]  st_base = st_rd[ST_W-4 -: 9];
+wire [31:0] st_nxt  = st_rd[55:24];
+wire [23:0] st_stash = st_rd[23:0];
+
+wire [31:0] d_ahead = seq_reg - st_nxt;          // > 0: a hole before the segment
+wire [31:0] d_end   = end_reg - st_nxt;          // <= 0: nothing new
+wire        is_ooo  = !d_ahead[31] && d_ahead != 32'd0;
+wire        is_dup  = d_end[31] || d_end == 32'd0;
+wire [15:0] skip    = st_nxt[15:0] - seq_reg[15:0]; // octets already received (< len)
+wire [8:0]  off9    = seq_reg[8:0] - st_base;    // (seq - base) mod 512
+wire [LN-1:0] rot   = off9[LN-1:0];
+wire [17:0] lo_rel  = {2'b00, skip} + {{(18-LN){1'b0}}, rot};
+wire [17:0] hi_rel  = {2'b00, len_reg} + {{(18-LN){1'b0}}, rot};
+wire [2:0]  look_reason =
+    !st_en     ? 3'd1 :
+    err_rd     ? 3'd2 :
+    len_reg == 16'd0 ? 3'd5 :
+    is_ooo     ? 3'd3 :
+    is_dup     ? 3'd4 : 3'd0;
+wire [1:0]  nxt_n   = st_nxt[1:0] - st_base[1:0];
+wire [17:0] hi_round = hi_rel + (N18 - 18'd1);
+wire [17:0] out_beats = hi_round >> LN;          // beats the octets straddle
+wire [17:0] in_round = {2'b00, len_reg} + (N18 - 18'd1);
+wire [17:0] in_beats = in_round >> LN;           // beats the segment arrives in
+
+// ---- streaming: one output beat a clock ----------------------------------------
+
+wire out_adv = !m_valid || m_ready;
+wire need_in = in_left_reg != 18'd0;
+wire step = state_reg == S_STREAM && out_adv && (!need_in || s_axis_tvalid);
+
+wire [2*DATA_W-1:0] dbl = {s_axis_tdata, s_axis_tdata};
+wire [LN:0] rot_back = N1 - {1'b0, rot_reg};
+wire [DATA_W-1:0] rot_in = need_in ? dbl[{rot_back, 3'b000} +: DATA_W] : {DATA_W{1'b0}};
+
+// Word range of this beat, the stash merged into the word at lo, and the
+// stash after the segment: the octets of the word at hi (the first one not
+// whole), used when the last output beat is made.
+wire lo_here = !lo_rem_reg[17] && lo_rem_reg < N18;
+wire [31:0] stash32 = {8'd0, stash_reg};
+wire [DATA_W-1:0] merged;
+wire [23:0] stash_new;
+wire [WL-1:0] wlo = (lo_rem_reg[17] || lo_rem_reg == 18'd0) ? {WL{1'b0}} :
+                    (lo_rem_reg >= N18) ? WORDS[WL-1:0] : lo_rem_reg[WL+1:2];
+wire [WL-1:0] whi = (hi_rem_reg[17] || hi_rem_reg < 18'd4) ? {WL{1'b0}} :
+                    (hi_rem_reg >= N18) ? WORDS[WL-1:0] : hi_rem_reg[WL+1:2];
+genvar g;
+generate
+    for (g = 0; g < N; g = g + 1) begin : lane
+        localparam [LN-1:0] LANE = g;
+        wire stashed;
+        wire carried;
+        if (g % 4 == 3) begin : no_stash
+            assign stashed = 1'b0;
+        end else begin : may_stash
+            assign stashed = lo_here && lo_rem_reg[LN-1:2] == LANE[LN-1:2] &&
+                             stash_n_reg > LANE[1:0];
+        end
+        if (g == N - 1) begin : no_carry
+            assign carried = 1'b0;
+        end else begin : may_carry
+            assign carried = rot_reg > LANE;
+        end
+        assign merged[8*g +: 8] = stashed ? stash32[8*(g % 4) +: 8] :
+                                  carried ? prev_rot_reg[8*g +: 8] : rot_in[8*g +: 8];
+    end
+    for (g = 0; g < 3; g = g + 1) begin : keep
+        wire [7:0] octets [0:WORDS-1];
+        genvar k;
+        for (k = 0; k < WORDS; k = k + 1) begin : word
+            assign octets[k] = merged[32*k + 8*g +: 8];
+        end
+        assign stash_new[8*g +: 8] = octets[hi_rem_reg[LN-1:2]];
+    end
+endgenerate
+
+wire emit = whi > wlo;
+wire final_beat = out_left_reg == 18'd1;
+
+// ---- exceptions: the frame passes through ---------------------------------------
+
+assign m_exc_tdata  = s_axis_tdata;
+assign m_exc_tkeep  = s_axis_tkeep;
+assign m_exc_tlast  = s_axis_tlast;
+assign m_exc_tvalid = state_reg == S_EXC && s_axis_tvalid;
+assign m_exc_tuser  = {conn_reg, seq_reg, len_reg, reason_reg};
+
+assign s_axis_tready = (state_reg == S_EXC && m_exc_tready) ||
+                       (state_reg == S_STREAM && need_in && out_adv);
+
+// ---- registers -----------------------------------------------------------------
+
+// The table is written at the edge that ends a cfg transfer or a segment's
+// last output beat, so the next lookup (a later clock) reads the new word.
+// The two never coincide: cfg_ready is low while a segment streams.
+wire seg_done = step && final_beat;
+assign st_wr_en = cfg_fire || seg_done;
+assign st_wr_addr = cfg_fire ? cfg_conn : conn_reg;
+assign st_wr_data = cfg_fire ? {cfg_en, cfg_mrk_en, cfg_crc_en, cfg_base[8:0], cfg_base, 24'd0}
+                             : {1'b1, mrk_reg, crc_reg, base_reg, end_reg, stash_new};
+
+always @(posedge clk) begin
+    if (m_valid && m_ready) begin
+        m_valid <= 1'b0;
+    end
+
+    case (state_reg)
+    S_IDLE: begin
+        if (look_start) begin
+            conn_reg <= in_conn;
+            seq_reg <= in_seq;
+            len_reg <= in_len;
+            end_reg <= in_seq + {16'd0, in_len};
+            state_reg <= S_LOOK;
+        end
+    end
+    S_LOOK: begin
+        reason_reg <= look_reason;
+        mrk_reg <= st_mrk;
+        crc_reg <= st_crc;
+        base_reg <= st_base;
+        stash_reg <= st_stash;
+        stash_n_reg <= nxt_n;
+        rot_reg <= rot;
+        // Word boundaries: lo rounds down to the stash's word, hi down to
+        // the last whole word.
+        lo_rem_reg <= lo_rel & 18'h3FFFC;
+        hi_rem_reg <= hi_rel & 18'h3FFFC;
+        in_left_reg <= in_beats;
+        out_left_reg <= out_beats;
+        phase_reg <= off9[8:LN];
+        emitted_reg <= 1'b0;
+        prev_rot_reg <= {DATA_W{1'b0}};
+        state_reg <= look_reason == 3'd0 ? S_STREAM : S_EXC;
+    end
+    S_STREAM: begin
+        if (step) begin
+            if (need_in) begin
+                in_left_reg <= in_left_reg - 18'd1;
+            end
+            out_left_reg <= out_left_reg - 18'd1;
+            prev_rot_reg <= rot_in;
+            lo_rem_reg <= lo_rem_reg - N18;
+            hi_rem_reg <= hi_rem_reg - N18;
+            phase_reg <= phase_reg + 1'b1;
+            if (emit) begin
+                m_valid <= 1'b1;
+                m_data <= merged;
+                m_conn <= conn_reg;
+                m_first <= !emitted_reg;
+                m_last <= hi_rem_reg <= N18;
+                m_wlo <= wlo;
+                m_whi <= whi;
+                m_mk <= mrk_reg && phase_reg == {PH_W{1'b0}};
+                m_mrk_en <= mrk_reg;
+                m_crc_en <= crc_reg;
+                emitted_reg <= 1'b1;
+            end
+            if (final_beat) begin
+                state_reg <= S_IDLE;
+            end
+        end
+    end
+    S_EXC: begin
+        if (s_axis_tvalid && m_exc_tready && s_axis_tlast) begin
+            state_reg <= S_IDLE;
+        end
+    end
+    default: state_reg <= S_IDLE;
+    endcase
+
+    if (rst) begin
+        state_reg <= S_IDLE;
+        m_valid <= 1'b0;
+    end
+end
+
+endmodule
+
+`resetall
