@@ -39,7 +39,6 @@ import json
 import logging
 import os
 import random
-import re
 import subprocess
 from collections import deque
 from dataclasses import dataclass, field
@@ -53,35 +52,16 @@ from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStream
 
 import hdlsim
 import oracle
+from rdmap_tx import (
+    INVALIDATES, READ_REQ, READ_REQ_SEG, READ_RESP, SEND, SEND_INV, SEND_SE, SEND_SE_INV, TAGGED,
+    TAGGED_HDR, TERMINATE, UNTAGGED_HDR, WRITE, error_code,
+)
 
 CLK_PERIOD_NS = 4  # 250 MHz, the 512-bit build's target; any period works
 # Icarus runs this testbench about 3 times slower than Verilator: fewer
 # random messages there, so that the whole run stays near 3 minutes.
 MESSAGES = os.environ.get("DDP_TX_MESSAGES")
 BENCH_DIR = hdlsim.REPO_ROOT / "build" / "bench"
-
-# RDMAP opcodes (RFC 5040).
-WRITE, READ_REQ, READ_RESP, SEND, SEND_INV, SEND_SE, SEND_SE_INV, TERMINATE = range(8)
-TAGGED = (WRITE, READ_RESP)
-INVALIDATES = (SEND_INV, SEND_SE_INV)
-TAGGED_HDR, UNTAGGED_HDR, READ_REQ_SEG = 14, 18, 46
-
-# The block's error codes (ddp_tx.v's header), from the Go stack's refusals.
-ERROR_CODES = [
-    (re.compile(r"^rdmap: cannot send opcode "), 1),
-    (re.compile(r"^rdmap: .* cannot carry an Invalidate STag$"), 2),
-    (re.compile(r"^rdmap: malformed Terminate: "), 3),
-    (re.compile(r"^rdmap: (RDMA Read Request|Terminate) of \d+ octets does not fit one segment"), 4),
-    (re.compile(r"^ddp: MULPDU \d+ leaves no room for payload"), 5),
-    (re.compile(r"^ddp: \d+ octets at TO 0x[0-9a-f]+ wrap the 64-bit TO$"), 6),
-]
-
-def error_code(refused: str) -> int:
-    for pattern, code in ERROR_CODES:
-        if pattern.search(refused):
-            return code
-    raise AssertionError(f"the Go stack refused with {refused!r}, which no error code names")
-
 
 @dataclass
 class Msg:

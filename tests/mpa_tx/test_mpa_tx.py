@@ -23,6 +23,13 @@ The cocotb tests, in order:
                       beats per clock and latency, written to
                       build/bench/mpa_tx-W<w>.json.
 
+Verilator and Icarus run hw/rtl/mpa_tx.v at every width; GHDL runs the
+VHDL-2008 twin (hw/rtl/vhdl/mpa_tx.vhd and its stages) at GHDL_WIDTHS
+only, with fewer FPDUs (GHDL_FPDUS) and shorter bench bursts, as GHDL's
+mcode backend is many times slower; its bench figures go to
+build/bench/mpa_tx-W<w>-ghdl.json, so that they never stand in for the
+Verilog's.
+
 Run with `make test-hw` or `.venv/bin/pytest tests/mpa_tx` (SIMS=...,
 WAVES=1 and RANDOM_SEED=... as in tests/hdlsim.py). MPA_TX_FPDUS (default
 120) sets the number of FPDUs in random_streams; MPA_TX_TRACE=1 logs every
@@ -49,6 +56,8 @@ import oracle
 
 CLK_PERIOD_NS = 4
 FPDUS = max(4, int(os.environ.get("MPA_TX_FPDUS", "120")))
+# Octets per bench burst (per FPDU size); MPA_TX_BENCH_OCTETS lowers it for GHDL.
+BENCH_OCTETS = int(os.environ.get("MPA_TX_BENCH_OCTETS", "40000"))
 CONN_W = 10
 MAX_ULPDU = 64768
 BENCH_DIR = hdlsim.REPO_ROOT / "build" / "bench"
@@ -334,7 +343,7 @@ async def back_to_back_bench(dut):
     rng = tb.rng
     sizes = {}
     for i, size in enumerate(BENCH_SIZES):
-        count = max(16, min(200, 40000 // size))
+        count = max(16, min(200, BENCH_OCTETS // size))
         # ULPDU_Length, pad and CRC make an FPDU of `size` octets before
         # markers.
         ulpdus = [rng.randbytes(size - 8) for _ in range(count)]
@@ -371,7 +380,8 @@ async def back_to_back_bench(dut):
         "simulator": cocotb.SIM_NAME,
     }
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
-    (BENCH_DIR / f"mpa_tx-W{tb.width}.json").write_text(json.dumps(result, indent=2) + "\n")
+    suffix = "-ghdl" if cocotb.SIM_NAME.lower().startswith("ghdl") else ""
+    (BENCH_DIR / f"mpa_tx-W{tb.width}{suffix}.json").write_text(json.dumps(result, indent=2) + "\n")
     dut._log.info("bench: %s", result)
     for size, s in sizes.items():
         assert s["beats_per_clock"] == 1.0, f"FPDUs of {size} octets: {s}"
@@ -387,10 +397,28 @@ def oracle_path() -> Path:
     return oracle.build()
 
 
-@pytest.mark.parametrize("width", WIDTHS, ids=[f"W{w}" for w in WIDTHS])
-@pytest.mark.parametrize("sim", hdlsim.simulators(langs=("verilog",)))
+# GHDL (mcode) runs the VHDL twin at two widths, with less traffic.
+GHDL_WIDTHS = (64, 512)
+GHDL_FPDUS = 24
+GHDL_BENCH_OCTETS = 4000
+
+
+def cases() -> list:
+    return [
+        pytest.param(sim.values[0], width, id=f"{sim.id}-W{width}")
+        for sim in hdlsim.simulators()
+        for width in WIDTHS
+        if sim.values[0] != "ghdl" or width in GHDL_WIDTHS
+    ]
+
+
+@pytest.mark.parametrize("sim,width", cases())
 def test_mpa_tx(sim, width, oracle_path):
     rtl = hdlsim.RTL_DIR
+    env = {oracle.ENV_VAR: str(oracle_path), "MPA_TX_WIDTH": str(width)}
+    if sim == "ghdl":
+        env["MPA_TX_FPDUS"] = os.environ.get("MPA_TX_FPDUS", str(GHDL_FPDUS))
+        env["MPA_TX_BENCH_OCTETS"] = str(GHDL_BENCH_OCTETS)
     hdlsim.run(
         test="mpa_tx",
         sim=sim,
@@ -398,6 +426,8 @@ def test_mpa_tx(sim, width, oracle_path):
         toplevel="mpa_tx",
         test_module=__name__,
         verilog_sources=[rtl / f for f in ("mpa_tx.v", "mpa_tx_frame.v", "mpa_tx_mark.v", "sdp_ram.v", "crc32c.v")],
+        vhdl_sources=[hdlsim.VHDL_DIR / f for f in ("crc32c.vhd", "sdp_ram.vhd", "mpa_tx_frame.vhd",
+                                             "mpa_tx_mark.vhd", "mpa_tx.vhd")],
         parameters={"DATA_W": width, "CONN_W": CONN_W},
-        extra_env={oracle.ENV_VAR: str(oracle_path), "MPA_TX_WIDTH": str(width)},
+        extra_env=env,
     )
