@@ -267,68 +267,38 @@ echo "FROM-LISTENER $(cat /tmp/from-listener)"
 // server guest's forward listens. This is the path an interop test takes
 // with the project's rping on the host side. The server's capture shows the
 // MPA startup.
+//
+// Both sides are siw, and siw's responder can lose the Initiator's first
+// FPDU (docs/interop.md): the pair then hangs until the timeout. rdma-core's
+// rping rarely meets that race, but a loaded machine (QEMU emulating, the
+// hardware simulations beside it) makes it likelier, so a pair whose client
+// has not finished within rpingAttempt is killed and started afresh, once,
+// and the test says so.
 func TestRpingThroughHost(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
-	// The client guest boots alongside the server and waits for this gate
-	// to open: a host port that accepts once the server listens. Until
-	// then the guest's connection attempts are refused.
-	gateAddr, err := resolveForward(Forward{GuestPort: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, gatePort, _ := net.SplitHostPort(gateAddr.HostAddr)
-
-	pcap := filepath.Join(t.TempDir(), "server.pcap")
-	server := startGuest(t, ctx, "server", Options{
-		Forwards: []Forward{{GuestPort: 7174}},
-		Pcap:     pcap,
-		Script: `
-rping -s -a 10.0.2.15 -p 7174 -v -C 5 -S 100 &
-i=0
-until netstat -ltn | grep -q ':7174 '; do
-	i=$((i + 1)); [ $i -gt 200 ] && { echo "no rping listener"; exit 1; }
-	sleep 0.05
-done
-echo RPING-LISTENING
-wait $! || exit 1
-`,
-	})
-	rpingAddr := server.HostAddr(7174)
-	_, rpingPort, _ := net.SplitHostPort(rpingAddr)
-	client := startGuest(t, ctx, "client", Options{
-		Script: fmt.Sprintf(`
-i=0
-until nc %[1]s %[2]s </dev/null >/dev/null 2>&1; do
-	i=$((i + 1)); [ $i -gt 1200 ] && { echo "the gate never opened"; exit 1; }
-	sleep 0.1
-done
-rping -c -a %[1]s -p %[3]s -v -C 5 -S 100
-`, HostIP, gatePort, rpingPort),
-	})
-
-	if err := server.WaitFor(ctx, "RPING-LISTENING"); err != nil {
-		t.Fatal(err)
-	}
-	logReady(t, "server", server)
-	gate, err := net.Listen("tcp", gateAddr.HostAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gate.Close()
-	go func() {
-		for {
-			c, err := gate.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
+	const rpingAttempt = 2 * time.Minute
+	var pcap string
+	var client, server *Guest
+	for attempt := 1; ; attempt++ {
+		actx, acancel := context.WithTimeout(ctx, rpingAttempt)
+		pcap = filepath.Join(t.TempDir(), "server.pcap")
+		var hung error
+		client, server, hung = rpingPair(t, ctx, actx, pcap)
+		acancel()
+		if hung == nil {
+			break
 		}
-	}()
-
-	waitExit(t, ctx, "client", client)
+		if attempt == 2 || ctx.Err() != nil {
+			t.Fatalf("client: %v", hung)
+		}
+		t.Logf("attempt %d: the rping pair did not finish within %v (siw's responder race, docs/interop.md); starting a new pair: %v",
+			attempt, rpingAttempt, hung)
+		client.Kill()
+		server.Kill()
+	}
 	logReady(t, "client", client)
 	waitExit(t, ctx, "server", server)
 	// rping's client exits with 0 even when the server fails it: count.
@@ -356,6 +326,77 @@ rping -c -a %[1]s -p %[3]s -v -C 5 -S 100
 	if !mpa {
 		t.Errorf("no MPA Request and Reply in the server's capture: %v", convs)
 	}
+}
+
+// rpingPair boots the server and client guests of TestRpingThroughHost
+// (they live as long as ctx) and waits for the client's script to finish.
+// It returns an error, and not a test failure, only when the client is
+// still running when wait ends.
+func rpingPair(t *testing.T, ctx, wait context.Context, pcap string) (client, server *Guest, hung error) {
+	t.Helper()
+	// The client guest boots alongside the server and waits for this gate
+	// to open: a host port that accepts once the server listens. Until
+	// then the guest's connection attempts are refused.
+	gateAddr, err := resolveForward(Forward{GuestPort: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, gatePort, _ := net.SplitHostPort(gateAddr.HostAddr)
+
+	server = startGuest(t, ctx, "server", Options{
+		Forwards: []Forward{{GuestPort: 7174}},
+		Pcap:     pcap,
+		Script: `
+rping -s -a 10.0.2.15 -p 7174 -v -C 5 -S 100 &
+i=0
+until netstat -ltn | grep -q ':7174 '; do
+	i=$((i + 1)); [ $i -gt 200 ] && { echo "no rping listener"; exit 1; }
+	sleep 0.05
+done
+echo RPING-LISTENING
+wait $! || exit 1
+`,
+	})
+	rpingAddr := server.HostAddr(7174)
+	_, rpingPort, _ := net.SplitHostPort(rpingAddr)
+	client = startGuest(t, ctx, "client", Options{
+		Script: fmt.Sprintf(`
+i=0
+until nc %[1]s %[2]s </dev/null >/dev/null 2>&1; do
+	i=$((i + 1)); [ $i -gt 1200 ] && { echo "the gate never opened"; exit 1; }
+	sleep 0.1
+done
+rping -c -a %[1]s -p %[3]s -v -C 5 -S 100
+`, HostIP, gatePort, rpingPort),
+	})
+
+	if err := server.WaitFor(wait, "RPING-LISTENING"); err != nil {
+		t.Fatal(err)
+	}
+	logReady(t, "server", server)
+	gate, err := net.Listen("tcp", gateAddr.HostAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gate.Close()
+	go func() {
+		for {
+			c, err := gate.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+
+	status, err := client.Wait(wait)
+	if err != nil {
+		return client, server, err
+	}
+	if status != 0 {
+		t.Fatalf("client: script exit status %d; its output:\n%s", status, client.ScriptOutput())
+	}
+	return client, server, nil
 }
 
 // countLines counts the lines that start with prefix.
