@@ -54,7 +54,7 @@ import hdlsim
 import oracle
 from rdmap_tx import (
     INVALIDATES, READ_REQ, READ_REQ_SEG, READ_RESP, SEND, SEND_INV, SEND_SE, SEND_SE_INV, TAGGED,
-    TAGGED_HDR, TERMINATE, UNTAGGED_HDR, WRITE, error_code,
+    TAGGED_HDR, TERMINATE, UNTAGGED_HDR, WRITE, DescSource, desc_fields, error_code,
 )
 
 CLK_PERIOD_NS = 4  # 250 MHz, the 512-bit build's target; any period works
@@ -87,68 +87,14 @@ class Msg:
     def has_frame(self) -> bool:
         return self.opcode != READ_REQ and self.desc_len() > 0
 
+    def desc(self) -> dict[str, int]:
+        return {**desc_fields(self, self.desc_len()), "ctx": self.ctx}
+
     def describe(self) -> str:
         return (
             f"opcode {self.opcode} len {self.desc_len()} mulpdu {self.mulpdu} ctx {self.ctx:#x} "
             f"stag {self.stag:#x} to {self.to:#x} msn {self.msn:#x} inv {self.inv_stag:#x}"
         )
-
-
-class DescSource:
-    """Drives s_desc_*: one descriptor per handshake, optional idle clocks."""
-
-    def __init__(self, dut):
-        self.dut = dut
-        self.queue: deque[Msg] = deque()
-        self.pause_generator = None
-        self.wake = Event()
-        dut.s_desc_valid.value = 0
-        cocotb.start_soon(self._run())
-
-    def send(self, msg: Msg) -> None:
-        self.queue.append(msg)
-        self.wake.set()
-
-    def clear(self) -> None:
-        self.queue.clear()
-
-    def _drive(self, m: Msg) -> None:
-        dut = self.dut
-        rr = m.rr or {}
-        dut.s_desc_opcode.value = m.opcode
-        dut.s_desc_stag.value = m.stag
-        dut.s_desc_to.value = m.to
-        dut.s_desc_msn.value = m.msn
-        dut.s_desc_inv_stag.value = m.inv_stag
-        dut.s_desc_len.value = m.desc_len()
-        dut.s_desc_rr_sink_stag.value = rr.get("sink_stag", 0)
-        dut.s_desc_rr_sink_to.value = rr.get("sink_to", 0)
-        dut.s_desc_rr_size.value = rr.get("size", 0)
-        dut.s_desc_rr_src_stag.value = rr.get("src_stag", 0)
-        dut.s_desc_rr_src_to.value = rr.get("src_to", 0)
-        dut.s_desc_mulpdu.value = m.mulpdu
-        dut.s_desc_ctx.value = m.ctx
-
-    async def _run(self):
-        dut = self.dut
-        valid = False
-        while True:
-            if not valid and not self.queue:
-                # Asleep while there is nothing to send: one coroutine
-                # fewer to run every clock.
-                self.wake.clear()
-                await self.wake.wait()
-            await RisingEdge(dut.clk)
-            if dut.rst.value == 1:
-                valid = False
-            elif valid and dut.s_desc_ready.value == 1:
-                valid = False  # taken at this edge
-            if not valid:
-                pause = self.pause_generator is not None and next(self.pause_generator)
-                if self.queue and not pause:
-                    self._drive(self.queue.popleft())
-                    valid = True
-            dut.s_desc_valid.value = 1 if valid else 0
 
 
 class Monitor:
