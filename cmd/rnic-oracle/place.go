@@ -287,15 +287,12 @@ func receive(st *placeStream, stags *ddp.STagTable, ulpdu []byte) (*placeEvent, 
 		e := rdmap.ErrorFrom(err)
 		return &placeEvent{Kind: "error", Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.Error()}, true
 	}
-	h, payload, err := ddp.ParseHeader(ulpdu)
+	seg, err := rdmap.Classify(ulpdu)
 	if err != nil {
 		return fail(err)
 	}
-	op, err := rdmap.ClassifyHeader(&h)
-	if err != nil {
-		return fail(err)
-	}
-	d, err := s.Receive(&h, payload, op.PlacementAccess())
+	h, op := seg.Header, seg.Opcode
+	d, err := s.Receive(&h, seg.Payload, op.PlacementAccess())
 	if err != nil {
 		return fail(err) // Receive made it the stream's error already
 	}
