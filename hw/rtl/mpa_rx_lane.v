@@ -222,10 +222,6 @@ end
 reg [DATA_W-1:0] acc_reg;
 reg [LN-1:0]     fill_reg;
 reg              flush_reg;     // the frame's last beat is still to go
-reg              fl_first, fl_end;
-reg [CONN_W-1:0] fl_conn;
-reg [15:0]       fl_ulen;
-reg [7:0]        fl_seq;
 
 reg [CONN_W-1:0] run_conn_reg;
 reg [15:0]       run_ulen_reg;
@@ -265,16 +261,12 @@ always @(posedge clk) begin
         m_tvalid <= 1'b0;
     end
     if (flush_reg && out_free) begin
-        // The rest of a last beat that overflowed.
+        // The rest of a last beat that overflowed; m_conn .. m_seq still
+        // hold the run's, written with the full beat before it.
         m_tvalid <= 1'b1;
         m_tdata <= acc_reg;
         m_tkeep <= keep_fill(fill_reg);
         m_tlast <= 1'b1;
-        m_conn <= fl_conn;
-        m_ulen <= fl_ulen;
-        m_first <= fl_first;
-        m_last <= fl_end;
-        m_seq <= fl_seq;
         flush_reg <= 1'b0;
     end else if (k1_take) begin
         if (full) begin
@@ -307,11 +299,6 @@ always @(posedge clk) begin
         m_first <= run_fpdu_first;
         m_last <= k1_fpdu_end;
         m_seq <= run_seq;
-        fl_conn <= run_conn;
-        fl_ulen <= run_ulen;
-        fl_first <= run_fpdu_first;
-        fl_end <= k1_fpdu_end;
-        fl_seq <= run_seq;
     end
     if (rst) begin
         m_tvalid <= 1'b0;
