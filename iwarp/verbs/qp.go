@@ -716,10 +716,16 @@ func (qp *QP) txLoop() {
 		case <-qp.dead:
 			return
 		case <-qp.closeCh:
-			if qp.term.Load() == nil {
-				tx.closeWrite()
+			select {
+			case <-qp.firstRx:
+				// Both were ready: the loop below sends what was
+				// posted before the Close, then the FIN.
+			default:
+				if qp.term.Load() == nil {
+					tx.closeWrite()
+				}
+				return
 			}
-			return
 		}
 	}
 	var held *SendWR // a Read waiting for an ORD credit
@@ -735,6 +741,12 @@ func (qp *QP) txLoop() {
 		}
 		select {
 		case <-closeC:
+			if len(qp.sq) > 0 || len(qp.ctrl) > 0 {
+				// Posted while this select waited: Close sends what
+				// was posted before it, so go round and send that
+				// first (closeCh stays closed).
+				continue
+			}
 			if qp.term.Load() != nil {
 				// A local error raced our Close: the deferred
 				// Terminate goes out first and sends the FIN itself.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"net"
+	"runtime"
 	"testing"
 	"time"
 
@@ -347,5 +348,68 @@ func TestReadRTRReleasesItsSTag(t *testing.T) {
 		if _, ok := p.dev.STags().Lookup(uint32(1)<<8 | uint32(key)); ok {
 			t.Fatalf("the RTR's sink region (STag index 1, key %d) is still registered", key)
 		}
+	}
+}
+
+// Regression: Close raced the last PostSend. The transmit loop could be
+// waiting in a select that also watched the close channel while the queue
+// was still empty; a work request posted and a Close made right after made
+// both cases ready, and when the close won the request was completed in
+// error instead of sent (a bench server's verdict was lost that way, one
+// session in a few hundred).
+func TestCloseSendsWhatWasPostedBeforeIt(t *testing.T) {
+	for i := 0; i < 300; i++ {
+		p := connect(t, QPConfig{}, QPConfig{})
+		bufs := make([][]byte, 3)
+		for k := range bufs {
+			bufs[k] = make([]byte, 16)
+			p.server.PostRecv(uint64(k), bufs[k])
+		}
+		for k := range bufs {
+			// The transmit loop is between sends when the next one
+			// and the Close come.
+			if k == len(bufs)-1 {
+				runtime.Gosched()
+			}
+			if err := p.client.PostSend(context.Background(), SendWR{Op: OpSend, Data: []byte{byte(i), byte(k)}, Unsignaled: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p.client.Close()
+		for k := range bufs {
+			c := poll(t, p.server.RecvCQ())
+			if c.Err != nil || c.Op != OpRecv || c.ID != uint64(k) || !bytes.Equal(bufs[k][:c.Len], []byte{byte(i), byte(k)}) {
+				t.Fatalf("session %d: completion %+v; want Send %d, posted before Close", i, c, k)
+			}
+		}
+		p.server.Close()
+	}
+}
+
+// Regression: a Responder's transmit loop waits for the Initiator's first
+// FPDU (RFC 5044 7.1.3 rule 4). When that FPDU arrived and the Responder
+// answered and closed before the loop ran, the wait saw the first FPDU and
+// the Close at once and could take the Close, dropping the answer.
+func TestResponderAnswersFirstFPDUAndCloses(t *testing.T) {
+	for i := 0; i < 300; i++ {
+		p := connect(t, QPConfig{}, QPConfig{})
+		sbuf, cbuf := make([]byte, 16), make([]byte, 16)
+		p.server.PostRecv(1, sbuf)
+		p.client.PostRecv(2, cbuf)
+		if err := p.client.PostSend(context.Background(), SendWR{Op: OpSend, Data: []byte{byte(i)}, Unsignaled: true}); err != nil {
+			t.Fatal(err)
+		}
+		if c := poll(t, p.server.RecvCQ()); c.Err != nil {
+			t.Fatalf("session %d: server: %v", i, c.Err)
+		}
+		if err := p.server.PostSend(context.Background(), SendWR{Op: OpSend, Data: []byte{byte(i), 9}, Unsignaled: true}); err != nil {
+			t.Fatal(err)
+		}
+		p.server.Close()
+		c := poll(t, p.client.RecvCQ())
+		if c.Err != nil || !bytes.Equal(cbuf[:c.Len], []byte{byte(i), 9}) {
+			t.Fatalf("session %d: client completion %+v; want the server's answer, posted before its Close", i, c)
+		}
+		p.client.Close()
 	}
 }
