@@ -40,6 +40,8 @@ type benchOpts struct {
 	noRaw           bool
 	seed            uint64
 	window          int
+	rounds          int
+	warmup          string
 	timeout         time.Duration
 	cpuProfile      string
 }
@@ -54,6 +56,10 @@ type benchParams struct {
 	Seed   uint64 `json:"seed"`
 	Window int    `json:"window"`
 	Raw    bool   `json:"raw"` // a raw TCP baseline connection follows
+	// Rounds is how many iWARP sessions (and as many raw TCP baselines)
+	// the client runs, the warm-up included; Total is this session's share.
+	Rounds int   `json:"rounds,omitempty"`
+	Warmup int64 `json:"-"`
 }
 
 // benchRegion travels back in the Reply's private data: the server's
@@ -84,6 +90,18 @@ type Result struct {
 	Mismatches    int64   `json:"mismatches"`
 	WireBytes     int64   `json:"wire_bytes"`
 	Pcap          string  `json:"pcap,omitempty"`
+	// Rounds holds each interleaved round's figures; the totals above
+	// are over all of them.
+	Rounds []Round `json:"rounds"`
+}
+
+// Round is one iWARP phase and one raw TCP phase of a bench run.
+type Round struct {
+	Bytes      int64   `json:"bytes"`
+	GoodputBps float64 `json:"goodput_bps"`
+	RawTCPBps  float64 `json:"raw_tcp_bps,omitempty"`
+	Ratio      float64 `json:"ratio,omitempty"`
+	RawFirst   bool    `json:"raw_first,omitempty"`
 }
 
 func newBenchCmd() *cobra.Command {
@@ -98,7 +116,13 @@ the same message sizes, reporting both goodputs and their ratio.
 With neither --listen nor --connect both ends run in this process over
 loopback. Otherwise run a server with --listen and a client with --connect:
 the client chooses the operation and sizes and tells the server in the MPA
-Request's private data.`,
+Request's private data.
+
+The run is split into --rounds rounds, each an iWARP session and a raw TCP
+phase moving an equal share of --bytes, in alternating order (iWARP first,
+then raw first, ...), so that a machine whose speed drifts during the run
+weighs on both sides alike. The goodputs are total octets over total time of
+each side; --json also lists every round.`,
 		Example: `  # 64 KiB RDMA Writes with markers and CRC, both ends in this process
   rnic-loader bench --op write --size 64KiB --bytes 1GiB --markers
 
@@ -127,6 +151,8 @@ Request's private data.`,
 	f.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
 	f.BoolVar(&o.noRaw, "no-raw", false, "skip the raw TCP baseline")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the data pattern")
+	f.StringVar(&o.warmup, "warmup", "auto", "octets moved over each path, untimed, before the measured rounds (`BYTES`; 0 for none; auto: an eighth of --bytes, at most 64 MiB)")
+	f.IntVar(&o.rounds, "rounds", 4, "interleaved iWARP / raw TCP rounds the octets are split into")
 	f.IntVar(&o.window, "window", 0, "messages in flight per half of the target buffer (0: about 4 MiB worth)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up after this long")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the run to `FILE` (go tool pprof)")
@@ -170,11 +196,32 @@ func (o *benchOpts) params() (benchParams, error) {
 	if o.pcap != "" && (o.listen != "" || o.connect != "") {
 		return benchParams{}, usagef("--pcap works in loopback mode only (neither --listen nor --connect)")
 	}
+	var warm int64
+	if o.warmup == "auto" {
+		warm = min(total/8, 64<<20) / size * size
+	} else if warm, err = parseSize("warmup", o.warmup); err != nil {
+		return benchParams{}, err
+	}
+	if o.pcap != "" {
+		warm = 0
+	}
+	if warm > 0 && warm < size {
+		warm = size
+	}
+	rounds := o.rounds
+	if rounds < 1 {
+		return benchParams{}, usagef("--rounds %d: want 1 or more", rounds)
+	}
+	if o.pcap != "" {
+		rounds = 1 // one session in the capture
+	}
+	// Every round moves at least one whole message.
+	rounds = int(min(int64(rounds), total/size))
 	w := o.window
 	if w <= 0 {
 		w = int(max(1, min(1024, (4<<20)/size)))
 	}
-	return benchParams{Op: o.op, Size: int(size), Total: total, Seed: o.seed, Window: w, Raw: !o.noRaw}, nil
+	return benchParams{Op: o.op, Size: int(size), Total: total, Seed: o.seed, Window: w, Raw: !o.noRaw, Rounds: rounds, Warmup: warm}, nil
 }
 
 func (o *benchOpts) mpaConfig() mpa.Config {
@@ -269,6 +316,13 @@ func printResult(w io.Writer, r *Result) {
 	if r.RawTCPBps > 0 {
 		fmt.Fprintf(w, "  raw TCP goodput %8.3f Gbit/s  (%s/s)\n", r.RawTCPBps*8/1e9, humanize.Bytes(uint64(r.RawTCPBps)))
 		fmt.Fprintf(w, "  ratio           %8.3f\n", r.Ratio)
+		if len(r.Rounds) > 1 {
+			fmt.Fprintf(w, "  per round      ")
+			for _, rd := range r.Rounds {
+				fmt.Fprintf(w, " %.3f", rd.Ratio)
+			}
+			fmt.Fprintf(w, "  (%d rounds, alternating which side goes first)\n", len(r.Rounds))
+		}
 	}
 	fmt.Fprintf(w, "  verified %d octets, %d mismatches\n", r.VerifiedBytes, r.Mismatches)
 	if r.Pcap != "" {
@@ -310,6 +364,14 @@ type peekConn struct {
 
 func (c *peekConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
+// CloseWrite lets the queue pair's Close send its FIN after the last FPDU.
+func (c *peekConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 // SyscallConn exposes the socket underneath, so that the server's queue
 // pair sizes its FPDUs from TCP_MAXSEG like the client's (without it the
 // server fell back to an EMSS of 1460 and sent Read Responses in 1.4 KiB
@@ -322,14 +384,22 @@ func (c *peekConn) SyscallConn() (syscall.RawConn, error) {
 	return sc.SyscallConn()
 }
 
-// serveBench serves one bench client on ln: its iWARP session, then its
-// raw TCP baseline if it announced one.
+// serveBench serves one bench client on ln: its iWARP sessions and, if
+// it announced them, as many raw TCP baselines, in the order the client
+// opens them. The first connection is always an iWARP session; its
+// parameters say how many rounds follow.
 func serveBench(ctx context.Context, ln net.Listener, o *benchOpts, log io.Writer) error {
 	dev := verbs.NewDevice()
 	pd := dev.AllocPD()
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
-	for {
+	var (
+		first      benchParams
+		iw, raw    int
+		haveParams bool
+		st         serveStats
+	)
+	for !haveParams || iw < max(1, first.Rounds) || (first.Raw && raw < max(1, first.Rounds)) {
 		c, err := ln.Accept()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -350,16 +420,36 @@ func serveBench(ctx context.Context, ln net.Listener, o *benchOpts, log io.Write
 			if log != nil {
 				fmt.Fprintf(log, "raw TCP baseline: verified %d octets, %d mismatches\n", v, bad)
 			}
+			if err != nil {
+				return err
+			}
+			st.raw += v
+			st.rawBad += bad
+			raw++
+			continue
+		}
+		bp, err := serveIWARP(ctx, pd, pc, o, log, &st)
+		if err != nil {
 			return err
 		}
-		bp, err := serveIWARP(ctx, pd, pc, o, log)
-		if err != nil || !bp.Raw {
-			return err
+		if !haveParams {
+			first, haveParams = bp, true
 		}
+		iw++
 	}
+	if log != nil && iw > 1 {
+		fmt.Fprintf(log, "bench served: %d iWARP sessions and %d raw TCP baselines (warm-up included): iWARP verified %d octets, %d mismatches; raw TCP verified %d octets, %d mismatches\n",
+			iw, raw, st.iwarp, st.iwarpBad, st.raw, st.rawBad)
+	}
+	return nil
 }
 
-func serveIWARP(ctx context.Context, pd *verbs.PD, c net.Conn, o *benchOpts, log io.Writer) (bp benchParams, err error) {
+// serveStats adds up what a bench server verified over all its sessions.
+type serveStats struct {
+	iwarp, iwarpBad, raw, rawBad int64
+}
+
+func serveIWARP(ctx context.Context, pd *verbs.PD, c net.Conn, o *benchOpts, log io.Writer, st *serveStats) (bp benchParams, err error) {
 	var region *verbs.MR
 	cfg := verbs.QPConfig{MPA: o.mpaConfig(), WritePerFPDU: o.pcap != ""}
 	var qp *verbs.QP
@@ -478,6 +568,8 @@ func serveIWARP(ctx context.Context, pd *verbs.PD, c net.Conn, o *benchOpts, log
 			if log != nil {
 				fmt.Fprintf(log, "iWARP %s: verified %d octets, %d mismatches\n", bp.Op, verified, mismatches)
 			}
+			st.iwarp += verified
+			st.iwarpBad += mismatches
 			// Close (deferred) sends the verdict before its FIN.
 			return bp, qp.PostSend(ctx, verbs.SendWR{Op: verbs.OpSend, Data: putCtl(ctlVerdict, uint64(verified), uint64(mismatches)), Unsignaled: true})
 		default:
@@ -514,6 +606,102 @@ func pollQP(ctx context.Context, qp *verbs.QP, cq *verbs.CQ) (verbs.Completion, 
 func clientBench(ctx context.Context, addr string, bp benchParams, o *benchOpts, progW io.Writer) (*Result, error) {
 	pat := newPattern(bp.Seed, bp.Size)
 	res := &Result{Op: bp.Op, Size: bp.Size, Bytes: bp.Total}
+	rounds := int64(max(1, bp.Rounds))
+	if bp.Warmup > 0 {
+		// An untimed round first: a machine and a process that have been
+		// idle run their first fraction of a second of load measurably
+		// slower (the first of 8 rounds ran at about two thirds of the
+		// speed of the others, whichever side went first).
+		wb := bp
+		wb.Total, wb.Rounds = bp.Warmup, bp.Rounds+1
+		var discard Result
+		if _, err := iwarpSession(ctx, addr, wb, o, pat, progW, " (warm-up)", &discard); err != nil {
+			return nil, fmt.Errorf("warm-up: %w", err)
+		}
+		if bp.Raw {
+			if _, err := rawPhase(ctx, addr, wb, pat, progW, " (warm-up)"); err != nil {
+				return nil, fmt.Errorf("warm-up: %w", err)
+			}
+		}
+		bp.Rounds++
+	}
+	var iwTime, rawTime time.Duration
+	for r := int64(0); r < rounds; r++ {
+		// An equal share of whole messages per round; the last takes the rest.
+		rb := bp
+		per := bp.Total / int64(bp.Size) / rounds * int64(bp.Size)
+		rb.Total = per
+		if r == rounds-1 {
+			rb.Total = bp.Total - per*(rounds-1)
+		}
+		label := ""
+		if rounds > 1 {
+			label = fmt.Sprintf(" (round %d of %d)", r+1, rounds)
+		}
+		round := Round{Bytes: rb.Total, RawFirst: bp.Raw && r%2 == 1}
+		var d time.Duration
+		var err error
+		if round.RawFirst {
+			if d, err = rawPhase(ctx, addr, rb, pat, progW, label); err != nil {
+				return nil, err
+			}
+			rawTime += d
+			round.RawTCPBps = float64(rb.Total) / d.Seconds()
+		}
+		o := *o
+		if r > 0 {
+			o.pcap = ""
+		}
+		s, err := iwarpSession(ctx, addr, rb, &o, pat, progW, label, res)
+		if err != nil {
+			return nil, err
+		}
+		iwTime += s
+		round.GoodputBps = float64(rb.Total) / s.Seconds()
+		if bp.Raw && !round.RawFirst {
+			if d, err = rawPhase(ctx, addr, rb, pat, progW, label); err != nil {
+				return nil, err
+			}
+			rawTime += d
+			round.RawTCPBps = float64(rb.Total) / d.Seconds()
+		}
+		if round.RawTCPBps > 0 {
+			round.Ratio = round.GoodputBps / round.RawTCPBps
+		}
+		res.Rounds = append(res.Rounds, round)
+	}
+	res.Messages = (bp.Total + int64(bp.Size) - 1) / int64(bp.Size)
+	res.Seconds = iwTime.Seconds()
+	res.GoodputBps = float64(bp.Total) / iwTime.Seconds()
+	if rawTime > 0 {
+		res.RawTCPSeconds = rawTime.Seconds()
+		res.RawTCPBps = float64(bp.Total) / rawTime.Seconds()
+		res.Ratio = res.GoodputBps / res.RawTCPBps
+	}
+	if res.VerifiedBytes != bp.Total {
+		return res, fmt.Errorf("bench: %d of %d octets verified", res.VerifiedBytes, bp.Total)
+	}
+	return res, nil
+}
+
+// rawPhase runs one raw TCP baseline of bp.Total octets and returns its
+// time (to the receiver's verdict).
+func rawPhase(ctx context.Context, addr string, bp benchParams, pat *pattern, progW io.Writer, label string) (time.Duration, error) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		return 0, fmt.Errorf("raw TCP baseline: %w", err)
+	}
+	defer c.Close()
+	prog := newProgress(progW, "raw TCP"+label, bp.Total)
+	d, err := rawSend(ctx, c, bp.Seed, pat, bp.Size, bp.Total, prog)
+	prog.finish()
+	return d, err
+}
+
+// iwarpSession runs one iWARP session moving bp.Total octets, adds what
+// it verified and the session's parameters to res, and returns the time
+// the operations took (startup excluded, the server's verdict included).
+func iwarpSession(ctx context.Context, addr string, bp benchParams, o *benchOpts, pat *pattern, progW io.Writer, label string, res *Result) (time.Duration, error) {
 	dev := verbs.NewDevice()
 	pd := dev.AllocPD()
 	pdata, _ := json.Marshal(bp)
@@ -523,27 +711,27 @@ func clientBench(ctx context.Context, addr string, bp benchParams, o *benchOpts,
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	var pw *capture.Writer
 	var pf *os.File
 	if o.pcap != "" {
 		if err := os.MkdirAll(filepath.Dir(o.pcap), 0o755); err != nil {
-			return nil, err
+			return 0, err
 		}
 		pf, err = os.Create(o.pcap)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 		defer pf.Close()
 		la, _ := netip.ParseAddrPort(conn.LocalAddr().String())
 		ra, _ := netip.ParseAddrPort(conn.RemoteAddr().String())
 		pw, err = capture.NewWriter(pf, la, ra)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 		if err := pw.Open(time.Now()); err != nil {
-			return nil, err
+			return 0, err
 		}
 		conn = pw.TapDuplex(conn, true)
 		res.Pcap = o.pcap
@@ -558,23 +746,23 @@ func clientBench(ctx context.Context, addr string, bp benchParams, o *benchOpts,
 		conn.Close()
 		var re *mpa.RejectError
 		if errors.As(err, &re) {
-			return nil, fmt.Errorf("the server rejected the bench: %s", re.Reply.PrivateData)
+			return 0, fmt.Errorf("the server rejected the bench: %s", re.Reply.PrivateData)
 		}
-		return nil, fmt.Errorf("iWARP startup: %w", err)
+		return 0, fmt.Errorf("iWARP startup: %w", err)
 	}
 	p := qp.Params()
 	res.Markers, res.CRC, res.MPARev, res.EMSS, res.MULPDU = p.TxMarkers, p.CRC, p.Rev, qp.EMSS(), qp.MULPDU()
 	var region benchRegion
 	if err := json.Unmarshal(p.Peer.PrivateData, &region); err != nil {
 		qp.Close()
-		return nil, fmt.Errorf("bench: the server's reply is not a bench reply: %v", err)
+		return 0, fmt.Errorf("bench: the server's reply is not a bench reply: %v", err)
 	}
-	prog := newProgress(progW, "iWARP "+bp.Op, bp.Total)
+	prog := newProgress(progW, "iWARP "+bp.Op+label, bp.Total)
 	start := time.Now()
 	verified, bad, err := runClientOps(ctx, qp, pd, bp, pat, region, ctl, prog)
 	elapsed := time.Since(start)
 	prog.finish()
-	res.WireBytes = qp.TxBytes.Load() + qp.RxBytes.Load()
+	res.WireBytes += qp.TxBytes.Load() + qp.RxBytes.Load()
 	qp.Close()
 	if pw != nil {
 		if cerr := pw.Close(time.Now()); cerr != nil && err == nil {
@@ -582,35 +770,14 @@ func clientBench(ctx context.Context, addr string, bp benchParams, o *benchOpts,
 		}
 	}
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	// The raw TCP baseline, on the same path with the same sizes.
-	if !o.noRaw {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			return nil, fmt.Errorf("raw TCP baseline: %w", err)
-		}
-		prog := newProgress(progW, "raw TCP", bp.Total)
-		d, err := rawSend(ctx, c, bp.Seed, pat, bp.Size, bp.Total, prog)
-		prog.finish()
-		c.Close()
-		if err != nil {
-			return nil, err
-		}
-		res.RawTCPSeconds = d.Seconds()
-		res.RawTCPBps = float64(bp.Total) / d.Seconds()
-	}
-	res.Messages = (bp.Total + int64(bp.Size) - 1) / int64(bp.Size)
-	res.Seconds = elapsed.Seconds()
-	res.GoodputBps = float64(bp.Total) / elapsed.Seconds()
-	if res.RawTCPBps > 0 {
-		res.Ratio = res.GoodputBps / res.RawTCPBps
-	}
-	res.VerifiedBytes, res.Mismatches = verified, bad
+	res.VerifiedBytes += verified
+	res.Mismatches += bad
 	if verified != bp.Total {
-		return res, fmt.Errorf("bench: %d of %d octets verified", verified, bp.Total)
+		return 0, fmt.Errorf("bench: %d of %d octets verified", verified, bp.Total)
 	}
-	return res, nil
+	return elapsed, nil
 }
 
 // runClientOps drives the operation and returns the server's verdict (or,

@@ -48,6 +48,43 @@ func TestBenchLoopbackJSON(t *testing.T) {
 	}
 }
 
+// The octets are split into interleaved rounds of whole messages, the raw
+// phase going first in every other one, after an untimed warm-up.
+func TestBenchRounds(t *testing.T) {
+	code, out, errOut := runCLI(t, "bench", "--json", "--quiet", "--op", "send", "--size", "9000", "--bytes", "1000001", "--rounds", "3", "--warmup", "20000")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r Result
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("bad JSON %q: %v", out, err)
+	}
+	if len(r.Rounds) != 3 || r.VerifiedBytes != 1000001 || r.Mismatches != 0 {
+		t.Fatalf("result %+v", r)
+	}
+	var sum int64
+	for i, rd := range r.Rounds {
+		sum += rd.Bytes
+		if i < 2 && rd.Bytes%9000 != 0 {
+			t.Errorf("round %d moves %d octets, not whole messages", i, rd.Bytes)
+		}
+		if rd.RawFirst != (i%2 == 1) || rd.GoodputBps <= 0 || rd.RawTCPBps <= 0 || rd.Ratio <= 0 {
+			t.Errorf("round %d: %+v", i, rd)
+		}
+	}
+	if sum != 1000001 {
+		t.Errorf("rounds move %d octets, want 1000001", sum)
+	}
+	// Fewer messages than rounds: one round per message.
+	code, out, errOut = runCLI(t, "bench", "--json", "--quiet", "--size", "1MiB", "--bytes", "2MiB", "--rounds", "5")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Rounds) != 2 {
+		t.Fatalf("%d rounds (%v), want 2", len(r.Rounds), err)
+	}
+}
+
 func TestBenchTwoProcesses(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "rnic-loader")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -79,9 +116,13 @@ func TestBenchTwoProcesses(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	out, err := exec.Command(bin, "bench", "--connect", addr, "--op", "write", "--size", "8KiB", "--bytes", "4MiB", "--json").Output()
+	out, err := exec.Command(bin, "bench", "--connect", addr, "--op", "write", "--size", "8KiB", "--bytes", "4MiB", "--warmup", "1MiB", "--json").Output()
 	if err != nil {
-		t.Fatalf("client: %v (server said %s)", err, srvErr.String())
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("client: %v: %s (server said %s)", err, stderr, srvErr.String())
 	}
 	var r Result
 	if err := json.Unmarshal(out, &r); err != nil || r.VerifiedBytes != 4<<20 || r.Mismatches != 0 {
@@ -90,7 +131,8 @@ func TestBenchTwoProcesses(t *testing.T) {
 	if err := srv.Wait(); err != nil {
 		t.Fatalf("server exit: %v: %s", err, srvErr.String())
 	}
-	if !strings.Contains(srvErr.String(), "verified 4194304 octets, 0 mismatches") {
+	// Four rounds and the warm-up: 5 MiB each way.
+	if !strings.Contains(srvErr.String(), "5 iWARP sessions and 5 raw TCP baselines (warm-up included): iWARP verified 5242880 octets, 0 mismatches; raw TCP verified 5242880 octets, 0 mismatches") {
 		t.Fatalf("server log: %s", srvErr.String())
 	}
 }
@@ -107,6 +149,8 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "--mpa-rev", "3"}, "--mpa-rev 3"},
 		{[]string{"bench", "--listen", "a:1", "--connect", "b:2"}, "exclude each other"},
 		{[]string{"bench", "--frobnicate"}, "unknown flag"},
+		{[]string{"bench", "--rounds", "0"}, "--rounds 0"},
+		{[]string{"bench", "--warmup", "some"}, "--warmup \"some\""},
 		{[]string{"flash-everything"}, "unknown command"},
 	} {
 		code, _, errOut := runCLI(t, c.args...)
