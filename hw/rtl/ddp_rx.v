@@ -27,14 +27,25 @@
 // at its first beat with its length up to the end of the ULPDU's payload;
 // where a piece ends inside a burst the rest of the burst is sent with
 // zero strobes. W beats wait for their burst's AW handshake. B responses
-// are taken and not looked at.
+// are checked: the block keeps the connection of each burst whose B
+// response is outstanding (2^BQ_AW of them at most; placement waits when
+// that many are out), a ULPDU's completion or error waits for the B
+// responses of all its bursts, and an error response (SLVERR, DECERR) to a
+// burst of a connection is that stream's error: its next report (the
+// ULPDU that wrote the burst) is an RDMAP Local Catastrophic Error (layer
+// 0, type 0, code 0) in place of its completion or error, unless its MPA
+// verdict is bad, and nothing of the stream is placed once the response is
+// in (ULPDUs the block had already started on finish). BREADY is held low
+// for a response past the oldest undelivered ULPDU's bursts until that
+// ULPDU is delivered, so a response is charged to the right ULPDU.
 //
 // Configuration (valid/ready each, taken between pieces, in priority
 // conn > stag > post; each takes effect for the pieces after it):
 //   s_conn:  conn, enable, pd. (Re)starts a connection: enable, PD, every
 //            queue empty with MSN 1 next (RFC 5041 4.3), no error. A
-//            disabled (or never configured) connection drops its pieces
-//            silently and reports nothing.
+//            disabled (or never configured) connection places nothing and
+//            reports nothing on m_cpl/m_err, whatever the verdicts; each of
+//            its pieces is reported on m_drop.
 //   s_stag:  index (STag >> 8), entry_valid, key (STag[7:0]), pd, bound
 //            and conn (stream binding: only that connection may use it),
 //            access (bit 0 remote write, bit 1 remote read, as
@@ -43,7 +54,10 @@
 //            entry_valid = 0 invalidates it.
 //   s_post:  conn, qn (0 Send, 1 Read Request, 2 Terminate), addr, len,
 //            id: posts a receive buffer at the tail of the queue's ring
-//            (2^RQ_AW deep); a post to a full ring is ignored.
+//            (2^RQ_AW deep). A post to a full ring, to QN 3 or to a
+//            connection that is not enabled is refused (s_post_ready is
+//            not affected): the ring is unchanged and m_post_err reports
+//            it.
 //
 // Outputs, one event per delivered message or stream error, in each
 // connection's stream order (registered valid/ready):
@@ -61,6 +75,14 @@
 //          (LLP) type 0 with the MPA code for a bad verdict. Nothing of the
 //          stream is placed after the erring ULPDU's header, and nothing is
 //          reported after the error.
+//
+// Status outputs, one-clock pulses without ready (sample every clock):
+//   m_drop:     a piece of a connection that is not enabled was dropped:
+//               conn, reason (1: not enabled), first (the piece is a
+//               ULPDU's first); m_drop_count counts them (wraps).
+//   m_post_err: a post was refused: conn, qn, id, reason (1 ring full, 2
+//               QN 3, 3 connection not enabled).
+//   m_berr:     an error B response: the burst's conn and BRESP.
 //
 // Order of the checks, on the first piece of each ULPDU, and their
 // errors (layer/etype/code):
@@ -111,7 +133,8 @@ module ddp_rx #(
     parameter ADDR_W = 64,
     parameter ID_W = 32,
     parameter BURST = 8,
-    parameter REC_AW = 3
+    parameter REC_AW = 3,
+    parameter BQ_AW = 4
 ) (
     input  wire                    clk,
     input  wire                    rst,
@@ -192,7 +215,22 @@ module ddp_rx #(
     output wire [CONN_W-1:0]       m_err_conn,
     output wire [3:0]              m_err_layer,
     output wire [3:0]              m_err_etype,
-    output wire [7:0]              m_err_code
+    output wire [7:0]              m_err_code,
+
+    // Status pulses (one clock each, no ready: sample them every clock).
+    output wire                    m_drop_valid,
+    output wire [CONN_W-1:0]       m_drop_conn,
+    output wire [1:0]              m_drop_reason,
+    output wire                    m_drop_first,
+    output wire [31:0]             m_drop_count,
+    output wire                    m_post_err_valid,
+    output wire [CONN_W-1:0]       m_post_err_conn,
+    output wire [1:0]              m_post_err_qn,
+    output wire [ID_W-1:0]         m_post_err_id,
+    output wire [1:0]              m_post_err_reason,
+    output wire                    m_berr_valid,
+    output wire [CONN_W-1:0]       m_berr_conn,
+    output wire [1:0]              m_berr_resp
 );
 
 localparam KEEP_W = DATA_W / 8;               // lanes, N
@@ -217,7 +255,8 @@ localparam CX_W = 1 + 32 + 1 + 3 * Q_W + 1 + ADDR_W + 16 + RECC_W;
 localparam ST_W = 1 + 8 + 32 + 1 + CONN_W + 2 + 64 + 32 + ADDR_W;
 // Posted buffer: {addr, len, id}.
 localparam RG_W = ADDR_W + 32 + ID_W;
-localparam RF_W = CONN_W + RECC_W + 224;
+localparam MK_W = BQ_AW + 1;                 // burst counts, modulo 2^MK_W
+localparam RF_W = 1 + MK_W + CONN_W + RECC_W + 224;    // {enabled, mark, conn, rec, rr}
 
 localparam [1:0] K_NONE = 2'd0, K_CPL = 2'd1, K_ERR = 2'd2, K_TERM = 2'd3;
 
@@ -256,6 +295,10 @@ initial begin
     end
     if (REC_AW < 1 || REC_AW > 8) begin
         $error("ddp_rx: REC_AW must be 1..8, got %0d", REC_AW);
+        $finish;
+    end
+    if (BQ_AW < 1 || BQ_AW > 7) begin
+        $error("ddp_rx: BQ_AW must be 1..7, got %0d", BQ_AW);
         $finish;
     end
 end
@@ -386,7 +429,6 @@ assign m_axi_wdata = w_out_data[DATA_W+KEEP_W:KEEP_W+1];
 assign m_axi_wstrb = w_out_data[KEEP_W:1];
 assign m_axi_wlast = w_out_data[0];
 assign m_axi_wvalid = w_go;
-assign m_axi_bready = 1'b1;
 
 always @(posedge clk) begin
     w_credit_reg <= w_credit_reg + ((m_axi_awvalid && m_axi_awready) ? 4'd1 : 4'd0)
@@ -487,6 +529,41 @@ reg [223:0]            d_rr_reg, d_rr_next;
 reg [1:0]              o_qn_reg, o_qn_next;
 reg [RG_W-1:0]         o_ent_reg, o_ent_next;
 
+// Bursts whose B response is outstanding: the connection of each, in AW
+// order (B responses come in that order: one AXI ID). aw_cnt counts the
+// bursts queued, b_cnt the B responses taken; a delivery record carries
+// aw_cnt at its push, and is delivered only once b_cnt has reached it.
+wire                 bq_in_ready;
+wire [CONN_W-1:0]    bq_out_data;
+wire                 bq_out_valid;
+wire                 b_go;
+reg  [MK_W-1:0]      aw_cnt_reg = 0;
+reg  [MK_W-1:0]      b_cnt_reg = 0;
+
+ddp_rx_fifo #(.WIDTH(CONN_W), .AW(BQ_AW)) bq_fifo (
+    .clk(clk), .rst(rst),
+    .in_data(p_conn_reg), .in_valid(aw_in_valid), .in_ready(bq_in_ready),
+    .out_data(bq_out_data), .out_valid(bq_out_valid), .out_ready(b_go)
+);
+
+always @(posedge clk) begin
+    if (aw_in_valid && aw_in_ready) begin
+        aw_cnt_reg <= aw_cnt_reg + 1'b1;
+    end
+    if (b_go) begin
+        b_cnt_reg <= b_cnt_reg + 1'b1;
+    end
+    if (rst) begin
+        aw_cnt_reg <= 0;
+        b_cnt_reg <= 0;
+    end
+end
+
+// Connections that took an error B response (SLVERR, DECERR) since their
+// last (re)start: nothing more of them is placed, and the next delivery
+// record of the connection reports a Local Catastrophic Error.
+reg [NCONN-1:0]        herr_reg = {NCONN{1'b0}};
+
 assign s_conn_ready = state_reg == S_IDLE;
 assign s_stag_ready = state_reg == S_IDLE && !s_conn_valid;
 assign s_post_ready = state_reg == S_IDLE && !s_conn_valid && !s_stag_valid;
@@ -516,7 +593,7 @@ wire [DATA_W-1:0]      d_cur_data = d_from_held ? held_data : s_axis_tdata;
 wire [KEEP_W-1:0]      d_cur_keep = d_from_held ? held_keep : s_axis_tkeep;
 wire                   d_cur_last = d_from_held ? held_last : s_axis_tlast;
 wire                   d_cur_valid = d_from_held || s_axis_tvalid;
-wire                   out_ok = aw_in_ready && w_in_ready;
+wire                   out_ok = aw_in_ready && w_in_ready && bq_in_ready;
 
 assign s_axis_tready = (state_reg == S_HDR) || (state_reg == S_DATA && !d_from_held && out_ok);
 
@@ -777,7 +854,7 @@ always @* begin
     w_in_valid = 1'b0;
     w_in_data = {ob_data, ob_strb, 1'b0};
     rf_in_valid = 1'b0;
-    rf_in_data = {p_conn_reg, c_rec_reg, d_rr_reg};
+    rf_in_data = {c_en_reg, aw_cnt_reg, p_conn_reg, c_rec_reg, d_rr_reg};
 
     r_kind = K_NONE;
     r_err = 16'd0;
@@ -822,7 +899,7 @@ always @* begin
             default: q_cur = c_q0_next;
         endcase
         {q_first, q_head, q_cnt} = q_cur;
-        if (o_qn_reg != 2'd3 && q_cnt != (1 << RQ_AW)) begin
+        if (c_en_next && o_qn_reg != 2'd3 && q_cnt != (1 << RQ_AW)) begin
             // The buffer takes the MSN after the last posted one (4.3).
             rg_wr_en = 1'b1;
             rg_wr_addr = {p_conn_reg, o_qn_reg, q_head + q_cnt[RQ_AW-1:0]};
@@ -846,7 +923,7 @@ always @* begin
             state_next = S_HDR;
         end else begin
             // A later piece of a ULPDU: carry on where the last one ended.
-            d_place_next = c_place_next && c_en_next;
+            d_place_next = c_place_next && c_en_next && !herr_reg[p_conn_reg];
             d_dest_next = c_nxt_next;
             d_s_next = 5'd0;
             state_next = S_SET;
@@ -912,7 +989,7 @@ always @* begin
         state_next = S_CHK3;
     end
     S_CHK3: begin
-        if (c_fail_reg || !c_en_reg) begin
+        if (c_fail_reg || !c_en_reg || herr_reg[p_conn_reg]) begin
             r_kind = K_NONE;            // the stream has failed: dropped
         end else if (k_cerr_reg) begin
             r_kind = K_ERR;
@@ -1093,7 +1170,7 @@ always @* begin
                 cx_wr_data[16 + RECC_W +: ADDR_W] = d_dest_reg + {{(ADDR_W-17){1'b0}}, pay_piece};
             end
             rf_in_valid = p_last_reg;
-            rf_in_data = {p_conn_reg, cx_wr_data[RECC_W-1:0], d_rr_reg};
+            rf_in_data = {c_en_reg, aw_cnt_reg, p_conn_reg, cx_wr_data[RECC_W-1:0], d_rr_reg};
             state_next = S_IDLE;
         end
     end
@@ -1203,11 +1280,20 @@ reg [RECC_W-1:0]       ev_rec_reg;
 reg [223:0]            ev_rr_reg;
 reg [15:0]             ev_err_reg;
 
-wire [CONN_W-1:0]      rf_conn = rf_out_data[RF_W-1 -: CONN_W];
+wire                   rf_en = rf_out_data[RF_W-1];
+wire [MK_W-1:0]        rf_mark = rf_out_data[RF_W-2 -: MK_W];
+wire [CONN_W-1:0]      rf_conn = rf_out_data[RF_W-MK_W-2 -: CONN_W];
 wire [RECC_W-1:0]      rf_rec = rf_out_data[224 +: RECC_W];
 wire [1:0]             rf_kind = rf_rec[RECC_W-1 -: 2];
 wire                   ev_free = (!cpl_valid_reg || m_cpl_ready) && (!err_valid_reg || m_err_ready);
-wire                   dv_go = rf_out_valid && s_verdict_tvalid && ev_free;
+// A record waits for the B responses of every burst queued before it (its
+// own included); B responses past the oldest record's mark wait for its
+// delivery, so an error response is charged to the right record.
+wire                   dv_bdone = b_cnt_reg == rf_mark;
+wire                   dv_go = rf_out_valid && s_verdict_tvalid && ev_free && dv_bdone;
+
+assign b_go = m_axi_bvalid && bq_out_valid && !(rf_out_valid && dv_bdone);
+assign m_axi_bready = bq_out_valid && !(rf_out_valid && dv_bdone);
 
 assign rf_out_ready = dv_go;
 assign s_verdict_tready = dv_go;
@@ -1219,7 +1305,9 @@ always @(posedge clk) begin
     if (err_valid_reg && m_err_ready) begin
         err_valid_reg <= 1'b0;
     end
-    if (dv_go && !dead_reg[rf_conn]) begin
+    // A ULPDU of a connection that is not enabled reports nothing here
+    // (m_drop reported its pieces), whatever its verdict.
+    if (dv_go && !dead_reg[rf_conn] && rf_en) begin
         ev_conn_reg <= rf_conn;
         ev_rec_reg <= rf_rec;
         ev_rr_reg <= rf_out_data[223:0];
@@ -1228,6 +1316,13 @@ always @(posedge clk) begin
             // this ULPDU or a later one is delivered.
             err_valid_reg <= 1'b1;
             ev_err_reg <= {4'd2, 4'd0, 5'd0, s_verdict_tdata};
+            dead_reg[rf_conn] <= 1'b1;
+        end else if (herr_reg[rf_conn]) begin
+            // A write of the stream got an error response: RDMAP Local
+            // Catastrophic Error (RFC 5040 7), in place of what the ULPDU
+            // would have reported.
+            err_valid_reg <= 1'b1;
+            ev_err_reg <= 16'h0000;
             dead_reg[rf_conn] <= 1'b1;
         end else if (rf_kind == K_ERR) begin
             err_valid_reg <= 1'b1;
@@ -1240,15 +1335,76 @@ always @(posedge clk) begin
             end
         end
     end
+    if (b_go && m_axi_bresp[1]) begin
+        herr_reg[bq_out_data] <= 1'b1;
+    end
     if (state_reg == S_IDLE && s_conn_valid) begin
         dead_reg[s_conn_conn] <= 1'b0;
+        herr_reg[s_conn_conn] <= 1'b0;
     end
     if (rst) begin
         cpl_valid_reg <= 1'b0;
         err_valid_reg <= 1'b0;
         dead_reg <= {NCONN{1'b0}};
+        herr_reg <= {NCONN{1'b0}};
     end
 end
+
+// --- status pulses ----------------------------------------------------------
+
+reg                    drop_valid_reg = 1'b0;
+reg [CONN_W-1:0]       drop_conn_reg = 0;
+reg                    drop_first_reg = 1'b0;
+reg [31:0]             drop_count_reg = 32'd0;
+reg                    perr_valid_reg = 1'b0;
+reg [CONN_W-1:0]       perr_conn_reg = 0;
+reg [1:0]              perr_qn_reg = 2'd0;
+reg [ID_W-1:0]         perr_id_reg = 0;
+reg [1:0]              perr_reason_reg = 2'd0;
+reg                    berr_valid_reg = 1'b0;
+reg [CONN_W-1:0]       berr_conn_reg = 0;
+reg [1:0]              berr_resp_reg = 2'd0;
+wire                   post_full = q_cnt == {1'b1, {RQ_AW{1'b0}}};
+
+always @(posedge clk) begin
+    // A piece of a connection that is not enabled (S_CTX has its context).
+    drop_valid_reg <= state_reg == S_CTX && !c_en_next;
+    drop_conn_reg <= p_conn_reg;
+    drop_first_reg <= p_first_reg;
+    if (state_reg == S_CTX && !c_en_next) begin
+        drop_count_reg <= drop_count_reg + 32'd1;
+    end
+    // A post that S_POST does not take: a connection not enabled, QN 3, a
+    // full ring.
+    perr_valid_reg <= state_reg == S_POST && (!c_en_next || o_qn_reg == 2'd3 || post_full);
+    perr_conn_reg <= p_conn_reg;
+    perr_qn_reg <= o_qn_reg;
+    perr_id_reg <= o_ent_reg[ID_W-1:0];
+    perr_reason_reg <= !c_en_next ? 2'd3 : o_qn_reg == 2'd3 ? 2'd2 : 2'd1;
+    berr_valid_reg <= b_go && m_axi_bresp[1];
+    berr_conn_reg <= bq_out_data;
+    berr_resp_reg <= m_axi_bresp;
+    if (rst) begin
+        drop_valid_reg <= 1'b0;
+        drop_count_reg <= 32'd0;
+        perr_valid_reg <= 1'b0;
+        berr_valid_reg <= 1'b0;
+    end
+end
+
+assign m_drop_valid = drop_valid_reg;
+assign m_drop_conn = drop_conn_reg;
+assign m_drop_reason = 2'd1;
+assign m_drop_first = drop_first_reg;
+assign m_drop_count = drop_count_reg;
+assign m_post_err_valid = perr_valid_reg;
+assign m_post_err_conn = perr_conn_reg;
+assign m_post_err_qn = perr_qn_reg;
+assign m_post_err_id = perr_id_reg;
+assign m_post_err_reason = perr_reason_reg;
+assign m_berr_valid = berr_valid_reg;
+assign m_berr_conn = berr_conn_reg;
+assign m_berr_resp = berr_resp_reg;
 
 assign m_cpl_valid = cpl_valid_reg;
 assign m_cpl_conn = ev_conn_reg;
@@ -1259,11 +1415,11 @@ assign m_err_valid = err_valid_reg;
 assign m_err_conn = ev_conn_reg;
 assign {m_err_layer, m_err_etype, m_err_code} = ev_err_reg;
 
-// Not needed: the verdict's conn (the record's is the same), B responses
-// (writes are posted), the remote read right (placement needs write), the
+// Not needed: the verdict's conn (the record's is the same), BID (one AXI
+// ID: responses in AW order), the remote read right (placement needs write), the
 // low halves of the double-width rotations, the sum of TO + length (only
 // its carry), the record's kind and error fields on m_cpl.
-wire unused_ok = &{1'b0, s_verdict_tuser, m_axi_bid, m_axi_bresp, m_axi_bvalid, st_acc[1],
+wire unused_ok = &{1'b0, s_verdict_tuser, m_axi_bid, st_acc[1],
     rot_d_cur[DATA_W-1:0], rot_d_prev[DATA_W-1:0], rot_k_cur[KEEP_W-1:0], rot_k_prev[KEEP_W-1:0],
     c2_toend[63:0], ev_rec_reg[RECC_W-1 -: 2], ev_rec_reg[15:0], s_ext};
 

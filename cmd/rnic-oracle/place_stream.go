@@ -1,0 +1,430 @@
+package main
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/openrnic/rnic/iwarp/ddp"
+	"github.com/openrnic/rnic/iwarp/rdmap"
+)
+
+// ddp_place_stream: ddp_place in batches, for long runs (the ddp_rx
+// security soak). A named session keeps the host memory, the STag table,
+// the streams and their delivery state from one request to the next, so a
+// testbench sends each batch of configuration steps and ULPDUs once, as it
+// feeds them to the hardware, and gets back what that batch did:
+//
+//   - events: the completions and errors the batch's ULPDUs report, in
+//     delivery order, with ddp_place's fields and the index of the ULPDU's
+//     op in the batch ("op");
+//   - places: for every ulpdu op of the batch, in order, [host address,
+//     octets] of the host memory the Go stack placed its payload in
+//     ([x, 0]: none). Everything the hardware may write for that ULPDU is
+//     in that range;
+//   - drops: the ulpdu ops of connections that are not enabled (never
+//     configured, or configured with enable false): the hardware drops them
+//     and reports each on m_drop;
+//   - refused: the posts the hardware refuses (m_post_err): reason 1 the
+//     queue's ring is full (ring_depth buffers posted and not consumed),
+//     reason 2 QN 3 (there is no such queue), reason 3 the connection is
+//     not enabled;
+//   - mem: the whole host memory, hex, when the request asks for it.
+//
+// The steps are ddp_place's ({stag}, {conn}, {post}, {ulpdu}) with two
+// additions: conn takes "enable" (default true; false disables the
+// connection: its ULPDUs are dropped), and {poison: {addr, len}} marks host
+// memory that refuses writes with an error response (the AXI slave answers
+// SLVERR to a burst that writes any octet of it and writes none of those
+// octets). A ULPDU whose placement touches poisoned memory places the rest,
+// and reports an RDMAP Local Catastrophic Error (layer 0, type 0, code 0,
+// what rdmap.ErrorFrom gives for a host error) in place of its own report,
+// unless its verdict is bad; the stream places and reports nothing after it.
+//
+// A session starts with "open": {mem_size, ring_depth?} (which restarts a
+// session of the same name) and ends with "close": true or at the end of
+// the oracle's input.
+
+func init() {
+	register("ddp_place_stream",
+		`ddp_place in batches on a named session: {session, open?: {mem_size, ring_depth?}, ops: [{stag}|{conn: {conn, pd, enable?}}|{post}|{ulpdu}|{poison: {addr, len}}], mem?, close?} -> {events, places, drops, refused, mem?}`,
+		opDDPPlaceStream)
+}
+
+type streamConnOp struct {
+	Conn   *int   `json:"conn"`
+	PD     uint32 `json:"pd"`
+	Enable *bool  `json:"enable"`
+}
+
+type streamPoison struct {
+	Addr int `json:"addr"`
+	Len  int `json:"len"`
+}
+
+type streamOp struct {
+	STag   *placeSTag    `json:"stag"`
+	Conn   *streamConnOp `json:"conn"`
+	Post   *placePost    `json:"post"`
+	ULPDU  *placeULPDU   `json:"ulpdu"`
+	Poison *streamPoison `json:"poison"`
+}
+
+type streamEvent struct {
+	placeEvent
+	Op int `json:"op"` // index of the ULPDU's op in its batch
+}
+
+type streamDrop struct {
+	Op   int `json:"op"`
+	Conn int `json:"conn"`
+}
+
+type streamRefused struct {
+	Op     int    `json:"op"`
+	Conn   int    `json:"conn"`
+	QN     uint32 `json:"qn"`
+	ID     uint64 `json:"id"`
+	Reason int    `json:"reason"` // 1 ring full, 2 QN 3, 3 connection not enabled
+}
+
+type streamReply struct {
+	Events  []streamEvent   `json:"events"`
+	Places  [][2]int        `json:"places"`
+	Drops   []streamDrop    `json:"drops"`
+	Refused []streamRefused `json:"refused"`
+	Mem     string          `json:"mem,omitempty"`
+}
+
+// sessStream is a connection's stream in a session: ddp_place's
+// placeStream, the host address of each posted buffer by queue and MSN,
+// and its delivery state.
+type sessStream struct {
+	placeStream
+	posted map[[2]uint32]int // {qn, msn} -> host address
+	done   bool              // reports nothing more (error, Terminate, no verdict)
+}
+
+type placeSession struct {
+	mem       []byte
+	ringDepth int
+	stags     *ddp.STagTable
+	// index -> the registered region's STag and host address
+	registered map[uint32]struct {
+		stag uint32
+		host int
+	}
+	streams map[int]*sessStream // nil or absent: not enabled
+	poison  [][2]int            // [addr, end)
+}
+
+var placeSessions = map[string]*placeSession{}
+
+// errHostWrite is the host's error response to a write (AXI SLVERR or
+// DECERR); rdmap.ErrorFrom makes it a Local Catastrophic Error.
+var errHostWrite = errors.New("host memory refused a write (error response)")
+
+func opDDPPlaceStream(params []byte) (any, error) {
+	var p struct {
+		Session *string `json:"session"`
+		Open    *struct {
+			MemSize   *int `json:"mem_size"`
+			RingDepth int  `json:"ring_depth"`
+		} `json:"open"`
+		Ops   []streamOp `json:"ops"`
+		Mem   bool       `json:"mem"`
+		Close bool       `json:"close"`
+	}
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Session == nil {
+		return nil, errors.New(`"session" missing`)
+	}
+	if p.Open != nil {
+		if p.Open.MemSize == nil || *p.Open.MemSize < 0 || *p.Open.MemSize > 1<<28 {
+			return nil, errors.New(`open: "mem_size" missing or not in 0..2^28`)
+		}
+		placeSessions[*p.Session] = &placeSession{
+			mem:       make([]byte, *p.Open.MemSize),
+			ringDepth: p.Open.RingDepth,
+			stags:     ddp.NewSTagTable(),
+			registered: map[uint32]struct {
+				stag uint32
+				host int
+			}{},
+			streams: map[int]*sessStream{},
+		}
+	}
+	ps := placeSessions[*p.Session]
+	if ps == nil {
+		return nil, fmt.Errorf("no session %q (open it first)", *p.Session)
+	}
+	reply := streamReply{Events: []streamEvent{}, Places: [][2]int{}, Drops: []streamDrop{}, Refused: []streamRefused{}}
+	for i, o := range p.Ops {
+		if err := ps.step(i, o, &reply); err != nil {
+			return nil, fmt.Errorf("ops[%d]: %v", i, err)
+		}
+	}
+	if p.Mem {
+		reply.Mem = hex.EncodeToString(ps.mem)
+	}
+	if p.Close {
+		delete(placeSessions, *p.Session)
+	}
+	return reply, nil
+}
+
+func (ps *placeSession) span(what string, off, n int) ([]byte, error) {
+	if off < 0 || n < 0 || off > len(ps.mem) || n > len(ps.mem)-off {
+		return nil, fmt.Errorf("%s: %d octets at %d outside the %d-octet memory", what, n, off, len(ps.mem))
+	}
+	return ps.mem[off : off+n : off+n], nil
+}
+
+func (ps *placeSession) step(i int, o streamOp, reply *streamReply) error {
+	set := 0
+	for _, x := range []bool{o.STag != nil, o.Conn != nil, o.Post != nil, o.ULPDU != nil, o.Poison != nil} {
+		if x {
+			set++
+		}
+	}
+	if set != 1 {
+		return errors.New("want exactly one of stag, conn, post, ulpdu, poison")
+	}
+	switch {
+	case o.Poison != nil:
+		if _, err := ps.span("poison", o.Poison.Addr, o.Poison.Len); err != nil {
+			return err
+		}
+		ps.poison = append(ps.poison, [2]int{o.Poison.Addr, o.Poison.Addr + o.Poison.Len})
+	case o.STag != nil:
+		s := o.STag
+		if s.Index == nil || *s.Index >= 1<<24 {
+			return errors.New("stag index missing or not 24 bits")
+		}
+		// The hardware overwrites the entry: the old region goes.
+		if old, ok := ps.registered[*s.Index]; ok {
+			if err := ps.stags.Deregister(old.stag); err != nil {
+				return err
+			}
+			delete(ps.registered, *s.Index)
+		}
+		if !s.Valid {
+			return nil
+		}
+		buf, err := ps.span("stag", s.Host, s.Len)
+		if err != nil {
+			return err
+		}
+		r := ddp.Region{STag: ddp.MakeSTag(*s.Index, s.Key), PD: s.PD, Access: ddp.Access(s.Access), Base: s.Base, Buf: buf}
+		if s.Conn != nil {
+			r.Stream = uint64(*s.Conn) + 1
+		}
+		if err := ps.stags.Register(r); err != nil {
+			return err
+		}
+		ps.registered[*s.Index] = struct {
+			stag uint32
+			host int
+		}{r.STag, s.Host}
+	case o.Conn != nil:
+		if o.Conn.Conn == nil || *o.Conn.Conn < 0 {
+			return errors.New("conn missing")
+		}
+		c := *o.Conn.Conn
+		if o.Conn.Enable != nil && !*o.Conn.Enable {
+			delete(ps.streams, c)
+			return nil
+		}
+		ps.streams[c] = &sessStream{
+			placeStream: placeStream{sink: ddp.NewSink(o.Conn.PD, uint64(c)+1, ps.stags, rdmap.NumQueues), pd: o.Conn.PD, stream: uint64(c) + 1},
+			posted:      map[[2]uint32]int{},
+		}
+	case o.Post != nil:
+		po := o.Post
+		if po.Conn == nil {
+			return errors.New("post without conn")
+		}
+		buf, err := ps.span("post", po.Addr, po.Len)
+		if err != nil {
+			return err
+		}
+		ref := streamRefused{Op: i, Conn: *po.Conn, QN: po.QN, ID: po.ID}
+		st := ps.streams[*po.Conn]
+		if st == nil {
+			ref.Reason = 3
+			reply.Refused = append(reply.Refused, ref)
+			return nil
+		}
+		if po.QN >= rdmap.NumQueues {
+			ref.Reason = 2
+			reply.Refused = append(reply.Refused, ref)
+			return nil
+		}
+		if _, n := st.sink.Window(po.QN); ps.ringDepth > 0 && n >= ps.ringDepth {
+			ref.Reason = 1
+			reply.Refused = append(reply.Refused, ref)
+			return nil
+		}
+		msn, err := st.sink.Post(po.QN, buf, po.ID)
+		if err != nil {
+			return err
+		}
+		st.posted[[2]uint32{po.QN, msn}] = po.Addr
+	case o.ULPDU != nil:
+		u := o.ULPDU
+		if u.Conn == nil {
+			return errors.New("ulpdu without conn")
+		}
+		data, err := decodeHex("data", u.Data)
+		if err != nil {
+			return err
+		}
+		c := *u.Conn
+		st := ps.streams[c]
+		if st == nil {
+			reply.Drops = append(reply.Drops, streamDrop{Op: i, Conn: c})
+			reply.Places = append(reply.Places, [2]int{0, 0})
+			return nil
+		}
+		index := st.n
+		st.n++
+		ev, final, place := ps.receive(st, data)
+		reply.Places = append(reply.Places, place)
+		hostErr := false
+		if place[1] > 0 && ps.poisoned(place) {
+			hostErr = true
+			st.sink.Fail(errHostWrite)
+		}
+		// Delivery, in stream order, while the verdicts are good.
+		if st.done {
+			return nil
+		}
+		switch {
+		case u.Verdict == nil:
+			st.done = true
+		case *u.Verdict != 0:
+			e := rdmap.MPAError(*u.Verdict, nil, 0)
+			reply.Events = append(reply.Events, streamEvent{placeEvent{Conn: c, ULPDU: index, Kind: "error",
+				Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.String()}, i})
+			st.done = true
+		case hostErr:
+			e := rdmap.ErrorFrom(errHostWrite)
+			reply.Events = append(reply.Events, streamEvent{placeEvent{Conn: c, ULPDU: index, Kind: "error",
+				Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.Error()}, i})
+			st.done = true
+		default:
+			if ev != nil {
+				ev.Conn, ev.ULPDU = c, index
+				reply.Events = append(reply.Events, streamEvent{*ev, i})
+			}
+			st.done = final
+		}
+	}
+	return nil
+}
+
+// poisoned reports whether place overlaps poisoned memory (receive has
+// put back the poisoned octets it overwrote: the host refused them).
+func (ps *placeSession) poisoned(place [2]int) bool {
+	hit := false
+	for _, pz := range ps.poison {
+		lo, hi := max(pz[0], place[0]), min(pz[1], place[0]+place[1])
+		if lo < hi {
+			hit = true
+		}
+	}
+	return hit
+}
+
+// receive is ddp_place's receive (iwarp/verbs' QP.onULPDU) that also
+// returns the host memory the segment's payload went to: the region's
+// host address plus TO - base for a tagged segment, the posted buffer's
+// plus MO for an untagged one, when Sink.Receive took it.
+func (ps *placeSession) receive(st *sessStream, ulpdu []byte) (*placeEvent, bool, [2]int) {
+	s := st.sink
+	none := [2]int{0, 0}
+	if s.Err() != nil {
+		return nil, false, none // the stream failed earlier: dropped silently
+	}
+	fail := func(err error, place [2]int) (*placeEvent, bool, [2]int) {
+		s.Fail(err)
+		e := rdmap.ErrorFrom(err)
+		return &placeEvent{Kind: "error", Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.Error()}, true, place
+	}
+	seg, err := rdmap.Classify(ulpdu)
+	if err != nil {
+		return fail(err, none)
+	}
+	h, op := seg.Header, seg.Opcode
+	// Where the payload will go, read before Receive (which may pop the
+	// buffer); used only if Receive takes the segment.
+	place := none
+	if n := len(seg.Payload); n > 0 {
+		if h.Tagged {
+			if reg, ok := ps.registered[ddp.STagIndex(h.STag)]; ok {
+				if r, ok := ps.stags.Lookup(reg.stag); ok {
+					place = [2]int{reg.host + int(h.TO-r.Base), n}
+				}
+			}
+		} else if addr, ok := st.posted[[2]uint32{h.QN, h.MSN}]; ok {
+			place = [2]int{addr + int(h.MO), n}
+		}
+	}
+	saved := ps.savePoison()
+	d, err := s.Receive(&h, seg.Payload, op.PlacementAccess())
+	if err != nil {
+		return fail(err, none)
+	}
+	if place[1] != len(seg.Payload) {
+		panic(fmt.Sprintf("ddp_place_stream: placed %d octets and cannot tell where", len(seg.Payload)))
+	}
+	ps.restorePoison(saved)
+	if !d.Delivered {
+		return nil, false, place
+	}
+	if !h.Tagged {
+		delete(st.posted, [2]uint32{h.QN, h.MSN})
+	}
+	ev := &placeEvent{Kind: "completion", Opcode: uint8(op), Tagged: h.Tagged}
+	if h.Tagged {
+		ev.STag = h.STag
+		return ev, false, place
+	}
+	ev.QN, ev.MSN, ev.Len, ev.ID = h.QN, h.MSN, d.MsgLen, d.ID
+	switch {
+	case op == rdmap.OpReadRequest:
+		rr, err := rdmap.ParseReadRequest(d.Buf[:d.MsgLen])
+		if err != nil {
+			return fail(err, place)
+		}
+		ev.RR = hex.EncodeToString(rr.Append(nil))
+	case op == rdmap.OpTerminate:
+		s.Fail(errTerminated)
+		return ev, true, place
+	case op.Invalidates():
+		if err := rdmap.Invalidate(ps.stags, st.pd, st.stream, &d.Header); err != nil {
+			return fail(err, place)
+		}
+		ev.InvSTag = h.ULPInfo
+	}
+	return ev, false, place
+}
+
+func (ps *placeSession) savePoison() [][]byte {
+	if len(ps.poison) == 0 {
+		return nil
+	}
+	out := make([][]byte, len(ps.poison))
+	for i, pz := range ps.poison {
+		out[i] = append([]byte(nil), ps.mem[pz[0]:pz[1]]...)
+	}
+	return out
+}
+
+func (ps *placeSession) restorePoison(saved [][]byte) {
+	for i, pz := range ps.poison {
+		copy(ps.mem[pz[0]:pz[1]], saved[i])
+	}
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/openrnic/rnic/iwarp/ddp"
+	"github.com/openrnic/rnic/iwarp/rdmap"
+)
+
+type streamResp struct {
+	Events  []streamEvent   `json:"events"`
+	Places  [][2]int        `json:"places"`
+	Drops   []streamDrop    `json:"drops"`
+	Refused []streamRefused `json:"refused"`
+	Mem     string          `json:"mem"`
+	Error   string          `json:"error"`
+}
+
+func streamReq(t *testing.T, req map[string]any) streamResp {
+	t.Helper()
+	req["op"] = "ddp_place_stream"
+	line, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r streamResp
+	if err := json.Unmarshal(handle(line), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestPlaceStreamMatchesPlace: the same steps in three batches give
+// ddp_place's memory and events, and places names each segment's octets.
+func TestPlaceStreamMatchesPlace(t *testing.T) {
+	good, crc := 0, 2
+	stag := ddp.MakeSTag(5, 0x21)
+	ops := []any{
+		map[string]any{"conn": map[string]any{"conn": 3, "pd": 9}},
+		map[string]any{"conn": map[string]any{"conn": 4, "pd": 9}},
+		map[string]any{"stag": map[string]any{"index": 5, "valid": true, "key": 0x21, "pd": 9, "access": 1, "base": 1000, "len": 100, "host": 64}},
+		map[string]any{"post": map[string]any{"conn": 3, "qn": 0, "addr": 200, "len": 16, "id": 77}},
+		map[string]any{"post": map[string]any{"conn": 4, "qn": 0, "addr": 240, "len": 16, "id": 78}},
+	}
+	ops = append(ops, ulpdus(3, &good, segs(t, rdmap.NewWrite(stag, 1010, []byte("hello world")), 20)...)...)
+	ops = append(ops, ulpdus(4, &good, segs(t, rdmap.NewSendInvalidate(1, stag, []byte("inv")), 128)...)...)
+	ops = append(ops, ulpdus(3, &good, segs(t, rdmap.NewWrite(stag, 1000, []byte("late")), 128)...)...)
+	ops = append(ops, ulpdus(4, &crc, segs(t, rdmap.NewWrite(stag, 1000, []byte("x")), 128)...)...)
+	mem, want, reqErr := placeReq(t, map[string]any{"mem_size": 512, "ops": ops})
+	if reqErr != "" {
+		t.Fatal(reqErr)
+	}
+	var got []placeEvent
+	var places [][2]int
+	cuts := []int{0, 4, 7, len(ops)}
+	for b := 0; b+1 < len(cuts); b++ {
+		req := map[string]any{"session": "t", "ops": ops[cuts[b]:cuts[b+1]], "mem": true}
+		if b == 0 {
+			req["open"] = map[string]any{"mem_size": 512}
+		}
+		r := streamReq(t, req)
+		if r.Error != "" {
+			t.Fatal(r.Error)
+		}
+		for _, e := range r.Events {
+			got = append(got, e.placeEvent)
+		}
+		places = append(places, r.Places...)
+		if b == len(cuts)-2 && r.Mem != hex.EncodeToString(mem) {
+			t.Errorf("memory differs from ddp_place's")
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("events %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("event %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	// The Write's two segments (11 octets, MULPDU 20: 6 + 5), the Send,
+	// the Write after the invalidation (nothing), the Write with a CRC
+	// error after the stream failed... on conn 4 after the Send: placed.
+	wantPlaces := [][2]int{{74, 6}, {80, 5}, {240, 3}, {0, 0}, {0, 0}}
+	if len(places) != len(wantPlaces) {
+		t.Fatalf("places %v, want %v", places, wantPlaces)
+	}
+	for i := range wantPlaces {
+		if places[i] != wantPlaces[i] {
+			t.Errorf("places %v, want %v", places, wantPlaces)
+			break
+		}
+	}
+	if r := streamReq(t, map[string]any{"session": "t", "ops": []any{}, "close": true}); r.Error != "" {
+		t.Fatal(r.Error)
+	}
+	if r := streamReq(t, map[string]any{"session": "t", "ops": []any{}}); !strings.Contains(r.Error, `no session "t"`) {
+		t.Errorf("closed session: %q", r.Error)
+	}
+}
+
+// TestPlaceStreamDropsRefusedPoison: ULPDUs of a disabled connection are
+// dropped and listed; posts past the ring depth, to QN 3 and to a disabled
+// connection are refused;
+// a Write into poisoned memory reports a Local Catastrophic Error, keeps
+// the poisoned octets and ends the stream.
+func TestPlaceStreamDropsRefusedPoison(t *testing.T) {
+	good := 0
+	stag := ddp.MakeSTag(2, 7)
+	post := func(c, qn, addr, id int) any {
+		return map[string]any{"post": map[string]any{"conn": c, "qn": qn, "addr": addr, "len": 8, "id": id}}
+	}
+	ops := []any{
+		map[string]any{"conn": map[string]any{"conn": 0, "pd": 1}},
+		map[string]any{"conn": map[string]any{"conn": 1, "pd": 1}},
+		map[string]any{"conn": map[string]any{"conn": 1, "pd": 1, "enable": false}},
+		map[string]any{"stag": map[string]any{"index": 2, "valid": true, "key": 7, "pd": 1, "access": 1, "base": 0, "len": 64, "host": 0}},
+		map[string]any{"poison": map[string]any{"addr": 10, "len": 2}},
+		post(0, 0, 100, 1), post(0, 0, 108, 2), post(0, 0, 116, 3), post(0, 3, 124, 4), post(1, 0, 132, 5),
+	}
+	ops = append(ops, ulpdus(1, &good, segs(t, rdmap.NewWrite(stag, 40, []byte("dropped")), 128)...)...)
+	ops = append(ops, ulpdus(0, &good, segs(t, rdmap.NewWrite(stag, 8, []byte("abcdef")), 128)...)...)
+	ops = append(ops, ulpdus(0, &good, segs(t, rdmap.NewWrite(stag, 20, []byte("after")), 128)...)...)
+	r := streamReq(t, map[string]any{"session": "p", "open": map[string]any{"mem_size": 256, "ring_depth": 2}, "ops": ops, "mem": true, "close": true})
+	if r.Error != "" {
+		t.Fatal(r.Error)
+	}
+	mem, _ := hex.DecodeString(r.Mem)
+	if !bytes.Equal(mem[8:14], []byte{'a', 'b', 0, 0, 'e', 'f'}) || mem[20] != 0 || mem[40] != 0 {
+		t.Errorf("memory % x", mem[:48])
+	}
+	if len(r.Drops) != 1 || r.Drops[0] != (streamDrop{Op: 10, Conn: 1}) {
+		t.Errorf("drops %+v", r.Drops)
+	}
+	wantRef := []streamRefused{{Op: 7, Conn: 0, QN: 0, ID: 3, Reason: 1}, {Op: 8, Conn: 0, QN: 3, ID: 4, Reason: 2},
+		{Op: 9, Conn: 1, QN: 0, ID: 5, Reason: 3}}
+	if len(r.Refused) != 3 || r.Refused[0] != wantRef[0] || r.Refused[1] != wantRef[1] || r.Refused[2] != wantRef[2] {
+		t.Errorf("refused %+v", r.Refused)
+	}
+	if len(r.Events) != 1 {
+		t.Fatalf("events %+v", r.Events)
+	}
+	if e := r.Events[0]; e.Conn != 0 || e.Kind != "error" || e.Layer != 0 || e.EType != 0 || e.Code != 0 || e.Op != 11 {
+		t.Errorf("event %+v, want a Local Catastrophic Error for op 11", e)
+	}
+	if len(r.Places) != 3 || r.Places[0] != [2]int{0, 0} || r.Places[1] != [2]int{8, 6} || r.Places[2] != [2]int{0, 0} {
+		t.Errorf("places %v", r.Places)
+	}
+}
