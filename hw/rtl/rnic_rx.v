@@ -1,0 +1,262 @@
+// rnic_rx: the iWARP receive datapath, TCP segment payloads in, RDMAP
+// placement into host memory out, DATA_W bits per clock, for 2^CONN_W
+// connections.
+//
+//   s_axis (segments) -> mpa_rx -> rx_join -> ddp_rx -> m_axi (host memory writes)
+//                          |  pieces, verdicts  |      -> m_cpl, m_err, status
+//                          +-> m_exc            |
+//   cfg_* ----------------(+ clear)-------------+
+//   s_conn, s_stag, s_post -----------------------------> ddp_rx
+//
+// mpa_rx (RFC 5044 in-order Full Operation) finds the ULPDUs in the
+// segments and cuts them into pieces at segment boundaries, with a verdict
+// per FPDU; rx_join holds a first piece that is shorter than
+// min(46, ULPDU_Length) and joins it to the connection's next piece, so
+// that every first piece reaching ddp_rx carries the whole DDP/RDMAP
+// header (RFC 5041 4, RFC 5040 4), as ddp_rx requires; ddp_rx checks the
+// headers and places cut through (hw/README.md, "MPA receive path and the
+// interface to placement").
+//
+// Ports:
+//   cfg_*        mpa_rx's per-connection configuration (cfg_conn, cfg_en,
+//                cfg_mrk_en, cfg_crc_en, cfg_base; see mpa_rx.v). A write
+//                also clears the connection's held octets in rx_join;
+//                cfg_ready = both ready. Configure a connection while none
+//                of its segments or pieces is inside.
+//   s_axis       TCP segment payloads, as mpa_rx's: lane-0 aligned,
+//                tuser = {conn, seq[31:0], len[15:0]}.
+//   m_exc_*      mpa_rx's exception stream (segments not taken in order).
+//   s_conn_*, s_stag_*, s_post_*   ddp_rx's configuration streams.
+//   m_axi_*      ddp_rx's AXI4 write master (host memory).
+//   m_cpl_*, m_err_*               ddp_rx's completions and errors.
+//   m_drop_*, m_post_err_*, m_berr_*   ddp_rx's status pulses.
+//
+// Latency and throughput: those of the three blocks in a row (mpa_rx's
+// cut-through pieces, 2 clocks of rx_join for a piece that needs no join,
+// ddp_rx's header checks); measured by tests/rnic_rx/test_rnic_rx.py.
+//
+// Verification: tests/rnic_rx/test_rnic_rx.py, end to end: RDMAP messages
+// through the Go stack (cmd/rnic-oracle: rdmap_segments, mpa_fpdus,
+// mpa_receive, ddp_place) against the whole host memory, completions and
+// errors.
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module rnic_rx #(
+    parameter DATA_W = 64,
+    parameter CONN_W = 10,
+    parameter STAG_AW = 12,
+    parameter RQ_AW = 3,
+    parameter ADDR_W = 64,
+    parameter ID_W = 32,
+    parameter BURST = 8,
+    parameter REC_AW = 3
+) (
+    input  wire                    clk,
+    input  wire                    rst,
+
+    input  wire                    cfg_valid,
+    output wire                    cfg_ready,
+    input  wire [CONN_W-1:0]       cfg_conn,
+    input  wire                    cfg_en,
+    input  wire                    cfg_mrk_en,
+    input  wire                    cfg_crc_en,
+    input  wire [31:0]             cfg_base,
+
+    input  wire [DATA_W-1:0]       s_axis_tdata,
+    input  wire [DATA_W/8-1:0]     s_axis_tkeep,
+    input  wire                    s_axis_tvalid,
+    output wire                    s_axis_tready,
+    input  wire                    s_axis_tlast,
+    input  wire [CONN_W+47:0]      s_axis_tuser,
+
+    output wire [DATA_W-1:0]       m_exc_tdata,
+    output wire [DATA_W/8-1:0]     m_exc_tkeep,
+    output wire                    m_exc_tvalid,
+    input  wire                    m_exc_tready,
+    output wire                    m_exc_tlast,
+    output wire [CONN_W+50:0]      m_exc_tuser,
+
+    input  wire                    s_conn_valid,
+    output wire                    s_conn_ready,
+    input  wire [CONN_W-1:0]       s_conn_conn,
+    input  wire                    s_conn_enable,
+    input  wire [31:0]             s_conn_pd,
+
+    input  wire                    s_stag_valid,
+    output wire                    s_stag_ready,
+    input  wire [STAG_AW-1:0]      s_stag_index,
+    input  wire                    s_stag_entry_valid,
+    input  wire [7:0]              s_stag_key,
+    input  wire [31:0]             s_stag_pd,
+    input  wire                    s_stag_bound,
+    input  wire [CONN_W-1:0]       s_stag_conn,
+    input  wire [1:0]              s_stag_access,
+    input  wire [63:0]             s_stag_base,
+    input  wire [31:0]             s_stag_len,
+    input  wire [ADDR_W-1:0]       s_stag_addr,
+
+    input  wire                    s_post_valid,
+    output wire                    s_post_ready,
+    input  wire [CONN_W-1:0]       s_post_conn,
+    input  wire [1:0]              s_post_qn,
+    input  wire [ADDR_W-1:0]       s_post_addr,
+    input  wire [31:0]             s_post_len,
+    input  wire [ID_W-1:0]         s_post_id,
+
+    output wire [0:0]              m_axi_awid,
+    output wire [ADDR_W-1:0]       m_axi_awaddr,
+    output wire [7:0]              m_axi_awlen,
+    output wire [2:0]              m_axi_awsize,
+    output wire [1:0]              m_axi_awburst,
+    output wire [3:0]              m_axi_awcache,
+    output wire [2:0]              m_axi_awprot,
+    output wire                    m_axi_awvalid,
+    input  wire                    m_axi_awready,
+    output wire [DATA_W-1:0]       m_axi_wdata,
+    output wire [DATA_W/8-1:0]     m_axi_wstrb,
+    output wire                    m_axi_wlast,
+    output wire                    m_axi_wvalid,
+    input  wire                    m_axi_wready,
+    input  wire [0:0]              m_axi_bid,
+    input  wire [1:0]              m_axi_bresp,
+    input  wire                    m_axi_bvalid,
+    output wire                    m_axi_bready,
+
+    output wire                    m_cpl_valid,
+    input  wire                    m_cpl_ready,
+    output wire [CONN_W-1:0]       m_cpl_conn,
+    output wire [3:0]              m_cpl_opcode,
+    output wire                    m_cpl_tagged,
+    output wire [1:0]              m_cpl_qn,
+    output wire [31:0]             m_cpl_msn,
+    output wire [31:0]             m_cpl_len,
+    output wire [ID_W-1:0]         m_cpl_id,
+    output wire [31:0]             m_cpl_stag,
+    output wire [31:0]             m_cpl_inv_stag,
+    output wire [223:0]            m_cpl_rr,
+
+    output wire                    m_err_valid,
+    input  wire                    m_err_ready,
+    output wire [CONN_W-1:0]       m_err_conn,
+    output wire [3:0]              m_err_layer,
+    output wire [3:0]              m_err_etype,
+    output wire [7:0]              m_err_code,
+
+    output wire                    m_drop_valid,
+    output wire [CONN_W-1:0]       m_drop_conn,
+    output wire [1:0]              m_drop_reason,
+    output wire                    m_drop_first,
+    output wire [31:0]             m_drop_count,
+    output wire                    m_post_err_valid,
+    output wire [CONN_W-1:0]       m_post_err_conn,
+    output wire [1:0]              m_post_err_qn,
+    output wire [ID_W-1:0]         m_post_err_id,
+    output wire [1:0]              m_post_err_reason,
+    output wire                    m_berr_valid,
+    output wire [CONN_W-1:0]       m_berr_conn,
+    output wire [1:0]              m_berr_resp
+);
+
+localparam N = DATA_W / 8;
+
+initial begin
+    if (DATA_W != 64 && DATA_W != 128 && DATA_W != 256 && DATA_W != 512) begin
+        $error("rnic_rx: DATA_W must be 64, 128, 256 or 512, not %0d", DATA_W);
+        $finish;
+    end
+end
+
+// ---- configuration: mpa_rx's, and rx_join's clear, in one handshake --------------
+
+wire mpa_cfg_ready, clr_ready;
+assign cfg_ready = mpa_cfg_ready && clr_ready;
+
+// ---- mpa_rx -> rx_join -> ddp_rx -------------------------------------------------------
+
+wire [DATA_W-1:0]  p_tdata;
+wire [N-1:0]       p_tkeep;
+wire               p_tvalid, p_tready, p_tlast;
+wire [CONN_W+17:0] p_tuser;
+wire [2:0]         pv_tdata;
+wire               pv_tvalid, pv_tready;
+wire [CONN_W-1:0]  pv_tuser;
+
+wire [DATA_W-1:0]  j_tdata;
+wire [N-1:0]       j_tkeep;
+wire               j_tvalid, j_tready, j_tlast;
+wire [CONN_W+17:0] j_tuser;
+wire [2:0]         jv_tdata;
+wire               jv_tvalid, jv_tready;
+wire [CONN_W-1:0]  jv_tuser;
+
+mpa_rx #(.DATA_W(DATA_W), .CONN_W(CONN_W)) mpa (
+    .clk(clk), .rst(rst),
+    .cfg_valid(cfg_valid && clr_ready), .cfg_ready(mpa_cfg_ready), .cfg_conn(cfg_conn),
+    .cfg_en(cfg_en), .cfg_mrk_en(cfg_mrk_en), .cfg_crc_en(cfg_crc_en), .cfg_base(cfg_base),
+    .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid),
+    .s_axis_tready(s_axis_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
+    .m_axis_tdata(p_tdata), .m_axis_tkeep(p_tkeep), .m_axis_tvalid(p_tvalid),
+    .m_axis_tready(p_tready), .m_axis_tlast(p_tlast), .m_axis_tuser(p_tuser),
+    .m_verdict_tdata(pv_tdata), .m_verdict_tvalid(pv_tvalid), .m_verdict_tready(pv_tready),
+    .m_verdict_tuser(pv_tuser),
+    .m_exc_tdata(m_exc_tdata), .m_exc_tkeep(m_exc_tkeep), .m_exc_tvalid(m_exc_tvalid),
+    .m_exc_tready(m_exc_tready), .m_exc_tlast(m_exc_tlast), .m_exc_tuser(m_exc_tuser)
+);
+
+rx_join #(.DATA_W(DATA_W), .CONN_W(CONN_W)) joiner (
+    .clk(clk), .rst(rst),
+    .s_axis_tdata(p_tdata), .s_axis_tkeep(p_tkeep), .s_axis_tvalid(p_tvalid),
+    .s_axis_tready(p_tready), .s_axis_tlast(p_tlast), .s_axis_tuser(p_tuser),
+    .m_axis_tdata(j_tdata), .m_axis_tkeep(j_tkeep), .m_axis_tvalid(j_tvalid),
+    .m_axis_tready(j_tready), .m_axis_tlast(j_tlast), .m_axis_tuser(j_tuser),
+    .s_verdict_tdata(pv_tdata), .s_verdict_tvalid(pv_tvalid), .s_verdict_tready(pv_tready),
+    .s_verdict_tuser(pv_tuser),
+    .m_verdict_tdata(jv_tdata), .m_verdict_tvalid(jv_tvalid), .m_verdict_tready(jv_tready),
+    .m_verdict_tuser(jv_tuser),
+    .clr_valid(cfg_valid && mpa_cfg_ready), .clr_ready(clr_ready), .clr_conn(cfg_conn)
+);
+
+ddp_rx #(
+    .DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W),
+    .ID_W(ID_W), .BURST(BURST), .REC_AW(REC_AW)
+) ddp (
+    .clk(clk), .rst(rst),
+    .s_axis_tdata(j_tdata), .s_axis_tkeep(j_tkeep), .s_axis_tvalid(j_tvalid),
+    .s_axis_tready(j_tready), .s_axis_tlast(j_tlast), .s_axis_tuser(j_tuser),
+    .s_verdict_tdata(jv_tdata), .s_verdict_tuser(jv_tuser), .s_verdict_tvalid(jv_tvalid),
+    .s_verdict_tready(jv_tready),
+    .s_conn_valid(s_conn_valid), .s_conn_ready(s_conn_ready), .s_conn_conn(s_conn_conn),
+    .s_conn_enable(s_conn_enable), .s_conn_pd(s_conn_pd),
+    .s_stag_valid(s_stag_valid), .s_stag_ready(s_stag_ready), .s_stag_index(s_stag_index),
+    .s_stag_entry_valid(s_stag_entry_valid), .s_stag_key(s_stag_key), .s_stag_pd(s_stag_pd),
+    .s_stag_bound(s_stag_bound), .s_stag_conn(s_stag_conn), .s_stag_access(s_stag_access),
+    .s_stag_base(s_stag_base), .s_stag_len(s_stag_len), .s_stag_addr(s_stag_addr),
+    .s_post_valid(s_post_valid), .s_post_ready(s_post_ready), .s_post_conn(s_post_conn),
+    .s_post_qn(s_post_qn), .s_post_addr(s_post_addr), .s_post_len(s_post_len), .s_post_id(s_post_id),
+    .m_axi_awid(m_axi_awid), .m_axi_awaddr(m_axi_awaddr), .m_axi_awlen(m_axi_awlen),
+    .m_axi_awsize(m_axi_awsize), .m_axi_awburst(m_axi_awburst), .m_axi_awcache(m_axi_awcache),
+    .m_axi_awprot(m_axi_awprot), .m_axi_awvalid(m_axi_awvalid), .m_axi_awready(m_axi_awready),
+    .m_axi_wdata(m_axi_wdata), .m_axi_wstrb(m_axi_wstrb), .m_axi_wlast(m_axi_wlast),
+    .m_axi_wvalid(m_axi_wvalid), .m_axi_wready(m_axi_wready),
+    .m_axi_bid(m_axi_bid), .m_axi_bresp(m_axi_bresp), .m_axi_bvalid(m_axi_bvalid),
+    .m_axi_bready(m_axi_bready),
+    .m_cpl_valid(m_cpl_valid), .m_cpl_ready(m_cpl_ready), .m_cpl_conn(m_cpl_conn),
+    .m_cpl_opcode(m_cpl_opcode), .m_cpl_tagged(m_cpl_tagged), .m_cpl_qn(m_cpl_qn),
+    .m_cpl_msn(m_cpl_msn), .m_cpl_len(m_cpl_len), .m_cpl_id(m_cpl_id), .m_cpl_stag(m_cpl_stag),
+    .m_cpl_inv_stag(m_cpl_inv_stag), .m_cpl_rr(m_cpl_rr),
+    .m_err_valid(m_err_valid), .m_err_ready(m_err_ready), .m_err_conn(m_err_conn),
+    .m_err_layer(m_err_layer), .m_err_etype(m_err_etype), .m_err_code(m_err_code),
+    .m_drop_valid(m_drop_valid), .m_drop_conn(m_drop_conn), .m_drop_reason(m_drop_reason),
+    .m_drop_first(m_drop_first), .m_drop_count(m_drop_count),
+    .m_post_err_valid(m_post_err_valid), .m_post_err_conn(m_post_err_conn),
+    .m_post_err_qn(m_post_err_qn), .m_post_err_id(m_post_err_id),
+    .m_post_err_reason(m_post_err_reason),
+    .m_berr_valid(m_berr_valid), .m_berr_conn(m_berr_conn), .m_berr_resp(m_berr_resp)
+);
+
+endmodule
+
+`resetall

@@ -1,0 +1,395 @@
+"""Piece joiner, hw/rtl/rx_join.v: first pieces made to hold the DDP/RDMAP header.
+
+The block only moves octets, so the check is on the octets themselves: the
+testbench makes random ULPDUs (random octets, no protocol), cuts each into
+pieces as mpa_rx may (first pieces of 0 to 45 octets, empty pieces
+anywhere, long ones), interleaves the connections at piece boundaries and
+sends a verdict for each ULPDU after its last piece. On the output, per
+connection, the pieces joined must be the same ULPDUs with the same
+ulpdu_len, every first piece must hold min(46, ulpdu_len) octets or the
+whole ULPDU, every frame must be lane-0 aligned with tkeep all ones but in
+its last beat, and the verdicts must come out in the order of the ULPDUs'
+last pieces, each after (never in the clock of) its last piece's tlast
+beat, with the code sent.
+
+The cocotb tests:
+  random_pieces     many connections, random cuts, gaps on the input,
+                    back-pressure on both outputs.
+  clear_drops_held  a held short first piece, a clear of its connection,
+                    then a new ULPDU: the held octets are gone; other
+                    connections' held octets stay.
+  pass_through      pieces that need no join, back to back, always-ready
+                    outputs: one beat a clock and the latency (asserted).
+
+Run with `.venv/bin/pytest tests/rx_join` (SIMS=..., WAVES=1, RANDOM_SEED=...
+as in tests/hdlsim.py). RX_JOIN_ULPDUS sets random_pieces' ULPDUs per
+connection.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+from collections import defaultdict, deque
+
+import cocotb
+import pytest
+from cocotb.clock import Clock
+from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
+from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSource
+
+import hdlsim
+
+CLK_PERIOD_NS = 4
+CONN_W = 10
+HDR = 46
+
+
+class TB:
+    def __init__(self, dut):
+        self.dut = dut
+        self.width = len(dut.s_axis_tdata)
+        self.lanes = self.width // 8
+        assert self.width == int(os.environ["RX_JOIN_WIDTH"])
+        self.rng = random.Random(random.getrandbits(64))  # seeded by cocotb
+        self.source = AxiStreamSource(AxiStreamBus.from_prefix(dut, "s_axis"), dut.clk, dut.rst)
+        self.source.log.setLevel(logging.WARNING)
+        self.ready_p = 1.0
+        self.verdict_wait_p = 0.0
+        self.cycle = 0
+        # Input side.
+        self.sent: dict[int, list[bytes]] = defaultdict(list)       # ULPDUs per connection
+        self.verdicts_in: deque = deque()    # (last pieces taken before it may go, conn, code)
+        self.verdict_codes: deque = deque()  # codes in last-piece order, for the check
+        self.in_lasts = 0
+        self.in_beats: list[int] = []        # clocks of input beats
+        self.in_frame_start: list[int] = []
+        # Output side.
+        self.got: dict[int, list[bytes]] = defaultdict(list)
+        self.got_ulen: dict[int, list[int]] = defaultdict(list)
+        self.partial: dict[int, bytearray] = {}
+        self.out_last_order: list[tuple[int, int]] = []   # (conn, clock of the tlast)
+        self.verdicts_out: list[tuple[int, int, int]] = []  # (conn, code, clock)
+        self.out_beats: list[int] = []
+        self.out_frame_start: list[int] = []
+        self._out_frame: bytearray | None = None
+        self._out_user = None
+
+    async def start(self):
+        dut = self.dut
+        dut.rst.value = 1
+        dut.s_verdict_tvalid.value = 0
+        dut.clr_valid.value = 0
+        dut.m_axis_tready.value = 0
+        dut.m_verdict_tready.value = 0
+        cocotb.start_soon(Clock(dut.clk, CLK_PERIOD_NS, units="ns").start())
+        await ClockCycles(dut.clk, 3)
+        await FallingEdge(dut.clk)
+        dut.rst.value = 0
+        await RisingEdge(dut.clk)
+        cocotb.start_soon(self._clock_loop())
+
+    def pause(self, p: float):
+        rng = random.Random(self.rng.getrandbits(64))
+        while True:
+            yield rng.random() < p
+
+    def user(self, conn: int, first: bool, last: bool, ulen: int) -> int:
+        return (ulen << (CONN_W + 2)) | (conn << 2) | (int(first) << 1) | int(last)
+
+    async def _clock_loop(self):
+        dut = self.dut
+        rng = random.Random(self.rng.getrandbits(64))
+        n = self.lanes
+        vvalid = False
+        in_sof = True
+        while True:
+            await RisingEdge(dut.clk)
+            self.cycle += 1
+            # Input beats, and the verdicts they release.
+            if dut.s_axis_tvalid.value == 1 and dut.s_axis_tready.value == 1:
+                self.in_beats.append(self.cycle)
+                if in_sof:
+                    self.in_frame_start.append(self.cycle)
+                in_sof = dut.s_axis_tlast.value == 1
+                if in_sof and int(dut.s_axis_tuser.value) & 1:
+                    self.in_lasts += 1
+            if vvalid and dut.s_verdict_tready.value == 1:
+                vvalid = False
+                self.verdicts_in.popleft()
+            if not vvalid and self.verdicts_in and self.verdicts_in[0][0] <= self.in_lasts:
+                # A verdict after its last piece's tlast beat (a later clock).
+                if rng.random() >= self.verdict_wait_p:
+                    _, conn, code = self.verdicts_in[0]
+                    dut.s_verdict_tdata.value = code
+                    dut.s_verdict_tuser.value = conn
+                    vvalid = True
+            dut.s_verdict_tvalid.value = int(vvalid)
+            # Output pieces.
+            if dut.m_axis_tvalid.value == 1 and dut.m_axis_tready.value == 1:
+                self.out_beats.append(self.cycle)
+                self._out_beat(n)
+            if dut.m_verdict_tvalid.value == 1 and dut.m_verdict_tready.value == 1:
+                self.verdicts_out.append((int(dut.m_verdict_tuser.value), int(dut.m_verdict_tdata.value), self.cycle))
+            dut.m_axis_tready.value = int(rng.random() < self.ready_p)
+            dut.m_verdict_tready.value = int(rng.random() < self.ready_p)
+
+    def _out_beat(self, n: int):
+        dut = self.dut
+        user = int(dut.m_axis_tuser.value)
+        keep = int(dut.m_axis_tkeep.value)
+        tlast = dut.m_axis_tlast.value == 1
+        data = int(dut.m_axis_tdata.value).to_bytes(n, "little")
+        assert keep & (keep + 1) == 0, f"tkeep {keep:#x} is not a run from lane 0"
+        assert tlast or keep == (1 << n) - 1, f"tkeep {keep:#x} not all ones in a beat before the last"
+        if self._out_frame is None:
+            self._out_frame = bytearray()
+            self._out_user = user
+            self.out_frame_start.append(self.cycle)
+        else:
+            # The same tuser on every beat (ddp_rx reads last on the first).
+            assert user == self._out_user, f"tuser changed within a piece: {user:#x} {self._out_user:#x}"
+        self._out_frame += data[: bin(keep).count("1")]
+        if not tlast:
+            return
+        piece = bytes(self._out_frame)
+        self._out_frame = None
+        conn = (user >> 2) & ((1 << CONN_W) - 1)
+        first, last, ulen = (user >> 1) & 1, user & 1, user >> (CONN_W + 2)
+        if first:
+            assert conn not in self.partial, f"connection {conn}: a ULPDU starts inside another"
+            assert last or len(piece) >= min(HDR, ulen), (
+                f"connection {conn}: first piece of {len(piece)} octets, not last, ulpdu_len {ulen}")
+            self.partial[conn] = bytearray()
+            self.got_ulen[conn].append(ulen)
+        else:
+            assert conn in self.partial, f"connection {conn}: a piece that is not first, with no ULPDU open"
+        self.partial[conn] += piece
+        if last:
+            self.got[conn].append(bytes(self.partial.pop(conn)))
+            self.out_last_order.append((conn, self.cycle))
+
+    def cut(self, data: bytes) -> list[tuple[bytes, bool, bool]]:
+        """Pieces of one ULPDU: (octets, first, last). First pieces are
+        often short, empty pieces are anywhere."""
+        rng, n = self.rng, len(data)
+        cuts, pos = [], 0
+        r = rng.random()
+        if r < 0.5 and n > 0:
+            pos = min(n, rng.randint(0, 45))       # a short first piece (maybe empty)
+            cuts.append(pos)
+        elif r < 0.6:
+            cuts.append(0)
+        while pos < n or not cuts:
+            r = rng.random()
+            step = 0 if r < 0.08 else rng.randint(1, 12) if r < 0.5 else rng.randint(1, 3 * self.lanes + 60)
+            pos = min(n, pos + step)
+            cuts.append(pos)
+        if rng.random() < 0.05:
+            cuts.append(n)                         # an empty last piece
+        pieces, start = [], 0
+        for i, end in enumerate(cuts):
+            pieces.append((data[start:end], i == 0, i == len(cuts) - 1))
+            start = end
+        return pieces
+
+    def send_pieces(self, per_conn: dict[int, list[bytes]], verdict: bool = True):
+        """Interleave the connections' pieces; verdicts in last-piece order."""
+        queues = {}
+        for conn, ulpdus in per_conn.items():
+            q = deque()
+            for u in ulpdus:
+                self.sent[conn].append(u)
+                for data, first, last in self.cut(u):
+                    q.append((data, first, last, len(u)))
+            queues[conn] = q
+        live = [c for c in queues if queues[c]]
+        while live:
+            conn = self.rng.choice(live)
+            data, first, last, ulen = queues[conn].popleft()
+            self.send(conn, data, first, last, ulen if first else 0)
+            if last and verdict:
+                code = self.rng.choice([0, 0, 0, 2, 3])
+                self.verdict_codes.append((conn, code))
+                self.verdicts_in.append((len(self.verdict_codes), conn, code))
+            if not queues[conn]:
+                live.remove(conn)
+
+    def send(self, conn: int, data: bytes, first: bool, last: bool, ulen: int):
+        # last only on the tlast beat (hw/README.md), as mpa_rx drives it.
+        user, end = self.user(conn, first, False, ulen), self.user(conn, first, last, ulen)
+        if data:
+            n = len(data)
+            cut = (n - 1) // self.lanes * self.lanes
+            frame = AxiStreamFrame(data, tuser=[user] * cut + [end] * (n - cut))
+        else:
+            frame = AxiStreamFrame(b"\0", tkeep=[0], tuser=end)
+        self.source.send_nowait(frame)
+
+    async def drain(self, quiet: int = 200, limit: int = 200000):
+        last = (-1, -1)
+        still = 0
+        for _ in range(limit):
+            if still >= quiet:
+                break
+            await RisingEdge(self.dut.clk)
+            now = (len(self.out_beats), len(self.verdicts_out))
+            busy = not self.source.empty() or self.source.active or self.verdicts_in
+            still = 0 if busy or now != last else still + 1
+            last = now
+        else:
+            raise AssertionError(
+                f"no end in {limit} clocks: input {'empty' if self.source.empty() else 'queued'}, "
+                f"{len(self.verdicts_in)} verdicts to send, {len(self.in_beats)} beats in, {len(self.out_beats)} out, active {self.source.active} pause {self.source.pause} tvalid {self.dut.s_axis_tvalid.value}, s_axis_tready {self.dut.s_axis_tready.value}, "
+                f"m_axis_tvalid {self.dut.m_axis_tvalid.value}, m_verdict_tvalid {self.dut.m_verdict_tvalid.value}")
+
+    def check(self, conns=None):
+        for conn in conns if conns is not None else sorted(self.sent):
+            got, want = self.got.get(conn, []), self.sent[conn]
+            assert conn not in self.partial, f"connection {conn}: a ULPDU left open"
+            assert len(got) == len(want), f"connection {conn}: {len(got)} ULPDUs out, {len(want)} in"
+            for i, (g, w) in enumerate(zip(got, want)):
+                assert g == w, f"connection {conn}: ULPDU {i} differs:\n got  {g[:80].hex()}\n want {w[:80].hex()}"
+            assert self.got_ulen[conn] == [len(w) for w in want], f"connection {conn}: ulpdu_len differs"
+        # Verdicts: one per ULPDU, in last-piece order, each after its tlast.
+        assert len(self.verdicts_out) == len(self.verdict_codes), (
+            f"{len(self.verdicts_out)} verdicts out, {len(self.verdict_codes)} in")
+        assert len(self.out_last_order) == len(self.verdict_codes)
+        for i, ((vc, code, clock), (lc, lclock), (wc, wcode)) in enumerate(
+                zip(self.verdicts_out, self.out_last_order, self.verdict_codes)):
+            assert (vc, code) == (wc, wcode), f"verdict {i}: conn {vc} code {code}, want conn {wc} code {wcode}"
+            assert vc == lc, f"verdict {i} for connection {vc}, the last piece {i} was connection {lc}'s"
+            assert clock > lclock, f"verdict {i} at clock {clock}, its last piece's tlast at {lclock}"
+
+
+def random_ulpdu(rng: random.Random) -> bytes:
+    r = rng.random()
+    n = rng.randint(1, 46) if r < 0.25 else rng.randint(47, 400) if r < 0.85 else rng.randint(401, 3000)
+    return rng.randbytes(n)
+
+
+@cocotb.test()
+async def random_pieces(dut):
+    """Random cuts, many connections, gaps and back-pressure."""
+    tb = TB(dut)
+    await tb.start()
+    rng = tb.rng
+    tb.ready_p = 0.7
+    tb.verdict_wait_p = 0.3
+    tb.source.set_pause_generator(tb.pause(0.2))
+    per = int(os.environ.get("RX_JOIN_ULPDUS", "0")) or (60 if cocotb.SIM_NAME.lower().startswith("icarus") else 150)
+    conns = rng.sample(range(1 << CONN_W), 6) + [0, (1 << CONN_W) - 1]
+    for rnd in range(2):
+        tb.send_pieces({c: [random_ulpdu(rng) for _ in range(per // 2)] for c in conns})
+        await tb.drain()
+        # Then in a burst, always-ready outputs.
+        tb.ready_p = 1.0 if rnd == 0 else 0.7
+        tb.source.set_pause_generator(None if rnd == 0 else tb.pause(0.2))
+        tb.source.pause = False  # a removed generator leaves its last value
+    tb.check()
+    pieces = len(tb.in_frame_start)
+    dut._log.info("%d ULPDUs in %d pieces on %d connections, %d pieces out",
+                  sum(len(v) for v in tb.sent.values()), pieces, len(conns), len(tb.out_frame_start))
+
+
+@cocotb.test()
+async def clear_drops_held(dut):
+    """A clear drops the connection's held octets, and only its."""
+    tb = TB(dut)
+    await tb.start()
+    rng = tb.rng
+    a, b = rng.sample(range(1 << CONN_W), 2)
+    ua, ub = rng.randbytes(300), rng.randbytes(100)
+    # Short first pieces on both, held.
+    tb.send(a, ua[:20], True, False, len(ua))
+    tb.send(b, ub[:7], True, False, len(ub))
+    await tb.drain(50)
+    assert not tb.out_beats, "a short first piece went out"
+    dut.clr_conn.value = a
+    dut.clr_valid.value = 1
+    while True:
+        await RisingEdge(dut.clk)
+        if dut.clr_ready.value == 1:
+            break
+    dut.clr_valid.value = 0
+    # A new ULPDU on a: its short first piece is held and joined, with
+    # nothing of the old one. b's held piece joins its next piece.
+    ua2 = rng.randbytes(90)
+    tb.sent[a].append(ua2)
+    tb.sent[b].append(ub)
+    tb.send(a, ua2[:5], True, False, len(ua2))
+    tb.send(a, ua2[5:30], False, False, 0)
+    tb.send(b, ub[7:], False, True, 0)
+    tb.send(a, ua2[30:], False, True, 0)
+    for conn in (b, a):
+        tb.verdict_codes.append((conn, 0))
+        tb.verdicts_in.append((len(tb.verdict_codes), conn, 0))
+    await tb.drain()
+    tb.check()
+    assert [len(p) for p in tb.got[a]] == [90]
+
+
+@cocotb.test()
+async def pass_through(dut):
+    """Pieces needing no join, back to back: one beat a clock and the
+    latency (asserted)."""
+    tb = TB(dut)
+    await tb.start()
+    rng = tb.rng
+    n = tb.lanes
+    conn = rng.randrange(1 << CONN_W)
+    # Non-first pieces of one long ULPDU (its first piece long enough), then
+    # whole-beat first pieces that end their ULPDUs.
+    u = rng.randbytes(64 * n)
+    await tb.drain(5)
+    tb.sent[conn].append(u)
+    cuts = [0, 64] + sorted(rng.sample(range(65, 64 * n), 20)) + [64 * n]
+    for i in range(len(cuts) - 1):
+        tb.send(conn, u[cuts[i]:cuts[i + 1]], i == 0, i == len(cuts) - 2, len(u) if i == 0 else 0)
+    tb.verdict_codes.append((conn, 0))
+    tb.verdicts_in.append((1, conn, 0))
+    await tb.drain()
+    tb.check()
+    beats = len(tb.in_beats)
+    in_clocks = tb.in_beats[-1] - tb.in_beats[0] + 1
+    out_clocks = tb.out_beats[-1] - tb.out_beats[0] + 1
+    # A first piece waits for min(46, ulen) + N octets (or its end) before
+    # its first beat goes; any piece whose end is not known yet goes out
+    # with two more beats in hand (see rx_join.v). Latency is counted from
+    # the clock a piece's first beat is taken to the clock its first
+    # output beat is taken.
+    first_wait = min(-(-(HDR + n) // n), 64 * n // n) - 1   # beats after the first
+    latency = tb.out_frame_start[0] - tb.in_frame_start[0]
+    lat_next = [o - i for o, i in zip(tb.out_frame_start[1:], tb.in_frame_start[1:])]
+    dut._log.info("pass_through: %d beats in %d clocks in, %d out; latency %d clocks (first piece), "
+                  "%d..%d (later pieces)", beats, in_clocks, out_clocks, latency, min(lat_next), max(lat_next))
+    assert len(tb.out_beats) == beats
+    # At the end of a piece the queue empties before the next one is taken:
+    # at most 2 clocks a piece.
+    pieces = len(cuts) - 1
+    assert in_clocks <= beats + first_wait + 2 * pieces, f"{beats} beats of {pieces} pieces took {in_clocks} clocks"
+    assert latency <= 2 + first_wait, f"latency {latency}"
+    assert max(lat_next) <= 6 + first_wait, f"latency of a later piece {max(lat_next)}"
+
+
+# --- pytest ------------------------------------------------------------------
+
+# Verilator at both ends of the width range, Icarus at 64 (run time).
+CASES = [("verilator", 64), ("verilator", 512), ("icarus", 64)]
+PARAMS = [pytest.param(p.values[0], w, id=f"{p.values[0]}-W{w}")
+          for p in hdlsim.simulators(langs=("verilog",)) for w in (64, 512) if (p.values[0], w) in CASES]
+
+
+@pytest.mark.parametrize("sim,width", PARAMS)
+def test_rx_join(sim, width):
+    hdlsim.run(
+        test="rx_join",
+        sim=sim,
+        tag=f"W{width}",
+        toplevel="rx_join",
+        test_module=__name__,
+        verilog_sources=[hdlsim.RTL_DIR / "rx_join.v", hdlsim.RTL_DIR / "sdp_ram.v"],
+        parameters={"DATA_W": width, "CONN_W": CONN_W},
+        extra_env={"RX_JOIN_WIDTH": str(width)},
+    )
