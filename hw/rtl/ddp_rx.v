@@ -356,6 +356,18 @@ reg                  cx_rd_en;
 reg  [CONN_W-1:0]    cx_rd_addr;
 wire [CX_W-1:0]      cx_rd_data;
 
+// A Read Request's body (octets 18..45 of its ULPDU), kept per connection
+// from the first piece that carried it to the ULPDU's last piece, where
+// the delivery record takes it: another connection's pieces may come in
+// between (the last piece can be an empty one, sent when a segment ended
+// between the ULPDU and its CRC). Read together with ctx_ram.
+wire [223:0]         rb_rd_data;
+sdp_ram #(.WIDTH(224), .ADDR_W(CONN_W)) rrbody_ram (
+    .clk(clk),
+    .wr_en(cx_wr_en && state_reg == S_END && !p_last_reg), .wr_addr(p_conn_reg), .wr_data(d_rr_reg),
+    .rd_en(cx_rd_en), .rd_addr(cx_rd_addr), .rd_data(rb_rd_data)
+);
+
 sdp_ram #(.WIDTH(CX_W), .ADDR_W(CONN_W)) ctx_ram (
     .clk(clk),
     .wr_en(cx_wr_en), .wr_addr(cx_wr_addr), .wr_data(cx_wr_data),
@@ -918,7 +930,7 @@ always @* begin
     S_CTX: begin
         {c_en_next, c_pd_next, c_fail_next, c_q2_next, c_q1_next, c_q0_next, c_place_next,
          c_nxt_next, c_remain_next, c_rec_next} = cx_rd_data;
-        d_rr_next = 224'd0;
+        d_rr_next = p_first_reg ? 224'd0 : rb_rd_data;
         if (p_first_reg) begin
             state_next = S_HDR;
         end else begin
@@ -1178,6 +1190,11 @@ always @* begin
         state_next = S_IDLE;
     end
     endcase
+    // Whether the piece ends its ULPDU is read where it is valid: on the
+    // piece's tlast beat (hw/README.md; mpa_rx drives it there only).
+    if (s_axis_tvalid && s_axis_tready && s_axis_tlast) begin
+        p_last_next = s_axis_tuser[0];
+    end
 end
 
 // Octets 18..45 of a first piece from its input beat k.

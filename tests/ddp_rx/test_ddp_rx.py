@@ -311,6 +311,13 @@ class TB:
         mask = (1 << self.conn_w) - 1
         for p in pieces:
             user = (p.ulen << (self.conn_w + 2)) | ((p.conn & mask) << 2) | (int(p.first) << 1) | int(p.last)
+            if p.last and len(p.data) > self.lanes:
+                # `last` is defined on the tlast beat only (hw/README.md);
+                # mpa_rx drives it there and nowhere else, so this source
+                # does too (the source takes a beat's tuser from its
+                # octets' entries).
+                tail = len(p.data) - (len(p.data) - 1) // self.lanes * self.lanes
+                user = [user & ~1] * (len(p.data) - tail) + [user] * tail
             await self.source.send(AxiStreamFrame(p.data, tuser=user))
         await self.drain()
 
