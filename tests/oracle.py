@@ -108,6 +108,7 @@ class Oracle:
         self.path = Path(path)
         self._proc: subprocess.Popen | None = None
         self._next_id = 0
+        self._sent: list[tuple[int, str]] = []  # (id, op) sent, not yet received
 
     def start(self) -> "Oracle":
         if self._proc is not None:
@@ -150,14 +151,31 @@ class Oracle:
         Raises OracleError with the oracle's message when it answers with an
         error, or when it is not running or stops answering.
         """
+        self.send(op, **fields)
+        return self.receive()
+
+    def send(self, op: str, **fields: Any) -> None:
+        """Send a request without waiting for its answer; receive() returns
+        the answers in the order the requests were sent. Lets the Go side
+        work on the next request while the simulator runs (pipelining)."""
         if self._proc is None:
             raise OracleError("oracle not started")
         self._next_id += 1
-        req_id = self._next_id
-        line = json.dumps({"op": op, "id": req_id, **fields}, separators=(",", ":"))
+        self._sent.append((self._next_id, op))
+        line = json.dumps({"op": op, "id": self._next_id, **fields}, separators=(",", ":"))
         try:
             self._proc.stdin.write(line + "\n")
             self._proc.stdin.flush()
+        except (BrokenPipeError, OSError) as e:
+            raise OracleError(f"oracle {self.path} is gone: {e}") from e
+
+    def receive(self) -> dict:
+        """The answer to the oldest request sent and not yet received,
+        without its id; OracleError as for request()."""
+        if not self._sent:
+            raise OracleError("no request outstanding")
+        req_id, op = self._sent.pop(0)
+        try:
             reply = self._proc.stdout.readline()
         except (BrokenPipeError, OSError) as e:
             raise OracleError(f"oracle {self.path} is gone: {e}") from e

@@ -282,20 +282,32 @@ func receive(st *placeStream, stags *ddp.STagTable, ulpdu []byte) (*placeEvent, 
 	if s.Err() != nil {
 		return nil, false // the stream failed earlier: dropped silently
 	}
-	fail := func(err error) (*placeEvent, bool) {
-		s.Fail(err)
-		e := rdmap.ErrorFrom(err)
-		return &placeEvent{Kind: "error", Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.Error()}, true
-	}
 	seg, err := rdmap.Classify(ulpdu)
 	if err != nil {
-		return fail(err)
+		return failStream(s, err)
 	}
-	h, op := seg.Header, seg.Opcode
-	d, err := s.Receive(&h, seg.Payload, op.PlacementAccess())
+	h := seg.Header
+	d, err := s.Receive(&h, seg.Payload, seg.Opcode.PlacementAccess())
 	if err != nil {
-		return fail(err) // Receive made it the stream's error already
+		return failStream(s, err) // Receive made it the stream's error already
 	}
+	return report(st, stags, seg.Opcode, &h, d)
+}
+
+// failStream makes err the stream's error and reports it (RDMAP's
+// layer, type and code) as the event that ends the stream.
+func failStream(s *ddp.Sink, err error) (*placeEvent, bool) {
+	s.Fail(err)
+	e := rdmap.ErrorFrom(err)
+	return &placeEvent{Kind: "error", Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.Error()}, true
+}
+
+// report is what a segment that Sink.Receive took reports, as
+// QP.onULPDU does after placement: nothing until its message is
+// delivered, then a completion (a Read Request's body, the STag a Send
+// with Invalidate invalidates), or the error that ends the stream.
+func report(st *placeStream, stags *ddp.STagTable, op rdmap.Opcode, h *ddp.Header, d ddp.Delivery) (*placeEvent, bool) {
+	s := st.sink
 	if !d.Delivered {
 		return nil, false
 	}
@@ -309,7 +321,7 @@ func receive(st *placeStream, stags *ddp.STagTable, ulpdu []byte) (*placeEvent, 
 	case op == rdmap.OpReadRequest:
 		rr, err := rdmap.ParseReadRequest(d.Buf[:d.MsgLen])
 		if err != nil {
-			return fail(err)
+			return failStream(s, err)
 		}
 		ev.RR = hex.EncodeToString(rr.Append(nil))
 	case op == rdmap.OpTerminate:
@@ -317,7 +329,7 @@ func receive(st *placeStream, stags *ddp.STagTable, ulpdu []byte) (*placeEvent, 
 		return ev, true
 	case op.Invalidates():
 		if err := rdmap.Invalidate(stags, st.pd, st.stream, &d.Header); err != nil {
-			return fail(err)
+			return failStream(s, err)
 		}
 		ev.InvSTag = h.ULPInfo
 	}

@@ -348,14 +348,10 @@ func (ps *placeSession) receive(st *sessStream, ulpdu []byte) (*placeEvent, bool
 	if s.Err() != nil {
 		return nil, false, none // the stream failed earlier: dropped silently
 	}
-	fail := func(err error, place [2]int) (*placeEvent, bool, [2]int) {
-		s.Fail(err)
-		e := rdmap.ErrorFrom(err)
-		return &placeEvent{Kind: "error", Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.Error()}, true, place
-	}
 	seg, err := rdmap.Classify(ulpdu)
 	if err != nil {
-		return fail(err, none)
+		ev, end := failStream(s, err)
+		return ev, end, none
 	}
 	h, op := seg.Header, seg.Opcode
 	// Where the payload will go, read before Receive (which may pop the
@@ -375,41 +371,18 @@ func (ps *placeSession) receive(st *sessStream, ulpdu []byte) (*placeEvent, bool
 	saved := ps.savePoison()
 	d, err := s.Receive(&h, seg.Payload, op.PlacementAccess())
 	if err != nil {
-		return fail(err, none)
+		ev, end := failStream(s, err)
+		return ev, end, none
 	}
 	if place[1] != len(seg.Payload) {
 		panic(fmt.Sprintf("ddp_place_stream: placed %d octets and cannot tell where", len(seg.Payload)))
 	}
 	ps.restorePoison(saved)
-	if !d.Delivered {
-		return nil, false, place
-	}
-	if !h.Tagged {
+	if d.Delivered && !h.Tagged {
 		delete(st.posted, [2]uint32{h.QN, h.MSN})
 	}
-	ev := &placeEvent{Kind: "completion", Opcode: uint8(op), Tagged: h.Tagged}
-	if h.Tagged {
-		ev.STag = h.STag
-		return ev, false, place
-	}
-	ev.QN, ev.MSN, ev.Len, ev.ID = h.QN, h.MSN, d.MsgLen, d.ID
-	switch {
-	case op == rdmap.OpReadRequest:
-		rr, err := rdmap.ParseReadRequest(d.Buf[:d.MsgLen])
-		if err != nil {
-			return fail(err, place)
-		}
-		ev.RR = hex.EncodeToString(rr.Append(nil))
-	case op == rdmap.OpTerminate:
-		s.Fail(errTerminated)
-		return ev, true, place
-	case op.Invalidates():
-		if err := rdmap.Invalidate(ps.stags, st.pd, st.stream, &d.Header); err != nil {
-			return fail(err, place)
-		}
-		ev.InvSTag = h.ULPInfo
-	}
-	return ev, false, place
+	ev, end := report(&st.placeStream, ps.stags, op, &h, d)
+	return ev, end, place
 }
 
 func (ps *placeSession) savePoison() [][]byte {

@@ -75,11 +75,11 @@ from pathlib import Path
 
 import cocotb
 import pytest
-from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge, Timer
 from cocotbext.axi import AxiRamWrite, AxiStreamBus, AxiStreamFrame, AxiStreamSource, AxiWriteBus
 
 import hdlsim
+import tbutil
 import oracle
 
 CLK_PERIOD_NS = 4
@@ -142,23 +142,13 @@ class TB:
         self.measure = False
 
     async def start(self):
-        dut = self.dut
-        dut.rst.value = 1
-        for sig in ("s_verdict_tvalid", "s_conn_valid", "s_stag_valid", "s_post_valid"):
-            getattr(dut, sig).value = 0
-        dut.m_cpl_ready.value = 1
-        dut.m_err_ready.value = 1
-        cocotb.start_soon(Clock(dut.clk, CLK_PERIOD_NS, units="ns").start())
-        await ClockCycles(dut.clk, 3)
-        await FallingEdge(dut.clk)
-        dut.rst.value = 0
-        await RisingEdge(dut.clk)
+        await tbutil.clock_and_reset(self.dut, CLK_PERIOD_NS,
+                                      low=("s_verdict_tvalid", "s_conn_valid", "s_stag_valid", "s_post_valid"),
+                                      high=("m_cpl_ready", "m_err_ready"))
         cocotb.start_soon(self._clock_loop())
 
     def pause(self, p: float):
-        rng = random.Random(self.rng.getrandbits(64))
-        while True:
-            yield rng.random() < p
+        return tbutil.pauses(self.rng, p)
 
     # --- one loop per clock: verdicts in, events out, input counted ----------
 
@@ -1022,33 +1012,6 @@ def lean_self_check(orc, rng):
         assert want == [built], f"opcode {op}: built {built.hex()}, Go {want[0].hex() if want else want}"
 
 
-class PipedOracle:
-    """ddp_place_stream requests sent ahead and answered later, so that Go
-    works on the next batch while the simulator runs this one."""
-
-    def __init__(self, orc: oracle.Oracle):
-        self.orc = orc
-        self.pending = 0
-
-    def send(self, **fields):
-        proc = self.orc._proc
-        self.orc._next_id += 1
-        proc.stdin.write(json.dumps({"op": "ddp_place_stream", "id": self.orc._next_id, **fields},
-                                    separators=(",", ":")) + "\n")
-        proc.stdin.flush()
-        self.pending += 1
-
-    def receive(self) -> dict:
-        reply = self.orc._proc.stdout.readline()
-        if not reply:
-            raise oracle.OracleError("oracle exited")
-        self.pending -= 1
-        resp = json.loads(reply)
-        if "error" in resp:
-            raise oracle.OracleError(resp["error"])
-        return resp
-
-
 def lean_compare(lean: Lean, resp: dict, ulpdus: list, what: str, pieces_of: dict):
     """Memory, events, drops and refused posts of a drained bench against the
     oracle's answer for the same steps."""
@@ -1474,17 +1437,17 @@ async def security_soak(dut):
     lean_self_check(orc, rng)
     total = int(os.environ.get("DDP_RX_SOAK_ULPDUS", "200000"))
     gen = SoakGen(rng, lean.lanes, lean.conn_w, len(dut.s_stag_index))
-    pipe = PipedOracle(orc)
     await lean.start()
     nbatch = max(1, -(-total // SOAK_BATCH))
     stats = defaultdict(int)
     t0 = time.monotonic()
     cyc0 = lean.cycle
     batch = gen.batch(min(SOAK_BATCH, total))
-    pipe.send(session="soak", open={"mem_size": SOAK_MEM, "ring_depth": RQ_DEPTH}, ops=batch[1], mem=True)
+    # Pipelined: Go answers batch k+1 while the simulator runs batch k.
+    orc.send("ddp_place_stream", session="soak", open={"mem_size": SOAK_MEM, "ring_depth": RQ_DEPTH}, ops=batch[1], mem=True)
     sent = 0
     for k in range(nbatch):
-        resp = pipe.receive()
+        resp = orc.receive()
         script, ops, ulpdus, pieces_of = batch
         places = resp["places"]
         assert len(places) == len(ulpdus)
@@ -1495,7 +1458,7 @@ async def security_soak(dut):
         lean.script.extend(script)
         if k + 1 < nbatch:
             batch = gen.batch(min(SOAK_BATCH, total - sent))
-            pipe.send(session="soak", ops=batch[1], mem=True)
+            orc.send("ddp_place_stream", session="soak", ops=batch[1], mem=True)
         await lean.drain()
         for e in resp["events"]:
             stats[(e["kind"], e["layer"], e["etype"], e["code"]) if e["kind"] == "error" else "completion"] += 1

@@ -43,11 +43,11 @@ from pathlib import Path
 
 import cocotb
 import pytest
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
+from cocotb.triggers import FallingEdge, RisingEdge
 from cocotbext.axi import AxiRamWrite, AxiStreamBus, AxiStreamFrame, AxiStreamSource, AxiWriteBus
 
 import hdlsim
+import tbutil
 import oracle
 from rdmap_tx import READ_REQ, SEND, SEND_SE, WRITE
 
@@ -104,24 +104,13 @@ class TB:
         self.tr: dict[str, int] = defaultdict(int)
 
     async def start(self):
-        dut = self.dut
-        dut.rst.value = 1
-        for sig in ("cfg_valid", "s_conn_valid", "s_stag_valid", "s_post_valid"):
-            getattr(dut, sig).value = 0
-        dut.m_cpl_ready.value = 1
-        dut.m_err_ready.value = 1
-        dut.m_exc_tready.value = 1
-        cocotb.start_soon(Clock(dut.clk, CLK_PERIOD_NS, units="ns").start())
-        await ClockCycles(dut.clk, 3)
-        await FallingEdge(dut.clk)
-        dut.rst.value = 0
-        await RisingEdge(dut.clk)
+        await tbutil.clock_and_reset(self.dut, CLK_PERIOD_NS,
+                                      low=("cfg_valid", "s_conn_valid", "s_stag_valid", "s_post_valid"),
+                                      high=("m_cpl_ready", "m_err_ready", "m_exc_tready"))
         cocotb.start_soon(self._clock_loop())
 
     def pause(self, p: float):
-        rng = random.Random(self.rng.getrandbits(64))
-        while True:
-            yield rng.random() < p
+        return tbutil.pauses(self.rng, p)
 
     async def _clock_loop(self):
         dut = self.dut

@@ -35,11 +35,11 @@ from collections import defaultdict, deque
 
 import cocotb
 import pytest
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
+from cocotb.triggers import RisingEdge
 from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSource
 
 import hdlsim
+import tbutil
 
 CLK_PERIOD_NS = 4
 CONN_W = 10
@@ -77,23 +77,12 @@ class TB:
         self._out_user = None
 
     async def start(self):
-        dut = self.dut
-        dut.rst.value = 1
-        dut.s_verdict_tvalid.value = 0
-        dut.clr_valid.value = 0
-        dut.m_axis_tready.value = 0
-        dut.m_verdict_tready.value = 0
-        cocotb.start_soon(Clock(dut.clk, CLK_PERIOD_NS, units="ns").start())
-        await ClockCycles(dut.clk, 3)
-        await FallingEdge(dut.clk)
-        dut.rst.value = 0
-        await RisingEdge(dut.clk)
+        await tbutil.clock_and_reset(self.dut, CLK_PERIOD_NS,
+                                      low=("s_verdict_tvalid", "clr_valid", "m_axis_tready", "m_verdict_tready"))
         cocotb.start_soon(self._clock_loop())
 
     def pause(self, p: float):
-        rng = random.Random(self.rng.getrandbits(64))
-        while True:
-            yield rng.random() < p
+        return tbutil.pauses(self.rng, p)
 
     def user(self, conn: int, first: bool, last: bool, ulen: int) -> int:
         return (ulen << (CONN_W + 2)) | (conn << 2) | (int(first) << 1) | int(last)

@@ -1,0 +1,36 @@
+"""Testbench scaffolding the cocotb benches share: clock and reset, and
+random pause generators for cocotbext-axi's sources and sinks."""
+
+from __future__ import annotations
+
+import random
+from typing import Iterable, Iterator
+
+from cocotb.clock import Clock
+from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
+import cocotb
+
+
+async def clock_and_reset(dut, period_ns: int, low: Iterable[str] = (), high: Iterable[str] = (),
+                          cycles: int = 3) -> None:
+    """Hold dut.rst high with the named inputs at 0 (low) or 1 (high), start
+    dut.clk, release reset at a falling edge after `cycles` clocks, and
+    return at the next rising edge."""
+    dut.rst.value = 1
+    for sig in low:
+        getattr(dut, sig).value = 0
+    for sig in high:
+        getattr(dut, sig).value = 1
+    cocotb.start_soon(Clock(dut.clk, period_ns, units="ns").start())
+    await ClockCycles(dut.clk, cycles)
+    await FallingEdge(dut.clk)
+    dut.rst.value = 0
+    await RisingEdge(dut.clk)
+
+
+def pauses(rng: random.Random, p: float) -> Iterator[bool]:
+    """A pause generator: each clock paused with probability p, from its own
+    generator seeded by rng (so the seed cocotb prints replays it)."""
+    r = random.Random(rng.getrandbits(64))
+    while True:
+        yield r.random() < p
