@@ -16,14 +16,14 @@
 // Streams (AXI4-Stream, the formats of hw/README.md on both sides):
 //   s_axis, m_axis: ULPDU pieces, one frame each, lane-0 aligned, tkeep
 //     all ones but in the last beat (a run from lane 0, possibly empty);
-//     tuser = {ulpdu_len[15:0], conn, first, last}, the same on every
-//     beat of a piece: ulpdu_len valid when first; last as it comes on
-//     each input beat (mpa_rx drives it on every beat, and ddp_rx reads it
-//     from a piece's first beat; the tlast beat's is always right: it
-//     decides whether a short piece is held). A joined piece
-//     is the held octets followed by the new piece's, with first = 1, the
+//     tuser = {ulpdu_len[15:0], conn, first, last}: ulpdu_len, conn and
+//     first the same on every beat of a piece (ulpdu_len valid when
+//     first), last valid on the tlast beat (where mpa_rx drives it and
+//     ddp_rx reads it; 0 on the output's other beats). A joined piece is
+//     the held octets followed by the new piece's, with first = 1, the
 //     held piece's ulpdu_len, and the new piece's last. A piece that needs
-//     no join passes unchanged (a 0-octet piece too: one beat, tkeep 0).
+//     no join passes with its octets unchanged; one whose octets all left
+//     before its tlast beat came in ends with an empty beat (tkeep 0).
 //   s_verdict, m_verdict: tdata = MPA code[2:0], tuser = conn; one per
 //     ULPDU, after its ULPDU's last piece. They pass in order with the
 //     pieces: a verdict goes out only after every last piece (tuser last)
@@ -44,24 +44,14 @@
 // unless it ends the ULPDU). The held state, {valid, count, ulpdu_len, 45
 // octets}, is written when the piece's tlast beat is taken.
 //
-// last on the first beat: ddp_rx latches tuser (last included) from a
-// piece's first beat, while mpa_rx, as hw/README.md says, has last right
-// on the tlast beat only. So a piece goes out either with its end known
-// before its first beat leaves (then last is right on every beat), or
-// with last = 0 and always more than a beat behind the beat going out;
-// if it then ends its ULPDU, it is closed (tlast, last = 0) one beat
-// before its end and its final octets go as a piece of their own (first =
-// 0, last = 1). A first piece whose end is not known waits for
-// min(46, ulpdu_len) + N octets, so that it keeps its header when closed.
-//
 // Latency, from the clock a piece's first beat is taken to the clock its
-// first output beat can be: 2 when the piece's end is in by then, else 4
-// (two beats in hand), and for a first piece at least until its first
-// min(46, ulpdu_len) + N octets are in (at DATA_W = 64: 7 beats).
+// first output beat can be: 2, and for a first piece until min(46,
+// ulpdu_len) octets or its end are in (at DATA_W = 64: 6 beats; at 512,
+// the first beat).
 // Throughput: 1 beat a clock within a piece; the queue empties at a
-// piece's end before the next piece is taken (up to 2 clocks, and 1 more
-// for a piece whose rotated octets spill into another beat); a joined
-// piece costs 1 clock to load the held octets.
+// piece's end before the next piece is taken (1 clock more for a piece
+// whose rotated octets spill into another beat); a joined piece costs 1
+// clock to load the held octets.
 //
 // Verification: tests/rx_join/test_rx_join.py (random piece streams,
 // reassembled per connection on both sides), tests/rnic_rx (end to end).
@@ -118,7 +108,6 @@ localparam integer NI = N;
 localparam integer QLIMI = QLIM;
 localparam [7:0] N8 = NI[7:0];
 localparam [7:0] QLIM8 = QLIMI[7:0];
-localparam [7:0] N2P1 = 2 * N8 + 8'd1;
 
 initial begin
     if (DATA_W != 64 && DATA_W != 128 && DATA_W != 256 && DATA_W != 512) begin
@@ -202,8 +191,6 @@ reg              f_first_reg, f_last_reg, f_hv_reg;
 reg [CONN_W-1:0] f_conn_reg;
 reg [15:0]       f_ulen_reg;
 reg [6:0]        f_hdr_reg;
-reg              f_started_reg;             // beats of the piece have gone out
-reg              f_open_reg;                // ... before its end was known: with last = 0
 
 // A piece starts when its first beat is in A and the queue is free.
 wire start = !act_reg && a_valid_reg && a_sof_reg;
@@ -230,24 +217,17 @@ wire e_plast = endf_reg ? f_last_reg : a_plast_reg;
 wire dec_now = e_dec || {1'b0, t} >= {2'b0, e_hdr} || (end_now && e_plast);
 wire hold = tl && !dec_now;
 
-// Before the piece's end is known a beat goes out only with more than a
-// beat behind it, so that the beat before the final one is still here
-// when the end comes: ddp_rx reads last on a piece's first beat, so a
-// piece that began to go out with last = 0 and then ends its ULPDU is
-// closed one beat early and its final beat goes as a piece of its own
-// (first = 0, last = 1). A first piece's first beat also waits for
-// min(46, ulpdu_len) + N octets, so that it keeps its header when closed.
-wire [7:0] e_hdr_n = {1'b0, e_hdr} + N8;
-wire [7:0] open_min = (e_first && !f_started_reg && e_hdr_n > N2P1) ? e_hdr_n : N2P1;
-wire emit_can = busy && dec_now && (end_now || t >= open_min);
+// A beat goes out as soon as the piece's header is complete (or the piece
+// ends) and a whole beat is in (or the piece's end is). last is driven on
+// the piece's tlast beat only, where ddp_rx reads it (hw/README.md); a
+// piece whose octets all went out before its end was seen closes with an
+// empty tlast beat (tkeep 0), as mpa_rx's pieces may.
+wire emit_can = busy && dec_now && (end_now || t >= N8);
 
 reg o_valid_reg;
 wire o_room = !o_valid_reg || m_axis_tready;
 wire emit = emit_can && o_room;
-wire open_now = f_started_reg ? f_open_reg : !end_now;   // this beat goes out with last = 0
 wire o_end = end_now && t <= N8;                          // the final beat of the piece
-wire split = end_now && f_started_reg && f_open_reg && e_plast && !o_end && t - N8 <= N8;
-wire o_last = o_end || split;
 wire fin = (emit && o_end) || hold;        // the piece leaves the queue
 
 // The beat in A rotated to the queue's fill (lane j holds octet j - fill).
@@ -390,19 +370,6 @@ always @(posedge clk) begin
         end
         act_reg <= !fin;
         dec_reg <= dec_now;
-        if (emit) begin
-            f_started_reg <= !split;
-            f_open_reg <= open_now && !split;
-            if (split) begin
-                // the final beat: a piece of its own
-                f_first_reg <= 1'b0;
-                f_ulen_reg <= 16'd0;
-            end
-        end
-        if (fin) begin
-            f_started_reg <= 1'b0;
-            f_open_reg <= 1'b0;
-        end
         if (tl) begin
             endf_reg <= 1'b1;
             f_last_reg <= a_plast_reg;
@@ -417,8 +384,8 @@ always @(posedge clk) begin
         o_valid_reg <= 1'b1;
         o_data_reg <= v[DATA_W-1:0];
         o_keep_reg <= o_keep;
-        o_tlast_reg <= o_last;
-        o_user_reg <= {e_ulen, e_conn, e_first, e_plast && !open_now && !split};
+        o_tlast_reg <= o_end;
+        o_user_reg <= {e_ulen, e_conn, e_first, e_plast && o_end};
     end else if (m_axis_tready) begin
         o_valid_reg <= 1'b0;
     end
@@ -459,8 +426,6 @@ always @(posedge clk) begin
         act_reg <= 1'b0;
         dec_reg <= 1'b0;
         endf_reg <= 1'b0;
-        f_started_reg <= 1'b0;
-        f_open_reg <= 1'b0;
         o_valid_reg <= 1'b0;
         clr_pend_reg <= 1'b0;
         in_lasts_reg <= 4'd0;

@@ -137,8 +137,10 @@ class TB:
             self._out_user = user
             self.out_frame_start.append(self.cycle)
         else:
-            # The same tuser on every beat (ddp_rx reads last on the first).
-            assert user == self._out_user, f"tuser changed within a piece: {user:#x} {self._out_user:#x}"
+            # ulpdu_len, conn and first the same on every beat of a piece.
+            assert user >> 1 == self._out_user >> 1, f"tuser changed within a piece: {user:#x} {self._out_user:#x}"
+        # last only on the tlast beat, where ddp_rx reads it.
+        assert tlast or not user & 1, "last set on a beat before the tlast beat"
         self._out_frame += data[: bin(keep).count("1")]
         if not tlast:
             return
@@ -343,12 +345,11 @@ async def pass_through(dut):
     beats = len(tb.in_beats)
     in_clocks = tb.in_beats[-1] - tb.in_beats[0] + 1
     out_clocks = tb.out_beats[-1] - tb.out_beats[0] + 1
-    # A first piece waits for min(46, ulen) + N octets (or its end) before
-    # its first beat goes; any piece whose end is not known yet goes out
-    # with two more beats in hand (see rx_join.v). Latency is counted from
-    # the clock a piece's first beat is taken to the clock its first
-    # output beat is taken.
-    first_wait = min(-(-(HDR + n) // n), 64 * n // n) - 1   # beats after the first
+    # A first piece waits for min(46, ulen) octets (or its end) before its
+    # first beat goes; other pieces go at once (see rx_join.v). Latency is
+    # counted from the clock a piece's first beat is taken to the clock its
+    # first output beat is taken.
+    first_wait = -(-HDR // n) - 1   # beats after the first
     latency = tb.out_frame_start[0] - tb.in_frame_start[0]
     lat_next = [o - i for o, i in zip(tb.out_frame_start[1:], tb.in_frame_start[1:])]
     dut._log.info("pass_through: %d beats in %d clocks in, %d out; latency %d clocks (first piece), "
@@ -359,7 +360,9 @@ async def pass_through(dut):
     pieces = len(cuts) - 1
     assert in_clocks <= beats + first_wait + 2 * pieces, f"{beats} beats of {pieces} pieces took {in_clocks} clocks"
     assert latency <= 2 + first_wait, f"latency {latency}"
-    assert max(lat_next) <= 6 + first_wait, f"latency of a later piece {max(lat_next)}"
+    # A later piece's first beat may wait in the input register behind the
+    # first piece's backlog.
+    assert max(lat_next) <= 2 + first_wait, f"latency of a later piece {max(lat_next)}"
 
 
 # --- pytest ------------------------------------------------------------------
