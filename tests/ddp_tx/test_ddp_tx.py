@@ -28,9 +28,15 @@ The cocotb tests, in order:
   reset_mid_message   reset halfway through a long message; nothing of it
                       comes out after, and fresh messages do.
 
+Verilator and Icarus run hw/rtl/ddp_tx.v at every width; GHDL runs the
+VHDL-2008 twin (hw/rtl/vhdl/ddp_tx.vhd) at GHDL_WIDTHS only, with fewer
+random messages (GHDL_MESSAGES), as GHDL's mcode backend is slower; its
+bench figures go to build/bench/ddp_tx-W<w>-ghdl.json, so that they never
+stand in for the Verilog's.
+
 Run with `.venv/bin/pytest tests/ddp_tx` (SIMS=..., WAVES=1, RANDOM_SEED=...
-as in tests/hdlsim.py). DDP_TX_MESSAGES (default 100) sets the number of
-random messages in random_mix (default 100 under Verilator, 40 under Icarus).
+as in tests/hdlsim.py). DDP_TX_MESSAGES sets the number of random messages
+in random_mix (default 100 under Verilator, 40 under Icarus and GHDL).
 """
 
 from __future__ import annotations
@@ -580,7 +586,8 @@ async def back_to_back_bench(dut):
         "simulator": cocotb.SIM_NAME,
     }
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
-    (BENCH_DIR / f"ddp_tx-W{tb.width}.json").write_text(json.dumps(result, indent=2) + "\n")
+    suffix = "-ghdl" if cocotb.SIM_NAME.lower().startswith("ghdl") else ""
+    (BENCH_DIR / f"ddp_tx-W{tb.width}{suffix}.json").write_text(json.dumps(result, indent=2) + "\n")
     dut._log.info("bench: %s", result)
     for c in cases:
         assert c["beats_per_clock"] == 1.0, f"{c}"
@@ -628,9 +635,25 @@ def oracle_path() -> Path:
     return oracle.build()
 
 
-@pytest.mark.parametrize("width", WIDTHS, ids=[f"W{w}" for w in WIDTHS])
-@pytest.mark.parametrize("sim", hdlsim.simulators(langs=("verilog",)))
+# GHDL (mcode) runs the VHDL twin at two widths, with less traffic.
+GHDL_WIDTHS = (64, 512)
+GHDL_MESSAGES = 40
+
+
+def cases() -> list:
+    return [
+        pytest.param(sim.values[0], width, id=f"{sim.id}-W{width}")
+        for sim in hdlsim.simulators(langs=("verilog", "vhdl"))
+        for width in WIDTHS
+        if sim.values[0] != "ghdl" or width in GHDL_WIDTHS
+    ]
+
+
+@pytest.mark.parametrize("sim,width", cases())
 def test_ddp_tx(sim, width, oracle_path):
+    env = {oracle.ENV_VAR: str(oracle_path), "DDP_TX_WIDTH": str(width)}
+    if sim == "ghdl":
+        env["DDP_TX_MESSAGES"] = os.environ.get("DDP_TX_MESSAGES", str(GHDL_MESSAGES))
     hdlsim.run(
         test="ddp_tx",
         sim=sim,
@@ -638,8 +661,9 @@ def test_ddp_tx(sim, width, oracle_path):
         toplevel="ddp_tx",
         test_module=__name__,
         verilog_sources=[hdlsim.RTL_DIR / "ddp_tx.v"],
+        vhdl_sources=[hdlsim.VHDL_DIR / "ddp_tx.vhd"],
         parameters={"DATA_W": width},
-        extra_env={oracle.ENV_VAR: str(oracle_path), "DDP_TX_WIDTH": str(width)},
+        extra_env=env,
     )
 
 

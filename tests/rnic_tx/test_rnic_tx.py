@@ -19,9 +19,9 @@ The cocotb tests, in order:
                       refused; idle clocks on the descriptor and payload
                       inputs, backpressure on the output.
   errors              refused descriptors (codes 1, 2, 5) between good
-                      messages on the same connection; under Verilator or at
-                      W >= 256 also a segment over 64768 octets (mulpdu too
-                      large), which mpa_tx drops with its error 1.
+                      messages on the same connection; under Verilator and
+                      GHDL or at W >= 256 also a segment over 64768 octets
+                      (mulpdu too large), which mpa_tx drops with its error 1.
   back_to_back_bench  Sends of 64, 128, 256, 1460 and 9000 octets back to
                       back, MULPDU 1460, markers and CRC on, always-ready
                       sink: output beats per clock (asserted 1.0), messages
@@ -29,9 +29,16 @@ The cocotb tests, in order:
                       descriptor's acceptance to the first FPDU octet out
                       (idle datapath), written to build/bench/rnic_tx-W<w>.json.
 
+Verilator and Icarus run hw/rtl/rnic_tx.v at every width; GHDL runs the
+VHDL-2008 twin (hw/rtl/vhdl/rnic_tx.vhd, with the ddp_tx and mpa_tx twins)
+at GHDL_WIDTHS only, with fewer random messages (GHDL_MESSAGES), as GHDL's
+mcode backend is slower; its bench figures go to
+build/bench/rnic_tx-W<w>-ghdl.json, so that they never stand in for the
+Verilog's.
+
 Run with `.venv/bin/pytest tests/rnic_tx` (SIMS=..., WAVES=1, RANDOM_SEED=...
 as in tests/hdlsim.py). RNIC_TX_MESSAGES sets the number of messages in
-random_mix (default 60 under Verilator, 24 under Icarus).
+random_mix (default 60 under Verilator, 24 under Icarus and GHDL).
 """
 
 from __future__ import annotations
@@ -532,7 +539,8 @@ async def back_to_back_bench(dut):
         "simulator": cocotb.SIM_NAME,
     }
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
-    (BENCH_DIR / f"rnic_tx-W{tb.width}.json").write_text(json.dumps(result, indent=2) + "\n")
+    suffix = "-ghdl" if cocotb.SIM_NAME.lower().startswith("ghdl") else ""
+    (BENCH_DIR / f"rnic_tx-W{tb.width}{suffix}.json").write_text(json.dumps(result, indent=2) + "\n")
     dut._log.info("bench: %s", result)
     for size, s in sizes.items():
         assert s["beats_per_clock"] == 1.0, f"messages of {size} octets: {s}"
@@ -548,10 +556,26 @@ def oracle_path() -> Path:
     return oracle.build()
 
 
-@pytest.mark.parametrize("width", WIDTHS, ids=[f"W{w}" for w in WIDTHS])
-@pytest.mark.parametrize("sim", hdlsim.simulators(langs=("verilog",)))
+# GHDL (mcode) runs the VHDL twin at two widths, with less traffic.
+GHDL_WIDTHS = (64, 512)
+GHDL_MESSAGES = 24
+
+
+def cases() -> list:
+    return [
+        pytest.param(sim.values[0], width, id=f"{sim.id}-W{width}")
+        for sim in hdlsim.simulators(langs=("verilog", "vhdl"))
+        for width in WIDTHS
+        if sim.values[0] != "ghdl" or width in GHDL_WIDTHS
+    ]
+
+
+@pytest.mark.parametrize("sim,width", cases())
 def test_rnic_tx(sim, width, oracle_path):
     rtl = hdlsim.RTL_DIR
+    env = {oracle.ENV_VAR: str(oracle_path), "RNIC_TX_WIDTH": str(width)}
+    if sim == "ghdl":
+        env["RNIC_TX_MESSAGES"] = os.environ.get("RNIC_TX_MESSAGES", str(GHDL_MESSAGES))
     hdlsim.run(
         test="rnic_tx",
         sim=sim,
@@ -560,6 +584,9 @@ def test_rnic_tx(sim, width, oracle_path):
         test_module=__name__,
         verilog_sources=[rtl / f for f in ("rnic_tx.v", "ddp_tx.v", "mpa_tx.v", "mpa_tx_frame.v",
                                            "mpa_tx_mark.v", "sdp_ram.v", "crc32c.v")],
+        vhdl_sources=[hdlsim.VHDL_DIR / f for f in ("crc32c.vhd", "sdp_ram.vhd", "mpa_tx_frame.vhd",
+                                                    "mpa_tx_mark.vhd", "mpa_tx.vhd", "ddp_tx.vhd",
+                                                    "rnic_tx.vhd")],
         parameters={"DATA_W": width, "CONN_W": CONN_W},
-        extra_env={oracle.ENV_VAR: str(oracle_path), "RNIC_TX_WIDTH": str(width)},
+        extra_env=env,
     )
