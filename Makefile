@@ -7,7 +7,11 @@
 #   make test-go      go vet, then go test -race (all but the interop package)
 #   make test-interop Linux siw in QEMU against rnic-loader's rping (interop/),
 #                     verbose so that the log shows both sides' rping output
-#   make test-hw      lint-hw, then the cocotb testbenches under tests/ (pytest)
+#   make test-hw      lint-hw, then the cocotb testbenches under tests/ (pytest,
+#                     HW_JOBS workers, default 2; longest cases first)
+#   make test-hw-full test-hw with every width on every simulator
+#                     (HW_ALL_WIDTHS=1; by default Icarus and GHDL run the
+#                     two ends of the width range, tests/hdlsim.py)
 #   make lint-hw      Verilator -Wall lint and Yosys synthesis of hw/rtl/*.v,
 #                     GHDL analysis and elaboration of hw/rtl/vhdl/*.vhd
 #   make synth        Yosys figures for each datapath block at W=64 and W=512
@@ -35,6 +39,8 @@ MAKEFLAGS += --no-builtin-rules
 GO ?= go
 FUZZTIME ?= 3m
 PYTEST_FLAGS ?= -q
+# pytest-xdist workers for the testbenches (each case runs one simulator).
+HW_JOBS ?= 2
 
 VENV := .venv
 PYTEST := $(VENV)/bin/pytest
@@ -48,7 +54,7 @@ RTL_VHDL := $(sort $(wildcard hw/rtl/vhdl/*.vhd))
 RTL_V_TOPS := $(basename $(notdir $(RTL_V)))
 RTL_VHDL_TOPS := $(basename $(notdir $(RTL_VHDL)))
 
-.PHONY: deps test test-go test-interop test-hw lint-hw fuzz bench demo clean distclean
+.PHONY: deps test test-go test-interop test-hw test-hw-full lint-hw fuzz bench demo clean distclean
 
 # --- dependencies ------------------------------------------------------------
 
@@ -74,7 +80,10 @@ test-interop: deps
 	$(GO) test -race -count=1 -v ./interop
 
 test-hw: lint-hw deps
-	$(PYTEST) $(PYTEST_FLAGS) tests/
+	$(PYTEST) $(PYTEST_FLAGS) -n $(HW_JOBS) --dist load tests/
+
+test-hw-full:
+	HW_ALL_WIDTHS=1 $(MAKE) --no-print-directory test-hw
 
 # Lint results are stamped per file, so an unchanged file is not linted again.
 # Each stamp depends on every source file: a module's lint covers the

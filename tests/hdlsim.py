@@ -112,6 +112,43 @@ def simulators(langs: Iterable[str] = ("verilog", "vhdl")) -> list:
     ]
 
 
+# Widths each simulator runs by default when a testbench covers every width.
+# Verilator is the fast simulator and runs all of them; Icarus (an
+# interpreter) and GHDL (mcode) run the two ends of the range, which is where
+# width-dependent code differs most (a header across beats at 64, whole
+# headers and several FPDUs in one beat at 512). HW_ALL_WIDTHS=1 runs every
+# width on every simulator (`make test-hw-full`).
+DEFAULT_SIM_WIDTHS = {
+    "verilator": (64, 128, 256, 512),
+    "icarus": (64, 512),
+    "ghdl": (64, 512),
+}
+
+
+def all_widths_requested() -> bool:
+    return os.environ.get("HW_ALL_WIDTHS", "") not in ("", "0")
+
+
+def width_cases(
+    widths: Sequence[int],
+    langs: Iterable[str] = ("verilog",),
+    sim_widths: Mapping[str, Sequence[int]] | None = None,
+) -> list:
+    """pytest parameters (sim, width), ids "<sim>-W<width>", for every
+    selected simulator of the given languages and the widths it runs:
+    sim_widths (default DEFAULT_SIM_WIDTHS) narrowed to `widths`, or all of
+    `widths` under HW_ALL_WIDTHS=1."""
+    limits = dict(DEFAULT_SIM_WIDTHS)
+    limits.update(sim_widths or {})
+    full = all_widths_requested()
+    return [
+        pytest.param(p.values[0], w, id=f"{p.values[0]}-W{w}")
+        for p in simulators(langs)
+        for w in widths
+        if full or w in limits.get(p.values[0], widths)
+    ]
+
+
 def selected(sim: str) -> bool:
     """Whether SIMS (or its default, every simulator) names sim: for the
     tests that drive one simulator directly, outside run()."""

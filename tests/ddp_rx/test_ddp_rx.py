@@ -1654,8 +1654,7 @@ CASE_TESTS = ("gap_disabled_conn", "gap_full_ring", "gap_bresp_error", "directed
 RTL_SOURCES = [hdlsim.RTL_DIR / "ddp_rx.v", hdlsim.RTL_DIR / "ddp_rx_fifo.v", hdlsim.RTL_DIR / "sdp_ram.v"]
 
 
-@pytest.mark.parametrize("width", WIDTHS, ids=[f"W{w}" for w in WIDTHS])
-@pytest.mark.parametrize("sim", hdlsim.simulators(langs=("verilog",)))
+@pytest.mark.parametrize("sim,width", hdlsim.width_cases(WIDTHS))
 def test_ddp_rx(sim, width, oracle_path):
     # The big random run: Verilator at 512 bits.
     big = sim == "verilator" and width == 512

@@ -28,7 +28,8 @@ The cocotb tests, in order:
   reset_mid_message   reset halfway through a long message; nothing of it
                       comes out after, and fresh messages do.
 
-Verilator and Icarus run hw/rtl/ddp_tx.v at every width; GHDL runs the
+Verilator runs hw/rtl/ddp_tx.v at every width, Icarus at 64 and 512 (every
+width with HW_ALL_WIDTHS=1, tests/hdlsim.py); GHDL runs the
 VHDL-2008 twin (hw/rtl/vhdl/ddp_tx.vhd) at GHDL_WIDTHS only, with fewer
 random messages (GHDL_MESSAGES), as GHDL's mcode backend is slower; its
 bench figures go to build/bench/ddp_tx-W<w>-ghdl.json, so that they never
@@ -641,12 +642,7 @@ GHDL_MESSAGES = 40
 
 
 def cases() -> list:
-    return [
-        pytest.param(sim.values[0], width, id=f"{sim.id}-W{width}")
-        for sim in hdlsim.simulators(langs=("verilog", "vhdl"))
-        for width in WIDTHS
-        if sim.values[0] != "ghdl" or width in GHDL_WIDTHS
-    ]
+    return hdlsim.width_cases(WIDTHS, langs=("verilog", "vhdl"), sim_widths={"ghdl": GHDL_WIDTHS})
 
 
 @pytest.mark.parametrize("sim,width", cases())

@@ -23,7 +23,8 @@ The cocotb tests, in order:
                       beats per clock and latency, written to
                       build/bench/mpa_tx-W<w>.json.
 
-Verilator and Icarus run hw/rtl/mpa_tx.v at every width; GHDL runs the
+Verilator runs hw/rtl/mpa_tx.v at every width, Icarus at 64 and 512 (every
+width with HW_ALL_WIDTHS=1, tests/hdlsim.py); GHDL runs the
 VHDL-2008 twin (hw/rtl/vhdl/mpa_tx.vhd and its stages) at GHDL_WIDTHS
 only, with fewer FPDUs (GHDL_FPDUS) and shorter bench bursts, as GHDL's
 mcode backend is many times slower; its bench figures go to
@@ -404,12 +405,7 @@ GHDL_BENCH_OCTETS = 4000
 
 
 def cases() -> list:
-    return [
-        pytest.param(sim.values[0], width, id=f"{sim.id}-W{width}")
-        for sim in hdlsim.simulators()
-        for width in WIDTHS
-        if sim.values[0] != "ghdl" or width in GHDL_WIDTHS
-    ]
+    return hdlsim.width_cases(WIDTHS, langs=("verilog", "vhdl"), sim_widths={"ghdl": GHDL_WIDTHS})
 
 
 @pytest.mark.parametrize("sim,width", cases())

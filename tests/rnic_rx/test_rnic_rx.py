@@ -498,17 +498,13 @@ async def bench(dut):
 
 # --- pytest ------------------------------------------------------------------
 
-CASES = [("verilator", 64), ("verilator", 512), ("icarus", 64)]
-
-
 @pytest.fixture(scope="session")
 def oracle_path() -> Path:
     return oracle.build()
 
 
-# Icarus runs W=64 only (run time).
-PARAMS = [pytest.param(p.values[0], w, id=f"{p.values[0]}-W{w}")
-          for p in hdlsim.simulators(langs=("verilog",)) for w in (64, 512) if (p.values[0], w) in CASES]
+# Verilator at both ends of the width range, Icarus at 64 (run time).
+PARAMS = hdlsim.width_cases((64, 512), sim_widths={"icarus": (64,)})
 
 
 @pytest.mark.parametrize("sim,width", PARAMS)

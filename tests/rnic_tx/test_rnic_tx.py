@@ -29,7 +29,8 @@ The cocotb tests, in order:
                       descriptor's acceptance to the first FPDU octet out
                       (idle datapath), written to build/bench/rnic_tx-W<w>.json.
 
-Verilator and Icarus run hw/rtl/rnic_tx.v at every width; GHDL runs the
+Verilator runs hw/rtl/rnic_tx.v at every width, Icarus at 64 and 512 (every
+width with HW_ALL_WIDTHS=1, tests/hdlsim.py); GHDL runs the
 VHDL-2008 twin (hw/rtl/vhdl/rnic_tx.vhd, with the ddp_tx and mpa_tx twins)
 at GHDL_WIDTHS only, with fewer random messages (GHDL_MESSAGES), as GHDL's
 mcode backend is slower; its bench figures go to
@@ -562,12 +563,7 @@ GHDL_MESSAGES = 24
 
 
 def cases() -> list:
-    return [
-        pytest.param(sim.values[0], width, id=f"{sim.id}-W{width}")
-        for sim in hdlsim.simulators(langs=("verilog", "vhdl"))
-        for width in WIDTHS
-        if sim.values[0] != "ghdl" or width in GHDL_WIDTHS
-    ]
+    return hdlsim.width_cases(WIDTHS, langs=("verilog", "vhdl"), sim_widths={"ghdl": GHDL_WIDTHS})
 
 
 @pytest.mark.parametrize("sim,width", cases())

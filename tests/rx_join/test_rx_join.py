@@ -368,9 +368,7 @@ async def pass_through(dut):
 # --- pytest ------------------------------------------------------------------
 
 # Verilator at both ends of the width range, Icarus at 64 (run time).
-CASES = [("verilator", 64), ("verilator", 512), ("icarus", 64)]
-PARAMS = [pytest.param(p.values[0], w, id=f"{p.values[0]}-W{w}")
-          for p in hdlsim.simulators(langs=("verilog",)) for w in (64, 512) if (p.values[0], w) in CASES]
+PARAMS = hdlsim.width_cases((64, 512), sim_widths={"icarus": (64,)})
 
 
 @pytest.mark.parametrize("sim,width", PARAMS)

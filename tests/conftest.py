@@ -1,0 +1,64 @@
+"""pytest hooks for the hardware testbenches: the longest cases first.
+
+`make test-hw` runs the cases on two pytest-xdist workers (`-n 2 --dist
+load`), which take the cases in collection order. A long case picked up
+last would leave one worker busy while the other idles, so the cases are
+sorted by how long they take, longest first.
+
+COST holds the wall time, in seconds, of the cases that take longer than
+about 20 s, from `pytest --durations=0 tests/` on the CI machine (two
+cores, with other suites running beside it). It only orders the cases; a
+stale figure costs a little wall time, never a result. Cases not listed
+count as DEFAULT_COST.
+"""
+
+from __future__ import annotations
+
+DEFAULT_COST = 10.0
+
+COST = {
+    "ddp_rx/test_ddp_rx.py::test_ddp_rx_security_soak[verilator]": 190,
+    "mpa_rx/test_mpa_rx.py::test_mpa_rx[verilator-W128]": 150,
+    "mpa_rx/test_mpa_rx.py::test_mpa_rx[verilator-W64]": 120,
+    "mpa_rx/test_mpa_rx.py::test_mpa_rx[verilator-W512]": 95,
+    "ddp_rx/test_ddp_rx.py::test_ddp_rx[verilator-W512]": 75,
+    "mpa_rx/test_mpa_rx.py::test_mpa_rx[verilator-W256]": 55,
+    "ddp_tx/test_ddp_tx.py::test_ddp_tx[verilator-W128]": 48,
+    "ddp_tx/test_ddp_tx.py::test_ddp_tx[verilator-W512]": 48,
+    "mpa_tx/test_mpa_tx.py::test_mpa_tx[icarus-W64]": 46,
+    "ddp_tx/test_ddp_tx.py::test_ddp_tx[verilator-W64]": 46,
+    "ddp_rx/test_ddp_rx.py::test_ddp_rx[verilator-W128]": 43,
+    "rnic_tx/test_rnic_tx.py::test_rnic_tx[ghdl-W512]": 40,
+    "rnic_tx/test_rnic_tx.py::test_rnic_tx[ghdl-W64]": 40,
+    "ddp_tx/test_ddp_tx.py::test_ddp_tx[verilator-W256]": 40,
+    "rnic_rx/test_rnic_rx.py::test_rnic_rx[verilator-W512]": 37,
+    "mpa_tx/test_mpa_tx.py::test_mpa_tx[verilator-W64]": 36,
+    "ddp_rx/test_ddp_rx.py::test_ddp_rx[verilator-W256]": 36,
+    "mpa_rx/test_mpa_rx.py::test_mpa_rx[icarus-W64]": 33,
+    "rnic_rx/test_rnic_rx.py::test_rnic_rx[verilator-W64]": 31,
+    "rx_join/test_rx_join.py::test_rx_join[verilator-W64]": 30,
+    "ddp_rx/test_ddp_rx.py::test_ddp_rx[verilator-W64]": 28,
+    "rnic_tx/test_rnic_tx.py::test_rnic_tx[verilator-W64]": 28,
+    "rnic_tx/test_rnic_tx.py::test_rnic_tx[verilator-W256]": 27,
+    "mpa_tx/test_mpa_tx.py::test_mpa_tx[verilator-W128]": 27,
+    "mpa_tx/test_mpa_tx.py::test_mpa_tx[verilator-W512]": 26,
+    "mpa_tx/test_mpa_tx.py::test_mpa_tx[verilator-W256]": 26,
+    "rnic_tx/test_rnic_tx.py::test_rnic_tx[verilator-W512]": 26,
+    "crc/test_crc32c.py::test_crc32c[verilator-W512]": 25,
+    "ddp_tx/test_ddp_tx.py::test_ddp_tx[ghdl-W64]": 25,
+    "rnic_tx/test_rnic_tx.py::test_rnic_tx[verilator-W128]": 25,
+    "mpa_tx/test_mpa_tx.py::test_mpa_tx[icarus-W512]": 22,
+    "ddp_tx/test_ddp_tx.py::test_ddp_tx[ghdl-W512]": 20,
+    "rx_join/test_rx_join.py::test_rx_join[icarus-W64]": 20,
+}
+
+
+def cost(nodeid: str) -> float:
+    # Node ids are relative to the rootdir: "tests/<dir>/<file>::<case>".
+    return COST.get(nodeid.split("tests/", 1)[-1], DEFAULT_COST)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    # A stable sort: cases of equal cost keep their collection order, and
+    # every xdist worker (which collects on its own) gets the same list.
+    items.sort(key=lambda item: -cost(item.nodeid))
