@@ -52,7 +52,8 @@ RTL_V := $(sort $(wildcard hw/rtl/*.v hw/rtl/*.sv))
 RTL_VHDL := $(sort $(wildcard hw/rtl/vhdl/*.vhd))
 # One module (or entity) per file, named after the file.
 RTL_V_TOPS := $(basename $(notdir $(RTL_V)))
-RTL_VHDL_TOPS := $(basename $(notdir $(RTL_VHDL)))
+# VHDL packages (*_pkg.vhd) are analysed with the rest but have no entity.
+RTL_VHDL_TOPS := $(filter-out %_pkg,$(basename $(notdir $(RTL_VHDL))))
 
 .PHONY: deps test test-go test-interop test-hw test-hw-full lint-hw fuzz bench demo clean distclean
 

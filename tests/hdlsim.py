@@ -34,6 +34,8 @@ from cocotb.runner import Simulator, Verilator, get_runner
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RTL_DIR = REPO_ROOT / "hw" / "rtl"
 VHDL_DIR = RTL_DIR / "vhdl"
+# VHDL packages the twins share; every VHDL build analyses them first.
+VHDL_PACKAGES = sorted(VHDL_DIR.glob("*_pkg.vhd"))
 BUILD_ROOT = REPO_ROOT / "build" / "cocotb"
 
 # Which HDL each simulator is given.
@@ -184,6 +186,9 @@ def run(
     sources = list(verilog_sources if lang == "verilog" else vhdl_sources)
     if not sources:
         raise ValueError(f"{test}: no {lang} sources given for simulator {sim}")
+    if lang == "vhdl":
+        # The shared packages (hw/rtl/vhdl/*_pkg.vhd) are analysed first.
+        sources = [p for p in VHDL_PACKAGES if p not in sources] + sources
 
     build_dir = BUILD_ROOT / test / f"{sim}-{tag}"
     waves = waves_requested()

@@ -569,8 +569,8 @@ def test_crc32c_rejects_illegal_width(tmp_path: Path):
 )
 def test_crc32c_ghdl_rejects_illegal_width(tmp_path: Path):
     """The VHDL twin stops at elaboration on DATA_W outside {64, 128, 256, 512}."""
-    src = str(hdlsim.VHDL_DIR / "crc32c.vhd")
-    for cmd in (["ghdl", "-i", "--std=08", src], ["ghdl", "-m", "--std=08", "crc32c"]):
+    srcs = [str(p) for p in hdlsim.VHDL_PACKAGES] + [str(hdlsim.VHDL_DIR / "crc32c.vhd")]
+    for cmd in (["ghdl", "-i", "--std=08", *srcs], ["ghdl", "-m", "--std=08", "crc32c"]):
         subprocess.run(cmd, cwd=tmp_path, check=True)
     run = subprocess.run(
         ["ghdl", "-r", "--std=08", "crc32c", "-gDATA_W=96", "--stop-time=1ns"],

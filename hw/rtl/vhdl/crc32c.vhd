@@ -66,6 +66,7 @@
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
+use work.rnic_pkg.all;
 
 entity crc32c is
     generic (
@@ -108,15 +109,6 @@ architecture rtl of crc32c is
     end function check_generics;
 
     constant GENERICS_OK_c : boolean := check_generics;
-
-    function clog2(n : positive) return natural is
-        variable bits : natural := 0;
-    begin
-        while 2 ** bits < n loop
-            bits := bits + 1;
-        end loop;
-        return bits;
-    end function clog2;
 
     constant KEEP_W_c   : positive := DATA_W / 8;          -- octets per word, N
     constant KEEP_LOG_c : natural := clog2(KEEP_W_c);

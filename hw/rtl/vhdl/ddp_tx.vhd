@@ -86,6 +86,7 @@
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
+use work.rnic_pkg.all;
 
 entity ddp_tx is
     generic (
@@ -146,31 +147,6 @@ architecture rtl of ddp_tx is
     end function check_generics;
 
     constant GENERICS_OK_c : boolean := check_generics;
-
-    function clog2(n : positive) return natural is
-        variable bits : natural := 0;
-    begin
-        while 2 ** bits < n loop
-            bits := bits + 1;
-        end loop;
-        return bits;
-    end function clog2;
-
-    function imin(a : integer; b : integer) return integer is
-    begin
-        if a < b then
-            return a;
-        end if;
-        return b;
-    end function imin;
-
-    function to_sl(b : boolean) return std_ulogic is
-    begin
-        if b then
-            return '1';
-        end if;
-        return '0';
-    end function to_sl;
 
     constant KEEP_W_c : positive := DATA_W / 8;          -- octets per beat, N
     constant LG_c     : positive := clog2(KEEP_W_c);

@@ -28,6 +28,7 @@
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
+use work.rnic_pkg.all;
 
 entity mpa_tx_frame is
     generic (
@@ -71,15 +72,6 @@ architecture rtl of mpa_tx_frame is
     end function check_generics;
 
     constant GENERICS_OK_c : boolean := check_generics;
-
-    function clog2(n : positive) return natural is
-        variable bits : natural := 0;
-    begin
-        while 2 ** bits < n loop
-            bits := bits + 1;
-        end loop;
-        return bits;
-    end function clog2;
 
     constant L_c        : positive := DATA_W / 8;      -- octets per beat
     constant WPB_c      : positive := DATA_W / 32;     -- 32-bit words per beat
