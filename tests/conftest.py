@@ -1,4 +1,5 @@
-"""pytest hooks for the hardware testbenches: the longest cases first.
+"""pytest hooks for the hardware testbenches: the longest cases first, and
+the oracle_path fixture every testbench that asks the Go oracle uses.
 
 `make test-hw` runs the cases on two pytest-xdist workers (`-n 2 --dist
 load`), which take the cases in collection order. A long case picked up
@@ -13,6 +14,12 @@ count as DEFAULT_COST.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import oracle
 
 DEFAULT_COST = 10.0
 
@@ -62,3 +69,9 @@ def pytest_collection_modifyitems(session, config, items):
     # A stable sort: cases of equal cost keep their collection order, and
     # every xdist worker (which collects on its own) gets the same list.
     items.sort(key=lambda item: -cost(item.nodeid))
+
+
+@pytest.fixture(scope="session")
+def oracle_path() -> Path:
+    """The Go oracle (cmd/rnic-oracle), built once per pytest process."""
+    return oracle.build()

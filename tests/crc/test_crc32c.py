@@ -512,11 +512,6 @@ async def reset_mid_segment(dut):
 WIDTHS = (64, 128, 256, 512)
 
 
-@pytest.fixture(scope="session")
-def oracle_path() -> Path:
-    return oracle.build()
-
-
 @pytest.mark.parametrize("width", WIDTHS, ids=[f"W{w}" for w in WIDTHS])
 @pytest.mark.parametrize("sim", hdlsim.simulators())
 def test_crc32c(sim, width, oracle_path):

@@ -1640,11 +1640,6 @@ async def gap_bresp_error(dut):
 WIDTHS = (64, 128, 256, 512)
 
 
-@pytest.fixture(scope="session")
-def oracle_path() -> Path:
-    return oracle.build()
-
-
 # The cocotb tests each case runs (cocotb runs them by stage, then in the
 # order of the file: the gap tests have stage -1 and run first, because the
 # tables in the block's RAMs outlive a test and gap_disabled_conn needs a

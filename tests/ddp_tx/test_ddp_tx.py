@@ -631,11 +631,6 @@ async def reset_mid_message(dut):
 WIDTHS = (64, 128, 256, 512)
 
 
-@pytest.fixture(scope="session")
-def oracle_path() -> Path:
-    return oracle.build()
-
-
 # GHDL (mcode) runs the VHDL twin at two widths, with less traffic.
 GHDL_WIDTHS = (64, 512)
 GHDL_MESSAGES = 40

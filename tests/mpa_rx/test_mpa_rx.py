@@ -42,8 +42,6 @@ import json
 import logging
 import os
 import random
-from collections import defaultdict
-from pathlib import Path
 
 import cocotb
 import pytest
@@ -573,11 +571,6 @@ async def back_to_back_bench(dut):
 # --- pytest ------------------------------------------------------------------
 
 WIDTHS = (64, 128, 256, 512)
-
-
-@pytest.fixture(scope="session")
-def oracle_path() -> Path:
-    return oracle.build()
 
 
 # Icarus runs W=64 only: at 512 the octet budget is four times larger and

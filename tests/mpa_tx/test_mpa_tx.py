@@ -43,8 +43,7 @@ import json
 import logging
 import os
 import random
-from collections import defaultdict, deque
-from pathlib import Path
+from collections import deque
 
 import cocotb
 import pytest
@@ -391,11 +390,6 @@ async def back_to_back_bench(dut):
 # --- pytest ------------------------------------------------------------------
 
 WIDTHS = (64, 128, 256, 512)
-
-
-@pytest.fixture(scope="session")
-def oracle_path() -> Path:
-    return oracle.build()
 
 
 # GHDL (mcode) runs the VHDL twin at two widths, with less traffic.

@@ -39,7 +39,6 @@ import logging
 import os
 import random
 from collections import defaultdict
-from pathlib import Path
 
 import cocotb
 import pytest
@@ -497,11 +496,6 @@ async def bench(dut):
 
 
 # --- pytest ------------------------------------------------------------------
-
-@pytest.fixture(scope="session")
-def oracle_path() -> Path:
-    return oracle.build()
-
 
 # Verilator at both ends of the width range, Icarus at 64 (run time).
 PARAMS = hdlsim.width_cases((64, 512), sim_widths={"icarus": (64,)})

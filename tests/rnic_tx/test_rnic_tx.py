@@ -50,7 +50,6 @@ import os
 import random
 from collections import deque
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import cocotb
 import pytest
@@ -495,7 +494,6 @@ async def back_to_back_bench(dut):
     descriptor to first FPDU octet."""
     tb = TB(dut)
     await tb.start()
-    rng = tb.rng
     dut.m_axis_tready.value = 1
     sizes = {}
     for i, size in enumerate(BENCH_SIZES):
@@ -550,11 +548,6 @@ async def back_to_back_bench(dut):
 # --- pytest ------------------------------------------------------------------
 
 WIDTHS = (64, 128, 256, 512)
-
-
-@pytest.fixture(scope="session")
-def oracle_path() -> Path:
-    return oracle.build()
 
 
 # GHDL (mcode) runs the VHDL twin at two widths, with less traffic.
