@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -453,11 +454,36 @@ func (p *propRun) segment() {
 
 func (p *propRun) receive(h *Header, payload []byte, need Access) {
 	v := p.m.judge(h, len(payload), need, true)
-	d, err := p.sink.Receive(h, payload, need)
+	what := "Receive"
+	var d Delivery
+	var err error
+	if p.rng.IntN(2) == 0 {
+		d, err = p.sink.Receive(h, payload, need)
+	} else {
+		// The same segment with its payload in pieces, as MPA's gathered
+		// delivery hands it over.
+		what = "ReceiveV"
+		d, err = p.sink.ReceiveV(h, p.cut(payload), len(payload), need)
+		p.stats["received in pieces"]++
+	}
 	if err == nil {
 		p.apply(v, payload)
 	}
-	p.outcome("Receive", h, len(payload), need, v, d, err)
+	p.outcome(what, h, len(payload), need, v, d, err)
+}
+
+// cut splits b into 1 to 8 pieces at random points (some may be empty).
+func (p *propRun) cut(b []byte) [][]byte {
+	cuts := []int{0, len(b)}
+	for k := p.rng.IntN(8); k > 0; k-- {
+		cuts = append(cuts, p.rng.IntN(len(b)+1))
+	}
+	slices.Sort(cuts)
+	pieces := make([][]byte, 0, len(cuts)-1)
+	for i := 1; i < len(cuts); i++ {
+		pieces = append(pieces, b[cuts[i-1]:cuts[i]])
+	}
+	return pieces
 }
 
 func (p *propRun) outcome(what string, h *Header, n int, need Access, v verdict, d Delivery, err error) {
@@ -543,7 +569,7 @@ func TestSinkSecurityProperties(t *testing.T) {
 	}
 	t.Logf("stats: %v", p.stats)
 	// The run must have exercised every outcome, or it proves little.
-	for _, want := range []string{"accepted", "placed early", "place refused", "delivered untagged", "dropped after error", "error access error"} {
+	for _, want := range []string{"accepted", "placed early", "place refused", "delivered untagged", "dropped after error", "error access error", "received in pieces"} {
 		if p.stats[want] == 0 {
 			t.Errorf("no %q in the run", want)
 		}

@@ -176,16 +176,26 @@ func (s *Sink) Fail(err error) error {
 // that first error each time; the error is a *Error, *AccessError or the
 // error given to Fail.
 func (s *Sink) Receive(h *Header, payload []byte, need Access) (Delivery, error) {
+	one := [1][]byte{payload}
+	return s.ReceiveV(h, one[:], len(payload), need)
+}
+
+// ReceiveV is Receive for a payload of n octets given in pieces, in order
+// (the ULPDU as the MPA Receiver's gathered delivery has it, markers
+// removed): the same checks on the whole segment, then each piece placed
+// after the one before it. n must be the pieces' total; nothing is written
+// past n octets from where the segment goes.
+func (s *Sink) ReceiveV(h *Header, pieces [][]byte, n int, need Access) (Delivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
 		return Delivery{}, s.err
 	}
-	if err := s.check(h, payload, len(payload), need, true, true); err != nil {
+	if err := s.check(h, pieces, n, need, true, true); err != nil {
 		s.err = err
 		return Delivery{}, err
 	}
-	return s.deliver(h, len(payload)), nil
+	return s.deliver(h, n), nil
 }
 
 // ReceiveSegment parses a whole DDP Segment and processes it as Receive
@@ -211,7 +221,8 @@ func (s *Sink) Place(h *Header, payload []byte, need Access) error {
 	if s.err != nil {
 		return s.err
 	}
-	return s.check(h, payload, len(payload), need, true, false)
+	one := [1][]byte{payload}
+	return s.check(h, one[:], len(payload), need, true, false)
 }
 
 // Deliver completes, in stream order, the processing of a segment whose
@@ -238,12 +249,12 @@ func (s *Sink) Deliver(h *Header, n int, need Access) (Delivery, error) {
 // check validates a segment with n octets of payload and, if write is
 // set, places payload. inOrder adds the checks that only make sense in
 // stream order. Errors carry the segment's header and length.
-func (s *Sink) check(h *Header, payload []byte, n int, need Access, write, inOrder bool) error {
+func (s *Sink) check(h *Header, pieces [][]byte, n int, need Access, write, inOrder bool) error {
 	var err error
 	if h.Tagged {
-		err = s.checkTagged(h, payload, n, need, write)
+		err = s.checkTagged(h, pieces, n, need, write)
 	} else {
-		err = s.checkUntagged(h, payload, n, write, inOrder)
+		err = s.checkUntagged(h, pieces, n, write, inOrder)
 	}
 	if err == nil {
 		return nil
@@ -258,7 +269,7 @@ func (s *Sink) check(h *Header, payload []byte, n int, need Access, write, inOrd
 	return err
 }
 
-func (s *Sink) checkTagged(h *Header, payload []byte, n int, need Access, write bool) error {
+func (s *Sink) checkTagged(h *Header, pieces [][]byte, n int, need Access, write bool) error {
 	// 4.1: DV must be the version in use. Checked on every segment, the
 	// zero-length ones included (5.2: "Only the DDP Control and RsvdULP
 	// Fields MUST be valid for a zero length Tagged DDP Segment").
@@ -281,7 +292,7 @@ func (s *Sink) checkTagged(h *Header, payload []byte, n int, need Access, write 
 		_, err := s.stags.Check(h.STag, s.pd, s.stream, h.TO, uint64(n), need)
 		return err
 	}
-	return s.stags.place(h.STag, s.pd, s.stream, h.TO, payload, need)
+	return s.stags.place(h.STag, s.pd, s.stream, h.TO, pieces, n, need)
 }
 
 // checkUntagged runs the untagged checks of 7.1 in this order: DV, QN
@@ -289,7 +300,7 @@ func (s *Sink) checkTagged(h *Header, payload []byte, n int, need Access, write 
 // 3), MO plus length in the buffer (item 4). They run for zero-length
 // segments too: such a segment still completes a message that consumes a
 // buffer, and its MO becomes the message length.
-func (s *Sink) checkUntagged(h *Header, payload []byte, n int, write, inOrder bool) error {
+func (s *Sink) checkUntagged(h *Header, pieces [][]byte, n int, write, inOrder bool) error {
 	if h.DV != Version {
 		return untaggedError(CodeUntaggedInvalidVersion, "DV %d", h.DV)
 	}
@@ -326,7 +337,10 @@ func (s *Sink) checkUntagged(h *Header, payload []byte, n int, write, inOrder bo
 		return untaggedError(CodeMSNRange, "QN %d: last segment of MSN %d before MSN %d was delivered", h.QN, h.MSN, q.first)
 	}
 	if write {
-		copy(p.buf[h.MO:], payload)
+		dst := p.buf[h.MO:][:n]
+		for _, piece := range pieces {
+			dst = dst[copy(dst, piece):]
+		}
 	}
 	return nil
 }

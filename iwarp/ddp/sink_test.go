@@ -246,6 +246,33 @@ func TestSinkTaggedDelivery(t *testing.T) {
 	}
 }
 
+// TestSinkReceiveVBounds: ReceiveV checks and writes n octets, whatever
+// the pieces hold; pieces longer than n put nothing past them, tagged or
+// untagged.
+func TestSinkReceiveVBounds(t *testing.T) {
+	f := newFixture(t)
+	h := tagged(stagW, 0x1000+60, true)
+	pieces := [][]byte{{1, 2}, {}, {3, 4, 5, 6, 7, 8}}
+	if _, err := f.sink.ReceiveV(&h, pieces, 4, RemoteWrite); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(f.mem[58:66], []byte{0, 0, 1, 2, 3, 4, 0, 0}) {
+		t.Errorf("tagged: memory % x", f.mem[58:66])
+	}
+	// 5 octets at TO base+60 of a 64-octet region: refused, nothing placed.
+	g := newFixture(t)
+	if _, err := g.sink.ReceiveV(&h, pieces, 5, RemoteWrite); err == nil || !g.unchanged() {
+		t.Fatalf("5 octets past the end: err %v, memory changed %v", err, !g.unchanged())
+	}
+	u := untagged(0, 1, 28, true)
+	if _, err := f.sink.ReceiveV(&u, [][]byte{{9}, {9, 9, 9, 9}}, 3, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(f.mem[320+27:320+33], []byte{0, 9, 9, 9, 0, 0}) {
+		t.Errorf("untagged: memory % x", f.mem[320+27:320+33])
+	}
+}
+
 func TestSinkInvalidate(t *testing.T) {
 	f := newFixture(t)
 	h := tagged(stagW, 0x1000, true)

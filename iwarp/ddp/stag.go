@@ -228,15 +228,20 @@ func (t *STagTable) Check(stag, pd uint32, stream uint64, to, n uint64, need Acc
 	return *r, nil
 }
 
-// place checks and copies payload to TO to of stag, all under the read
-// lock so that invalidation cannot interleave.
-func (t *STagTable) place(stag, pd uint32, stream uint64, to uint64, payload []byte, need Access) error {
+// place checks n octets at TO to of stag and copies the pieces there, one
+// after another, all under the read lock so that invalidation cannot
+// interleave. Nothing is written past the n octets checked, whatever the
+// pieces hold.
+func (t *STagTable) place(stag, pd uint32, stream uint64, to uint64, pieces [][]byte, n int, need Access) error {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	r, err := t.checkLocked(stag, pd, stream, to, uint64(len(payload)), need)
+	r, err := t.checkLocked(stag, pd, stream, to, uint64(n), need)
 	if err != nil {
 		return err
 	}
-	copy(r.Buf[to-r.Base:], payload)
+	dst := r.Buf[to-r.Base:][:n]
+	for _, p := range pieces {
+		dst = dst[copy(dst, p):]
+	}
 	return nil
 }

@@ -44,8 +44,8 @@ const (
 // and every later Feed returns the same error.
 //
 // Memory: one reassembly buffer of MaxULPDU octets, allocated the first
-// time a ULPDU does not arrive whole and marker-free in one chunk. Feed does
-// not allocate per FPDU.
+// time a ULPDU does not arrive whole and marker-free in one chunk (nor, with
+// SetGather, whole in one chunk). Feed does not allocate per FPDU.
 type Receiver struct {
 	markers bool
 	crc     bool
@@ -76,6 +76,24 @@ type Receiver struct {
 	direct []byte // the ULPDU inside the caller's chunk, when it can be used in place
 	buf    []byte // reassembly of the ULPDU otherwise
 	err    error
+
+	// Gathered delivery (SetGather): the pieces of a ULPDU that markers
+	// cut, all inside the caller's chunk.
+	gather   func(seq uint32, pieces [][]byte, n int) error
+	gathered bool     // the current FPDU is being gathered
+	pieces   [][]byte // its ULPDU's pieces so far
+}
+
+// SetGather makes the Receiver hand a ULPDU that markers cut into pieces,
+// and that lies wholly inside one chunk given to Feed, to gather instead
+// of Feed's deliver: the pieces in stream order (markers removed, each a
+// part of the chunk, valid only during the call, none empty) and n, the
+// ULPDU's length, their total. Every other ULPDU still goes to deliver,
+// and the checks, errors and order are the same either way. It saves the
+// reassembly copy for a consumer that can place pieces where they go
+// (ddp.Sink.ReceiveV). A nil gather turns it off.
+func (r *Receiver) SetGather(gather func(seq uint32, pieces [][]byte, n int) error) {
+	r.gather = gather
 }
 
 // NewReceiver returns a Receiver for a half connection whose Full Operation
@@ -109,6 +127,8 @@ func (r *Receiver) newFPDU() {
 	r.sum = 0
 	r.mkBad = false
 	r.direct = nil
+	r.gathered = false
+	r.pieces = r.pieces[:0]
 }
 
 // Base returns the marker base: the sequence number where Full Operation
@@ -195,7 +215,13 @@ func (r *Receiver) Feed(p []byte, deliver func(seq uint32, ulpdu []byte) error) 
 					k = min(k, int(r.nextMk-r.seq))
 				}
 				if r.direct == nil && r.got < r.ulen && r.ulen <= MaxULPDU {
-					copy(r.buf[r.got:r.ulen], p[i:i+k])
+					if r.gathered {
+						if u := min(k, r.ulen-r.got); u > 0 {
+							r.pieces = append(r.pieces, p[i:i+u])
+						}
+					} else {
+						copy(r.buf[r.got:r.ulen], p[i:i+k])
+					}
 				}
 				r.got += k
 				i += k
@@ -256,6 +282,11 @@ func (r *Receiver) startBody(rest []byte) {
 		r.direct = rest[:r.ulen]
 		return
 	}
+	// Whole in the chunk but cut by markers: its pieces, if wanted.
+	if r.gather != nil && int(r.endSeq-r.seq) <= len(rest) {
+		r.gathered = true
+		return
+	}
 	if r.buf == nil {
 		r.buf = make([]byte, MaxULPDU)
 	}
@@ -297,6 +328,15 @@ func (r *Receiver) finish(deliver func(uint32, []byte) error) error {
 		return r.err
 	}
 	seq, u := r.fpduSeq, r.direct
+	if r.gathered {
+		pieces, n := r.pieces, r.ulen
+		r.newFPDU()
+		if err := r.gather(seq, pieces, n); err != nil {
+			r.err = err
+			return err
+		}
+		return nil
+	}
 	if u == nil {
 		u = r.buf[:r.ulen]
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/openrnic/rnic/iwarp/crc32c"
 )
@@ -115,6 +116,57 @@ func feedChunks(t testing.TB, r *Receiver, stream []byte, next func() int) ([]de
 		i += n
 	}
 	return got, nil
+}
+
+// feedChunksGather is feedChunks with the Receiver's gathered delivery on
+// (SetGather): ULPDUs handed over in pieces are joined and collected with
+// the others, after checking the pieces (none empty, n their total, each
+// inside the chunk being fed). gathered counts those ULPDUs.
+func feedChunksGather(t testing.TB, r *Receiver, stream []byte, next func() int) (got []delivery, gathered int, err error) {
+	t.Helper()
+	var chunk []byte
+	r.SetGather(func(seq uint32, pieces [][]byte, n int) error {
+		var u []byte
+		for _, p := range pieces {
+			if len(p) == 0 {
+				t.Fatalf("gathered ULPDU at seq %#x: an empty piece", seq)
+			}
+			if !inside(p, chunk) {
+				t.Fatalf("gathered ULPDU at seq %#x: a piece outside the chunk", seq)
+			}
+			u = append(u, p...)
+		}
+		if len(u) != n {
+			t.Fatalf("gathered ULPDU at seq %#x: pieces of %d octets, n %d", seq, len(u), n)
+		}
+		got = append(got, delivery{seq, u})
+		gathered++
+		return nil
+	})
+	deliver := func(seq uint32, u []byte) error {
+		got = append(got, delivery{seq, bytes.Clone(u)})
+		return nil
+	}
+	for i := 0; i < len(stream); {
+		n := min(next(), len(stream)-i)
+		chunk = stream[i : i+n]
+		if err := r.Feed(chunk, deliver); err != nil {
+			return got, gathered, err
+		}
+		i += n
+	}
+	return got, gathered, nil
+}
+
+// inside reports whether p lies within b's memory.
+func inside(p, b []byte) bool {
+	if len(p) == 0 || len(b) == 0 {
+		return len(p) == 0
+	}
+	pb, pe := &p[0], &p[len(p)-1]
+	bb, be := &b[0], &b[len(b)-1]
+	return uintptr(unsafe.Pointer(pb)) >= uintptr(unsafe.Pointer(bb)) &&
+		uintptr(unsafe.Pointer(pe)) <= uintptr(unsafe.Pointer(be))
 }
 
 // testStream frames random ULPDUs and returns the stream, the ULPDUs with
@@ -402,6 +454,7 @@ func TestReceiverReference(t *testing.T) {
 	if testing.Short() {
 		iters = 60
 	}
+	gathered := 0
 	for it := range iters {
 		markers, crcOn := r.IntN(2) == 0, r.IntN(2) == 0
 		base := r.Uint32()
@@ -430,7 +483,17 @@ func TestReceiverReference(t *testing.T) {
 		got, err := feedChunks(t, rx, stream, func() int { return 1 + r.IntN(1+r.IntN(2000)) })
 		what := fmt.Sprintf("seed %d iter %d markers %v crc %v", seed, it, markers, crcOn)
 		checkAgainstRef(t, what, got, err, want, werr)
+		// The same with gathered delivery, in larger chunks so that many
+		// FPDUs lie whole in one.
+		rx = NewReceiver(markers, crcOn, base)
+		got, g, err := feedChunksGather(t, rx, stream, func() int { return 1 + r.IntN(1+r.IntN(20000)) })
+		checkAgainstRef(t, what+" gathered", got, err, want, werr)
+		gathered += g
 	}
+	if gathered == 0 {
+		t.Fatal("no ULPDU went through gathered delivery")
+	}
+	t.Logf("%d ULPDUs gathered", gathered)
 }
 
 func checkAgainstRef(t testing.TB, what string, got []delivery, err error, want []refFPDU, werr *Error) {
@@ -499,6 +562,9 @@ func FuzzReceiver(f *testing.F) {
 		rx := NewReceiver(markers, crcOn, base)
 		got, err := feedChunks(t, rx, stream, func() int { return 1 + cr.IntN(1+cr.IntN(3000)) })
 		checkAgainstRef(t, "fuzz", got, err, want, werr)
+		rx = NewReceiver(markers, crcOn, base)
+		got, _, err = feedChunksGather(t, rx, stream, func() int { return 1 + cr.IntN(1+cr.IntN(30000)) })
+		checkAgainstRef(t, "fuzz gathered", got, err, want, werr)
 	})
 }
 

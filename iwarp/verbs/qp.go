@@ -469,6 +469,10 @@ func (qp *QP) fail(e *QPError) {
 func (qp *QP) rxLoop() {
 	defer qp.done.Done()
 	rx := mpa.NewReceiver(qp.params.RxMarkers, qp.params.CRC, 0)
+	var scratch rxScratch
+	rx.SetGather(func(seq uint32, pieces [][]byte, n int) error {
+		return qp.onPieces(seq, pieces, n, &scratch)
+	})
 	buf := make([]byte, 256<<10)
 	for {
 		n, err := qp.conn.Read(buf)
@@ -536,6 +540,37 @@ type peerTerminated struct{ t *rdmap.Terminate }
 func (e *peerTerminated) Error() string { return "peer sent Terminate: " + e.t.String() }
 
 // onULPDU handles one DDP segment delivered in order by MPA.
+// rxScratch is rxLoop's reusable memory for onPieces.
+type rxScratch struct {
+	pieces [][]byte
+	join   []byte
+}
+
+// onPieces takes the MPA Receiver's gathered delivery (mpa.Receiver's
+// SetGather): a ULPDU that markers cut, in pieces of the read buffer, n
+// octets in all. An RDMA Write whose header is whole in the first piece is
+// placed from the pieces (ddp.Sink.ReceiveV), saving the copy that would
+// join them; any other ULPDU is joined and goes through onULPDU, so that
+// both ways check, place and fail alike.
+func (qp *QP) onPieces(seq uint32, pieces [][]byte, n int, sc *rxScratch) error {
+	if len(pieces) > 0 && qp.Err() == nil {
+		h, payload, err := ddp.ParseHeader(pieces[0])
+		if err == nil {
+			if op, cerr := rdmap.ClassifyHeader(&h); cerr == nil && op == rdmap.OpWrite {
+				qp.rxOnce.Do(func() { close(qp.firstRx) })
+				sc.pieces = append(append(sc.pieces[:0], payload), pieces[1:]...)
+				_, err := qp.sink.ReceiveV(&h, sc.pieces, n-h.Len(), op.PlacementAccess())
+				return err
+			}
+		}
+	}
+	sc.join = sc.join[:0]
+	for _, p := range pieces {
+		sc.join = append(sc.join, p...)
+	}
+	return qp.onULPDU(seq, sc.join)
+}
+
 func (qp *QP) onULPDU(seq uint32, ulpdu []byte) error {
 	qp.rxOnce.Do(func() { close(qp.firstRx) })
 	if qp.Err() != nil {
