@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"sync"
 	"syscall"
 	"time"
 
@@ -44,6 +45,58 @@ type benchOpts struct {
 	warmup          string
 	timeout         time.Duration
 	cpuProfile      string
+
+	// capture, in loopback mode with --pcap: the client puts the session's
+	// pcap writer here, and the server's end of the connection records
+	// its own writes into it (serverTap).
+	capture *captureSlot
+}
+
+// captureSlot hands the pcap writer of the session being captured from the
+// client to the server in loopback mode. Each end records what it writes,
+// FPDU by FPDU (WritePerFPDU), so that every captured TCP segment that
+// starts an FPDU starts with it (FPDU Alignment, RFC 5044 appendix A), as
+// Wireshark needs; recording the client's reads instead would cut the
+// server's FPDUs wherever a read happened to end.
+type captureSlot struct {
+	mu sync.Mutex
+	w  *capture.Writer
+}
+
+func (s *captureSlot) set(w *capture.Writer) {
+	s.mu.Lock()
+	s.w = w
+	s.mu.Unlock()
+}
+
+func (s *captureSlot) get() *capture.Writer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w
+}
+
+// serverTap is the server's end of a connection in a captured loopback
+// bench: at its first Write it takes the writer the client put in the slot
+// (the client sets it before sending its MPA Request, which the server
+// reads before it writes anything) and from then on records its Writes as
+// the server's; with no writer there, it records nothing.
+type serverTap struct {
+	*peekConn
+	slot   *captureSlot
+	once   sync.Once
+	tapped net.Conn
+}
+
+func (c *serverTap) Write(p []byte) (int, error) {
+	c.once.Do(func() {
+		if w := c.slot.get(); w != nil {
+			c.tapped = w.Tap(c.peekConn, false)
+		}
+	})
+	if c.tapped != nil {
+		return c.tapped.Write(p)
+	}
+	return c.peekConn.Write(p)
 }
 
 // benchParams travel from the client to the server in the MPA Request's
@@ -273,6 +326,9 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, o *benchOpts) error
 		}
 		defer ln.Close()
 		addr = ln.Addr().String()
+		if o.pcap != "" {
+			o.capture = &captureSlot{}
+		}
 		go func() { srvErr <- serveBench(ctx, ln, o, nil); close(srvErr) }()
 	}
 	res, err := clientBench(ctx, addr, bp, o, progW)
@@ -428,7 +484,11 @@ func serveBench(ctx context.Context, ln net.Listener, o *benchOpts, log io.Write
 			raw++
 			continue
 		}
-		bp, err := serveIWARP(ctx, pd, pc, o, log, &st)
+		var sc net.Conn = pc
+		if o.capture != nil {
+			sc = &serverTap{peekConn: pc, slot: o.capture}
+		}
+		bp, err := serveIWARP(ctx, pd, sc, o, log, &st)
 		if err != nil {
 			return err
 		}
@@ -733,7 +793,14 @@ func iwarpSession(ctx context.Context, addr string, bp benchParams, o *benchOpts
 		if err := pw.Open(time.Now()); err != nil {
 			return 0, err
 		}
-		conn = pw.TapDuplex(conn, true)
+		if o.capture != nil {
+			// The server records its own writes (serverTap).
+			conn = pw.Tap(conn, true)
+			o.capture.set(pw)
+			defer o.capture.set(nil)
+		} else {
+			conn = pw.TapDuplex(conn, true)
+		}
 		res.Pcap = o.pcap
 	}
 	qp := verbs.CreateQP(pd, cfg)

@@ -4,14 +4,21 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"io"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -203,5 +210,82 @@ func TestPeekConnExposesSocket(t *testing.T) {
 	}
 	if mss <= 1460 {
 		t.Fatalf("TCP_MAXSEG through the wrapper = %d; loopback's is far larger", mss)
+	}
+}
+
+// TestBenchPcapFPDUAligned: in a loopback bench's pcap every FPDU, in both
+// directions, starts a captured TCP segment (FPDU Alignment, RFC 5044
+// appendix A), which Wireshark needs to delineate FPDUs without markers.
+// The server's Read Responses used to be recorded from the client's reads,
+// cut wherever a read ended, and tshark then found bad CRCs.
+func TestBenchPcapFPDUAligned(t *testing.T) {
+	for _, op := range []string{"read", "write", "send"} {
+		pcap := filepath.Join(t.TempDir(), op+".pcap")
+		code, _, stderr := runCLI(t, "bench", "--op", op, "--size", "8KiB", "--bytes", "512KiB", "--no-raw",
+			"--quiet", "--pcap", pcap)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", op, code, stderr)
+		}
+		f, err := os.Open(pcap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := pcapgo.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Per direction (by source port): the stream and where each
+		// captured segment starts in it.
+		type dir struct {
+			stream []byte
+			starts map[int]bool
+		}
+		dirs := map[layers.TCPPort]*dir{}
+		for {
+			data, _, err := r.ReadPacketData()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := gopacket.NewPacket(data, layers.LayerTypeEthernet, gopacket.Default)
+			tcp, _ := p.Layer(layers.LayerTypeTCP).(*layers.TCP)
+			if tcp == nil || len(tcp.Payload) == 0 {
+				continue
+			}
+			d := dirs[tcp.SrcPort]
+			if d == nil {
+				d = &dir{starts: map[int]bool{}}
+				dirs[tcp.SrcPort] = d
+			}
+			d.starts[len(d.stream)] = true
+			d.stream = append(d.stream, tcp.Payload...)
+		}
+		f.Close()
+		if len(dirs) != 2 {
+			t.Fatalf("%s: %d directions with data", op, len(dirs))
+		}
+		fpdus := 0
+		for port, d := range dirs {
+			// The MPA Request or Reply: 20 octets of header, then private
+			// data (RFC 5044 7.1: PD_Length in octets 18-19), then FPDUs of
+			// ULPDU_Length, ULPDU, pad and CRC (markers are off).
+			off := 20 + int(binary.BigEndian.Uint16(d.stream[18:20]))
+			for off < len(d.stream) {
+				if !d.starts[off] {
+					t.Fatalf("%s: port %d: the FPDU at stream offset %d does not start a segment", op, port, off)
+				}
+				ulen := int(binary.BigEndian.Uint16(d.stream[off:]))
+				off += 2 + ulen + (-(2 + ulen))&3 + 4
+				fpdus++
+			}
+			if off != len(d.stream) {
+				t.Fatalf("%s: port %d: the last FPDU runs past the stream", op, port)
+			}
+		}
+		if fpdus < 64 {
+			t.Fatalf("%s: only %d FPDUs", op, fpdus)
+		}
 	}
 }
