@@ -78,9 +78,11 @@ import pytest
 from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge, Timer
 from cocotbext.axi import AxiRamWrite, AxiStreamBus, AxiStreamFrame, AxiStreamSource, AxiWriteBus
 
+import ddp_reports
 import hdlsim
 import tbutil
 import oracle
+from rdmap_tx import READ_REQ, READ_RESP, SEND, SEND_INV, SEND_SE, SEND_SE_INV, TERMINATE, WRITE
 
 CLK_PERIOD_NS = 4
 BENCH_DIR = hdlsim.REPO_ROOT / "build" / "bench"
@@ -88,8 +90,6 @@ MEM_SIZE = 1 << 18
 SLICE = 1 << 14  # host memory per connection in random_traffic
 RQ_DEPTH = 8  # 2^RQ_AW, the default
 
-WRITE, READ_REQ, READ_RESP, SEND, SEND_INV, SEND_SE, SEND_SE_INV, TERMINATE = range(8)
-TAGGED = (WRITE, READ_RESP)
 REMOTE_WRITE, REMOTE_READ = 1, 2
 
 
@@ -186,29 +186,13 @@ class TB:
                     vvalid = True
             dut.s_verdict_tvalid.value = 1 if vvalid else 0
             if dut.m_cpl_valid.value and dut.m_cpl_ready.value:
-                self.events[int(dut.m_cpl_conn.value)].append(self._cpl())
+                self.events[int(dut.m_cpl_conn.value)].append(ddp_reports.completion(dut))
             if dut.m_err_valid.value and dut.m_err_ready.value:
-                self.events[int(dut.m_err_conn.value)].append(
-                    ("error", int(dut.m_err_layer.value), int(dut.m_err_etype.value), int(dut.m_err_code.value)))
+                self.events[int(dut.m_err_conn.value)].append(ddp_reports.error(dut))
             if self.p_event_stall:
                 ready = 0 if rng.random() < self.p_event_stall else 1
                 dut.m_cpl_ready.value = ready
                 dut.m_err_ready.value = ready
-
-    def _cpl(self):
-        d = self.dut
-        op = int(d.m_cpl_opcode.value)
-        rr = int(d.m_cpl_rr.value).to_bytes(28, "little").hex() if op == READ_REQ else ""
-        return ("completion", op, int(d.m_cpl_tagged.value), int(d.m_cpl_stag.value), int(d.m_cpl_qn.value),
-                int(d.m_cpl_msn.value), int(d.m_cpl_len.value), int(d.m_cpl_id.value),
-                int(d.m_cpl_inv_stag.value), rr)
-
-    @staticmethod
-    def oracle_event(e: dict):
-        if e["kind"] == "error":
-            return ("error", e["layer"], e["etype"], e["code"])
-        return ("completion", e["opcode"], int(e["tagged"]), e["stag"], e["qn"], e["msn"], e["len"], e["id"],
-                e["inv_stag"], e["rr"])
 
     # --- configuration ----------------------------------------------------------
 
@@ -324,7 +308,7 @@ class TB:
         resp = self.oracle.request("ddp_place", mem_size=MEM_SIZE, ring_depth=RQ_DEPTH, ops=self.ops)
         want_events = defaultdict(list)
         for e in resp["events"]:
-            want_events[e["conn"]].append(self.oracle_event(e))
+            want_events[e["conn"]].append(ddp_reports.from_oracle(e))
         details = {(e["conn"], e["ulpdu"]): e.get("detail", "") for e in resp["events"] if e["kind"] == "error"}
         for conn in sorted(set(want_events) | set(self.events)):
             got, want = self.events.get(conn, []), want_events.get(conn, [])
@@ -1017,7 +1001,7 @@ def lean_compare(lean: Lean, resp: dict, ulpdus: list, what: str, pieces_of: dic
     oracle's answer for the same steps."""
     want_events = defaultdict(list)
     for e in resp["events"]:
-        want_events[e["conn"]].append(TB.oracle_event(e))
+        want_events[e["conn"]].append(ddp_reports.from_oracle(e))
     for conn in sorted(set(want_events) | set(lean.events)):
         got, want = lean.events.get(conn, []), want_events.get(conn, [])
         if got != want:

@@ -45,6 +45,7 @@ import pytest
 from cocotb.triggers import FallingEdge, RisingEdge
 from cocotbext.axi import AxiRamWrite, AxiStreamBus, AxiStreamFrame, AxiStreamSource, AxiWriteBus
 
+import ddp_reports
 import hdlsim
 import tbutil
 import oracle
@@ -129,11 +130,10 @@ class TB:
             if self.trace:
                 self._trace()
             if dut.m_cpl_valid.value and dut.m_cpl_ready.value:
-                self.events[int(dut.m_cpl_conn.value)].append(self._cpl())
+                self.events[int(dut.m_cpl_conn.value)].append(ddp_reports.completion(dut))
                 self.activity += 1
             if dut.m_err_valid.value and dut.m_err_ready.value:
-                self.events[int(dut.m_err_conn.value)].append(
-                    ("error", int(dut.m_err_layer.value), int(dut.m_err_etype.value), int(dut.m_err_code.value)))
+                self.events[int(dut.m_err_conn.value)].append(ddp_reports.error(dut))
                 self.activity += 1
             if dut.m_exc_tvalid.value and dut.m_exc_tready.value and dut.m_exc_tlast.value:
                 self.exceptions += 1
@@ -144,21 +144,6 @@ class TB:
                 ready = 0 if rng.random() < self.p_event_stall else 1
                 dut.m_cpl_ready.value = ready
                 dut.m_err_ready.value = ready
-
-    def _cpl(self):
-        d = self.dut
-        op = int(d.m_cpl_opcode.value)
-        rr = int(d.m_cpl_rr.value).to_bytes(28, "little").hex() if op == READ_REQ else ""
-        return ("completion", op, int(d.m_cpl_tagged.value), int(d.m_cpl_stag.value), int(d.m_cpl_qn.value),
-                int(d.m_cpl_msn.value), int(d.m_cpl_len.value), int(d.m_cpl_id.value),
-                int(d.m_cpl_inv_stag.value), rr)
-
-    @staticmethod
-    def oracle_event(e: dict):
-        if e["kind"] == "error":
-            return ("error", e["layer"], e["etype"], e["code"])
-        return ("completion", e["opcode"], int(e["tagged"]), e["stag"], e["qn"], e["msn"], e["len"], e["id"],
-                e["inv_stag"], e["rr"])
 
     # --- configuration -----------------------------------------------------------
 
@@ -333,7 +318,7 @@ class TB:
         resp = self.oracle.request("ddp_place", mem_size=MEM_SIZE, ring_depth=RQ_DEPTH, ops=self.ops)
         want = defaultdict(list)
         for e in resp["events"]:
-            want[e["conn"]].append(self.oracle_event(e))
+            want[e["conn"]].append(ddp_reports.from_oracle(e))
         details = {(e["conn"], e["ulpdu"]): e.get("detail", "") for e in resp["events"] if e["kind"] == "error"}
         for conn in sorted(set(want) | set(self.events)):
             got, w = self.events.get(conn, []), want.get(conn, [])
