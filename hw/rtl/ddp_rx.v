@@ -36,11 +36,14 @@
 // 0, type 0, code 0) in place of its completion or error, unless its MPA
 // verdict is bad, and nothing of the stream is placed once the response is
 // in (ULPDUs the block had already started on finish). BREADY is held low
-// for a response past the oldest undelivered ULPDU's bursts until that
-// ULPDU is delivered, so a response is charged to the right ULPDU.
+// for an error response past the oldest undelivered ULPDU's bursts until
+// that ULPDU is delivered, so the error is charged to the right ULPDU
+// (BREADY looks at BRESP for this); OKAY responses are taken as they come.
 //
-// Configuration (valid/ready each, taken between pieces, in priority
-// conn > stag > post; each takes effect for the pieces after it):
+// Configuration (valid/ready each, in priority conn > stag > post; each
+// takes effect for the pieces after it): taken between pieces, once every
+// piece taken in before it has left placement (a pending request holds
+// s_axis_tready low at the next piece's start until then):
 //   s_conn:  conn, enable, pd. (Re)starts a connection: enable, PD, every
 //            queue empty with MSN 1 next (RFC 5041 4.3), no error. A
 //            disabled (or never configured) connection places nothing and
@@ -83,6 +86,8 @@
 //   m_post_err: a post was refused: conn, qn, id, reason (1 ring full, 2
 //               QN 3, 3 connection not enabled).
 //   m_berr:     an error B response: the burst's conn and BRESP.
+//   m_done:     a ULPDU's last piece has left placement (conn): every
+//               write of the ULPDU is in the AW/W queues or out.
 //
 // Order of the checks, on the first piece of each ULPDU, and their
 // errors (layer/etype/code):
@@ -107,20 +112,37 @@
 // after an error or a Terminate. A ULPDU of another connection that is
 // already being placed finishes through an STag invalidated meanwhile.
 //
-// Throughput: one input beat per clock within a piece; each piece costs
-// about 9 more clocks (first pieces: context read, header, three check
-// stages, set-up, flush, context write) or 5 (later pieces). Measured
-// (tests/ddp_rx bench, one-piece RDMA Writes back to back): 0.99 beats per
-// clock at 9000 octets, 0.95 / 0.73 at 1460 (W = 64 / 512), 0.62 / 0.25
-// at 128 octets; 0.05 / 0.09 segments per clock at 64 octets.
-// Latency: 13 clocks at W = 64, 11 at W = 128, 10 at W >= 256, from the
-// clock a first piece's first beat is offered to its first W beat (AW one
-// clock earlier).
+// Structure (one piece a clock through the checks, one beat a clock
+// through placement, with queues between):
+//   intake   every beat into df_fifo (16 beats), and per piece a header
+//            record (tuser, octets 0..17) into hf_fifo once the header is
+//            in: at the first beat for W >= 256.
+//   H        the context, STag entry and posted buffer of the record are
+//            read, with addresses taken from the header as it is.
+//   C1       header classification and the checks of 7.1 on what was read.
+//   C2       the decision, in the order above, and its effects written
+//            back. A piece's table reads miss the effects of the two
+//            pieces ahead of it: C2 takes those from the last two
+//            decisions (the context, the deliveries of each queue, the
+//            invalidated STag indexes) instead. The check pipeline stops
+//            only when the descriptor queue is full.
+//   D0       set-up of a piece's placement (rotation, first address,
+//            write range). A piece that continues a ULPDU waits until
+//            placement is empty and reads where the last one ended.
+//   D1       one input beat a clock, rotated to the host address; a piece
+//            that ends its ULPDU needs no extra clock unless its payload
+//            spills into one more output beat.
+//   D2       the piece's end: the placement context, or the delivery
+//            record for a ULPDU's last piece.
 //
-// Verification: tests/ddp_rx/test_ddp_rx.py, every expected octet of host
-// memory, completion and error from iwarp/ddp and iwarp/rdmap through
-// cmd/rnic-oracle (op ddp_place).
-
+// Throughput: one input beat per clock across back-to-back ULPDUs of one
+// piece each; a piece that continues a ULPDU costs about 4 clocks.
+// Measured (tests/ddp_rx bench, one-piece RDMA Writes back to back, 64 to
+// 9000 payload octets): 1.0 input beats per clock at every width and
+// size. Latency, from the clock a first piece's first beat is offered to
+// its first AW / W: 11 / 12 clocks at W = 64, 9 / 10 at 128, 8 / 9 at
+// 256 and 512.
+//
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -230,13 +252,14 @@ module ddp_rx #(
     output wire [1:0]              m_post_err_reason,
     output wire                    m_berr_valid,
     output wire [CONN_W-1:0]       m_berr_conn,
-    output wire [1:0]              m_berr_resp
+    output wire [1:0]              m_berr_resp,
+    output wire                    m_done_valid,
+    output wire [CONN_W-1:0]       m_done_conn
 );
 
 localparam KEEP_W = DATA_W / 8;               // lanes, N
 localparam LG = $clog2(KEEP_W);
 localparam HB = (18 + KEEP_W - 1) / KEEP_W;   // beats that hold an untagged header
-localparam HBC_W = 2;                         // counts 0..HB (HB <= 3)
 localparam BW = $clog2(BURST);
 localparam NCONN = 1 << CONN_W;
 localparam RG_AW = CONN_W + 2 + RQ_AW;        // {conn, qn, slot}
@@ -244,25 +267,34 @@ localparam integer KEEP_WI = KEEP_W;
 localparam [17:0] N18 = KEEP_WI[17:0];
 localparam [ADDR_W-1:0] N_A = {{(ADDR_W-LG-1){1'b0}}, 1'b1, {LG{1'b0}}};   // N, as an address step
 
-// Per-queue state: {first MSN, head slot, count}.
-localparam Q_W = 32 + RQ_AW + RQ_AW + 1;
+// Per-queue state: {first MSN, count}. The buffer for MSN m is in ring
+// slot m mod 2^RQ_AW, so the slot of a ULPDU's buffer comes straight from
+// its header and can be read while the queue state is.
+localparam Q_W = 32 + RQ_AW + 1;
 // Delivery record of a ULPDU: {kind, opcode, tagged, qn, msn, len, id,
 // stag, inv_stag, layer, etype, code}.
 localparam RECC_W = 2 + 4 + 1 + 2 + 32 + 32 + ID_W + 32 + 32 + 4 + 4 + 8;
-// Connection context: {enable, pd, fail, q2, q1, q0, place, nxt, remain, rec}.
-localparam CX_W = 1 + 32 + 1 + 3 * Q_W + 1 + ADDR_W + 16 + RECC_W;
+// Check context of a connection: {enable, pd, fail, q2, q1, q0}.
+localparam CX_W = 1 + 32 + 1 + 3 * Q_W;
+// Placement context of a connection, between the pieces of a ULPDU:
+// {place, nxt, remain, rec, rr}.
+localparam DX_W = 1 + ADDR_W + 16 + RECC_W + 224;
 // STag entry: {valid, key, pd, bound, conn, access, base, len, addr}.
 localparam ST_W = 1 + 8 + 32 + 1 + CONN_W + 2 + 64 + 32 + ADDR_W;
 // Posted buffer: {addr, len, id}.
 localparam RG_W = ADDR_W + 32 + ID_W;
-localparam MK_W = BQ_AW + 1;                 // burst counts, modulo 2^MK_W
+localparam MK_W = BQ_AW + 2;                 // burst counts, modulo 2^MK_W (a sign bit to spare)
 localparam RF_W = 1 + MK_W + CONN_W + RECC_W + 224;    // {enabled, mark, conn, rec, rr}
+// Header record of a piece: {ulen, conn, first, octets 0..17}.
+localparam HF_W = 16 + CONN_W + 1 + 144;
+// Input beat: {data, keep, tlast, ULPDU last}.
+localparam DF_W = DATA_W + KEEP_W + 2;
+// Placement descriptor of a piece: {conn, first, enabled, place, dest, s,
+// remain, rec}.
+localparam DC_W = CONN_W + 3 + ADDR_W + 5 + 16 + RECC_W;
 
 localparam [1:0] K_NONE = 2'd0, K_CPL = 2'd1, K_ERR = 2'd2, K_TERM = 2'd3;
-
-localparam [3:0] S_IDLE = 4'd0, S_CTX = 4'd1, S_HDR = 4'd2, S_CHK1 = 4'd3, S_CHK2 = 4'd4,
-                 S_CHK3 = 4'd5, S_SET = 4'd6, S_DATA = 4'd7, S_FLUSH = 4'd8, S_PAD = 4'd9,
-                 S_END = 4'd10, S_POST = 4'd11;
+localparam [1:0] D_DATA = 2'd0, D_FLUSH = 2'd1, D_PAD = 2'd2;
 
 initial begin
     if (DATA_W != 64 && DATA_W != 128 && DATA_W != 256 && DATA_W != 512) begin
@@ -347,6 +379,34 @@ function [LG:0] clamp_lanes(input [17:0] g, input [17:0] base);
     end
 endfunction
 
+function [DATA_W-1:0] expand(input [KEEP_W-1:0] m);
+    integer b;
+    begin
+        for (b = 0; b < KEEP_W; b = b + 1) begin
+            expand[8*b +: 8] = {8{m[b]}};
+        end
+    end
+endfunction
+
+// Queue qn of a check context.
+function [Q_W-1:0] cx_q(input [3*Q_W-1:0] cx, input [1:0] qn);
+    case (qn)
+        2'd1: cx_q = cx[Q_W +: Q_W];
+        2'd2: cx_q = cx[2*Q_W +: Q_W];
+        default: cx_q = cx[0 +: Q_W];
+    endcase
+endfunction
+
+localparam [Q_W-1:0] Q_INIT = {32'd1, {(RQ_AW+1){1'b0}}};
+
+// --- state shared with configuration -------------------------------------------
+
+// Connections that took an error B response (SLVERR, DECERR) since their
+// last (re)start: nothing more of them is placed, and the next delivery
+// record of the connection reports a Local Catastrophic Error.
+reg [NCONN-1:0]        herr_reg = {NCONN{1'b0}};
+reg [NCONN-1:0]        dead_reg = {NCONN{1'b0}};
+
 // --- tables -----------------------------------------------------------------
 
 reg                  cx_wr_en;
@@ -356,22 +416,27 @@ reg                  cx_rd_en;
 reg  [CONN_W-1:0]    cx_rd_addr;
 wire [CX_W-1:0]      cx_rd_data;
 
-// A Read Request's body (octets 18..45 of its ULPDU), kept per connection
-// from the first piece that carried it to the ULPDU's last piece, where
-// the delivery record takes it: another connection's pieces may come in
-// between (the last piece can be an empty one, sent when a segment ended
-// between the ULPDU and its CRC). Read together with ctx_ram.
-wire [223:0]         rb_rd_data;
-sdp_ram #(.WIDTH(224), .ADDR_W(CONN_W)) rrbody_ram (
-    .clk(clk),
-    .wr_en(cx_wr_en && state_reg == S_END && !p_last_reg), .wr_addr(p_conn_reg), .wr_data(d_rr_reg),
-    .rd_en(cx_rd_en), .rd_addr(cx_rd_addr), .rd_data(rb_rd_data)
-);
-
 sdp_ram #(.WIDTH(CX_W), .ADDR_W(CONN_W)) ctx_ram (
     .clk(clk),
     .wr_en(cx_wr_en), .wr_addr(cx_wr_addr), .wr_data(cx_wr_data),
     .rd_en(cx_rd_en), .rd_addr(cx_rd_addr), .rd_data(cx_rd_data)
+);
+
+// The placement context, written at the end of every piece that does not
+// end its ULPDU and read by the next piece of the same ULPDU (which may
+// come after pieces of other connections). A Read Request's body (octets
+// 18..45 of its ULPDU) travels in it from the first piece to the last.
+reg                  dx_wr_en;
+reg  [CONN_W-1:0]    dx_wr_addr;
+reg  [DX_W-1:0]      dx_wr_data;
+reg                  dx_rd_en;
+reg  [CONN_W-1:0]    dx_rd_addr;
+wire [DX_W-1:0]      dx_rd_data;
+
+sdp_ram #(.WIDTH(DX_W), .ADDR_W(CONN_W)) place_ram (
+    .clk(clk),
+    .wr_en(dx_wr_en), .wr_addr(dx_wr_addr), .wr_data(dx_wr_data),
+    .rd_en(dx_rd_en), .rd_addr(dx_rd_addr), .rd_data(dx_rd_data)
 );
 
 reg                  st_wr_en;
@@ -400,6 +465,455 @@ sdp_ram #(.WIDTH(RG_W), .ADDR_W(RG_AW)) ring_ram (
     .rd_en(rg_rd_en), .rd_addr(rg_rd_addr), .rd_data(rg_rd_data)
 );
 
+// Second push ports of the queues that take one word a clock.
+wire [5:0]           fifo_ready2_unused;
+
+// --- intake: beats into df_fifo, one header record per piece into hf_fifo ----
+
+reg                  cf_post_reg = 1'b0;      // a post between its context read and write
+wire                 cfg_pending = s_conn_valid || s_stag_valid || s_post_valid || cf_post_reg;
+
+reg                  i_inpiece_reg = 1'b0;    // inside a piece (its first beat taken)
+reg  [1:0]           i_hcnt_reg = 2'd0;       // header beats taken (saturates at HB)
+reg                  i_hdone_reg = 1'b0;      // the piece's header record is out
+reg  [143:0]         i_hdr_reg = 144'd0;
+reg  [16+CONN_W:0]   i_user_reg = 0;          // {ulen, conn, first}
+
+wire                 df_in_ready, hf_in_ready;
+// Configuration waits for the pipeline to drain and is taken between
+// pieces: no new piece starts while one is waiting.
+wire                 i_hold = !i_inpiece_reg && cfg_pending;
+assign s_axis_tready = df_in_ready && hf_in_ready && !i_hold;
+wire                 i_take = s_axis_tvalid && s_axis_tready;
+
+wire [16+CONN_W:0]   i_user = i_inpiece_reg ? i_user_reg : s_axis_tuser[CONN_W+17:1];
+wire [1:0]           i_hcnt = i_inpiece_reg ? i_hcnt_reg : 2'd0;
+wire                 i_hdone = i_inpiece_reg && i_hdone_reg;
+reg  [143:0]         i_hdr;
+reg                  i_hpush;
+
+always @* begin : intake_hdr
+    integer o;
+    i_hdr = i_inpiece_reg ? i_hdr_reg : 144'd0;
+    for (o = 0; o < 18; o = o + 1) begin
+        if ({30'd0, i_hcnt} == o / KEEP_W) begin
+            i_hdr[8*o +: 8] = s_axis_tdata[8*(o % KEEP_W) +: 8];
+        end
+    end
+    // A later piece's record goes out with its first beat; a first
+    // piece's once its header is in (or at its end, if shorter).
+    i_hpush = i_take && !i_hdone && (!i_user[0] || s_axis_tlast || {30'd0, i_hcnt} == HB - 1);
+end
+
+always @(posedge clk) begin
+    if (i_take) begin
+        i_inpiece_reg <= !s_axis_tlast;
+        i_user_reg <= i_user;
+        i_hdr_reg <= i_hdr;
+        i_hcnt_reg <= ({30'd0, i_hcnt} == HB) ? i_hcnt : i_hcnt + 2'd1;
+        i_hdone_reg <= i_hdone || i_hpush;
+    end
+    if (rst) begin
+        i_inpiece_reg <= 1'b0;
+        i_hcnt_reg <= 2'd0;
+        i_hdone_reg <= 1'b0;
+    end
+end
+
+wire [DF_W-1:0]      df_out;
+wire                 df_out_valid;
+wire                 df_out_ready;
+
+ddp_rx_fifo #(.WIDTH(DF_W), .AW(4)) df_fifo (
+    .clk(clk), .rst(rst),
+    .in_data({s_axis_tdata, s_axis_tkeep, s_axis_tlast, s_axis_tuser[0]}), .in_valid(i_take),
+    .in_data2({s_axis_tdata, s_axis_tkeep, s_axis_tlast, s_axis_tuser[0]}), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[0]),
+    .in_ready(df_in_ready),
+    .out_data(df_out), .out_valid(df_out_valid), .out_ready(df_out_ready)
+);
+
+wire [HF_W-1:0]      hf_out;
+wire                 hf_out_valid;
+wire                 c_adv;
+
+ddp_rx_fifo #(.WIDTH(HF_W), .AW(3)) hf_fifo (
+    .clk(clk), .rst(rst),
+    .in_data({i_user, i_hdr}), .in_valid(i_hpush), .in_data2({i_user, i_hdr}), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[1]),
+    .in_ready(hf_in_ready),
+    .out_data(hf_out), .out_valid(hf_out_valid), .out_ready(c_adv)
+);
+
+// --- check pipeline: H (table reads), C1 (checks), C2 (decision) ---------------
+//
+// One piece a clock. The three tables are read at H with addresses taken
+// straight from the header record; C2 decides and writes the effects
+// (queue advance, failure, invalidation) back. A piece reads its tables
+// before the two pieces ahead of it have written theirs: C2 takes their
+// effects from hist (the last two decisions, in pipeline order) instead.
+// Everything moves together (c_adv), when the descriptor queue has room.
+
+wire                 dc_in_ready;
+assign c_adv = dc_in_ready;
+
+wire [CONN_W-1:0]    hf_conn = hf_out[145 +: CONN_W];
+wire [143:0]         hf_hdr = hf_out[143:0];
+wire [31:0]          hf_idx32 = be32(hf_hdr, 2);
+
+reg                  c1_valid_reg = 1'b0;
+reg  [HF_W-1:0]      c1_rec_reg;
+
+always @(posedge clk) begin
+    if (c_adv) begin
+        c1_valid_reg <= hf_out_valid;
+        c1_rec_reg <= hf_out;
+    end
+    if (rst) begin
+        c1_valid_reg <= 1'b0;
+    end
+end
+
+// C1: the header's fields, the context and the table entries.
+wire [15:0]          p1_ulen = c1_rec_reg[HF_W-1 -: 16];
+wire [CONN_W-1:0]    p1_conn = c1_rec_reg[145 +: CONN_W];
+wire                 p1_first = c1_rec_reg[144];
+wire [143:0]         hdr = c1_rec_reg[143:0];
+
+reg                    h_t, h_l;
+reg [1:0]              h_dv, h_rv;
+reg [3:0]              h_op;
+reg [31:0]             h_stag, h_qn, h_msn, h_mo;
+reg [63:0]             h_to;
+reg [4:0]              h_hlen;
+reg                    h_short, h_optag;
+reg [1:0]              h_opqn;
+reg                    h_cerr;
+reg [15:0]             h_cerr_code;
+reg [Q_W-1:0]          h_q;
+reg [31:0]             h_first;
+reg [RQ_AW:0]          h_cnt;
+reg [15:0]             h_n;
+
+always @* begin
+    h_t = hdr[7];
+    h_l = hdr[6];
+    h_dv = hdr[1:0];
+    h_rv = hdr[15:14];
+    h_op = hdr[11:8];
+    h_stag = be32(hdr, 2);          // the STag, or a Send with Invalidate's
+    h_to = {be32(hdr, 6), be32(hdr, 10)};
+    h_qn = be32(hdr, 6);
+    h_msn = be32(hdr, 10);
+    h_mo = be32(hdr, 14);
+    h_hlen = h_t ? 5'd14 : 5'd18;
+    h_short = p1_ulen < {11'd0, h_hlen};
+    h_n = p1_ulen - {11'd0, h_hlen};
+    h_optag = h_op == 4'd0 || h_op == 4'd2;
+    h_opqn = h_op == 4'd1 ? 2'd1 : h_op == 4'd7 ? 2'd2 : 2'd0;
+    // rdmap.ClassifyHeader's order, after ddp.ParseHeader's length check.
+    h_cerr = 1'b1;
+    if (h_short) begin
+        h_cerr_code = 16'h0207;          // RDMAP Remote Operation: catastrophic, stream
+    end else if (h_dv != 2'd1) begin
+        h_cerr_code = h_t ? 16'h1104 : 16'h1206;   // DDP: invalid DDP version
+    end else if (h_rv != 2'd1) begin
+        h_cerr_code = 16'h0205;          // RDMAP: invalid RDMAP version
+    end else if (h_op[3] || h_optag != h_t) begin
+        h_cerr_code = 16'h0206;          // RDMAP: unexpected opcode
+    end else if (!h_t && h_qn > 32'd2) begin
+        h_cerr_code = 16'h1201;          // DDP: invalid QN
+    end else if (!h_t && h_qn[1:0] != h_opqn) begin
+        h_cerr_code = 16'h0206;
+    end else begin
+        h_cerr = 1'b0;
+        h_cerr_code = 16'h0000;
+    end
+    h_q = cx_q(cx_rd_data[3*Q_W-1:0], h_qn[1:0]);
+    {h_first, h_cnt} = h_q;
+end
+
+// Checks on the STag entry and the posted buffer just read.
+reg                    st_valid, st_bound;
+reg [7:0]              st_key;
+reg [31:0]             st_pd, st_len;
+reg [CONN_W-1:0]       st_conn;
+reg [1:0]              st_acc;
+reg [63:0]             st_base;
+reg [ADDR_W-1:0]       st_addr;
+reg [ADDR_W-1:0]       rg_addr;
+reg [31:0]             rg_len;
+reg [ID_W-1:0]         rg_id;
+reg [64:0]             c1_toend, c1_off;
+reg [32:0]             c1_offn, c1_mon;
+reg                    c1_stag_bad, c1_assoc_bad;
+reg [31:0]             c1_d0, c1_d1, c1_d2;
+reg [2:0]              c1_nobuf, c1_behind, c1_lorder;
+
+// The MSN window checks with j earlier deliveries of the queue that the
+// context read has not seen (d = MSN - first, the window one shorter).
+function nobuf_j(input [31:0] d, input [RQ_AW:0] cnt, input [1:0] j);
+    reg [RQ_AW+1:0] c;
+    begin
+        c = {1'b0, cnt} - {{RQ_AW{1'b0}}, j};
+        nobuf_j = (d >> (RQ_AW + 1)) != 32'd0 || {1'b0, d[RQ_AW:0]} >= c;
+    end
+endfunction
+
+always @* begin
+    {st_valid, st_key, st_pd, st_bound, st_conn, st_acc, st_base, st_len, st_addr} = st_rd_data;
+    {rg_addr, rg_len, rg_id} = rg_rd_data;
+    c1_toend = {1'b0, h_to} + {49'd0, h_n};
+    c1_off = {1'b0, h_to} - {1'b0, st_base};
+    c1_offn = {1'b0, c1_off[31:0]} + {17'd0, h_n};
+    c1_mon = {1'b0, h_mo} + {17'd0, h_n};
+    c1_stag_bad = !st_valid || st_key != h_stag[7:0] || (h_stag >> (8 + STAG_AW)) != 32'd0;
+    c1_assoc_bad = st_pd != cx_rd_data[CX_W-2 -: 32] || (st_bound && st_conn != p1_conn);
+    c1_d0 = h_msn - h_first;
+    c1_d1 = c1_d0 - 32'd1;
+    c1_d2 = c1_d0 - 32'd2;
+    c1_nobuf = {nobuf_j(c1_d2, h_cnt, 2'd2), nobuf_j(c1_d1, h_cnt, 2'd1), nobuf_j(c1_d0, h_cnt, 2'd0)};
+    c1_behind = {c1_d2[31], c1_d1[31], c1_d0[31]};
+    c1_lorder = {h_l && c1_d2 != 32'd0, h_l && c1_d1 != 32'd0, h_l && c1_d0 != 32'd0};
+end
+
+// C2 registers.
+reg                    c2_valid_reg = 1'b0;
+reg [CONN_W-1:0]       c2_conn_reg;
+reg                    c2_first_reg;
+reg [CX_W-1:0]         c2_cx_reg;
+reg                    k_tagged_reg, k_l_reg;
+reg [3:0]              k_op_reg;
+reg [31:0]             k_stag_reg, k_msn_reg;
+reg [1:0]              k_qn_reg;
+reg [15:0]             k_n_reg;
+reg [4:0]              k_hlen_reg;
+reg                    k_cerr_reg;
+reg [15:0]             k_cerr_code_reg;
+reg                    e_t_inv_reg, e_t_assoc_reg, e_t_acc_reg, e_t_wrap_reg, e_t_bounds_reg;
+reg [2:0]              e_u_nobuf_reg, e_u_behind_reg, e_u_lorder_reg;
+reg                    e_u_mo_reg, e_u_long_reg;
+reg                    e_i_bad_reg, e_rr_bad_reg;
+reg [ADDR_W-1:0]       e_dt_reg, e_du_reg;
+reg [31:0]             e_len_reg;
+reg [ID_W-1:0]         e_id_reg;
+reg [ST_W-2:0]         e_st_reg;
+
+always @(posedge clk) begin
+    if (c_adv) begin
+        c2_valid_reg <= c1_valid_reg;
+        c2_conn_reg <= p1_conn;
+        c2_first_reg <= p1_first;
+        c2_cx_reg <= cx_rd_data;
+        k_tagged_reg <= h_t;
+        k_l_reg <= h_l;
+        k_op_reg <= h_op;
+        k_stag_reg <= h_stag;
+        k_msn_reg <= h_msn;
+        k_qn_reg <= h_qn[1:0];
+        k_n_reg <= h_n;
+        k_hlen_reg <= h_hlen;
+        k_cerr_reg <= h_cerr;
+        k_cerr_code_reg <= h_cerr_code;
+        // ddp.STagTable.checkLocked (RFC 5041 7.1, 8.2) for the whole
+        // segment, and ddp.Sink.checkUntagged.
+        e_t_inv_reg <= c1_stag_bad;
+        e_t_assoc_reg <= c1_assoc_bad;
+        e_t_acc_reg <= !st_acc[0];
+        e_t_wrap_reg <= c1_toend[64];
+        e_t_bounds_reg <= c1_off[64] || c1_off[63:32] != 32'd0 || c1_offn > {1'b0, st_len};
+        e_dt_reg <= st_addr + c1_off[ADDR_W-1:0];
+        e_u_nobuf_reg <= c1_nobuf;
+        e_u_behind_reg <= c1_behind;
+        e_u_lorder_reg <= c1_lorder;
+        e_u_mo_reg <= h_mo > rg_len;
+        e_u_long_reg <= c1_mon > {1'b0, rg_len};
+        e_du_reg <= rg_addr + {{(ADDR_W-32){1'b0}}, h_mo};
+        e_len_reg <= c1_mon[31:0];
+        e_id_reg <= rg_id;
+        // rdmap.Invalidate: ddp.STagTable.InvalidateRemote's checks.
+        e_i_bad_reg <= c1_stag_bad || c1_assoc_bad;
+        e_rr_bad_reg <= c1_mon != 33'd28;
+        e_st_reg <= st_rd_data[ST_W-2:0];
+    end
+    if (rst) begin
+        c2_valid_reg <= 1'b0;
+    end
+end
+
+// The last two decisions (0 the newer): {valid, conn, context written,
+// popped, popped QN, invalidated, invalidated index}.
+reg                    hs0_valid_reg = 1'b0, hs1_valid_reg = 1'b0;
+reg [CONN_W-1:0]       hs0_conn_reg, hs1_conn_reg;
+reg [CX_W-1:0]         hs0_cx_reg, hs1_cx_reg;
+reg                    hs0_pop_reg, hs1_pop_reg;
+reg [1:0]              hs0_qn_reg, hs1_qn_reg;
+reg                    hs0_inv_reg, hs1_inv_reg;
+reg [STAG_AW-1:0]      hs0_idx_reg, hs1_idx_reg;
+
+// C2: decision, with the effects of the decisions the tables had not seen.
+reg                    f_same0, f_same1;
+reg [CX_W-1:0]         f_cx;
+reg [1:0]              f_pops;
+reg                    f_killed;
+wire [STAG_AW-1:0]     k_idx = k_stag_reg[8 +: STAG_AW];
+reg                    t_inv, i_bad, u_nobuf, u_behind, u_lorder;
+
+always @* begin
+    f_same0 = hs0_valid_reg && hs0_conn_reg == c2_conn_reg;
+    f_same1 = hs1_valid_reg && hs1_conn_reg == c2_conn_reg;
+    f_cx = f_same0 ? hs0_cx_reg : f_same1 ? hs1_cx_reg : c2_cx_reg;
+    f_pops = {1'b0, f_same0 && hs0_pop_reg && hs0_qn_reg == k_qn_reg}
+           + {1'b0, f_same1 && hs1_pop_reg && hs1_qn_reg == k_qn_reg};
+    f_killed = (hs0_valid_reg && hs0_inv_reg && hs0_idx_reg == k_idx)
+            || (hs1_valid_reg && hs1_inv_reg && hs1_idx_reg == k_idx);
+    t_inv = e_t_inv_reg || f_killed;
+    i_bad = e_i_bad_reg || f_killed;
+    u_nobuf = e_u_nobuf_reg[f_pops];
+    u_behind = e_u_behind_reg[f_pops];
+    u_lorder = e_u_lorder_reg[f_pops];
+end
+
+// Queue state after popping the head (a delivered untagged message).
+function [Q_W-1:0] q_pop(input [Q_W-1:0] q);
+    reg [31:0] first;
+    reg [RQ_AW:0] cnt;
+    begin
+        {first, cnt} = q;
+        q_pop = {first + 32'd1, cnt - 1'b1};
+    end
+endfunction
+
+reg [1:0]              r_kind;
+reg [15:0]             r_err;
+reg                    r_place;
+reg                    r_pop;
+reg                    r_inval;
+reg [ADDR_W-1:0]       r_dest;
+reg [RECC_W-1:0]       r_rec;
+reg                    c_en, c_fail;
+reg [CX_W-1:0]         r_cx;
+
+always @* begin
+    c_en = c2_cx_reg[CX_W-1];
+    c_fail = f_cx[CX_W-34];
+    r_kind = K_NONE;
+    r_err = 16'd0;
+    r_place = 1'b0;
+    r_pop = 1'b0;
+    r_inval = 1'b0;
+    r_dest = e_du_reg;
+    if (c_fail || !c_en || herr_reg[c2_conn_reg]) begin
+        r_kind = K_NONE;            // the stream has failed: dropped
+    end else if (k_cerr_reg) begin
+        r_kind = K_ERR;
+        r_err = k_cerr_code_reg;
+    end else if (k_tagged_reg) begin
+        r_dest = e_dt_reg;
+        if (k_n_reg != 16'd0 && t_inv) begin
+            r_kind = K_ERR;
+            r_err = 16'h1100;       // DDP tagged: invalid STag
+        end else if (k_n_reg != 16'd0 && e_t_assoc_reg) begin
+            r_kind = K_ERR;
+            r_err = 16'h1102;       // DDP tagged: STag not associated with stream
+        end else if (k_n_reg != 16'd0 && e_t_acc_reg) begin
+            r_kind = K_ERR;
+            r_err = 16'h0102;       // RDMAP remote protection: access rights
+        end else if (k_n_reg != 16'd0 && e_t_wrap_reg) begin
+            r_kind = K_ERR;
+            r_err = 16'h1103;       // DDP tagged: TO wrap
+        end else if (k_n_reg != 16'd0 && e_t_bounds_reg) begin
+            r_kind = K_ERR;
+            r_err = 16'h1101;       // DDP tagged: base or bounds
+        end else begin
+            r_place = k_n_reg != 16'd0;
+            r_kind = k_l_reg ? K_CPL : K_NONE;
+        end
+    end else begin
+        if (u_nobuf) begin
+            r_kind = K_ERR;
+            r_err = u_behind ? 16'h1203 : 16'h1202;
+        end else if (e_u_mo_reg) begin
+            r_kind = K_ERR;
+            r_err = 16'h1204;       // DDP untagged: invalid MO
+        end else if (e_u_long_reg) begin
+            r_kind = K_ERR;
+            r_err = 16'h1205;       // DDP untagged: message too long
+        end else if (u_lorder) begin
+            r_kind = K_ERR;
+            r_err = 16'h1203;       // DDP untagged: MSN range
+        end else begin
+            r_place = k_n_reg != 16'd0;
+            r_pop = k_l_reg;
+            if (!k_l_reg) begin
+                r_kind = K_NONE;
+            end else if (k_op_reg == 4'd1 && e_rr_bad_reg) begin
+                r_kind = K_ERR;
+                r_err = 16'h0207;   // rdmap.ParseReadRequest: not 28 octets
+            end else if (k_op_reg == 4'd7) begin
+                r_kind = K_TERM;
+            end else if ((k_op_reg == 4'd4 || k_op_reg == 4'd6) && i_bad) begin
+                r_kind = K_ERR;
+                r_err = 16'h0109;   // RDMAP remote protection: cannot invalidate
+            end else begin
+                r_kind = K_CPL;
+                r_inval = k_op_reg == 4'd4 || k_op_reg == 4'd6;
+            end
+        end
+    end
+    r_cx = {c2_cx_reg[CX_W-1 -: 33], c_fail || r_kind == K_ERR || r_kind == K_TERM, f_cx[3*Q_W-1:0]};
+    if (r_pop) begin
+        case (k_qn_reg)
+            2'd1: r_cx[Q_W +: Q_W] = q_pop(f_cx[Q_W +: Q_W]);
+            2'd2: r_cx[2*Q_W +: Q_W] = q_pop(f_cx[2*Q_W +: Q_W]);
+            default: r_cx[0 +: Q_W] = q_pop(f_cx[0 +: Q_W]);
+        endcase
+    end
+    if (k_tagged_reg) begin
+        r_rec = {r_kind, k_op_reg, 1'b1, 2'd0, 32'd0, 32'd0, {ID_W{1'b0}}, k_stag_reg, 32'd0, r_err};
+    end else begin
+        r_rec = {r_kind, k_op_reg, 1'b0, k_qn_reg, k_msn_reg, e_len_reg, e_id_reg, 32'd0,
+                 r_inval ? k_stag_reg : 32'd0, r_err};
+    end
+end
+
+wire                   c2_go = c_adv && c2_valid_reg;
+wire                   c2_decide = c2_go && c2_first_reg;
+
+always @(posedge clk) begin
+    if (c_adv) begin
+        hs1_valid_reg <= hs0_valid_reg;
+        hs1_conn_reg <= hs0_conn_reg;
+        hs1_cx_reg <= hs0_cx_reg;
+        hs1_pop_reg <= hs0_pop_reg;
+        hs1_qn_reg <= hs0_qn_reg;
+        hs1_inv_reg <= hs0_inv_reg;
+        hs1_idx_reg <= hs0_idx_reg;
+        hs0_valid_reg <= c2_valid_reg && c2_first_reg;
+        hs0_conn_reg <= c2_conn_reg;
+        hs0_cx_reg <= r_cx;
+        hs0_pop_reg <= r_pop;
+        hs0_qn_reg <= k_qn_reg;
+        hs0_inv_reg <= r_inval;
+        hs0_idx_reg <= k_idx;
+    end
+    if (rst) begin
+        hs0_valid_reg <= 1'b0;
+        hs1_valid_reg <= 1'b0;
+    end
+end
+
+// Descriptors to placement.
+wire [DC_W-1:0]        dc_in_data = {c2_conn_reg, c2_first_reg, c_en, r_place, r_dest, k_hlen_reg, k_n_reg, r_rec};
+wire [DC_W-1:0]        dc_out;
+wire                   dc_out_valid;
+wire                   dc_out_ready;
+
+ddp_rx_fifo #(.WIDTH(DC_W), .AW(2)) dc_fifo (
+    .clk(clk), .rst(rst),
+    .in_data(dc_in_data), .in_valid(c2_go), .in_data2(dc_in_data), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[2]),
+    .in_ready(dc_in_ready),
+    .out_data(dc_out), .out_valid(dc_out_valid), .out_ready(dc_out_ready)
+);
+
 // --- output queues ----------------------------------------------------------
 
 reg                       aw_in_valid;
@@ -410,7 +924,8 @@ wire                      aw_out_valid;
 
 ddp_rx_fifo #(.WIDTH(ADDR_W + 8), .AW(2)) aw_fifo (
     .clk(clk), .rst(rst),
-    .in_data(aw_in_data), .in_valid(aw_in_valid), .in_ready(aw_in_ready),
+    .in_data(aw_in_data), .in_valid(aw_in_valid), .in_data2(aw_in_data), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[3]),
+    .in_ready(aw_in_ready),
     .out_data(aw_out_data), .out_valid(aw_out_valid), .out_ready(m_axi_awready)
 );
 
@@ -423,9 +938,14 @@ reg  [3:0]                    w_credit_reg = 4'd0;   // AWs sent whose last W be
 
 wire w_go = w_out_valid && w_credit_reg != 4'd0;
 
+reg                           w2_in_valid;
+reg  [DATA_W+KEEP_W:0]        w2_in_data;
+wire                          w_in_ready2;
+
 ddp_rx_fifo #(.WIDTH(DATA_W + KEEP_W + 1), .AW(2)) w_fifo (
     .clk(clk), .rst(rst),
     .in_data(w_in_data), .in_valid(w_in_valid), .in_ready(w_in_ready),
+    .in_data2(w2_in_data), .in_valid2(w2_in_valid), .in_ready2(w_in_ready2),
     .out_data(w_out_data), .out_valid(w_out_valid), .out_ready(m_axi_wready && w_credit_reg != 4'd0)
 );
 
@@ -459,87 +979,10 @@ wire                 rf_out_ready;
 
 ddp_rx_fifo #(.WIDTH(RF_W), .AW(REC_AW)) rec_fifo (
     .clk(clk), .rst(rst),
-    .in_data(rf_in_data), .in_valid(rf_in_valid), .in_ready(rf_in_ready),
+    .in_data(rf_in_data), .in_valid(rf_in_valid), .in_data2(rf_in_data), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[4]),
+    .in_ready(rf_in_ready),
     .out_data(rf_out_data), .out_valid(rf_out_valid), .out_ready(rf_out_ready)
 );
-
-// --- piece state machine ----------------------------------------------------
-
-reg [3:0]              state_reg = S_IDLE, state_next;
-
-// The piece: its tuser, and the connection's context.
-reg [CONN_W-1:0]       p_conn_reg, p_conn_next;
-reg                    p_first_reg, p_first_next;
-reg                    p_last_reg, p_last_next;
-reg [15:0]             p_ulen_reg, p_ulen_next;
-
-reg                    c_en_reg, c_en_next;
-reg [31:0]             c_pd_reg, c_pd_next;
-reg                    c_fail_reg, c_fail_next;
-reg [Q_W-1:0]          c_q0_reg, c_q0_next, c_q1_reg, c_q1_next, c_q2_reg, c_q2_next;
-reg                    c_place_reg, c_place_next;
-reg [ADDR_W-1:0]       c_nxt_reg, c_nxt_next;
-reg [15:0]             c_remain_reg, c_remain_next;
-reg [RECC_W-1:0]       c_rec_reg, c_rec_next;
-
-// Held beats: the first HB beats of a first piece, for the header.
-reg [HB*DATA_W-1:0]    h_data_reg, h_data_next;
-reg [HB*KEEP_W-1:0]    h_keep_reg, h_keep_next;
-reg [HB-1:0]           h_last_reg, h_last_next;
-reg [HBC_W-1:0]        h_cnt_reg = 0, h_cnt_next;
-
-// Header fields (CHK1).
-reg                    k_tagged_reg, k_tagged_next;
-reg                    k_l_reg, k_l_next;
-reg [3:0]              k_op_reg, k_op_next;
-reg [31:0]             k_stag_reg, k_stag_next;
-reg [63:0]             k_to_reg, k_to_next;
-reg [31:0]             k_inv_reg, k_inv_next;
-reg [31:0]             k_msn_reg, k_msn_next;
-reg [31:0]             k_mo_reg, k_mo_next;
-reg [1:0]              k_qn_reg, k_qn_next;
-reg [15:0]             k_n_reg, k_n_next;             // payload octets of the ULPDU
-reg [4:0]              k_hlen_reg, k_hlen_next;
-reg                    k_cerr_reg, k_cerr_next;       // classification error
-reg [15:0]             k_cerr_code_reg, k_cerr_code_next;  // {layer, etype, code}
-reg [31:0]             k_d_reg, k_d_next;             // MSN - first
-reg                    k_oor_reg, k_oor_next;         // STag index beyond the table
-reg [Q_W-1:0]          k_q_reg, k_q_next;
-
-// Check results (CHK2).
-reg                    e_t_inv_reg, e_t_assoc_reg, e_t_acc_reg, e_t_wrap_reg, e_t_bounds_reg;
-reg                    e_u_nobuf_reg, e_u_behind_reg, e_u_mo_reg, e_u_long_reg, e_u_lorder_reg;
-reg                    e_i_bad_reg, e_rr_bad_reg;
-reg [ADDR_W-1:0]       e_dt_reg, e_du_reg;
-reg [31:0]             e_len_reg;
-reg [ID_W-1:0]         e_id_reg;
-reg [ST_W-1:0]         e_st_reg;
-reg                    e_t_inv_next, e_t_assoc_next, e_t_acc_next, e_t_wrap_next, e_t_bounds_next;
-reg                    e_u_nobuf_next, e_u_behind_next, e_u_mo_next, e_u_long_next, e_u_lorder_next;
-reg                    e_i_bad_next, e_rr_bad_next;
-reg [ADDR_W-1:0]       e_dt_next, e_du_next;
-reg [31:0]             e_len_next;
-reg [ID_W-1:0]         e_id_next;
-reg [ST_W-1:0]         e_st_next;
-
-// Data phase.
-reg                    d_place_reg, d_place_next;
-reg [ADDR_W-1:0]       d_dest_reg, d_dest_next;       // host address of the piece's first payload octet
-reg [4:0]              d_s_reg, d_s_next;             // its octet in the piece (header length or 0)
-reg [LG-1:0]           d_r_reg, d_r_next;             // rotation
-reg [17:0]             d_gs_reg, d_gs_next, d_ge_reg, d_ge_next, d_gb_reg, d_gb_next;
-reg [ADDR_W-1:0]       d_waddr_reg, d_waddr_next;
-reg [17:0]             d_left_reg, d_left_next;       // beats to the end of the ULPDU's payload
-reg [8:0]              d_bleft_reg = 0, d_bleft_next; // beats left in the open burst
-reg [11:0]             d_k_reg, d_k_next;             // input beat index
-reg [DATA_W-1:0]       d_prev_reg, d_prev_next;
-reg [KEEP_W-1:0]       d_prevk_reg, d_prevk_next;
-reg [16:0]             d_octs_reg, d_octs_next;       // octets of the piece
-reg [223:0]            d_rr_reg, d_rr_next;
-
-// Pending post.
-reg [1:0]              o_qn_reg, o_qn_next;
-reg [RG_W-1:0]         o_ent_reg, o_ent_next;
 
 // Bursts whose B response is outstanding: the connection of each, in AW
 // order (B responses come in that order: one AXI ID). aw_cnt counts the
@@ -551,10 +994,12 @@ wire                 bq_out_valid;
 wire                 b_go;
 reg  [MK_W-1:0]      aw_cnt_reg = 0;
 reg  [MK_W-1:0]      b_cnt_reg = 0;
+reg  [CONN_W-1:0]    d_conn_reg;
 
 ddp_rx_fifo #(.WIDTH(CONN_W), .AW(BQ_AW)) bq_fifo (
     .clk(clk), .rst(rst),
-    .in_data(p_conn_reg), .in_valid(aw_in_valid), .in_ready(bq_in_ready),
+    .in_data(d_conn_reg), .in_valid(aw_in_valid), .in_data2(d_conn_reg), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[5]),
+    .in_ready(bq_in_ready),
     .out_data(bq_out_data), .out_valid(bq_out_valid), .out_ready(b_go)
 );
 
@@ -571,46 +1016,152 @@ always @(posedge clk) begin
     end
 end
 
-// Connections that took an error B response (SLVERR, DECERR) since their
-// last (re)start: nothing more of them is placed, and the next delivery
-// record of the connection reports a Local Catastrophic Error.
-reg [NCONN-1:0]        herr_reg = {NCONN{1'b0}};
+// --- placement: D0 (set-up), D1 (one input beat a clock), D2 (piece end) ----
 
-assign s_conn_ready = state_reg == S_IDLE;
-assign s_stag_ready = state_reg == S_IDLE && !s_conn_valid;
-assign s_post_ready = state_reg == S_IDLE && !s_conn_valid && !s_stag_valid;
+// A descriptor's fields.
+wire [CONN_W-1:0]      g_conn = dc_out[DC_W-1 -: CONN_W];
+wire                   g_first = dc_out[DC_W-CONN_W-1];
+wire                   g_en = dc_out[DC_W-CONN_W-2];
+wire                   g_dplace = dc_out[DC_W-CONN_W-3];
+wire [ADDR_W-1:0]      g_ddest = dc_out[RECC_W + 21 +: ADDR_W];
+wire [4:0]             g_ds = dc_out[RECC_W + 16 +: 5];
+wire [15:0]            g_dremain = dc_out[RECC_W +: 16];
+wire [RECC_W-1:0]      g_drec = dc_out[RECC_W-1:0];
 
+// A later piece waits for placement to be empty, then reads where its
+// ULPDU's last piece ended (g_fetch, one clock).
+reg                    g_fetch_reg = 1'b0;
+reg [CONN_W-1:0]       g_fconn_reg;
+reg                    g_fen_reg;
 
-// Current beat of the data phase: a held beat, or the input.
-wire                   d_from_held = d_k_reg < {10'd0, h_cnt_reg};
-reg  [DATA_W-1:0]      held_data;
-reg  [KEEP_W-1:0]      held_keep;
-reg                    held_last;
+reg                    d0_valid_reg = 1'b0;
+reg                    d1_active_reg = 1'b0;
+reg                    d2_valid_reg = 1'b0;
+wire                   d0_take;              // D1 takes D0 this clock
+wire                   d2_free;              // D2 can take a piece end this clock
+wire                   pl_empty = !d0_valid_reg && !d1_active_reg && !d2_valid_reg && !g_fetch_reg;
 
-always @* begin : held_select
-    integer b;
-    held_data = h_data_reg[DATA_W-1:0];
-    held_keep = h_keep_reg[KEEP_W-1:0];
-    held_last = h_last_reg[0];
-    for (b = 1; b < HB; b = b + 1) begin
-        if ({30'd0, d_k_reg[1:0]} == b) begin
-            held_data = h_data_reg[b*DATA_W +: DATA_W];
-            held_keep = h_keep_reg[b*KEEP_W +: KEEP_W];
-            held_last = h_last_reg[b];
-        end
+reg                    g_load;               // D0 loads this clock
+reg                    g_pfirst, g_pen, g_place;
+reg [CONN_W-1:0]       g_pconn;
+reg [ADDR_W-1:0]       g_dest;
+reg [4:0]              g_s;
+reg [15:0]             g_remain;
+reg [RECC_W-1:0]       g_rec;
+reg [223:0]            g_rr;
+reg [7:0]              g_s8;
+
+assign dc_out_ready = dc_out_valid && !g_fetch_reg
+                      && (g_first ? (!d0_valid_reg || d0_take) : pl_empty);
+
+always @* begin
+    g_load = 1'b0;
+    g_pconn = g_conn;
+    g_pfirst = g_first;
+    g_pen = g_en;
+    g_place = g_dplace;
+    g_dest = g_ddest;
+    g_s = g_ds;
+    g_remain = g_dremain;
+    g_rec = g_drec;
+    g_rr = 224'd0;
+    dx_rd_en = 1'b0;
+    dx_rd_addr = g_conn;
+    if (g_fetch_reg) begin
+        // A later piece: carry on where the last piece ended.
+        g_load = 1'b1;
+        g_pconn = g_fconn_reg;
+        g_pfirst = 1'b0;
+        g_pen = g_fen_reg;
+        {g_place, g_dest, g_remain, g_rec, g_rr} = dx_rd_data;
+        g_place = g_place && g_fen_reg && !herr_reg[g_fconn_reg];
+        g_s = 5'd0;
+    end else if (dc_out_ready && g_first) begin
+        g_load = 1'b1;
+    end else if (dc_out_ready) begin
+        dx_rd_en = 1'b1;
+    end
+    g_s8 = {3'd0, g_s};
+end
+
+// D0: the piece's rotation R = (dest - S) mod N (output beat m holds the
+// octets whose g = piece octet + R is in m*N .. m*N + N-1), the range of g
+// to write, the first write address and the output beats to the end of
+// the ULPDU's payload.
+reg                    d0_first_reg, d0_en_reg, d0_place_reg;
+reg [CONN_W-1:0]       d0_conn_reg;
+reg [ADDR_W-1:0]       d0_dest_reg;
+reg [4:0]              d0_s_reg;
+reg [15:0]             d0_remain_reg;
+reg [RECC_W-1:0]       d0_rec_reg;
+reg [223:0]            d0_rr_reg;
+reg [LG-1:0]           d0_r_reg;
+reg [17:0]             d0_gs_reg, d0_ge_reg, d0_left_reg;
+reg [ADDR_W-1:0]       d0_waddr_reg;
+reg [LG-1:0]           g_r;
+reg [17:0]             g_gs;
+
+always @* begin
+    g_r = g_dest[LG-1:0] - g_s8[LG-1:0];
+    g_gs = {13'd0, g_s} + {{(18-LG){1'b0}}, g_r};
+end
+
+always @(posedge clk) begin
+    if (g_fetch_reg) begin
+        g_fetch_reg <= 1'b0;
+    end else if (dc_out_ready && !g_first) begin
+        g_fetch_reg <= 1'b1;
+        g_fconn_reg <= g_conn;
+        g_fen_reg <= g_en;
+    end
+    if (g_load) begin
+        d0_valid_reg <= 1'b1;
+        d0_first_reg <= g_pfirst;
+        d0_en_reg <= g_pen;
+        d0_place_reg <= g_place;
+        d0_conn_reg <= g_pconn;
+        d0_dest_reg <= g_dest;
+        d0_s_reg <= g_s;
+        d0_remain_reg <= g_remain;
+        d0_rec_reg <= g_rec;
+        d0_rr_reg <= g_rr;
+        d0_r_reg <= g_r;
+        d0_gs_reg <= g_gs;
+        d0_ge_reg <= g_gs + {2'd0, g_remain};
+        d0_waddr_reg <= (g_dest - {{(ADDR_W-5){1'b0}}, g_s}) & {{(ADDR_W-LG){1'b1}}, {LG{1'b0}}};
+        d0_left_reg <= ({{(18-LG){1'b0}}, g_dest[LG-1:0]} + {2'd0, g_remain} + N18 - 18'd1) >> LG;
+    end else if (d0_take) begin
+        d0_valid_reg <= 1'b0;
+    end
+    if (rst) begin
+        g_fetch_reg <= 1'b0;
+        d0_valid_reg <= 1'b0;
     end
 end
 
-wire [DATA_W-1:0]      d_cur_data = d_from_held ? held_data : s_axis_tdata;
-wire [KEEP_W-1:0]      d_cur_keep = d_from_held ? held_keep : s_axis_tkeep;
-wire                   d_cur_last = d_from_held ? held_last : s_axis_tlast;
-wire                   d_cur_valid = d_from_held || s_axis_tvalid;
+// D1: the piece being placed.
+reg [1:0]              d_state_reg = D_DATA;
+reg                    d_first_reg, d_en_reg, d_place_reg, d_last_reg;
+reg [ADDR_W-1:0]       d_dest_reg;
+reg [4:0]              d_s_reg;
+reg [15:0]             d_remain_reg;
+reg [RECC_W-1:0]       d_rec_reg;
+reg [223:0]            d_rr_reg;
+reg [LG-1:0]           d_r_reg;
+reg [17:0]             d_gs_reg, d_ge_reg, d_gb_reg;
+reg [ADDR_W-1:0]       d_waddr_reg;
+reg [17:0]             d_left_reg;       // output beats to the end of the ULPDU's payload
+reg [8:0]              d_bleft_reg = 9'd0;   // beats left in the open burst
+reg [11:0]             d_k_reg;          // input beat index
+reg [DATA_W-1:0]       d_prev_reg;
+reg [KEEP_W-1:0]       d_prevk_reg;
+reg [16:0]             d_octs_reg;       // octets of the piece
+
+wire [DATA_W-1:0]      d_cur_data = df_out[DF_W-1 -: DATA_W];
+wire [KEEP_W-1:0]      d_cur_keep = df_out[2 +: KEEP_W];
+wire                   d_cur_tlast = df_out[1];
+wire                   d_cur_ulast = df_out[0];
 wire                   out_ok = aw_in_ready && w_in_ready && bq_in_ready;
-
-assign s_axis_tready = (state_reg == S_HDR) || (state_reg == S_DATA && !d_from_held && out_ok);
-
-// Header octets, from the held beats.
-wire [18*8-1:0]        hdr = h_data_reg[18*8-1:0];
 
 // Output beat: lanes at or above the rotation from the current beat,
 // below it from the previous one, each rotated up by R lanes.
@@ -620,30 +1171,30 @@ reg [2*DATA_W-1:0]     rot_d_cur, rot_d_prev;
 reg [2*KEEP_W-1:0]     rot_k_cur, rot_k_prev;
 reg [KEEP_W-1:0]       hi_lanes;
 reg                    ob_flush;
+reg [DATA_W-1:0]       fl_data;
+reg [KEEP_W-1:0]       fl_strb;
 
 always @* begin
-    ob_flush = state_reg == S_FLUSH;
+    ob_flush = d_state_reg != D_DATA;
     rot_d_cur = {d_cur_data, d_cur_data} << (8 * d_r_reg);
     rot_k_cur = {d_cur_keep, d_cur_keep} << d_r_reg;
     rot_d_prev = {d_prev_reg, d_prev_reg} << (8 * d_r_reg);
     rot_k_prev = {d_prevk_reg, d_prevk_reg} << d_r_reg;
     hi_lanes = lane_window({1'b0, d_r_reg}, KEEP_WI[LG:0]);
-    ob_data = (rot_d_cur[2*DATA_W-1:DATA_W] & {KEEP_W{8'hff}} & expand(hi_lanes))
+    // (A flush beat has no current input beat: its lanes are zero.)
+    ob_data = (rot_d_cur[2*DATA_W-1:DATA_W] & expand(hi_lanes & {KEEP_W{!ob_flush}}))
             | (rot_d_prev[2*DATA_W-1:DATA_W] & expand(~hi_lanes));
     ob_keep = ((ob_flush ? {KEEP_W{1'b0}} : rot_k_cur[2*KEEP_W-1:KEEP_W]) & hi_lanes)
             | (rot_k_prev[2*KEEP_W-1:KEEP_W] & ~hi_lanes);
     ob_strb = ob_keep & lane_window(clamp_lanes(d_gs_reg, d_gb_reg), clamp_lanes(d_ge_reg, d_gb_reg))
             & {KEEP_W{d_place_reg}};
+    // The flush beat of the current input beat (the next output beat: its
+    // lanes below the rotation), for a piece's tlast beat.
+    fl_data = rot_d_cur[2*DATA_W-1:DATA_W] & expand(~hi_lanes);
+    fl_strb = rot_k_cur[2*KEEP_W-1:KEEP_W] & ~hi_lanes
+            & lane_window(clamp_lanes(d_gs_reg, d_gb_reg + N18), clamp_lanes(d_ge_reg, d_gb_reg + N18))
+            & {KEEP_W{d_place_reg}};
 end
-
-function [DATA_W-1:0] expand(input [KEEP_W-1:0] m);
-    integer b;
-    begin
-        for (b = 0; b < KEEP_W; b = b + 1) begin
-            expand[8*b +: 8] = {8{m[b]}};
-        end
-    end
-endfunction
 
 // Burst of a new write beat: up to the end of the BURST-aligned block, and
 // to the end of the ULPDU's payload.
@@ -653,548 +1204,6 @@ reg [8:0]              new_blen;
 always @* begin
     blk_left = BURST[8:0] - {{(9-BW){1'b0}}, d_waddr_reg[LG +: BW]};
     new_blen = (d_left_reg < {9'd0, blk_left}) ? d_left_reg[8:0] : blk_left;
-end
-
-// Classification (CHK1), from the held header and the context.
-reg                    h_t, h_l;
-reg [1:0]              h_dv, h_rv;
-reg [3:0]              h_op;
-reg [31:0]             h_stag, h_inv, h_qn, h_msn, h_mo;
-reg [63:0]             h_to;
-reg [4:0]              h_hlen;
-reg                    h_short, h_optag;
-reg [1:0]              h_opqn;
-reg                    h_cerr;
-reg [15:0]             h_cerr_code;
-reg [Q_W-1:0]          h_q;
-reg [31:0]             h_d;
-reg [31:0]             h_idx_stag;
-
-always @* begin
-    h_t = hdr[7];
-    h_l = hdr[6];
-    h_dv = hdr[1:0];
-    h_rv = hdr[15:14];
-    h_op = hdr[11:8];
-    h_stag = be32(hdr, 2);
-    h_to = {be32(hdr, 6), be32(hdr, 10)};
-    h_inv = be32(hdr, 2);
-    h_qn = be32(hdr, 6);
-    h_msn = be32(hdr, 10);
-    h_mo = be32(hdr, 14);
-    h_hlen = h_t ? 5'd14 : 5'd18;
-    h_short = p_ulen_reg < {11'd0, h_hlen};
-    h_optag = h_op == 4'd0 || h_op == 4'd2;
-    h_opqn = h_op == 4'd1 ? 2'd1 : h_op == 4'd7 ? 2'd2 : 2'd0;
-    // rdmap.ClassifyHeader's order, after ddp.ParseHeader's length check.
-    h_cerr = 1'b1;
-    if (h_short) begin
-        h_cerr_code = 16'h0207;          // RDMAP Remote Operation: catastrophic, stream
-    end else if (h_dv != 2'd1) begin
-        h_cerr_code = h_t ? 16'h1104 : 16'h1206;   // DDP: invalid DDP version
-    end else if (h_rv != 2'd1) begin
-        h_cerr_code = 16'h0205;          // RDMAP: invalid RDMAP version
-    end else if (h_op[3] || h_optag != h_t) begin
-        h_cerr_code = 16'h0206;          // RDMAP: unexpected opcode
-    end else if (!h_t && h_qn > 32'd2) begin
-        h_cerr_code = 16'h1201;          // DDP: invalid QN
-    end else if (!h_t && h_qn[1:0] != h_opqn) begin
-        h_cerr_code = 16'h0206;
-    end else begin
-        h_cerr = 1'b0;
-        h_cerr_code = 16'h0000;
-    end
-    case (h_qn[1:0])
-        2'd1: h_q = c_q1_reg;
-        2'd2: h_q = c_q2_reg;
-        default: h_q = c_q0_reg;
-    endcase
-    h_d = h_msn - h_q[Q_W-1 -: 32];
-    h_idx_stag = h_t ? h_stag : h_inv;
-end
-
-// Checks (CHK2), on the STag entry and posted buffer just read.
-reg                    st_valid, st_bound;
-reg [7:0]              st_key;
-reg [31:0]             st_pd, st_len;
-reg [CONN_W-1:0]       st_conn;
-reg [1:0]              st_acc;
-reg [63:0]             st_base;
-reg [ADDR_W-1:0]       st_addr;
-reg [ADDR_W-1:0]       rg_addr;
-reg [31:0]             rg_len;
-reg [ID_W-1:0]         rg_id;
-reg [64:0]             c2_toend, c2_off;
-reg [32:0]             c2_offn, c2_mon;
-reg                    c2_stag_bad, c2_assoc_bad;
-reg [RQ_AW:0]          c2_cnt;
-
-always @* begin
-    {st_valid, st_key, st_pd, st_bound, st_conn, st_acc, st_base, st_len, st_addr} = st_rd_data;
-    {rg_addr, rg_len, rg_id} = rg_rd_data;
-    c2_toend = {1'b0, k_to_reg} + {49'd0, k_n_reg};
-    c2_off = {1'b0, k_to_reg} - {1'b0, st_base};
-    c2_offn = {1'b0, c2_off[31:0]} + {17'd0, k_n_reg};
-    c2_mon = {1'b0, k_mo_reg} + {17'd0, k_n_reg};
-    c2_stag_bad = !st_valid || st_key != k_idx_key(k_tagged_reg, k_stag_reg[7:0], k_inv_reg[7:0]) || k_oor_reg;
-    c2_assoc_bad = st_pd != c_pd_reg || (st_bound && st_conn != p_conn_reg);
-    c2_cnt = k_q_reg[RQ_AW:0];
-end
-
-function [7:0] k_idx_key(input t, input [7:0] stag, input [7:0] inv);
-    k_idx_key = t ? stag : inv;
-endfunction
-
-// Queue state after popping the head (a delivered untagged message).
-function [Q_W-1:0] q_pop(input [Q_W-1:0] q);
-    reg [31:0] first;
-    reg [RQ_AW-1:0] head;
-    reg [RQ_AW:0] cnt;
-    begin
-        {first, head, cnt} = q;
-        q_pop = {first + 32'd1, head + 1'b1, cnt - 1'b1};
-    end
-endfunction
-
-localparam [Q_W-1:0] Q_INIT = {32'd1, {RQ_AW{1'b0}}, {(RQ_AW+1){1'b0}}};
-
-// Delivery record fields.
-reg [1:0]              r_kind;
-reg [15:0]             r_err;
-reg                    r_place;
-reg                    r_pop;
-reg                    r_inval;
-reg [ADDR_W-1:0]       r_dest;
-reg [16:0]             pay_piece;     // payload octets of this piece
-reg [Q_W-1:0]          q_cur;
-reg [31:0]             q_first;
-reg [RQ_AW-1:0]        q_head;
-reg [RQ_AW:0]          q_cnt;
-integer                hb;
-wire [7:0]             s_ext = {3'd0, d_s_reg};
-
-always @* begin
-    state_next = state_reg;
-    p_conn_next = p_conn_reg;
-    p_first_next = p_first_reg;
-    p_last_next = p_last_reg;
-    p_ulen_next = p_ulen_reg;
-    c_en_next = c_en_reg;
-    c_pd_next = c_pd_reg;
-    c_fail_next = c_fail_reg;
-    c_q0_next = c_q0_reg;
-    c_q1_next = c_q1_reg;
-    c_q2_next = c_q2_reg;
-    c_place_next = c_place_reg;
-    c_nxt_next = c_nxt_reg;
-    c_remain_next = c_remain_reg;
-    c_rec_next = c_rec_reg;
-    h_data_next = h_data_reg;
-    h_keep_next = h_keep_reg;
-    h_last_next = h_last_reg;
-    h_cnt_next = h_cnt_reg;
-    k_tagged_next = k_tagged_reg;
-    k_l_next = k_l_reg;
-    k_op_next = k_op_reg;
-    k_stag_next = k_stag_reg;
-    k_to_next = k_to_reg;
-    k_inv_next = k_inv_reg;
-    k_msn_next = k_msn_reg;
-    k_mo_next = k_mo_reg;
-    k_qn_next = k_qn_reg;
-    k_n_next = k_n_reg;
-    k_hlen_next = k_hlen_reg;
-    k_cerr_next = k_cerr_reg;
-    k_cerr_code_next = k_cerr_code_reg;
-    k_d_next = k_d_reg;
-    k_oor_next = k_oor_reg;
-    k_q_next = k_q_reg;
-    e_t_inv_next = e_t_inv_reg;
-    e_t_assoc_next = e_t_assoc_reg;
-    e_t_acc_next = e_t_acc_reg;
-    e_t_wrap_next = e_t_wrap_reg;
-    e_t_bounds_next = e_t_bounds_reg;
-    e_u_nobuf_next = e_u_nobuf_reg;
-    e_u_behind_next = e_u_behind_reg;
-    e_u_mo_next = e_u_mo_reg;
-    e_u_long_next = e_u_long_reg;
-    e_u_lorder_next = e_u_lorder_reg;
-    e_i_bad_next = e_i_bad_reg;
-    e_rr_bad_next = e_rr_bad_reg;
-    e_dt_next = e_dt_reg;
-    e_du_next = e_du_reg;
-    e_len_next = e_len_reg;
-    e_id_next = e_id_reg;
-    e_st_next = e_st_reg;
-    d_place_next = d_place_reg;
-    d_dest_next = d_dest_reg;
-    d_s_next = d_s_reg;
-    d_r_next = d_r_reg;
-    d_gs_next = d_gs_reg;
-    d_ge_next = d_ge_reg;
-    d_gb_next = d_gb_reg;
-    d_waddr_next = d_waddr_reg;
-    d_left_next = d_left_reg;
-    d_bleft_next = d_bleft_reg;
-    d_k_next = d_k_reg;
-    d_prev_next = d_prev_reg;
-    d_prevk_next = d_prevk_reg;
-    d_octs_next = d_octs_reg;
-    d_rr_next = d_rr_reg;
-    o_qn_next = o_qn_reg;
-    o_ent_next = o_ent_reg;
-
-    cx_wr_en = 1'b0;
-    cx_wr_addr = p_conn_reg;
-    cx_wr_data = {c_en_reg, c_pd_reg, c_fail_reg, c_q2_reg, c_q1_reg, c_q0_reg, c_place_reg,
-                  c_nxt_reg, c_remain_reg, c_rec_reg};
-    cx_rd_en = 1'b0;
-    cx_rd_addr = s_axis_tuser[CONN_W+1:2];
-    st_wr_en = 1'b0;
-    st_wr_addr = s_stag_index;
-    st_wr_data = {s_stag_entry_valid, s_stag_key, s_stag_pd, s_stag_bound, s_stag_conn,
-                  s_stag_access, s_stag_base, s_stag_len, s_stag_addr};
-    st_rd_en = 1'b0;
-    st_rd_addr = h_idx_stag[8 +: STAG_AW];
-    rg_wr_en = 1'b0;
-    rg_wr_addr = {p_conn_reg, o_qn_reg, {RQ_AW{1'b0}}};
-    rg_wr_data = o_ent_reg;
-    rg_rd_en = 1'b0;
-    rg_rd_addr = {p_conn_reg, h_qn[1:0], h_q[Q_W-33 -: RQ_AW] + h_d[RQ_AW-1:0]};
-    aw_in_valid = 1'b0;
-    aw_in_data = {d_waddr_reg, 8'd0};
-    w_in_valid = 1'b0;
-    w_in_data = {ob_data, ob_strb, 1'b0};
-    rf_in_valid = 1'b0;
-    rf_in_data = {c_en_reg, aw_cnt_reg, p_conn_reg, c_rec_reg, d_rr_reg};
-
-    r_kind = K_NONE;
-    r_err = 16'd0;
-    r_place = 1'b0;
-    r_pop = 1'b0;
-    r_inval = 1'b0;
-    r_dest = e_du_reg;
-    pay_piece = 17'd0;
-    q_cur = k_q_reg;
-    {q_first, q_head, q_cnt} = k_q_reg;
-
-    case (state_reg)
-    S_IDLE: begin
-        if (s_conn_valid) begin
-            // (Re)start a connection (RFC 5041 4.3: every queue at MSN 1).
-            cx_wr_en = 1'b1;
-            cx_wr_addr = s_conn_conn;
-            cx_wr_data = {s_conn_enable, s_conn_pd, 1'b0, Q_INIT, Q_INIT, Q_INIT, 1'b0,
-                          {ADDR_W{1'b0}}, 16'd0, {RECC_W{1'b0}}};
-        end else if (s_stag_valid) begin
-            st_wr_en = 1'b1;
-        end else if (s_post_valid) begin
-            p_conn_next = s_post_conn;
-            o_qn_next = s_post_qn;
-            o_ent_next = {s_post_addr, s_post_len, s_post_id};
-            cx_rd_en = 1'b1;
-            cx_rd_addr = s_post_conn;
-            state_next = S_POST;
-        end else if (s_axis_tvalid) begin
-            {p_ulen_next, p_conn_next, p_first_next, p_last_next} = s_axis_tuser;
-            cx_rd_en = 1'b1;
-            h_cnt_next = 0;
-            state_next = S_CTX;
-        end
-    end
-    S_POST: begin
-        {c_en_next, c_pd_next, c_fail_next, c_q2_next, c_q1_next, c_q0_next, c_place_next,
-         c_nxt_next, c_remain_next, c_rec_next} = cx_rd_data;
-        case (o_qn_reg)
-            2'd1: q_cur = c_q1_next;
-            2'd2: q_cur = c_q2_next;
-            default: q_cur = c_q0_next;
-        endcase
-        {q_first, q_head, q_cnt} = q_cur;
-        if (c_en_next && o_qn_reg != 2'd3 && q_cnt != (1 << RQ_AW)) begin
-            // The buffer takes the MSN after the last posted one (4.3).
-            rg_wr_en = 1'b1;
-            rg_wr_addr = {p_conn_reg, o_qn_reg, q_head + q_cnt[RQ_AW-1:0]};
-            q_cur = {q_first, q_head, q_cnt + 1'b1};
-            case (o_qn_reg)
-                2'd1: c_q1_next = q_cur;
-                2'd2: c_q2_next = q_cur;
-                default: c_q0_next = q_cur;
-            endcase
-            cx_wr_en = 1'b1;
-            cx_wr_data = {c_en_next, c_pd_next, c_fail_next, c_q2_next, c_q1_next, c_q0_next,
-                          c_place_next, c_nxt_next, c_remain_next, c_rec_next};
-        end
-        state_next = S_IDLE;
-    end
-    S_CTX: begin
-        {c_en_next, c_pd_next, c_fail_next, c_q2_next, c_q1_next, c_q0_next, c_place_next,
-         c_nxt_next, c_remain_next, c_rec_next} = cx_rd_data;
-        d_rr_next = p_first_reg ? 224'd0 : rb_rd_data;
-        if (p_first_reg) begin
-            state_next = S_HDR;
-        end else begin
-            // A later piece of a ULPDU: carry on where the last one ended.
-            d_place_next = c_place_next && c_en_next && !herr_reg[p_conn_reg];
-            d_dest_next = c_nxt_next;
-            d_s_next = 5'd0;
-            state_next = S_SET;
-        end
-    end
-    S_HDR: begin
-        if (s_axis_tvalid) begin
-            for (hb = 0; hb < HB; hb = hb + 1) begin
-                if ({30'd0, h_cnt_reg} == hb) begin
-                    h_data_next[hb*DATA_W +: DATA_W] = s_axis_tdata;
-                    h_keep_next[hb*KEEP_W +: KEEP_W] = s_axis_tkeep;
-                    h_last_next[hb] = s_axis_tlast;
-                end
-            end
-            h_cnt_next = h_cnt_reg + 1'b1;
-            if (s_axis_tlast || {30'd0, h_cnt_next} == HB) begin
-                state_next = S_CHK1;
-            end
-        end
-    end
-    S_CHK1: begin
-        k_tagged_next = h_t;
-        k_l_next = h_l;
-        k_op_next = h_op;
-        k_stag_next = h_stag;
-        k_to_next = h_to;
-        k_inv_next = h_inv;
-        k_msn_next = h_msn;
-        k_mo_next = h_mo;
-        k_qn_next = h_qn[1:0];
-        k_n_next = p_ulen_reg - {11'd0, h_hlen};
-        k_hlen_next = h_hlen;
-        k_cerr_next = h_cerr;
-        k_cerr_code_next = h_cerr_code;
-        k_d_next = h_d;
-        k_oor_next = (h_idx_stag >> (8 + STAG_AW)) != 32'd0;
-        k_q_next = h_q;
-        st_rd_en = 1'b1;
-        rg_rd_en = 1'b1;
-        state_next = S_CHK2;
-    end
-    S_CHK2: begin
-        // ddp.STagTable.checkLocked (RFC 5041 7.1, 8.2) for the whole
-        // segment, and ddp.Sink.checkUntagged.
-        e_t_inv_next = c2_stag_bad;
-        e_t_assoc_next = c2_assoc_bad;
-        e_t_acc_next = !st_acc[0];
-        e_t_wrap_next = c2_toend[64];
-        e_t_bounds_next = c2_off[64] || c2_off[63:32] != 32'd0 || c2_offn > {1'b0, st_len};
-        e_dt_next = st_addr + c2_off[ADDR_W-1:0];
-        e_u_nobuf_next = (k_d_reg >> (RQ_AW + 1)) != 32'd0 || k_d_reg[RQ_AW:0] >= c2_cnt;
-        e_u_behind_next = k_d_reg[31];
-        e_u_mo_next = k_mo_reg > rg_len;
-        e_u_long_next = c2_mon > {1'b0, rg_len};
-        e_u_lorder_next = k_l_reg && k_d_reg != 32'd0;
-        e_du_next = rg_addr + {{(ADDR_W-32){1'b0}}, k_mo_reg};
-        e_len_next = c2_mon[31:0];
-        e_id_next = rg_id;
-        // rdmap.Invalidate: ddp.STagTable.InvalidateRemote's checks.
-        e_i_bad_next = c2_stag_bad || c2_assoc_bad;
-        e_rr_bad_next = c2_mon != 33'd28;
-        e_st_next = st_rd_data;
-        state_next = S_CHK3;
-    end
-    S_CHK3: begin
-        if (c_fail_reg || !c_en_reg || herr_reg[p_conn_reg]) begin
-            r_kind = K_NONE;            // the stream has failed: dropped
-        end else if (k_cerr_reg) begin
-            r_kind = K_ERR;
-            r_err = k_cerr_code_reg;
-        end else if (k_tagged_reg) begin
-            r_dest = e_dt_reg;
-            if (k_n_reg != 16'd0 && e_t_inv_reg) begin
-                r_kind = K_ERR;
-                r_err = 16'h1100;       // DDP tagged: invalid STag
-            end else if (k_n_reg != 16'd0 && e_t_assoc_reg) begin
-                r_kind = K_ERR;
-                r_err = 16'h1102;       // DDP tagged: STag not associated with stream
-            end else if (k_n_reg != 16'd0 && e_t_acc_reg) begin
-                r_kind = K_ERR;
-                r_err = 16'h0102;       // RDMAP remote protection: access rights
-            end else if (k_n_reg != 16'd0 && e_t_wrap_reg) begin
-                r_kind = K_ERR;
-                r_err = 16'h1103;       // DDP tagged: TO wrap
-            end else if (k_n_reg != 16'd0 && e_t_bounds_reg) begin
-                r_kind = K_ERR;
-                r_err = 16'h1101;       // DDP tagged: base or bounds
-            end else begin
-                r_place = k_n_reg != 16'd0;
-                r_kind = k_l_reg ? K_CPL : K_NONE;
-            end
-        end else begin
-            if (e_u_nobuf_reg) begin
-                r_kind = K_ERR;
-                r_err = e_u_behind_reg ? 16'h1203 : 16'h1202;
-            end else if (e_u_mo_reg) begin
-                r_kind = K_ERR;
-                r_err = 16'h1204;       // DDP untagged: invalid MO
-            end else if (e_u_long_reg) begin
-                r_kind = K_ERR;
-                r_err = 16'h1205;       // DDP untagged: message too long
-            end else if (e_u_lorder_reg) begin
-                r_kind = K_ERR;
-                r_err = 16'h1203;       // DDP untagged: MSN range
-            end else begin
-                r_place = k_n_reg != 16'd0;
-                r_pop = k_l_reg;
-                if (!k_l_reg) begin
-                    r_kind = K_NONE;
-                end else if (k_op_reg == 4'd1 && e_rr_bad_reg) begin
-                    r_kind = K_ERR;
-                    r_err = 16'h0207;   // rdmap.ParseReadRequest: not 28 octets
-                end else if (k_op_reg == 4'd7) begin
-                    r_kind = K_TERM;
-                end else if ((k_op_reg == 4'd4 || k_op_reg == 4'd6) && e_i_bad_reg) begin
-                    r_kind = K_ERR;
-                    r_err = 16'h0109;   // RDMAP remote protection: cannot invalidate
-                end else begin
-                    r_kind = K_CPL;
-                    r_inval = k_op_reg == 4'd4 || k_op_reg == 4'd6;
-                end
-            end
-        end
-        if (r_kind == K_ERR || r_kind == K_TERM) begin
-            c_fail_next = 1'b1;
-        end
-        if (r_pop) begin
-            case (k_qn_reg)
-                2'd1: c_q1_next = q_pop(c_q1_reg);
-                2'd2: c_q2_next = q_pop(c_q2_reg);
-                default: c_q0_next = q_pop(c_q0_reg);
-            endcase
-        end
-        if (r_inval) begin
-            st_wr_en = 1'b1;
-            st_wr_addr = k_inv_reg[8 +: STAG_AW];
-            st_wr_data = {1'b0, e_st_reg[ST_W-2:0]};
-        end
-        if (k_tagged_reg) begin
-            c_rec_next = {r_kind, k_op_reg, 1'b1, 2'd0, 32'd0, 32'd0, {ID_W{1'b0}}, k_stag_reg,
-                          32'd0, r_err};
-        end else begin
-            c_rec_next = {r_kind, k_op_reg, 1'b0, k_qn_reg, k_msn_reg, e_len_reg, e_id_reg, 32'd0,
-                          r_inval ? k_inv_reg : 32'd0, r_err};
-        end
-        c_place_next = r_place;
-        c_remain_next = k_n_reg;
-        d_place_next = r_place;
-        d_dest_next = r_dest;
-        d_s_next = k_hlen_reg;
-        state_next = S_SET;
-    end
-    S_SET: begin
-        // Rotation R = (dest - S) mod N; output beat m holds the octets
-        // whose g = piece octet + R is in m*N .. m*N + N-1.
-        d_r_next = d_dest_reg[LG-1:0] - s_ext[LG-1:0];
-        d_gs_next = {13'd0, d_s_reg} + {{(18-LG){1'b0}}, d_r_next};
-        d_ge_next = d_gs_next + {2'd0, c_remain_reg};
-        d_gb_next = 18'd0;
-        d_waddr_next = (d_dest_reg - {{(ADDR_W-5){1'b0}}, d_s_reg}) & {{(ADDR_W-LG){1'b1}}, {LG{1'b0}}};
-        d_left_next = ({{(18-LG){1'b0}}, d_dest_reg[LG-1:0]} + {2'd0, c_remain_reg} + N18 - 18'd1) >> LG;
-        d_bleft_next = 9'd0;
-        d_k_next = 12'd0;
-        d_prev_next = {DATA_W{1'b0}};
-        d_prevk_next = {KEEP_W{1'b0}};
-        d_octs_next = 17'd0;
-        state_next = S_DATA;
-    end
-    S_DATA: begin
-        if (d_cur_valid && out_ok) begin
-            if (ob_strb != {KEEP_W{1'b0}}) begin
-                w_in_valid = 1'b1;
-                if (d_bleft_reg == 9'd0) begin
-                    aw_in_valid = 1'b1;
-                    aw_in_data = {d_waddr_reg, new_blen[7:0] - 8'd1};
-                    w_in_data[0] = new_blen == 9'd1;
-                    d_bleft_next = new_blen - 9'd1;
-                end else begin
-                    w_in_data[0] = d_bleft_reg == 9'd1;
-                    d_bleft_next = d_bleft_reg - 9'd1;
-                end
-                d_left_next = d_left_reg - 18'd1;
-            end
-            // The Read Request's body, octets 18..45 of the ULPDU.
-            if (p_first_reg) begin
-                d_rr_next = rr_capture(d_rr_reg, d_cur_data, d_k_reg);
-            end
-            d_prev_next = d_cur_data;
-            d_prevk_next = d_cur_keep;
-            d_k_next = d_k_reg + 12'd1;
-            d_gb_next = d_gb_reg + N18;
-            d_waddr_next = d_waddr_reg + N_A;
-            if (d_cur_last) begin
-                d_octs_next = ({5'd0, d_k_reg} << LG) + {{(16-LG){1'b0}}, keep_count(d_cur_keep)};
-                state_next = S_FLUSH;
-            end
-        end
-    end
-    S_FLUSH: begin
-        if (out_ok) begin
-            if (ob_strb != {KEEP_W{1'b0}}) begin
-                w_in_valid = 1'b1;
-                if (d_bleft_reg == 9'd0) begin
-                    aw_in_valid = 1'b1;
-                    aw_in_data = {d_waddr_reg, new_blen[7:0] - 8'd1};
-                    w_in_data[0] = new_blen == 9'd1;
-                    d_bleft_next = new_blen - 9'd1;
-                end else begin
-                    w_in_data[0] = d_bleft_reg == 9'd1;
-                    d_bleft_next = d_bleft_reg - 9'd1;
-                end
-                d_left_next = d_left_reg - 18'd1;
-            end
-            d_waddr_next = d_waddr_reg + N_A;
-            state_next = (d_bleft_next != 9'd0) ? S_PAD : S_END;
-        end
-    end
-    S_PAD: begin
-        // The piece ended inside a burst: the rest of it, no strobes.
-        if (out_ok) begin
-            w_in_valid = 1'b1;
-            w_in_data = {{DATA_W{1'b0}}, {KEEP_W{1'b0}}, d_bleft_reg == 9'd1};
-            d_bleft_next = d_bleft_reg - 9'd1;
-            if (d_bleft_reg == 9'd1) begin
-                state_next = S_END;
-            end
-        end
-    end
-    S_END: begin
-        // Payload octets of this piece: those past the header, up to the
-        // end of the ULPDU's payload.
-        if (d_octs_reg > {12'd0, d_s_reg}) begin
-            pay_piece = d_octs_reg - {12'd0, d_s_reg};
-        end
-        if (pay_piece > {1'b0, c_remain_reg}) begin
-            pay_piece = {1'b0, c_remain_reg};
-        end
-        if (!p_last_reg || rf_in_ready) begin
-            cx_wr_en = 1'b1;
-            cx_wr_data = {c_en_reg, c_pd_reg, c_fail_reg, c_q2_reg, c_q1_reg, c_q0_reg,
-                          c_place_reg && !p_last_reg,
-                          c_nxt_reg, c_remain_reg - pay_piece[15:0], c_rec_reg};
-            if (d_place_reg) begin
-                cx_wr_data[16 + RECC_W +: ADDR_W] = d_dest_reg + {{(ADDR_W-17){1'b0}}, pay_piece};
-            end
-            rf_in_valid = p_last_reg;
-            rf_in_data = {c_en_reg, aw_cnt_reg, p_conn_reg, cx_wr_data[RECC_W-1:0], d_rr_reg};
-            state_next = S_IDLE;
-        end
-    end
-    default: begin
-        state_next = S_IDLE;
-    end
-    endcase
-    // Whether the piece ends its ULPDU is read where it is valid: on the
-    // piece's tlast beat (hw/README.md; mpa_rx drives it there only).
-    if (s_axis_tvalid && s_axis_tready && s_axis_tlast) begin
-        p_last_next = s_axis_tuser[0];
-    end
 end
 
 // Octets 18..45 of a first piece from its input beat k.
@@ -1210,86 +1219,361 @@ function [223:0] rr_capture(input [223:0] rr, input [DATA_W-1:0] beat, input [11
     end
 endfunction
 
+reg                    d_beat;      // an input beat taken
+reg                    d_wr;        // a W beat (and maybe an AW) queued
+reg                    d_end;       // the piece ends this clock (to D2)
+reg [1:0]              d_state_next;
+reg [8:0]              d_bleft_next;
+reg [17:0]             d_left_next;
+reg [16:0]             d_octs;
+reg [223:0]            d_rr_next;
+reg                    d_ovl;       // a flush beat and the next piece's first input beat
+
+assign d0_take = d0_valid_reg && (!d1_active_reg || d_end);
+assign df_out_ready = d_beat;
+
+always @* begin
+    d_beat = 1'b0;
+    d_wr = 1'b0;
+    d_end = 1'b0;
+    d_ovl = 1'b0;
+    d_state_next = d_state_reg;
+    d_bleft_next = d_bleft_reg;
+    d_left_next = d_left_reg;
+    d_octs = d_octs_reg;
+    d_rr_next = d_rr_reg;
+    aw_in_valid = 1'b0;
+    aw_in_data = {d_waddr_reg, new_blen[7:0] - 8'd1};
+    w_in_valid = 1'b0;
+    w_in_data = {ob_data, ob_strb, 1'b0};
+    w2_in_valid = 1'b0;
+    w2_in_data = {fl_data, fl_strb, 1'b1};
+    if (d1_active_reg && out_ok) begin
+        case (d_state_reg)
+        D_DATA: begin
+            // The piece's tlast beat ends it here unless a flush or pad
+            // beat must follow (then D2 is not needed yet).
+            if (df_out_valid) begin
+                d_beat = 1'b1;
+                if (d_cur_tlast) begin
+                    d_octs = ({5'd0, d_k_reg} << LG) + {{(16-LG){1'b0}}, keep_count(d_cur_keep)};
+                end
+            end
+        end
+        D_FLUSH, D_PAD: begin
+            d_beat = 1'b0;
+        end
+        default: begin
+            d_beat = 1'b0;
+        end
+        endcase
+        if (d_state_reg != D_DATA || df_out_valid) begin
+            if (ob_strb != {KEEP_W{1'b0}} || d_state_reg == D_PAD) begin
+                d_wr = 1'b1;
+            end
+        end
+        if (d_wr) begin
+            w_in_valid = 1'b1;
+            if (d_state_reg == D_PAD) begin
+                w_in_data = {{DATA_W{1'b0}}, {KEEP_W{1'b0}}, d_bleft_reg == 9'd1};
+                d_bleft_next = d_bleft_reg - 9'd1;
+            end else begin
+                if (d_bleft_reg == 9'd0) begin
+                    aw_in_valid = 1'b1;
+                    w_in_data[0] = new_blen == 9'd1;
+                    d_bleft_next = new_blen - 9'd1;
+                end else begin
+                    w_in_data[0] = d_bleft_reg == 9'd1;
+                    d_bleft_next = d_bleft_reg - 9'd1;
+                end
+                d_left_next = d_left_reg - 18'd1;
+            end
+        end
+        if (d_beat && d_first_reg && d_state_reg == D_DATA) begin
+            d_rr_next = rr_capture(d_rr_reg, d_cur_data, d_k_reg);
+        end
+        case (d_state_reg)
+        D_DATA: begin
+            if (d_beat && d_cur_tlast) begin
+                // A flush beat follows when the last input beat leaves
+                // octets of the payload for the next output beat: always
+                // for a piece that does not end its ULPDU, otherwise when
+                // output beats of the payload are left. For a ULPDU's last
+                // piece it goes into the W queue in this clock, behind
+                // this beat's, when it ends the burst this beat's is in
+                // (no AW of its own).
+                if (d_cur_ulast && d_place_reg && d_left_next != 18'd0 && d_wr && w_in_ready2
+                        && d_bleft_next == 9'd1) begin
+                    w2_in_valid = 1'b1;
+                    d_bleft_next = 9'd0;
+                    d_left_next = d_left_next - 18'd1;
+                    d_end = 1'b1;
+                end else if (d_cur_ulast && d_place_reg && !d_wr && d_bleft_reg == 9'd0
+                        && d_left_reg == 18'd1) begin
+                    // The whole payload is in the flush beat (a one-beat
+                    // piece whose payload starts in the next output beat):
+                    // it goes now, as a burst of one.
+                    w_in_valid = 1'b1;
+                    w_in_data = {fl_data, fl_strb, 1'b1};
+                    aw_in_valid = 1'b1;
+                    aw_in_data = {d_waddr_reg + N_A, 8'd0};
+                    d_left_next = 18'd0;
+                    d_end = 1'b1;
+                end else if (!d_cur_ulast || (d_place_reg && d_left_next != 18'd0)) begin
+                    d_state_next = D_FLUSH;
+                end else begin
+                    d_end = 1'b1;
+                end
+            end
+        end
+        D_FLUSH: begin
+            if (d_bleft_next != 9'd0) begin
+                d_state_next = D_PAD;
+            end else begin
+                d_end = 1'b1;
+            end
+        end
+        default: begin
+            if (d_bleft_next == 9'd0) begin
+                d_end = 1'b1;
+            end
+        end
+        endcase
+        if (d_end && !d2_free) begin
+            // D2 is busy: nothing of this clock happens.
+            d_beat = 1'b0;
+            d_wr = 1'b0;
+            d_end = 1'b0;
+            aw_in_valid = 1'b0;
+            w_in_valid = 1'b0;
+            w2_in_valid = 1'b0;
+            d_state_next = d_state_reg;
+            d_bleft_next = d_bleft_reg;
+            d_left_next = d_left_reg;
+            d_octs = d_octs_reg;
+            d_rr_next = d_rr_reg;
+        end
+        if (d_end) begin
+            d_state_next = D_DATA;
+        end
+        // A flush beat that ends its piece takes the next piece's first
+        // input beat along when that beat writes nothing (its payload
+        // starts in the next output beat: R + S >= N) and is not the
+        // piece's last: the clock is not lost.
+        if (d_end && d_state_reg == D_FLUSH && d0_valid_reg && df_out_valid && !d_cur_tlast
+                && d0_gs_reg >= N18) begin
+            d_ovl = 1'b1;
+            d_beat = 1'b1;
+        end
+    end
+end
+
 always @(posedge clk) begin
-    state_reg <= state_next;
-    p_conn_reg <= p_conn_next;
-    p_first_reg <= p_first_next;
-    p_last_reg <= p_last_next;
-    p_ulen_reg <= p_ulen_next;
-    c_en_reg <= c_en_next;
-    c_pd_reg <= c_pd_next;
-    c_fail_reg <= c_fail_next;
-    c_q0_reg <= c_q0_next;
-    c_q1_reg <= c_q1_next;
-    c_q2_reg <= c_q2_next;
-    c_place_reg <= c_place_next;
-    c_nxt_reg <= c_nxt_next;
-    c_remain_reg <= c_remain_next;
-    c_rec_reg <= c_rec_next;
-    h_data_reg <= h_data_next;
-    h_keep_reg <= h_keep_next;
-    h_last_reg <= h_last_next;
-    h_cnt_reg <= h_cnt_next;
-    k_tagged_reg <= k_tagged_next;
-    k_l_reg <= k_l_next;
-    k_op_reg <= k_op_next;
-    k_stag_reg <= k_stag_next;
-    k_to_reg <= k_to_next;
-    k_inv_reg <= k_inv_next;
-    k_msn_reg <= k_msn_next;
-    k_mo_reg <= k_mo_next;
-    k_qn_reg <= k_qn_next;
-    k_n_reg <= k_n_next;
-    k_hlen_reg <= k_hlen_next;
-    k_cerr_reg <= k_cerr_next;
-    k_cerr_code_reg <= k_cerr_code_next;
-    k_d_reg <= k_d_next;
-    k_oor_reg <= k_oor_next;
-    k_q_reg <= k_q_next;
-    e_t_inv_reg <= e_t_inv_next;
-    e_t_assoc_reg <= e_t_assoc_next;
-    e_t_acc_reg <= e_t_acc_next;
-    e_t_wrap_reg <= e_t_wrap_next;
-    e_t_bounds_reg <= e_t_bounds_next;
-    e_u_nobuf_reg <= e_u_nobuf_next;
-    e_u_behind_reg <= e_u_behind_next;
-    e_u_mo_reg <= e_u_mo_next;
-    e_u_long_reg <= e_u_long_next;
-    e_u_lorder_reg <= e_u_lorder_next;
-    e_i_bad_reg <= e_i_bad_next;
-    e_rr_bad_reg <= e_rr_bad_next;
-    e_dt_reg <= e_dt_next;
-    e_du_reg <= e_du_next;
-    e_len_reg <= e_len_next;
-    e_id_reg <= e_id_next;
-    e_st_reg <= e_st_next;
-    d_place_reg <= d_place_next;
-    d_dest_reg <= d_dest_next;
-    d_s_reg <= d_s_next;
-    d_r_reg <= d_r_next;
-    d_gs_reg <= d_gs_next;
-    d_ge_reg <= d_ge_next;
-    d_gb_reg <= d_gb_next;
-    d_waddr_reg <= d_waddr_next;
-    d_left_reg <= d_left_next;
-    d_bleft_reg <= d_bleft_next;
-    d_k_reg <= d_k_next;
-    d_prev_reg <= d_prev_next;
-    d_prevk_reg <= d_prevk_next;
-    d_octs_reg <= d_octs_next;
-    d_rr_reg <= d_rr_next;
-    o_qn_reg <= o_qn_next;
-    o_ent_reg <= o_ent_next;
-    if (rst) begin
-        state_reg <= S_IDLE;
-        h_cnt_reg <= 0;
+    if (d0_take) begin
+        d1_active_reg <= 1'b1;
+        d_state_reg <= D_DATA;
+        d_conn_reg <= d0_conn_reg;
+        d_first_reg <= d0_first_reg;
+        d_en_reg <= d0_en_reg;
+        d_place_reg <= d0_place_reg;
+        d_dest_reg <= d0_dest_reg;
+        d_s_reg <= d0_s_reg;
+        d_remain_reg <= d0_remain_reg;
+        d_rec_reg <= d0_rec_reg;
+        d_rr_reg <= d0_rr_reg;
+        d_r_reg <= d0_r_reg;
+        d_gs_reg <= d0_gs_reg;
+        d_ge_reg <= d0_ge_reg;
+        d_gb_reg <= 18'd0;
+        d_waddr_reg <= d0_waddr_reg;
+        d_left_reg <= d0_left_reg;
         d_bleft_reg <= 9'd0;
+        d_k_reg <= 12'd0;
+        d_prev_reg <= {DATA_W{1'b0}};
+        d_prevk_reg <= {KEEP_W{1'b0}};
+        if (d_ovl) begin
+            // Its first beat went with the last piece's flush.
+            d_gb_reg <= N18;
+            d_waddr_reg <= d0_waddr_reg + N_A;
+            d_k_reg <= 12'd1;
+            d_prev_reg <= d_cur_data;
+            d_prevk_reg <= d_cur_keep;
+            if (d0_first_reg) begin
+                d_rr_reg <= rr_capture(d0_rr_reg, d_cur_data, 12'd0);
+            end
+        end
+    end else begin
+        if (d_end) begin
+            d1_active_reg <= 1'b0;
+        end
+        d_state_reg <= d_state_next;
+        d_bleft_reg <= d_bleft_next;
+        d_left_reg <= d_left_next;
+        d_rr_reg <= d_rr_next;
+        if (d_beat) begin
+            d_prev_reg <= d_cur_data;
+            d_prevk_reg <= d_cur_keep;
+            d_k_reg <= d_k_reg + 12'd1;
+            d_gb_reg <= d_gb_reg + N18;
+            d_waddr_reg <= d_waddr_reg + N_A;
+        end
+    end
+    if (d_beat && d_cur_tlast) begin
+        d_last_reg <= d_cur_ulast;
+        d_octs_reg <= d_octs;
+    end
+    if (rst) begin
+        d1_active_reg <= 1'b0;
+        d_state_reg <= D_DATA;
+        d_bleft_reg <= 9'd0;
+    end
+end
+
+// D2: the piece's end. Payload octets of the piece are those past the
+// header, up to the end of the ULPDU's payload; a piece that does not end
+// its ULPDU leaves the placement context for the next one, a last piece
+// queues the ULPDU's delivery record.
+reg                    e2_last_reg, e2_en_reg, e2_place_reg;
+reg [CONN_W-1:0]       e2_conn_reg;
+reg [ADDR_W-1:0]       e2_dest_reg;
+reg [4:0]              e2_s_reg;
+reg [16:0]             e2_octs_reg;
+reg [15:0]             e2_remain_reg;
+reg [RECC_W-1:0]       e2_rec_reg;
+reg [223:0]            e2_rr_reg;
+reg [16:0]             pay_piece;
+wire                   d2_done = d2_valid_reg && (!e2_last_reg || rf_in_ready);
+
+assign d2_free = !d2_valid_reg || d2_done;
+
+always @* begin
+    pay_piece = 17'd0;
+    if (e2_octs_reg > {12'd0, e2_s_reg}) begin
+        pay_piece = e2_octs_reg - {12'd0, e2_s_reg};
+    end
+    if (pay_piece > {1'b0, e2_remain_reg}) begin
+        pay_piece = {1'b0, e2_remain_reg};
+    end
+end
+
+always @(posedge clk) begin
+    if (d_end) begin
+        d2_valid_reg <= 1'b1;
+        e2_last_reg <= (d_state_reg == D_DATA) ? d_cur_ulast : d_last_reg;
+        e2_en_reg <= d_en_reg;
+        e2_place_reg <= d_place_reg;
+        e2_conn_reg <= d_conn_reg;
+        e2_dest_reg <= d_dest_reg;
+        e2_s_reg <= d_s_reg;
+        e2_octs_reg <= d_octs;
+        e2_remain_reg <= d_remain_reg;
+        e2_rec_reg <= d_rec_reg;
+        e2_rr_reg <= d_rr_next;
+    end else if (d2_done) begin
+        d2_valid_reg <= 1'b0;
+    end
+    if (rst) begin
+        d2_valid_reg <= 1'b0;
+    end
+end
+
+// --- configuration (when the pipeline is empty) -----------------------------
+
+wire                 all_idle = !i_inpiece_reg && !hf_out_valid && !c1_valid_reg && !c2_valid_reg
+                                && !dc_out_valid && pl_empty && !df_out_valid && !cf_post_reg;
+
+assign s_conn_ready = all_idle;
+assign s_stag_ready = all_idle && !s_conn_valid;
+assign s_post_ready = all_idle && !s_conn_valid && !s_stag_valid;
+
+wire                 cf_conn = s_conn_valid && s_conn_ready;
+wire                 cf_stag = s_stag_valid && s_stag_ready;
+wire                 cf_post = s_post_valid && s_post_ready;
+
+reg [CONN_W-1:0]     o_conn_reg;
+reg [1:0]            o_qn_reg;
+reg [RG_W-1:0]       o_ent_reg;
+reg [Q_W-1:0]        o_q;
+reg [31:0]           o_first;
+reg [RQ_AW:0]        o_cnt;
+reg                  o_ok;
+reg [CX_W-1:0]       o_cx;
+
+always @(posedge clk) begin
+    if (cf_post) begin
+        o_conn_reg <= s_post_conn;
+        o_qn_reg <= s_post_qn;
+        o_ent_reg <= {s_post_addr, s_post_len, s_post_id};
+    end
+    cf_post_reg <= cf_post;
+    if (rst) begin
+        cf_post_reg <= 1'b0;
+    end
+end
+
+always @* begin
+    o_q = cx_q(cx_rd_data[3*Q_W-1:0], o_qn_reg);
+    {o_first, o_cnt} = o_q;
+    o_ok = cx_rd_data[CX_W-1] && o_qn_reg != 2'd3 && o_cnt != (1 << RQ_AW);
+    o_cx = cx_rd_data;
+    case (o_qn_reg)
+        2'd1: o_cx[Q_W +: Q_W] = {o_first, o_cnt + 1'b1};
+        2'd2: o_cx[2*Q_W +: Q_W] = {o_first, o_cnt + 1'b1};
+        default: o_cx[0 +: Q_W] = {o_first, o_cnt + 1'b1};
+    endcase
+end
+
+// Table ports: the pipeline's, or configuration's while it is empty.
+always @* begin
+    cx_rd_en = hf_out_valid && c_adv;
+    cx_rd_addr = hf_conn;
+    st_rd_en = hf_out_valid && c_adv;
+    st_rd_addr = hf_idx32[8 +: STAG_AW];
+    rg_rd_en = hf_out_valid && c_adv;
+    rg_rd_addr = {hf_conn, hf_hdr[8*9 +: 2], hf_hdr[8*13 +: RQ_AW]};
+    cx_wr_en = c2_decide;
+    cx_wr_addr = c2_conn_reg;
+    cx_wr_data = r_cx;
+    st_wr_en = c2_decide && r_inval;
+    st_wr_addr = k_idx;
+    st_wr_data = {1'b0, e_st_reg};
+    rg_wr_en = 1'b0;
+    rg_wr_addr = {o_conn_reg, o_qn_reg, o_first[RQ_AW-1:0] + o_cnt[RQ_AW-1:0]};
+    rg_wr_data = o_ent_reg;
+    dx_wr_en = d2_done && !e2_last_reg;
+    dx_wr_addr = e2_conn_reg;
+    dx_wr_data = {e2_place_reg, e2_place_reg ? e2_dest_reg + {{(ADDR_W-17){1'b0}}, pay_piece} : e2_dest_reg,
+                  e2_remain_reg - pay_piece[15:0], e2_rec_reg, e2_rr_reg};
+    rf_in_valid = d2_valid_reg && e2_last_reg;
+    rf_in_data = {e2_en_reg, aw_cnt_reg, e2_conn_reg, e2_rec_reg, e2_rr_reg};
+    if (cf_conn) begin
+        // (Re)start a connection (RFC 5041 4.3: every queue at MSN 1).
+        cx_wr_en = 1'b1;
+        cx_wr_addr = s_conn_conn;
+        cx_wr_data = {s_conn_enable, s_conn_pd, 1'b0, Q_INIT, Q_INIT, Q_INIT};
+        dx_wr_en = 1'b1;
+        dx_wr_addr = s_conn_conn;
+        dx_wr_data = {DX_W{1'b0}};
+    end else if (cf_stag) begin
+        st_wr_en = 1'b1;
+        st_wr_addr = s_stag_index;
+        st_wr_data = {s_stag_entry_valid, s_stag_key, s_stag_pd, s_stag_bound, s_stag_conn,
+                      s_stag_access, s_stag_base, s_stag_len, s_stag_addr};
+    end else if (cf_post) begin
+        cx_rd_en = 1'b1;
+        cx_rd_addr = s_post_conn;
+    end
+    if (cf_post_reg && o_ok) begin
+        // The buffer takes the MSN after the last posted one (4.3).
+        rg_wr_en = 1'b1;
+        cx_wr_en = 1'b1;
+        cx_wr_addr = o_conn_reg;
+        cx_wr_data = o_cx;
     end
 end
 
 // --- delivery: records and verdicts, in the order of last pieces ------------
 
-reg [NCONN-1:0]        dead_reg = {NCONN{1'b0}};
 reg                    cpl_valid_reg = 1'b0;
 reg                    err_valid_reg = 1'b0;
 reg [CONN_W-1:0]       ev_conn_reg;
@@ -1304,13 +1588,17 @@ wire [RECC_W-1:0]      rf_rec = rf_out_data[224 +: RECC_W];
 wire [1:0]             rf_kind = rf_rec[RECC_W-1 -: 2];
 wire                   ev_free = (!cpl_valid_reg || m_cpl_ready) && (!err_valid_reg || m_err_ready);
 // A record waits for the B responses of every burst queued before it (its
-// own included); B responses past the oldest record's mark wait for its
-// delivery, so an error response is charged to the right record.
-wire                   dv_bdone = b_cnt_reg == rf_mark;
+// own included): b_cnt has reached its mark (at most 2^BQ_AW apart either
+// way). An error response past the oldest record's mark waits for that
+// record's delivery, so it is charged to the right record; OKAY responses
+// go on.
+wire [MK_W-1:0]        dv_bdiff = b_cnt_reg - rf_mark;
+wire                   dv_bdone = !dv_bdiff[MK_W-1];
 wire                   dv_go = rf_out_valid && s_verdict_tvalid && ev_free && dv_bdone;
+wire                   b_hold = rf_out_valid && dv_bdone && m_axi_bresp[1];
 
-assign b_go = m_axi_bvalid && bq_out_valid && !(rf_out_valid && dv_bdone);
-assign m_axi_bready = bq_out_valid && !(rf_out_valid && dv_bdone);
+assign b_go = m_axi_bvalid && bq_out_valid && !b_hold;
+assign m_axi_bready = bq_out_valid && !b_hold;
 
 assign rf_out_ready = dv_go;
 assign s_verdict_tready = dv_go;
@@ -1355,7 +1643,7 @@ always @(posedge clk) begin
     if (b_go && m_axi_bresp[1]) begin
         herr_reg[bq_out_data] <= 1'b1;
     end
-    if (state_reg == S_IDLE && s_conn_valid) begin
+    if (cf_conn) begin
         dead_reg[s_conn_conn] <= 1'b0;
         herr_reg[s_conn_conn] <= 1'b0;
     end
@@ -1381,31 +1669,35 @@ reg [1:0]              perr_reason_reg = 2'd0;
 reg                    berr_valid_reg = 1'b0;
 reg [CONN_W-1:0]       berr_conn_reg = 0;
 reg [1:0]              berr_resp_reg = 2'd0;
-wire                   post_full = q_cnt == {1'b1, {RQ_AW{1'b0}}};
+reg                    done_valid_reg = 1'b0;
+reg [CONN_W-1:0]       done_conn_reg = 0;
 
 always @(posedge clk) begin
-    // A piece of a connection that is not enabled (S_CTX has its context).
-    drop_valid_reg <= state_reg == S_CTX && !c_en_next;
-    drop_conn_reg <= p_conn_reg;
-    drop_first_reg <= p_first_reg;
-    if (state_reg == S_CTX && !c_en_next) begin
+    // A piece of a connection that is not enabled (C2 has its context).
+    drop_valid_reg <= c2_go && !c_en;
+    drop_conn_reg <= c2_conn_reg;
+    drop_first_reg <= c2_first_reg;
+    if (c2_go && !c_en) begin
         drop_count_reg <= drop_count_reg + 32'd1;
     end
-    // A post that S_POST does not take: a connection not enabled, QN 3, a
-    // full ring.
-    perr_valid_reg <= state_reg == S_POST && (!c_en_next || o_qn_reg == 2'd3 || post_full);
-    perr_conn_reg <= p_conn_reg;
+    // A post not taken: a connection not enabled, QN 3, a full ring.
+    perr_valid_reg <= cf_post_reg && !o_ok;
+    perr_conn_reg <= o_conn_reg;
     perr_qn_reg <= o_qn_reg;
     perr_id_reg <= o_ent_reg[ID_W-1:0];
-    perr_reason_reg <= !c_en_next ? 2'd3 : o_qn_reg == 2'd3 ? 2'd2 : 2'd1;
+    perr_reason_reg <= !cx_rd_data[CX_W-1] ? 2'd3 : o_qn_reg == 2'd3 ? 2'd2 : 2'd1;
     berr_valid_reg <= b_go && m_axi_bresp[1];
     berr_conn_reg <= bq_out_data;
     berr_resp_reg <= m_axi_bresp;
+    // A ULPDU's last piece has left placement: all its writes are queued.
+    done_valid_reg <= d2_valid_reg && e2_last_reg && rf_in_ready;
+    done_conn_reg <= e2_conn_reg;
     if (rst) begin
         drop_valid_reg <= 1'b0;
         drop_count_reg <= 32'd0;
         perr_valid_reg <= 1'b0;
         berr_valid_reg <= 1'b0;
+        done_valid_reg <= 1'b0;
     end
 end
 
@@ -1422,6 +1714,8 @@ assign m_post_err_reason = perr_reason_reg;
 assign m_berr_valid = berr_valid_reg;
 assign m_berr_conn = berr_conn_reg;
 assign m_berr_resp = berr_resp_reg;
+assign m_done_valid = done_valid_reg;
+assign m_done_conn = done_conn_reg;
 
 assign m_cpl_valid = cpl_valid_reg;
 assign m_cpl_conn = ev_conn_reg;
@@ -1433,12 +1727,16 @@ assign m_err_conn = ev_conn_reg;
 assign {m_err_layer, m_err_etype, m_err_code} = ev_err_reg;
 
 // Not needed: the verdict's conn (the record's is the same), BID (one AXI
-// ID: responses in AW order), the remote read right (placement needs write), the
-// low halves of the double-width rotations, the sum of TO + length (only
-// its carry), the record's kind and error fields on m_cpl.
+// ID: responses in AW order), the remote read right (placement needs write),
+// the low halves of the double-width rotations, the sum of TO + length (only
+// its carry), the record's kind and error fields on m_cpl, the header
+// record's ULPDU-last bit (read on the tlast beat from df_fifo), the upper
+// STag index bits (their check is c1_stag_bad's), the ring read's
+// unused header bits.
 wire unused_ok = &{1'b0, s_verdict_tuser, m_axi_bid, st_acc[1],
     rot_d_cur[DATA_W-1:0], rot_d_prev[DATA_W-1:0], rot_k_cur[KEEP_W-1:0], rot_k_prev[KEEP_W-1:0],
-    c2_toend[63:0], ev_rec_reg[RECC_W-1 -: 2], ev_rec_reg[15:0], s_ext};
+    c1_toend[63:0], ev_rec_reg[RECC_W-1 -: 2], ev_rec_reg[15:0], hf_idx32, g_s8,
+    fifo_ready2_unused};
 
 endmodule
 

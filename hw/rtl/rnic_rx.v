@@ -29,7 +29,7 @@
 //   s_conn_*, s_stag_*, s_post_*   ddp_rx's configuration streams.
 //   m_axi_*      ddp_rx's AXI4 write master (host memory).
 //   m_cpl_*, m_err_*               ddp_rx's completions and errors.
-//   m_drop_*, m_post_err_*, m_berr_*   ddp_rx's status pulses.
+//   m_drop_*, m_post_err_*, m_berr_*, m_done_*   ddp_rx's status pulses.
 //
 // Latency and throughput: those of the three blocks in a row (mpa_rx's
 // cut-through pieces, 2 clocks of rx_join for a piece that needs no join,
@@ -157,7 +157,9 @@ module rnic_rx #(
     output wire [1:0]              m_post_err_reason,
     output wire                    m_berr_valid,
     output wire [CONN_W-1:0]       m_berr_conn,
-    output wire [1:0]              m_berr_resp
+    output wire [1:0]              m_berr_resp,
+    output wire                    m_done_valid,
+    output wire [CONN_W-1:0]       m_done_conn
 );
 
 localparam N = DATA_W / 8;
@@ -254,7 +256,8 @@ ddp_rx #(
     .m_post_err_valid(m_post_err_valid), .m_post_err_conn(m_post_err_conn),
     .m_post_err_qn(m_post_err_qn), .m_post_err_id(m_post_err_id),
     .m_post_err_reason(m_post_err_reason),
-    .m_berr_valid(m_berr_valid), .m_berr_conn(m_berr_conn), .m_berr_resp(m_berr_resp)
+    .m_berr_valid(m_berr_valid), .m_berr_conn(m_berr_conn), .m_berr_resp(m_berr_resp),
+    .m_done_valid(m_done_valid), .m_done_conn(m_done_conn)
 );
 
 endmodule
