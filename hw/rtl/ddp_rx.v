@@ -1085,9 +1085,10 @@ always @* begin
 end
 
 // D0: the piece's rotation R = (dest - S) mod N (output beat m holds the
-// octets whose g = piece octet + R is in m*N .. m*N + N-1), the range of g
-// to write, the first write address and the output beats to the end of
-// the ULPDU's payload.
+// octets whose g = piece octet + R is in m*N .. m*N + N-1), its write
+// window as lane masks of output beats 0 and 1 and the counts to the
+// window's first and last beats, the first write address and the output
+// beats to the end of the ULPDU's payload.
 reg                    d0_first_reg, d0_en_reg, d0_place_reg;
 reg [CONN_W-1:0]       d0_conn_reg;
 reg [ADDR_W-1:0]       d0_dest_reg;
@@ -1096,14 +1097,44 @@ reg [15:0]             d0_remain_reg;
 reg [RECC_W-1:0]       d0_rec_reg;
 reg [223:0]            d0_rr_reg;
 reg [LG-1:0]           d0_r_reg;
-reg [17:0]             d0_gs_reg, d0_ge_reg, d0_left_reg;
+reg [KEEP_W-1:0]       d0_win0_reg, d0_win1_reg, d0_lo_reg, d0_hi_reg;
+reg [19:0]             d0_q0_reg, d0_q1_reg;
+reg [17:0]             d0_left_reg;
 reg [ADDR_W-1:0]       d0_waddr_reg;
 reg [LG-1:0]           g_r;
-reg [17:0]             g_gs;
+reg [17:0]             g_gs, g_ge, g_end;
+reg [19:0]             g_m0, g_m1;
+reg [KEEP_W-1:0]       g_lo, g_hi;
+reg [ADDR_W-1:0]       g_waddr;
 
-always @* begin
+// Lanes of output beat m that are in the window [m0*N + lo, m1*N + hi]:
+// q0 = m0 - m, q1 = m1 - m (two's complement), lo_m = lanes >= lo,
+// hi_m = lanes <= hi.
+function [KEEP_W-1:0] win_mask(input [19:0] q0, input [19:0] q1, input [KEEP_W-1:0] lo_m,
+                               input [KEEP_W-1:0] hi_m);
+    begin
+        if ((!q0[19] && q0 != 20'd0) || q1[19]) begin
+            win_mask = {KEEP_W{1'b0}};
+        end else begin
+            win_mask = (q0 == 20'd0 ? lo_m : {KEEP_W{1'b1}}) & (q1 == 20'd0 ? hi_m : {KEEP_W{1'b1}});
+        end
+    end
+endfunction
+
+always @* begin : setup
+    integer b;
     g_r = g_dest[LG-1:0] - g_s8[LG-1:0];
     g_gs = {13'd0, g_s} + {{(18-LG){1'b0}}, g_r};
+    g_ge = g_gs + {2'd0, g_remain};
+    g_end = g_ge - 18'd1;
+    g_m0 = {{(LG+2){1'b0}}, g_gs[17:LG]};
+    // An empty window (no payload): its last beat before its first.
+    g_m1 = (g_remain == 16'd0) ? 20'hfffff : {{(LG+2){1'b0}}, g_end[17:LG]};
+    for (b = 0; b < KEEP_W; b = b + 1) begin
+        g_lo[b] = b >= g_gs[LG-1:0];
+        g_hi[b] = b <= g_end[LG-1:0];
+    end
+    g_waddr = (g_dest - {{(ADDR_W-5){1'b0}}, g_s}) & {{(ADDR_W-LG){1'b1}}, {LG{1'b0}}};
 end
 
 always @(posedge clk) begin
@@ -1126,9 +1157,13 @@ always @(posedge clk) begin
         d0_rec_reg <= g_rec;
         d0_rr_reg <= g_rr;
         d0_r_reg <= g_r;
-        d0_gs_reg <= g_gs;
-        d0_ge_reg <= g_gs + {2'd0, g_remain};
-        d0_waddr_reg <= (g_dest - {{(ADDR_W-5){1'b0}}, g_s}) & {{(ADDR_W-LG){1'b1}}, {LG{1'b0}}};
+        d0_win0_reg <= win_mask(g_m0, g_m1, g_lo, g_hi);
+        d0_win1_reg <= win_mask(g_m0 - 20'd1, g_m1 - 20'd1, g_lo, g_hi);
+        d0_q0_reg <= g_m0 - 20'd2;
+        d0_q1_reg <= g_m1 - 20'd2;
+        d0_lo_reg <= g_lo;
+        d0_hi_reg <= g_hi;
+        d0_waddr_reg <= g_waddr;
         d0_left_reg <= ({{(18-LG){1'b0}}, g_dest[LG-1:0]} + {2'd0, g_remain} + N18 - 18'd1) >> LG;
     end else if (d0_take) begin
         d0_valid_reg <= 1'b0;
@@ -1139,7 +1174,11 @@ always @(posedge clk) begin
     end
 end
 
-// D1: the piece being placed.
+// D1: the piece being placed. Its control comes from registers only: the
+// window masks of the current and the next output beat (advanced a beat
+// at a time by the counts q0, q1 to the window's ends), flags of the
+// counts of output beats left (left) and of beats left in the open burst
+// (bleft), and the block offset of the output beat (bofs).
 reg [1:0]              d_state_reg = D_DATA;
 reg                    d_first_reg, d_en_reg, d_place_reg, d_last_reg;
 reg [ADDR_W-1:0]       d_dest_reg;
@@ -1148,9 +1187,13 @@ reg [15:0]             d_remain_reg;
 reg [RECC_W-1:0]       d_rec_reg;
 reg [223:0]            d_rr_reg;
 reg [LG-1:0]           d_r_reg;
-reg [17:0]             d_gs_reg, d_ge_reg, d_gb_reg;
+reg [KEEP_W-1:0]       d_win_reg, d_winn_reg, d_lo_reg, d_hi_reg;
+reg                    d_wne_reg, d_wnen_reg;    // the masks are not empty
+reg [19:0]             d_q0_reg, d_q1_reg;       // window ends minus (output beat + 2)
 reg [ADDR_W-1:0]       d_waddr_reg;
+reg [BW-1:0]           d_bofs_reg;      // output beat's place in its BURST block
 reg [17:0]             d_left_reg;       // output beats to the end of the ULPDU's payload
+reg [17:0]             d_leftm1_reg;     // the same, minus 1
 reg [8:0]              d_bleft_reg = 9'd0;   // beats left in the open burst
 reg [11:0]             d_k_reg;          // input beat index
 reg [DATA_W-1:0]       d_prev_reg;
@@ -1186,24 +1229,11 @@ always @* begin
             | (rot_d_prev[2*DATA_W-1:DATA_W] & expand(~hi_lanes));
     ob_keep = ((ob_flush ? {KEEP_W{1'b0}} : rot_k_cur[2*KEEP_W-1:KEEP_W]) & hi_lanes)
             | (rot_k_prev[2*KEEP_W-1:KEEP_W] & ~hi_lanes);
-    ob_strb = ob_keep & lane_window(clamp_lanes(d_gs_reg, d_gb_reg), clamp_lanes(d_ge_reg, d_gb_reg))
-            & {KEEP_W{d_place_reg}};
+    ob_strb = ob_keep & d_win_reg & {KEEP_W{d_place_reg}};
     // The flush beat of the current input beat (the next output beat: its
     // lanes below the rotation), for a piece's tlast beat.
     fl_data = rot_d_cur[2*DATA_W-1:DATA_W] & expand(~hi_lanes);
-    fl_strb = rot_k_cur[2*KEEP_W-1:KEEP_W] & ~hi_lanes
-            & lane_window(clamp_lanes(d_gs_reg, d_gb_reg + N18), clamp_lanes(d_ge_reg, d_gb_reg + N18))
-            & {KEEP_W{d_place_reg}};
-end
-
-// Burst of a new write beat: up to the end of the BURST-aligned block, and
-// to the end of the ULPDU's payload.
-reg [8:0]              blk_left;
-reg [8:0]              new_blen;
-
-always @* begin
-    blk_left = BURST[8:0] - {{(9-BW){1'b0}}, d_waddr_reg[LG +: BW]};
-    new_blen = (d_left_reg < {9'd0, blk_left}) ? d_left_reg[8:0] : blk_left;
+    fl_strb = rot_k_cur[2*KEEP_W-1:KEEP_W] & ~hi_lanes & d_winn_reg & {KEEP_W{d_place_reg}};
 end
 
 // Octets 18..45 of a first piece from its input beat k.
@@ -1219,15 +1249,34 @@ function [223:0] rr_capture(input [223:0] rr, input [DATA_W-1:0] beat, input [11
     end
 endfunction
 
+// Flags of the counts, from registers. A new burst (at an output beat
+// with no burst open) runs to the end of its BURST block or to the end of
+// the ULPDU's payload: nbm1 = min(left - 1, BURST - 1 - bofs) beats after
+// its first.
+wire                   f_left0 = d_left_reg == 18'd0;
+wire                   f_left1 = d_left_reg == 18'd1;
+wire                   f_left2 = d_left_reg == 18'd2;
+wire                   f_bl0 = d_bleft_reg == 9'd0;
+wire                   f_bl1 = d_bleft_reg == 9'd1;
+wire                   f_bl2 = d_bleft_reg == 9'd2;
+wire [BW-1:0]          f_nb = ~d_bofs_reg;                    // BURST - 1 - bofs
+wire                   f_bend = d_bofs_reg == {BW{1'b1}};     // last beat of a block
+wire                   f_bend1 = d_bofs_reg == {{(BW-1){1'b1}}, 1'b0};
+wire                   f_lge = d_leftm1_reg[17:BW] != 0 || d_leftm1_reg[BW-1:0] >= f_nb;
+wire [7:0]             f_nbm1 = f_lge ? {{(8-BW){1'b0}}, f_nb} : d_leftm1_reg[7:0];
+wire                   f_nbm1_0 = f_left1 || f_bend;
+wire                   f_nbm1_1 = (f_left2 && !f_bend) || (f_bend1 && !f_left0 && !f_left1);
+
 reg                    d_beat;      // an input beat taken
-reg                    d_wr;        // a W beat (and maybe an AW) queued
+reg                    d_wr;        // a W beat of the payload's window (and maybe an AW) queued
 reg                    d_end;       // the piece ends this clock (to D2)
+reg                    d_aw;
+reg                    d_go;
+reg                    d_bl_n0, d_bl_n1;  // bleft after this clock's W beat is 0, 1
+reg                    d_lft_n0;          // left after it is 0
 reg [1:0]              d_state_next;
-reg [8:0]              d_bleft_next;
-reg [17:0]             d_left_next;
-reg [16:0]             d_octs;
 reg [223:0]            d_rr_next;
-reg                    d_ovl;       // a flush beat and the next piece's first input beat
+reg [16:0]             d_octs;
 
 assign d0_take = d0_valid_reg && (!d1_active_reg || d_end);
 assign df_out_ready = d_beat;
@@ -1236,137 +1285,94 @@ always @* begin
     d_beat = 1'b0;
     d_wr = 1'b0;
     d_end = 1'b0;
-    d_ovl = 1'b0;
+    d_aw = 1'b0;
+    d_go = 1'b0;
     d_state_next = d_state_reg;
-    d_bleft_next = d_bleft_reg;
-    d_left_next = d_left_reg;
     d_octs = d_octs_reg;
     d_rr_next = d_rr_reg;
     aw_in_valid = 1'b0;
-    aw_in_data = {d_waddr_reg, new_blen[7:0] - 8'd1};
+    aw_in_data = {d_waddr_reg, f_nbm1};
     w_in_valid = 1'b0;
-    w_in_data = {ob_data, ob_strb, 1'b0};
+    w_in_data = {ob_data, ob_strb, f_bl0 ? f_nbm1_0 : f_bl1};
     w2_in_valid = 1'b0;
     w2_in_data = {fl_data, fl_strb, 1'b1};
-    if (d1_active_reg && out_ok) begin
-        case (d_state_reg)
-        D_DATA: begin
-            // The piece's tlast beat ends it here unless a flush or pad
-            // beat must follow (then D2 is not needed yet).
-            if (df_out_valid) begin
-                d_beat = 1'b1;
-                if (d_cur_tlast) begin
-                    d_octs = ({5'd0, d_k_reg} << LG) + {{(16-LG){1'b0}}, keep_count(d_cur_keep)};
-                end
-            end
-        end
-        D_FLUSH, D_PAD: begin
-            d_beat = 1'b0;
-        end
-        default: begin
-            d_beat = 1'b0;
-        end
-        endcase
-        if (d_state_reg != D_DATA || df_out_valid) begin
-            if (ob_strb != {KEEP_W{1'b0}} || d_state_reg == D_PAD) begin
-                d_wr = 1'b1;
-            end
-        end
-        if (d_wr) begin
-            w_in_valid = 1'b1;
-            if (d_state_reg == D_PAD) begin
-                w_in_data = {{DATA_W{1'b0}}, {KEEP_W{1'b0}}, d_bleft_reg == 9'd1};
-                d_bleft_next = d_bleft_reg - 9'd1;
-            end else begin
-                if (d_bleft_reg == 9'd0) begin
-                    aw_in_valid = 1'b1;
-                    w_in_data[0] = new_blen == 9'd1;
-                    d_bleft_next = new_blen - 9'd1;
-                end else begin
-                    w_in_data[0] = d_bleft_reg == 9'd1;
-                    d_bleft_next = d_bleft_reg - 9'd1;
-                end
-                d_left_next = d_left_reg - 18'd1;
-            end
-        end
-        if (d_beat && d_first_reg && d_state_reg == D_DATA) begin
-            d_rr_next = rr_capture(d_rr_reg, d_cur_data, d_k_reg);
-        end
-        case (d_state_reg)
-        D_DATA: begin
-            if (d_beat && d_cur_tlast) begin
-                // A flush beat follows when the last input beat leaves
-                // octets of the payload for the next output beat: always
-                // for a piece that does not end its ULPDU, otherwise when
-                // output beats of the payload are left. For a ULPDU's last
-                // piece it goes into the W queue in this clock, behind
-                // this beat's, when it ends the burst this beat's is in
-                // (no AW of its own).
-                if (d_cur_ulast && d_place_reg && d_left_next != 18'd0 && d_wr && w_in_ready2
-                        && d_bleft_next == 9'd1) begin
-                    w2_in_valid = 1'b1;
-                    d_bleft_next = 9'd0;
-                    d_left_next = d_left_next - 18'd1;
-                    d_end = 1'b1;
-                end else if (d_cur_ulast && d_place_reg && !d_wr && d_bleft_reg == 9'd0
-                        && d_left_reg == 18'd1) begin
-                    // The whole payload is in the flush beat (a one-beat
-                    // piece whose payload starts in the next output beat):
-                    // it goes now, as a burst of one.
-                    w_in_valid = 1'b1;
-                    w_in_data = {fl_data, fl_strb, 1'b1};
-                    aw_in_valid = 1'b1;
-                    aw_in_data = {d_waddr_reg + N_A, 8'd0};
-                    d_left_next = 18'd0;
-                    d_end = 1'b1;
-                end else if (!d_cur_ulast || (d_place_reg && d_left_next != 18'd0)) begin
-                    d_state_next = D_FLUSH;
-                end else begin
-                    d_end = 1'b1;
-                end
-            end
-        end
-        D_FLUSH: begin
-            if (d_bleft_next != 9'd0) begin
-                d_state_next = D_PAD;
-            end else begin
+    // A piece's end waits for D2 (d2_free): the tlast beat, a flush beat
+    // and the last pad beat.
+    case (d_state_reg)
+        D_DATA: d_go = d1_active_reg && out_ok && df_out_valid && (!d_cur_tlast || d2_free);
+        D_FLUSH: d_go = d1_active_reg && out_ok && d2_free;
+        default: d_go = d1_active_reg && out_ok && (!f_bl1 || d2_free);
+    endcase
+    d_beat = d_go && d_state_reg == D_DATA;
+    d_wr = d_go && d_state_reg != D_PAD && d_place_reg && d_wne_reg;
+    d_aw = d_wr && f_bl0;
+    d_bl_n0 = d_wr ? (f_bl0 ? f_nbm1_0 : f_bl1) : f_bl0;
+    d_bl_n1 = d_wr ? (f_bl0 ? f_nbm1_1 : f_bl2) : f_bl1;
+    d_lft_n0 = d_wr ? f_left1 : f_left0;
+    if (d_wr) begin
+        w_in_valid = 1'b1;
+        aw_in_valid = d_aw;
+    end
+    if (d_beat && d_first_reg) begin
+        d_rr_next = rr_capture(d_rr_reg, d_cur_data, d_k_reg);
+    end
+    if (d_beat && d_cur_tlast) begin
+        d_octs = ({5'd0, d_k_reg} << LG) + {{(16-LG){1'b0}}, keep_count(d_cur_keep)};
+    end
+    case (d_state_reg)
+    D_DATA: begin
+        if (d_beat && d_cur_tlast) begin
+            // A flush beat follows when the last input beat leaves
+            // octets of the payload for the next output beat: always for a
+            // piece that does not end its ULPDU, otherwise when output
+            // beats of the payload are left. For a ULPDU's last piece it
+            // goes into the W queue in this clock, behind this beat's,
+            // when it ends the burst this beat's is in; or alone, as a
+            // burst of one, when this beat writes nothing.
+            if (d_cur_ulast && (!d_place_reg || d_lft_n0)) begin
                 d_end = 1'b1;
-            end
-        end
-        default: begin
-            if (d_bleft_next == 9'd0) begin
+            end else if (d_cur_ulast && d_wr && w_in_ready2 && d_bl_n1) begin
+                w2_in_valid = 1'b1;
                 d_end = 1'b1;
+            end else if (d_cur_ulast && !d_wr && f_bl0 && f_left1) begin
+                w_in_valid = 1'b1;
+                w_in_data = {fl_data, fl_strb, 1'b1};
+                aw_in_valid = 1'b1;
+                aw_in_data = {d_waddr_reg + N_A, 8'd0};
+                d_end = 1'b1;
+            end else begin
+                d_state_next = D_FLUSH;
             end
-        end
-        endcase
-        if (d_end && !d2_free) begin
-            // D2 is busy: nothing of this clock happens.
-            d_beat = 1'b0;
-            d_wr = 1'b0;
-            d_end = 1'b0;
-            aw_in_valid = 1'b0;
-            w_in_valid = 1'b0;
-            w2_in_valid = 1'b0;
-            d_state_next = d_state_reg;
-            d_bleft_next = d_bleft_reg;
-            d_left_next = d_left_reg;
-            d_octs = d_octs_reg;
-            d_rr_next = d_rr_reg;
-        end
-        if (d_end) begin
-            d_state_next = D_DATA;
-        end
-        // A flush beat that ends its piece takes the next piece's first
-        // input beat along when that beat writes nothing (its payload
-        // starts in the next output beat: R + S >= N) and is not the
-        // piece's last: the clock is not lost.
-        if (d_end && d_state_reg == D_FLUSH && d0_valid_reg && df_out_valid && !d_cur_tlast
-                && d0_gs_reg >= N18) begin
-            d_ovl = 1'b1;
-            d_beat = 1'b1;
         end
     end
+    D_FLUSH: begin
+        if (d_go) begin
+            if (d_bl_n0) begin
+                d_end = 1'b1;
+            end else begin
+                d_state_next = D_PAD;
+            end
+        end
+    end
+    default: begin
+        // The piece ended inside a burst: the rest of it, no strobes.
+        if (d_go) begin
+            w_in_valid = 1'b1;
+            w_in_data = {{DATA_W{1'b0}}, {KEEP_W{1'b0}}, f_bl1};
+            if (f_bl1) begin
+                d_end = 1'b1;
+            end
+        end
+    end
+    endcase
+    if (d_end) begin
+        d_state_next = D_DATA;
+    end
 end
+
+// Output beats (W beats pushed, from the data path: not the pad beats).
+wire [1:0]             d_nw = {1'b0, d_wr} + {1'b0, w2_in_valid}
+                             + {1'b0, !d_wr && w_in_valid && d_state_reg == D_DATA};
 
 always @(posedge clk) begin
     if (d0_take) begin
@@ -1382,40 +1388,49 @@ always @(posedge clk) begin
         d_rec_reg <= d0_rec_reg;
         d_rr_reg <= d0_rr_reg;
         d_r_reg <= d0_r_reg;
-        d_gs_reg <= d0_gs_reg;
-        d_ge_reg <= d0_ge_reg;
-        d_gb_reg <= 18'd0;
+        d_win_reg <= d0_win0_reg;
+        d_winn_reg <= d0_win1_reg;
+        d_wne_reg <= |d0_win0_reg;
+        d_wnen_reg <= |d0_win1_reg;
+        d_q0_reg <= d0_q0_reg;
+        d_q1_reg <= d0_q1_reg;
+        d_lo_reg <= d0_lo_reg;
+        d_hi_reg <= d0_hi_reg;
         d_waddr_reg <= d0_waddr_reg;
+        d_bofs_reg <= d0_waddr_reg[LG +: BW];
         d_left_reg <= d0_left_reg;
+        d_leftm1_reg <= d0_left_reg - 18'd1;
         d_bleft_reg <= 9'd0;
         d_k_reg <= 12'd0;
         d_prev_reg <= {DATA_W{1'b0}};
         d_prevk_reg <= {KEEP_W{1'b0}};
-        if (d_ovl) begin
-            // Its first beat went with the last piece's flush.
-            d_gb_reg <= N18;
-            d_waddr_reg <= d0_waddr_reg + N_A;
-            d_k_reg <= 12'd1;
-            d_prev_reg <= d_cur_data;
-            d_prevk_reg <= d_cur_keep;
-            if (d0_first_reg) begin
-                d_rr_reg <= rr_capture(d0_rr_reg, d_cur_data, 12'd0);
-            end
-        end
     end else begin
         if (d_end) begin
             d1_active_reg <= 1'b0;
         end
         d_state_reg <= d_state_next;
-        d_bleft_reg <= d_bleft_next;
-        d_left_reg <= d_left_next;
         d_rr_reg <= d_rr_next;
+        if (d_go) begin
+            if (d_state_reg == D_PAD) begin
+                d_bleft_reg <= d_bleft_reg - 9'd1;
+            end else if (d_wr) begin
+                d_bleft_reg <= d_aw ? {1'b0, f_nbm1} : d_bleft_reg - 9'd1;
+            end
+        end
+        d_left_reg <= d_left_reg - {16'd0, d_nw};
+        d_leftm1_reg <= d_leftm1_reg - {16'd0, d_nw};
         if (d_beat) begin
             d_prev_reg <= d_cur_data;
             d_prevk_reg <= d_cur_keep;
             d_k_reg <= d_k_reg + 12'd1;
-            d_gb_reg <= d_gb_reg + N18;
             d_waddr_reg <= d_waddr_reg + N_A;
+            d_bofs_reg <= d_bofs_reg + 1'b1;
+            d_win_reg <= d_winn_reg;
+            d_wne_reg <= d_wnen_reg;
+            d_winn_reg <= win_mask(d_q0_reg, d_q1_reg, d_lo_reg, d_hi_reg);
+            d_wnen_reg <= |win_mask(d_q0_reg, d_q1_reg, d_lo_reg, d_hi_reg);
+            d_q0_reg <= d_q0_reg - 20'd1;
+            d_q1_reg <= d_q1_reg - 20'd1;
         end
     end
     if (d_beat && d_cur_tlast) begin
