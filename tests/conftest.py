@@ -44,6 +44,7 @@ COST = {
     "mpa_rx/test_mpa_rx.py::test_mpa_rx[icarus-W64]": 33,
     "rnic_rx/test_rnic_rx.py::test_rnic_rx[verilator-W64]": 31,
     "rx_join/test_rx_join.py::test_rx_join[verilator-W64]": 30,
+    "rx_join/test_rx_join.py::test_rx_join[ghdl-W64]": 35,
     "ddp_rx/test_ddp_rx.py::test_ddp_rx[verilator-W64]": 28,
     "rnic_tx/test_rnic_tx.py::test_rnic_tx[verilator-W64]": 28,
     "rnic_tx/test_rnic_tx.py::test_rnic_tx[verilator-W256]": 27,

@@ -25,12 +25,13 @@
 //     no join passes with its octets unchanged; one whose octets all left
 //     before its tlast beat came in ends with an empty beat (tkeep 0).
 //   s_verdict, m_verdict: tdata = MPA code[2:0], tuser = conn; one per
-//     ULPDU, after its ULPDU's last piece. They pass in order with the
+//     ULPDU, strictly after the clock of its last piece's tlast beat on
+//     s_axis (hw/README.md; mpa_rx keeps to it). They pass in order with the
 //     pieces: a verdict goes out only after every last piece (tuser last)
 //     that came in before it has left m_axis, never in the clock of that
 //     piece's tlast beat (hw/README.md's rule holds on m_axis).
-//   s_clr: clears connection clr_conn's held octets (drive it when the
-//     connection is (re)configured). Accepted when clr_ready; takes
+//   clr_valid, clr_ready, clr_conn: clears connection clr_conn's held
+//     octets (drive it when the connection is (re)configured); takes
 //     effect for pieces of that connection that arrive after it. Do not
 //     clear a connection while one of its pieces is inside the block.
 //

@@ -21,6 +21,9 @@ The cocotb tests:
   pass_through      pieces that need no join, back to back, always-ready
                     outputs: one beat a clock and the latency (asserted).
 
+Verilator and Icarus run hw/rtl/rx_join.v; GHDL runs its VHDL-2008 twin,
+hw/rtl/vhdl/rx_join.vhd (at GHDL_WIDTHS), with the same tests and checks.
+
 Run with `.venv/bin/pytest tests/rx_join` (SIMS=..., WAVES=1, RANDOM_SEED=...
 as in tests/hdlsim.py). RX_JOIN_ULPDUS sets random_pieces' ULPDUs per
 connection.
@@ -367,8 +370,12 @@ async def pass_through(dut):
 
 # --- pytest ------------------------------------------------------------------
 
-# Verilator at both ends of the width range, Icarus at 64 (run time).
-PARAMS = hdlsim.width_cases((64, 512), sim_widths={"icarus": (64,)})
+# Verilator at both ends of the width range, Icarus at 64 (run time); GHDL
+# runs the VHDL twin at GHDL_WIDTHS, with Verilator's traffic (about 30 s a
+# case: no need for less).
+GHDL_WIDTHS = (64, 512)
+PARAMS = hdlsim.width_cases((64, 512), langs=("verilog", "vhdl"),
+                            sim_widths={"icarus": (64,), "ghdl": GHDL_WIDTHS})
 
 
 @pytest.mark.parametrize("sim,width", PARAMS)
@@ -380,6 +387,7 @@ def test_rx_join(sim, width):
         toplevel="rx_join",
         test_module=__name__,
         verilog_sources=[hdlsim.RTL_DIR / "rx_join.v", hdlsim.RTL_DIR / "sdp_ram.v"],
+        vhdl_sources=[hdlsim.VHDL_DIR / "sdp_ram.vhd", hdlsim.VHDL_DIR / "rx_join.vhd"],
         parameters={"DATA_W": width, "CONN_W": CONN_W},
         extra_env={"RX_JOIN_WIDTH": str(width)},
     )
