@@ -17,7 +17,12 @@ netlist: a block's throughput rests on that loop, which no pipelining can
 shorten. Prints a table and writes build/synth/report.json:
 
     {"tool": "Yosys 0.23 ...", "records": [{"block", "width", "luts", "ffs",
-     "levels", "loop_levels", "loop_register", "max_levels"}, ...]}
+     "levels", "loop_levels", "loop_register", "max_levels", "deep"}, ...]}
+
+"deep" lists the registers (and output ports) whose inputs are more than 5
+LUT levels from any register or input port, deepest first, as [levels,
+name]: ltp names only one path, this names every register to work on.
+`synth --deep N` prints the N deepest of each record under the table.
 
 The issue's target is at most 5 LUT levels everywhere at W=512; a block
 lists it in BLOCKS (max_levels), and a record over its limit makes the
@@ -111,7 +116,7 @@ def synth_one(block: Block, width: int) -> dict:
     luts = re.findall(r"^\s+\$lut\s+(\d+)\s*$", text, re.M)
     if not m or not luts:
         raise RuntimeError(f"{log}: no ltp or stat output")
-    ffs, loop_levels, loop_reg = netlist_figures(json.loads(netlist.read_text()), block.name)
+    ffs, loop_levels, loop_reg, deep = netlist_figures(json.loads(netlist.read_text()), block.name)
     return {
         "block": block.name,
         "width": width,
@@ -121,12 +126,15 @@ def synth_one(block: Block, width: int) -> dict:
         "loop_levels": loop_levels,
         "loop_register": loop_reg,
         "max_levels": block.max_levels.get(width),
+        "deep": deep,
     }
 
 
-def netlist_figures(netlist: dict, top: str) -> tuple[int, int, str]:
-    """Flip-flop count, and the deepest register-to-itself loop in LUT
-    levels with the register's name, from a Yosys JSON netlist."""
+def netlist_figures(netlist: dict, top: str) -> tuple[int, int, str, list]:
+    """Flip-flop count, the deepest register-to-itself loop in LUT levels
+    with the register's name, and the registers and output ports whose
+    inputs are more than 5 levels deep ([levels, name], deepest first), from
+    a Yosys JSON netlist."""
     mod = netlist["modules"][top]
     names = {}  # bit -> register name, preferring a name without '$'
     for name, net in mod["netnames"].items():
@@ -184,7 +192,24 @@ def netlist_figures(netlist: dict, top: str) -> tuple[int, int, str]:
         levels = max((depth_from(ff_outputs[reg], b, memo) for b in bits), default=-1)
         if levels > worst:
             worst, worst_reg = levels, reg
-    return ffs, worst, worst_reg.lstrip("\\")
+
+    # Input depths: from every register and input port, as ltp -noff counts.
+    sources = set().union(*ff_outputs.values()) if ff_outputs else set()
+    for port in mod["ports"].values():
+        if port["direction"] == "input":
+            sources.update(b for b in port["bits"] if isinstance(b, int))
+    memo = {}
+    ends = dict(ff_inputs)
+    for pname, port in mod["ports"].items():
+        if port["direction"] == "output":
+            ends["port " + pname] = [b for b in port["bits"] if isinstance(b, int)]
+    deep = []
+    for name, bits in ends.items():
+        levels = max((depth_from(sources, b, memo) for b in bits), default=-1)
+        if levels > 5:
+            deep.append([levels, name.lstrip("\\")])
+    deep.sort(key=lambda x: (-x[0], x[1]))
+    return ffs, worst, worst_reg.lstrip("\\"), deep
 
 
 def synth(args) -> int:
@@ -215,6 +240,12 @@ def synth(args) -> int:
             f"{r['block']:<10} {r['width']:>5} {r['luts']:>7} {r['ffs']:>6} {r['levels']:>6}  "
             f"{r['loop_levels']:>4}  {verdict:<10}  (loop: {r['loop_register']})"
         )
+    if args.deep:
+        for r in records:
+            if r["deep"]:
+                print(f"{r['block']} W={r['width']}: deepest inputs (LUT levels, register or port)")
+                for levels, name in r["deep"][: args.deep]:
+                    print(f"  {levels:>3}  {name}")
     print(f"report: {(SYNTH_DIR / 'report.json').relative_to(REPO_ROOT)}")
     if missed:
         print("synth: LUT level target missed: " + ", ".join(f"{r['block']} W={r['width']}" for r in missed), file=sys.stderr)
@@ -248,6 +279,8 @@ def main() -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("synth", help="synthesise the blocks, report LUTs and levels")
     p.add_argument("blocks", nargs="*", help="block names (default: all)")
+    p.add_argument("--deep", type=int, default=0, metavar="N",
+                   help="also print the N registers of each block with the deepest inputs")
     p.set_defaults(run=synth)
     p = sub.add_parser("bench", help="collect the testbenches' throughput and latency")
     p.set_defaults(run=bench)
