@@ -115,14 +115,16 @@
 // Structure (one piece a clock through the checks, one beat a clock
 // through placement, with queues between):
 //   intake   every beat into df_fifo (16 beats), and per piece a header
-//            record (tuser, octets 0..17) into hf_fifo once the header is
-//            in: at the first beat for W >= 256.
+//            record (tuser, octets 0..17, the payload length) into hf_fifo
+//            once the header is in: at the first beat for W >= 256.
 //   H        the context, STag entry and posted buffer of the record are
 //            read, with addresses taken from the header as it is.
-//   C1       header classification and the checks of 7.1 on what was read.
+//   C1       header classification; the arithmetic of the checks of 7.1
+//            on what was read (tree adders, carry-save for sums of three).
+//   C1b      the comparisons on C1's sums and differences.
 //   C2       the decision, in the order above, and its effects written
-//            back. A piece's table reads miss the effects of the two
-//            pieces ahead of it: C2 takes those from the last two
+//            back. A piece's table reads miss the effects of the three
+//            pieces ahead of it: C2 takes those from the last three
 //            decisions (the context, the deliveries of each queue, the
 //            invalidated STag indexes) instead. The check pipeline stops
 //            only when the descriptor queue is full.
@@ -132,16 +134,18 @@
 //   D1       one input beat a clock, rotated to the host address; a piece
 //            that ends its ULPDU needs no extra clock unless its payload
 //            spills into one more output beat.
-//   D2       the piece's end: the placement context, or the delivery
-//            record for a ULPDU's last piece.
+//   D2       the piece's end: the delivery record for a ULPDU's last
+//            piece; for another, D3 works out where the ULPDU's next piece
+//            goes on and writes it to the placement context.
 //
 // Throughput: one input beat per clock across back-to-back ULPDUs of one
-// piece each; a piece that continues a ULPDU costs about 4 clocks.
-// Measured (tests/ddp_rx bench, one-piece RDMA Writes back to back, 64 to
-// 9000 payload octets): 1.0 input beats per clock at every width and
-// size. Latency, from the clock a first piece's first beat is offered to
-// its first AW / W: 11 / 12 clocks at W = 64, 9 / 10 at 128, 8 / 9 at
-// 256 and 512.
+// piece each, as long as the write port keeps up (a payload at an
+// arbitrary host offset may need one write beat more than its ULPDU took
+// in); a piece that continues a ULPDU costs about 5 clocks. Measured
+// figures (tests/ddp_rx bench: one-FPDU RDMA Writes back to back, FPDUs
+// of 64 to 9000 octets, input beats per clock, the write port's share,
+// and the latency from the clock a first piece's first beat is offered to
+// its first AW and W): README, "Hardware figures".
 //
 `resetall
 `timescale 1ns / 1ps
@@ -285,8 +289,9 @@ localparam ST_W = 1 + 8 + 32 + 1 + CONN_W + 2 + 64 + 32 + ADDR_W;
 localparam RG_W = ADDR_W + 32 + ID_W;
 localparam MK_W = BQ_AW + 2;                 // burst counts, modulo 2^MK_W (a sign bit to spare)
 localparam RF_W = 1 + MK_W + CONN_W + RECC_W + 224;    // {enabled, mark, conn, rec, rr}
-// Header record of a piece: {ulen, conn, first, octets 0..17}.
-localparam HF_W = 16 + CONN_W + 1 + 144;
+// Header record of a piece: {short, n, ulen, conn, first, octets 0..17};
+// n = ulen - header length, short = ulen < header length.
+localparam HF_W = 1 + 16 + 16 + CONN_W + 1 + 144;
 // Input beat: {data, keep, tlast, ULPDU last}.
 localparam DF_W = DATA_W + KEEP_W + 2;
 // Placement descriptor of a piece: {conn, first, enabled, place, dest, s,
@@ -386,6 +391,62 @@ function [DATA_W-1:0] expand(input [KEEP_W-1:0] m);
             expand[8*b +: 8] = {8{m[b]}};
         end
     end
+endfunction
+
+// gt33(a, b): a > b, as a tree of (greater, equal) pairs, three per node
+// (ddp_tx's): a plain > becomes a subtraction with a ripple carry.
+function gt33(input [32:0] a, input [32:0] b);
+    reg [35:0] g, e, g3, e3, g9, e9, g27, t;
+    begin
+        g = {3'b000, a & ~b};
+        e = {3'b111, ~(a ^ b)};
+        g3 = g | (e & ((g << 1) | ((e << 1) & (g << 2))));
+        e3 = e & (e << 1) & (e << 2);
+        g9 = g3 | (e3 & ((g3 << 3) | ((e3 << 3) & (g3 << 6))));
+        e9 = e3 & (e3 << 3) & (e3 << 6);
+        g27 = g9 | (e9 & ((g9 << 9) | ((e9 << 9) & (g9 << 18))));
+        t = g9 | (e9 & (g27 << 9));
+        gt33 = |(t & {1'b1, 35'd0});
+    end
+endfunction
+
+// fadd(x, y, ci): {carry, sum} of x + y + ci, carry select per 4-bit group
+// with the carry into each group from gt33 (ddp_tx's).
+function [32:0] fadd(input [31:0] x, input [31:0] y, input ci);
+    integer gi;
+    reg [32:0] xs, ys, m;
+    reg [3:0] s0, s1;
+    reg c;
+    begin
+        fadd = 33'd0;
+        xs = {x, ci};
+        ys = {~y, 1'b0};
+        for (gi = 0; gi < 8; gi = gi + 1) begin
+            m = (33'd2 << (4 * gi)) - 33'd1;
+            c = gt33(xs & m, ys & m);
+            s0 = x[4*gi +: 4] + y[4*gi +: 4];
+            s1 = x[4*gi +: 4] + y[4*gi +: 4] + 4'd1;
+            fadd[4*gi +: 4] = c ? s1 : s0;
+        end
+        fadd[32] = gt33(xs, ys);
+    end
+endfunction
+
+// add64(x, y, ci): {carry, sum}, the high half's sums for both carries in
+// chosen by the low half's carry.
+function [64:0] add64(input [63:0] x, input [63:0] y, input ci);
+    reg [32:0] lo, h0, h1;
+    begin
+        lo = fadd(x[31:0], y[31:0], ci);
+        h0 = fadd(x[63:32], y[63:32], 1'b0);
+        h1 = fadd(x[63:32], y[63:32], 1'b1);
+        add64 = lo[32] ? {h1, lo[31:0]} : {h0, lo[31:0]};
+    end
+endfunction
+
+// Carry-save of three 64-bit words: x + y + z = s + c (mod 2^64).
+function [127:0] csa64(input [63:0] x, input [63:0] y, input [63:0] z);
+    csa64 = {x ^ y ^ z, (x[62:0] & y[62:0]) | (x[62:0] & z[62:0]) | (y[62:0] & z[62:0]), 1'b0};
 endfunction
 
 // Queue qn of a check context.
@@ -491,6 +552,7 @@ wire [1:0]           i_hcnt = i_inpiece_reg ? i_hcnt_reg : 2'd0;
 wire                 i_hdone = i_inpiece_reg && i_hdone_reg;
 reg  [143:0]         i_hdr;
 reg                  i_hpush;
+reg  [32:0]          i_n;             // {no borrow, ulen - header length}
 
 always @* begin : intake_hdr
     integer o;
@@ -503,6 +565,9 @@ always @* begin : intake_hdr
     // A later piece's record goes out with its first beat; a first
     // piece's once its header is in (or at its end, if shorter).
     i_hpush = i_take && !i_hdone && (!i_user[0] || s_axis_tlast || {30'd0, i_hcnt} == HB - 1);
+    // The payload length, from the T bit (octet 0 bit 7): 14 or 18 header
+    // octets (RFC 5041 4.2, 4.3).
+    i_n = fadd({16'd0, i_user[16+CONN_W:CONN_W+1]}, i_hdr[7] ? 32'hfffffff1 : 32'hffffffed, 1'b1);
 end
 
 always @(posedge clk) begin
@@ -538,18 +603,19 @@ wire                 c_adv;
 
 ddp_rx_fifo #(.WIDTH(HF_W), .AW(3)) hf_fifo (
     .clk(clk), .rst(rst),
-    .in_data({i_user, i_hdr}), .in_valid(i_hpush), .in_data2({i_user, i_hdr}), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[1]),
+    .in_data({!i_n[32], i_n[15:0], i_user, i_hdr}), .in_valid(i_hpush),
+    .in_data2({!i_n[32], i_n[15:0], i_user, i_hdr}), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[1]),
     .in_ready(hf_in_ready),
     .out_data(hf_out), .out_valid(hf_out_valid), .out_ready(c_adv)
 );
 
-// --- check pipeline: H (table reads), C1 (checks), C2 (decision) ---------------
+// --- check pipeline: H (table reads), C1, C1b (checks), C2 (decision) ---------
 //
 // One piece a clock. The three tables are read at H with addresses taken
 // straight from the header record; C2 decides and writes the effects
 // (queue advance, failure, invalidation) back. A piece reads its tables
-// before the two pieces ahead of it have written theirs: C2 takes their
-// effects from hist (the last two decisions, in pipeline order) instead.
+// before the three pieces ahead of it have written theirs: C2 takes their
+// effects from hist (the last three decisions, in pipeline order) instead.
 // Everything moves together (c_adv), when the descriptor queue has room.
 
 wire                 dc_in_ready;
@@ -573,7 +639,8 @@ always @(posedge clk) begin
 end
 
 // C1: the header's fields, the context and the table entries.
-wire [15:0]          p1_ulen = c1_rec_reg[HF_W-1 -: 16];
+wire                 p1_short = c1_rec_reg[HF_W-1];
+wire [15:0]          p1_n = c1_rec_reg[HF_W-2 -: 16];
 wire [CONN_W-1:0]    p1_conn = c1_rec_reg[145 +: CONN_W];
 wire                 p1_first = c1_rec_reg[144];
 wire [143:0]         hdr = c1_rec_reg[143:0];
@@ -605,8 +672,8 @@ always @* begin
     h_msn = be32(hdr, 10);
     h_mo = be32(hdr, 14);
     h_hlen = h_t ? 5'd14 : 5'd18;
-    h_short = p1_ulen < {11'd0, h_hlen};
-    h_n = p1_ulen - {11'd0, h_hlen};
+    h_short = p1_short;
+    h_n = p1_n;
     h_optag = h_op == 4'd0 || h_op == 4'd2;
     h_opqn = h_op == 4'd1 ? 2'd1 : h_op == 4'd7 ? 2'd2 : 2'd0;
     // rdmap.ClassifyHeader's order, after ddp.ParseHeader's length check.
@@ -631,7 +698,9 @@ always @* begin
     {h_first, h_cnt} = h_q;
 end
 
-// Checks on the STag entry and the posted buffer just read.
+// Checks on the STag entry and the posted buffer just read: C1 does the
+// arithmetic (tree adders, carry-save for three operands), C1b the
+// comparisons on its results.
 reg                    st_valid, st_bound;
 reg [7:0]              st_key;
 reg [31:0]             st_pd, st_len;
@@ -642,14 +711,119 @@ reg [ADDR_W-1:0]       st_addr;
 reg [ADDR_W-1:0]       rg_addr;
 reg [31:0]             rg_len;
 reg [ID_W-1:0]         rg_id;
-reg [64:0]             c1_toend, c1_off;
-reg [32:0]             c1_offn, c1_mon;
+reg [63:0]             st_addr64, rg_addr64;
+reg [64:0]             a_off;           // TO - base, bit 64 set when TO >= base
+reg [127:0]            a_cs;
+reg [64:0]             a_dt, a_du, a_s;
+reg [32:0]             a_mon;
+reg                    a_wrap, a_nb, a_mo_gt;
 reg                    c1_stag_bad, c1_assoc_bad;
-reg [31:0]             c1_d0, c1_d1, c1_d2;
-reg [2:0]              c1_nobuf, c1_behind, c1_lorder;
+reg [32:0]             a_d0, a_d1, a_d2, a_d3;
+reg [63:0]             a_cs2, a_cs3;
+
+always @* begin
+    {st_valid, st_key, st_pd, st_bound, st_conn, st_acc, st_base, st_len, st_addr} = st_rd_data;
+    {rg_addr, rg_len, rg_id} = rg_rd_data;
+    st_addr64 = 64'd0;
+    st_addr64[ADDR_W-1:0] = st_addr;
+    rg_addr64 = 64'd0;
+    rg_addr64[ADDR_W-1:0] = rg_addr;
+    a_off = add64(h_to, ~st_base, 1'b1);
+    // Bounds (C1b): off[31:0] + n > len, with S = TO_lo + ~base_lo + 1 + n
+    // = off[31:0] + n + 2^32 when TO_lo >= base_lo (nb), else off[31:0] + n.
+    a_cs = csa64({32'd0, h_to[31:0]}, {32'd0, ~st_base[31:0]}, {48'd0, h_n});
+    a_s = add64(a_cs[127:64], a_cs[63:0], 1'b1);
+    a_nb = !gt33({1'b0, st_base[31:0]}, {1'b0, h_to[31:0]});
+    // The host address: addr + TO - base.
+    a_cs = csa64(st_addr64, h_to, ~st_base);
+    a_dt = add64(a_cs[127:64], a_cs[63:0], 1'b1);
+    a_du = add64(rg_addr64, {32'd0, h_mo}, 1'b0);
+    a_mon = fadd(h_mo, {16'd0, h_n}, 1'b0);
+    // TO + n carries out of 64 bits (n < 2^16).
+    a_wrap = (&h_to[63:16]) && gt33({17'd0, h_to[15:0]}, {17'd0, ~h_n});
+    a_mo_gt = gt33({1'b0, h_mo}, {1'b0, rg_len});
+    c1_stag_bad = !st_valid || st_key != h_stag[7:0] || (h_stag >> (8 + STAG_AW)) != 32'd0;
+    c1_assoc_bad = st_pd != cx_rd_data[CX_W-2 -: 32] || (st_bound && st_conn != p1_conn);
+    // MSN - first - j, for j deliveries of the queue the context read has
+    // not seen (j = 0..3).
+    a_d0 = fadd(h_msn, ~h_first, 1'b1);
+    a_d1 = fadd(h_msn, ~h_first, 1'b0);
+    a_cs2 = {h_msn ^ ~h_first ^ 32'hffffffff, ((h_msn & ~h_first) | h_msn | ~h_first)};
+    a_d2 = fadd(a_cs2[63:32], {a_cs2[30:0], 1'b0}, 1'b0);
+    a_cs3 = {h_msn ^ ~h_first ^ 32'hfffffffe,
+             ((h_msn & ~h_first) | ((h_msn | ~h_first) & 32'hfffffffe))};
+    a_d3 = fadd(a_cs3[63:32], {a_cs3[30:0], 1'b0}, 1'b0);
+end
+
+// C1b registers.
+reg                    b_valid_reg = 1'b0;
+reg [CONN_W-1:0]       b_conn_reg;
+reg                    b_first_reg;
+reg [CX_W-1:0]         b_cx_reg;
+reg                    b_t_reg, b_l_reg;
+reg [3:0]              b_op_reg;
+reg [31:0]             b_stag_reg, b_msn_reg;
+reg [1:0]              b_qn_reg;
+reg [15:0]             b_n_reg;
+reg [4:0]              b_hlen_reg;
+reg                    b_cerr_reg;
+reg [15:0]             b_cerr_code_reg;
+reg                    b_stag_bad_reg, b_assoc_bad_reg, b_acc_reg, b_wrap_reg;
+reg                    b_off_neg_reg, b_nb_reg, b_mo_gt_reg;
+reg [31:0]             b_off_hi_reg, b_st_len_reg, b_rg_len_reg;
+reg [33:0]             b_s_reg;
+reg [ADDR_W-1:0]       b_dt_reg, b_du_reg;
+reg [32:0]             b_mon_reg;
+reg [ID_W-1:0]         b_id_reg;
+reg [31:0]             b_d0_reg, b_d1_reg, b_d2_reg, b_d3_reg;
+reg [RQ_AW:0]          b_qcnt_reg;
+reg [ST_W-2:0]         b_st_reg;
+
+always @(posedge clk) begin
+    if (c_adv) begin
+        b_valid_reg <= c1_valid_reg;
+        b_conn_reg <= p1_conn;
+        b_first_reg <= p1_first;
+        b_cx_reg <= cx_rd_data;
+        b_t_reg <= h_t;
+        b_l_reg <= h_l;
+        b_op_reg <= h_op;
+        b_stag_reg <= h_stag;
+        b_msn_reg <= h_msn;
+        b_qn_reg <= h_qn[1:0];
+        b_n_reg <= h_n;
+        b_hlen_reg <= h_hlen;
+        b_cerr_reg <= h_cerr;
+        b_cerr_code_reg <= h_cerr_code;
+        b_stag_bad_reg <= c1_stag_bad;
+        b_assoc_bad_reg <= c1_assoc_bad;
+        b_acc_reg <= !st_acc[0];
+        b_wrap_reg <= a_wrap;
+        b_off_neg_reg <= !a_off[64];
+        b_off_hi_reg <= a_off[63:32];
+        b_nb_reg <= a_nb;
+        b_s_reg <= a_s[33:0];
+        b_st_len_reg <= st_len;
+        b_rg_len_reg <= rg_len;
+        b_mo_gt_reg <= a_mo_gt;
+        b_dt_reg <= a_dt[ADDR_W-1:0];
+        b_du_reg <= a_du[ADDR_W-1:0];
+        b_mon_reg <= a_mon;
+        b_id_reg <= rg_id;
+        b_d0_reg <= a_d0[31:0];
+        b_d1_reg <= a_d1[31:0];
+        b_d2_reg <= a_d2[31:0];
+        b_d3_reg <= a_d3[31:0];
+        b_qcnt_reg <= h_cnt;
+        b_st_reg <= st_rd_data[ST_W-2:0];
+    end
+    if (rst) begin
+        b_valid_reg <= 1'b0;
+    end
+end
 
 // The MSN window checks with j earlier deliveries of the queue that the
-// context read has not seen (d = MSN - first, the window one shorter).
+// context read has not seen (d = MSN - first - j, the window j shorter).
 function nobuf_j(input [31:0] d, input [RQ_AW:0] cnt, input [1:0] j);
     reg [RQ_AW+1:0] c;
     begin
@@ -657,23 +831,6 @@ function nobuf_j(input [31:0] d, input [RQ_AW:0] cnt, input [1:0] j);
         nobuf_j = (d >> (RQ_AW + 1)) != 32'd0 || {1'b0, d[RQ_AW:0]} >= c;
     end
 endfunction
-
-always @* begin
-    {st_valid, st_key, st_pd, st_bound, st_conn, st_acc, st_base, st_len, st_addr} = st_rd_data;
-    {rg_addr, rg_len, rg_id} = rg_rd_data;
-    c1_toend = {1'b0, h_to} + {49'd0, h_n};
-    c1_off = {1'b0, h_to} - {1'b0, st_base};
-    c1_offn = {1'b0, c1_off[31:0]} + {17'd0, h_n};
-    c1_mon = {1'b0, h_mo} + {17'd0, h_n};
-    c1_stag_bad = !st_valid || st_key != h_stag[7:0] || (h_stag >> (8 + STAG_AW)) != 32'd0;
-    c1_assoc_bad = st_pd != cx_rd_data[CX_W-2 -: 32] || (st_bound && st_conn != p1_conn);
-    c1_d0 = h_msn - h_first;
-    c1_d1 = c1_d0 - 32'd1;
-    c1_d2 = c1_d0 - 32'd2;
-    c1_nobuf = {nobuf_j(c1_d2, h_cnt, 2'd2), nobuf_j(c1_d1, h_cnt, 2'd1), nobuf_j(c1_d0, h_cnt, 2'd0)};
-    c1_behind = {c1_d2[31], c1_d1[31], c1_d0[31]};
-    c1_lorder = {h_l && c1_d2 != 32'd0, h_l && c1_d1 != 32'd0, h_l && c1_d0 != 32'd0};
-end
 
 // C2 registers.
 reg                    c2_valid_reg = 1'b0;
@@ -689,7 +846,7 @@ reg [4:0]              k_hlen_reg;
 reg                    k_cerr_reg;
 reg [15:0]             k_cerr_code_reg;
 reg                    e_t_inv_reg, e_t_assoc_reg, e_t_acc_reg, e_t_wrap_reg, e_t_bounds_reg;
-reg [2:0]              e_u_nobuf_reg, e_u_behind_reg, e_u_lorder_reg;
+reg [3:0]              e_u_nobuf_reg, e_u_behind_reg, e_u_lorder_reg;
 reg                    e_u_mo_reg, e_u_long_reg;
 reg                    e_i_bad_reg, e_rr_bad_reg;
 reg [ADDR_W-1:0]       e_dt_reg, e_du_reg;
@@ -699,58 +856,61 @@ reg [ST_W-2:0]         e_st_reg;
 
 always @(posedge clk) begin
     if (c_adv) begin
-        c2_valid_reg <= c1_valid_reg;
-        c2_conn_reg <= p1_conn;
-        c2_first_reg <= p1_first;
-        c2_cx_reg <= cx_rd_data;
-        k_tagged_reg <= h_t;
-        k_l_reg <= h_l;
-        k_op_reg <= h_op;
-        k_stag_reg <= h_stag;
-        k_msn_reg <= h_msn;
-        k_qn_reg <= h_qn[1:0];
-        k_n_reg <= h_n;
-        k_hlen_reg <= h_hlen;
-        k_cerr_reg <= h_cerr;
-        k_cerr_code_reg <= h_cerr_code;
+        c2_valid_reg <= b_valid_reg;
+        c2_conn_reg <= b_conn_reg;
+        c2_first_reg <= b_first_reg;
+        c2_cx_reg <= b_cx_reg;
+        k_tagged_reg <= b_t_reg;
+        k_l_reg <= b_l_reg;
+        k_op_reg <= b_op_reg;
+        k_stag_reg <= b_stag_reg;
+        k_msn_reg <= b_msn_reg;
+        k_qn_reg <= b_qn_reg;
+        k_n_reg <= b_n_reg;
+        k_hlen_reg <= b_hlen_reg;
+        k_cerr_reg <= b_cerr_reg;
+        k_cerr_code_reg <= b_cerr_code_reg;
         // ddp.STagTable.checkLocked (RFC 5041 7.1, 8.2) for the whole
         // segment, and ddp.Sink.checkUntagged.
-        e_t_inv_reg <= c1_stag_bad;
-        e_t_assoc_reg <= c1_assoc_bad;
-        e_t_acc_reg <= !st_acc[0];
-        e_t_wrap_reg <= c1_toend[64];
-        e_t_bounds_reg <= c1_off[64] || c1_off[63:32] != 32'd0 || c1_offn > {1'b0, st_len};
-        e_dt_reg <= st_addr + c1_off[ADDR_W-1:0];
-        e_u_nobuf_reg <= c1_nobuf;
-        e_u_behind_reg <= c1_behind;
-        e_u_lorder_reg <= c1_lorder;
-        e_u_mo_reg <= h_mo > rg_len;
-        e_u_long_reg <= c1_mon > {1'b0, rg_len};
-        e_du_reg <= rg_addr + {{(ADDR_W-32){1'b0}}, h_mo};
-        e_len_reg <= c1_mon[31:0];
-        e_id_reg <= rg_id;
+        e_t_inv_reg <= b_stag_bad_reg;
+        e_t_assoc_reg <= b_assoc_bad_reg;
+        e_t_acc_reg <= b_acc_reg;
+        e_t_wrap_reg <= b_wrap_reg;
+        e_t_bounds_reg <= b_off_neg_reg || b_off_hi_reg != 32'd0 || b_s_reg[33]
+                          || gt33(b_s_reg[32:0], {b_nb_reg, b_st_len_reg});
+        e_dt_reg <= b_dt_reg;
+        e_u_nobuf_reg <= {nobuf_j(b_d3_reg, b_qcnt_reg, 2'd3), nobuf_j(b_d2_reg, b_qcnt_reg, 2'd2),
+                          nobuf_j(b_d1_reg, b_qcnt_reg, 2'd1), nobuf_j(b_d0_reg, b_qcnt_reg, 2'd0)};
+        e_u_behind_reg <= {b_d3_reg[31], b_d2_reg[31], b_d1_reg[31], b_d0_reg[31]};
+        e_u_lorder_reg <= {b_l_reg && b_d3_reg != 32'd0, b_l_reg && b_d2_reg != 32'd0,
+                           b_l_reg && b_d1_reg != 32'd0, b_l_reg && b_d0_reg != 32'd0};
+        e_u_mo_reg <= b_mo_gt_reg;
+        e_u_long_reg <= gt33(b_mon_reg, {1'b0, b_rg_len_reg});
+        e_du_reg <= b_du_reg;
+        e_len_reg <= b_mon_reg[31:0];
+        e_id_reg <= b_id_reg;
         // rdmap.Invalidate: ddp.STagTable.InvalidateRemote's checks.
-        e_i_bad_reg <= c1_stag_bad || c1_assoc_bad;
-        e_rr_bad_reg <= c1_mon != 33'd28;
-        e_st_reg <= st_rd_data[ST_W-2:0];
+        e_i_bad_reg <= b_stag_bad_reg || b_assoc_bad_reg;
+        e_rr_bad_reg <= b_mon_reg != 33'd28;
+        e_st_reg <= b_st_reg;
     end
     if (rst) begin
         c2_valid_reg <= 1'b0;
     end
 end
 
-// The last two decisions (0 the newer): {valid, conn, context written,
+// The last three decisions (0 the newest): {valid, conn, context written,
 // popped, popped QN, invalidated, invalidated index}.
-reg                    hs0_valid_reg = 1'b0, hs1_valid_reg = 1'b0;
-reg [CONN_W-1:0]       hs0_conn_reg, hs1_conn_reg;
-reg [CX_W-1:0]         hs0_cx_reg, hs1_cx_reg;
-reg                    hs0_pop_reg, hs1_pop_reg;
-reg [1:0]              hs0_qn_reg, hs1_qn_reg;
-reg                    hs0_inv_reg, hs1_inv_reg;
-reg [STAG_AW-1:0]      hs0_idx_reg, hs1_idx_reg;
+reg                    hs0_valid_reg = 1'b0, hs1_valid_reg = 1'b0, hs2_valid_reg = 1'b0;
+reg [CONN_W-1:0]       hs0_conn_reg, hs1_conn_reg, hs2_conn_reg;
+reg [CX_W-1:0]         hs0_cx_reg, hs1_cx_reg, hs2_cx_reg;
+reg                    hs0_pop_reg, hs1_pop_reg, hs2_pop_reg;
+reg [1:0]              hs0_qn_reg, hs1_qn_reg, hs2_qn_reg;
+reg                    hs0_inv_reg, hs1_inv_reg, hs2_inv_reg;
+reg [STAG_AW-1:0]      hs0_idx_reg, hs1_idx_reg, hs2_idx_reg;
 
 // C2: decision, with the effects of the decisions the tables had not seen.
-reg                    f_same0, f_same1;
+reg                    f_same0, f_same1, f_same2;
 reg [CX_W-1:0]         f_cx;
 reg [1:0]              f_pops;
 reg                    f_killed;
@@ -760,11 +920,14 @@ reg                    t_inv, i_bad, u_nobuf, u_behind, u_lorder;
 always @* begin
     f_same0 = hs0_valid_reg && hs0_conn_reg == c2_conn_reg;
     f_same1 = hs1_valid_reg && hs1_conn_reg == c2_conn_reg;
-    f_cx = f_same0 ? hs0_cx_reg : f_same1 ? hs1_cx_reg : c2_cx_reg;
+    f_same2 = hs2_valid_reg && hs2_conn_reg == c2_conn_reg;
+    f_cx = f_same0 ? hs0_cx_reg : f_same1 ? hs1_cx_reg : f_same2 ? hs2_cx_reg : c2_cx_reg;
     f_pops = {1'b0, f_same0 && hs0_pop_reg && hs0_qn_reg == k_qn_reg}
-           + {1'b0, f_same1 && hs1_pop_reg && hs1_qn_reg == k_qn_reg};
+           + {1'b0, f_same1 && hs1_pop_reg && hs1_qn_reg == k_qn_reg}
+           + {1'b0, f_same2 && hs2_pop_reg && hs2_qn_reg == k_qn_reg};
     f_killed = (hs0_valid_reg && hs0_inv_reg && hs0_idx_reg == k_idx)
-            || (hs1_valid_reg && hs1_inv_reg && hs1_idx_reg == k_idx);
+            || (hs1_valid_reg && hs1_inv_reg && hs1_idx_reg == k_idx)
+            || (hs2_valid_reg && hs2_inv_reg && hs2_idx_reg == k_idx);
     t_inv = e_t_inv_reg || f_killed;
     i_bad = e_i_bad_reg || f_killed;
     u_nobuf = e_u_nobuf_reg[f_pops];
@@ -880,6 +1043,13 @@ wire                   c2_decide = c2_go && c2_first_reg;
 
 always @(posedge clk) begin
     if (c_adv) begin
+        hs2_valid_reg <= hs1_valid_reg;
+        hs2_conn_reg <= hs1_conn_reg;
+        hs2_cx_reg <= hs1_cx_reg;
+        hs2_pop_reg <= hs1_pop_reg;
+        hs2_qn_reg <= hs1_qn_reg;
+        hs2_inv_reg <= hs1_inv_reg;
+        hs2_idx_reg <= hs1_idx_reg;
         hs1_valid_reg <= hs0_valid_reg;
         hs1_conn_reg <= hs0_conn_reg;
         hs1_cx_reg <= hs0_cx_reg;
@@ -898,6 +1068,7 @@ always @(posedge clk) begin
     if (rst) begin
         hs0_valid_reg <= 1'b0;
         hs1_valid_reg <= 1'b0;
+        hs2_valid_reg <= 1'b0;
     end
 end
 
@@ -1037,9 +1208,11 @@ reg                    g_fen_reg;
 reg                    d0_valid_reg = 1'b0;
 reg                    d1_active_reg = 1'b0;
 reg                    d2_valid_reg = 1'b0;
+reg                    d3_valid_reg = 1'b0;   // D3, after D2: see there
 wire                   d0_take;              // D1 takes D0 this clock
 wire                   d2_free;              // D2 can take a piece end this clock
-wire                   pl_empty = !d0_valid_reg && !d1_active_reg && !d2_valid_reg && !g_fetch_reg;
+wire                   pl_empty = !d0_valid_reg && !d1_active_reg && !d2_valid_reg && !d3_valid_reg
+                                  && !g_fetch_reg;
 
 reg                    g_load;               // D0 loads this clock
 reg                    g_pfirst, g_pen, g_place;
@@ -1456,18 +1629,66 @@ reg [16:0]             e2_octs_reg;
 reg [15:0]             e2_remain_reg;
 reg [RECC_W-1:0]       e2_rec_reg;
 reg [223:0]            e2_rr_reg;
-reg [16:0]             pay_piece;
+reg [32:0]             e2_diff;          // {octs >= s, octs - s}
 wire                   d2_done = d2_valid_reg && (!e2_last_reg || rf_in_ready);
 
 assign d2_free = !d2_valid_reg || d2_done;
 
 always @* begin
-    pay_piece = 17'd0;
-    if (e2_octs_reg > {12'd0, e2_s_reg}) begin
-        pay_piece = e2_octs_reg - {12'd0, e2_s_reg};
+    e2_diff = fadd({15'd0, e2_octs_reg}, {27'h7ffffff, ~e2_s_reg}, 1'b1);
+end
+
+// D3, for a piece that does not end its ULPDU: the payload octets it
+// placed, pay = min(max(octs - s, 0), remain), and where the next piece of
+// the ULPDU goes on (dest + pay; both sums worked out, one chosen).
+reg                    e3_place_reg, e3_pos_reg;
+reg [CONN_W-1:0]       e3_conn_reg;
+reg [ADDR_W-1:0]       e3_dest_reg;
+reg [15:0]             e3_remain_reg;
+reg [16:0]             e3_diff_reg;
+reg [RECC_W-1:0]       e3_rec_reg;
+reg [223:0]            e3_rr_reg;
+reg [63:0]             e3_dest64;
+reg [64:0]             e3_nd, e3_nr;
+reg [32:0]             e3_rd;
+reg                    e3_big;
+reg [ADDR_W-1:0]       e3_nxt;
+reg [15:0]             e3_left;
+
+always @* begin
+    e3_dest64 = 64'd0;
+    e3_dest64[ADDR_W-1:0] = e3_dest_reg;
+    e3_nd = add64(e3_dest64, {47'd0, e3_diff_reg}, 1'b0);
+    e3_nr = add64(e3_dest64, {48'd0, e3_remain_reg}, 1'b0);
+    e3_rd = fadd({16'd0, e3_remain_reg}, {15'h7fff, ~e3_diff_reg}, 1'b1);
+    e3_big = gt33({16'd0, e3_diff_reg}, {17'd0, e3_remain_reg});
+    if (!e3_pos_reg) begin
+        e3_nxt = e3_dest_reg;
+        e3_left = e3_remain_reg;
+    end else if (e3_big) begin
+        e3_nxt = e3_nr[ADDR_W-1:0];
+        e3_left = 16'd0;
+    end else begin
+        e3_nxt = e3_nd[ADDR_W-1:0];
+        e3_left = e3_rd[15:0];
     end
-    if (pay_piece > {1'b0, e2_remain_reg}) begin
-        pay_piece = {1'b0, e2_remain_reg};
+    if (!e3_place_reg) begin
+        e3_nxt = e3_dest_reg;
+    end
+end
+
+always @(posedge clk) begin
+    d3_valid_reg <= d2_done && !e2_last_reg;
+    e3_place_reg <= e2_place_reg;
+    e3_pos_reg <= e2_diff[32] && e2_diff[16:0] != 17'd0;
+    e3_conn_reg <= e2_conn_reg;
+    e3_dest_reg <= e2_dest_reg;
+    e3_remain_reg <= e2_remain_reg;
+    e3_diff_reg <= e2_diff[16:0];
+    e3_rec_reg <= e2_rec_reg;
+    e3_rr_reg <= e2_rr_reg;
+    if (rst) begin
+        d3_valid_reg <= 1'b0;
     end
 end
 
@@ -1494,7 +1715,7 @@ end
 
 // --- configuration (when the pipeline is empty) -----------------------------
 
-wire                 all_idle = !i_inpiece_reg && !hf_out_valid && !c1_valid_reg && !c2_valid_reg
+wire                 all_idle = !i_inpiece_reg && !hf_out_valid && !c1_valid_reg && !b_valid_reg && !c2_valid_reg
                                 && !dc_out_valid && pl_empty && !df_out_valid && !cf_post_reg;
 
 assign s_conn_ready = all_idle;
@@ -1555,10 +1776,9 @@ always @* begin
     rg_wr_en = 1'b0;
     rg_wr_addr = {o_conn_reg, o_qn_reg, o_first[RQ_AW-1:0] + o_cnt[RQ_AW-1:0]};
     rg_wr_data = o_ent_reg;
-    dx_wr_en = d2_done && !e2_last_reg;
-    dx_wr_addr = e2_conn_reg;
-    dx_wr_data = {e2_place_reg, e2_place_reg ? e2_dest_reg + {{(ADDR_W-17){1'b0}}, pay_piece} : e2_dest_reg,
-                  e2_remain_reg - pay_piece[15:0], e2_rec_reg, e2_rr_reg};
+    dx_wr_en = d3_valid_reg;
+    dx_wr_addr = e3_conn_reg;
+    dx_wr_data = {e3_place_reg, e3_nxt, e3_left, e3_rec_reg, e3_rr_reg};
     rf_in_valid = d2_valid_reg && e2_last_reg;
     rf_in_data = {e2_en_reg, aw_cnt_reg, e2_conn_reg, e2_rec_reg, e2_rr_reg};
     if (cf_conn) begin
@@ -1750,7 +1970,8 @@ assign {m_err_layer, m_err_etype, m_err_code} = ev_err_reg;
 // unused header bits.
 wire unused_ok = &{1'b0, s_verdict_tuser, m_axi_bid, st_acc[1],
     rot_d_cur[DATA_W-1:0], rot_d_prev[DATA_W-1:0], rot_k_cur[KEEP_W-1:0], rot_k_prev[KEEP_W-1:0],
-    c1_toend[63:0], ev_rec_reg[RECC_W-1 -: 2], ev_rec_reg[15:0], hf_idx32, g_s8,
+    a_off[31:0], i_n[31:16], e2_diff[31:17], e3_nd[64], e3_nr[64], e3_rd[32:16], a_cs2[31], a_cs3[31], a_dt[64], a_du[64], a_s[64:34], a_d0[32], a_d1[32], a_d2[32], a_d3[32],
+    ev_rec_reg[RECC_W-1 -: 2], ev_rec_reg[15:0], hf_idx32, g_s8,
     fifo_ready2_unused};
 
 endmodule
