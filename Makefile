@@ -49,6 +49,8 @@ BUILD := build
 LINT := $(BUILD)/lint
 
 RTL_V := $(sort $(wildcard hw/rtl/*.v hw/rtl/*.sv))
+# Headers `include'd by the modules (found through -y / -I hw/rtl).
+RTL_VH := $(sort $(wildcard hw/rtl/*.vh))
 RTL_VHDL := $(sort $(wildcard hw/rtl/vhdl/*.vhd))
 # One module (or entity) per file, named after the file.
 RTL_V_TOPS := $(basename $(notdir $(RTL_V)))
@@ -92,7 +94,7 @@ test-hw-full:
 lint-hw: $(RTL_V_TOPS:%=$(LINT)/verilator/%.ok) $(RTL_V_TOPS:%=$(LINT)/yosys/%.ok)
 lint-hw: $(if $(RTL_VHDL),$(LINT)/ghdl/all.ok)
 
-$(LINT)/verilator/%.ok: $(RTL_V) | deps
+$(LINT)/verilator/%.ok: $(RTL_V) $(RTL_VH) | deps
 	@mkdir -p $(@D)
 	verilator --lint-only -Wall -y hw/rtl --top-module $* $(filter %/$*.v %/$*.sv,$(RTL_V))
 	@touch $@
@@ -101,7 +103,7 @@ $(LINT)/verilator/%.ok: $(RTL_V) | deps
 # (RNIC_SYNTH_ESTIMATE): Yosys' generic flow would turn every per-connection
 # and STag table into flip-flops (megabits: minutes and gigabytes). sdp_ram
 # itself is synthesised as written.
-$(LINT)/yosys/%.ok: $(RTL_V) | deps
+$(LINT)/yosys/%.ok: $(RTL_V) $(RTL_VH) | deps
 	@mkdir -p $(@D)
 	yosys -q -l $(@:.ok=.log) -p 'read_verilog -sv -I hw/rtl $(if $(filter sdp_ram,$*),,-DRNIC_SYNTH_ESTIMATE) $(RTL_V); synth -top $*'
 	@touch $@

@@ -89,7 +89,7 @@ def yosys_script(block: Block, width: int, netlist: Path) -> str:
     srcs = " ".join(str(p) for p in sorted((REPO_ROOT / "hw" / "rtl").glob("*.v")))
     return "; ".join(
         [
-            f"read_verilog -defer -sv -DRNIC_SYNTH_ESTIMATE {srcs}",
+            f"read_verilog -defer -sv -I {REPO_ROOT / 'hw' / 'rtl'} -DRNIC_SYNTH_ESTIMATE {srcs}",
             f"chparam -set {block.width_param} {width} {block.name}",
             f"synth -flatten -top {block.name}",
             "abc -lut 6",

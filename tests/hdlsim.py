@@ -217,6 +217,8 @@ def run(
         verilog_sources=sources if lang == "verilog" else [],
         vhdl_sources=sources if lang == "vhdl" else [],
         hdl_toplevel=toplevel,
+        # Shared Verilog headers (hw/rtl/*.vh, e.g. rnic_arith.vh).
+        includes=[RTL_DIR] if lang == "verilog" else [],
         parameters=params,
         build_args=build_args,
         build_dir=build_dir,

@@ -371,19 +371,6 @@ function [LG:0] keep_count(input [KEEP_W-1:0] k);
     end
 endfunction
 
-// g - base, clamped to 0..N.
-function [LG:0] clamp_lanes(input [17:0] g, input [17:0] base);
-    begin
-        if (g <= base) begin
-            clamp_lanes = 0;
-        end else if (g - base >= N18) begin
-            clamp_lanes = KEEP_WI[LG:0];
-        end else begin
-            clamp_lanes = g[LG:0] - base[LG:0];
-        end
-    end
-endfunction
-
 function [DATA_W-1:0] expand(input [KEEP_W-1:0] m);
     integer b;
     begin
@@ -393,44 +380,8 @@ function [DATA_W-1:0] expand(input [KEEP_W-1:0] m);
     end
 endfunction
 
-// gt33(a, b): a > b, as a tree of (greater, equal) pairs, three per node
-// (ddp_tx's): a plain > becomes a subtraction with a ripple carry.
-function gt33(input [32:0] a, input [32:0] b);
-    reg [35:0] g, e, g3, e3, g9, e9, g27, t;
-    begin
-        g = {3'b000, a & ~b};
-        e = {3'b111, ~(a ^ b)};
-        g3 = g | (e & ((g << 1) | ((e << 1) & (g << 2))));
-        e3 = e & (e << 1) & (e << 2);
-        g9 = g3 | (e3 & ((g3 << 3) | ((e3 << 3) & (g3 << 6))));
-        e9 = e3 & (e3 << 3) & (e3 << 6);
-        g27 = g9 | (e9 & ((g9 << 9) | ((e9 << 9) & (g9 << 18))));
-        t = g9 | (e9 & (g27 << 9));
-        gt33 = |(t & {1'b1, 35'd0});
-    end
-endfunction
-
-// fadd(x, y, ci): {carry, sum} of x + y + ci, carry select per 4-bit group
-// with the carry into each group from gt33 (ddp_tx's).
-function [32:0] fadd(input [31:0] x, input [31:0] y, input ci);
-    integer gi;
-    reg [32:0] xs, ys, m;
-    reg [3:0] s0, s1;
-    reg c;
-    begin
-        fadd = 33'd0;
-        xs = {x, ci};
-        ys = {~y, 1'b0};
-        for (gi = 0; gi < 8; gi = gi + 1) begin
-            m = (33'd2 << (4 * gi)) - 33'd1;
-            c = gt33(xs & m, ys & m);
-            s0 = x[4*gi +: 4] + y[4*gi +: 4];
-            s1 = x[4*gi +: 4] + y[4*gi +: 4] + 4'd1;
-            fadd[4*gi +: 4] = c ? s1 : s0;
-        end
-        fadd[32] = gt33(xs, ys);
-    end
-endfunction
+// gt33 (a > b) and fadd ({carry, sum} of x + y + ci) as trees.
+`include "rnic_arith.vh"
 
 // add64(x, y, ci): {carry, sum}, the high half's sums for both carries in
 // chosen by the low half's carry.

@@ -1693,7 +1693,7 @@ def test_ddp_rx_rejects_illegal_width(tmp_path: Path):
     """DATA_W outside {64, 128, 256, 512} stops the simulation at time 0."""
     out = tmp_path / "ddp_rx.vvp"
     subprocess.run(
-        ["iverilog", "-g2012", "-o", str(out), "-P", "ddp_rx.DATA_W=96",
+        ["iverilog", "-g2012", "-I", str(hdlsim.RTL_DIR), "-o", str(out), "-P", "ddp_rx.DATA_W=96",
          str(hdlsim.RTL_DIR / "ddp_rx.v"), str(hdlsim.RTL_DIR / "ddp_rx_fifo.v"), str(hdlsim.RTL_DIR / "sdp_ram.v")],
         check=True,
     )

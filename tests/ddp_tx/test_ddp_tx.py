@@ -681,7 +681,7 @@ def test_ddp_tx_rejects_illegal_width(tmp_path: Path):
     """DATA_W outside {64, 128, 256, 512} stops the simulation at time 0."""
     out = tmp_path / "ddp_tx.vvp"
     subprocess.run(
-        ["iverilog", "-g2012", "-o", str(out), "-P", "ddp_tx.DATA_W=96", str(hdlsim.RTL_DIR / "ddp_tx.v")],
+        ["iverilog", "-g2012", "-I", str(hdlsim.RTL_DIR), "-o", str(out), "-P", "ddp_tx.DATA_W=96", str(hdlsim.RTL_DIR / "ddp_tx.v")],
         check=True,
     )
     run = subprocess.run(["vvp", "-n", str(out)], capture_output=True, text=True)
