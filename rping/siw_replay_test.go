@@ -249,7 +249,10 @@ func startStack(t *testing.T, ctx context.Context, tr *siwtrace.Trace, stackIsCl
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	// The listener is closed once its Accept has returned, not when this
+	// function does: a connection still in the listen backlog when the
+	// listener closes is reset, and the replay's first write fails.
+	t.Cleanup(func() { ln.Close() })
 	done := make(chan stackResult, 1)
 	run := func(c net.Conn) {
 		var out bytes.Buffer
@@ -274,9 +277,11 @@ func startStack(t *testing.T, ctx context.Context, tr *siwtrace.Trace, stackIsCl
 			run(sc)
 		}()
 		c, err = ln.Accept()
+		ln.Close()
 	} else {
 		go func() {
 			sc, err := ln.Accept()
+			ln.Close()
 			if err != nil {
 				done <- stackResult{err: err}
 				return
