@@ -103,7 +103,9 @@ end
 wire crc_ready;
 wire pk_ready;
 reg [INFO_AW:0] info_wr_reg, info_rd_reg;
-wire info_full = (info_wr_reg - info_rd_reg) == (1 << INFO_AW);
+// Full: the pointers, INFO_AW+1 bits, are 2^INFO_AW apart (mod 2^(INFO_AW+1)).
+wire [INFO_AW:0] info_used = info_wr_reg - info_rd_reg;
+wire info_full = info_used == {1'b1, {INFO_AW{1'b0}}};
 assign s_ready = crc_ready && pk_ready && !info_full;
 wire take = s_valid && s_ready;
 

@@ -1,4 +1,5 @@
-"""MPA receiver, hw/rtl/mpa_rx.v, checked against the Go reference stack.
+"""MPA receiver, hw/rtl/mpa_rx.v and its VHDL-2008 twin hw/rtl/vhdl/mpa_rx.vhd,
+checked against the Go reference stack.
 
 The wire octets come from the Go oracle's Framer (op mpa_fpdus) and every
 expectation from its in-order Receiver (op mpa_receive) fed with the same
@@ -28,6 +29,15 @@ The cocotb tests:
                       outputs: input beats per clock, FPDUs per clock and
                       the latencies, written to build/bench/mpa_rx-W<w>.json.
 
+Verilator runs hw/rtl/mpa_rx.v at every width, Icarus at W=64; GHDL runs
+the VHDL-2008 twin (hw/rtl/vhdl/mpa_rx.vhd and its blocks) at GHDL_WIDTHS,
+with the same tests, checks and traffic; its bench figures go to
+build/bench/mpa_rx-W<w>-ghdl.json, so that they never stand in for the
+Verilog's. Every test ends by logging its last clock and a digest of every
+transfer on every stream with the clock it happened in: with the same
+RANDOM_SEED (and MPA_RX_OCTETS), the twin's lines are the Verilog's, clock
+for clock.
+
 Run with `make test-hw` or `.venv/bin/pytest tests/mpa_rx` (SIMS=...,
 WAVES=1, RANDOM_SEED=... as in tests/hdlsim.py). MPA_RX_OCTETS scales the
 random tests (default 60000 stream octets per test at W=64, 4x that at 512).
@@ -42,6 +52,7 @@ import json
 import logging
 import os
 import random
+import zlib
 
 import cocotb
 import pytest
@@ -147,6 +158,16 @@ class TB:
         self._frame_start = True
         self.first_in = None
         self.last_in = None
+        self.digest = 0              # CRC-32 of every transfer and its clock
+
+    def _log_transfer(self, *fields):
+        self.digest = zlib.crc32(repr((self.cycle,) + fields).encode(), self.digest)
+
+    def report_end(self, test: str):
+        """The clock count and transfer digest that the Verilog and its VHDL
+        twin must agree on for the same seed."""
+        self.dut._log.info("%s: end at clock %d, %d beats in, %d piece beats out, transfer digest %08x",
+                           test, self.cycle, self.in_beats, self.piece_beats, self.digest)
 
     async def start(self):
         dut = self.dut
@@ -204,6 +225,7 @@ class TB:
                 self._trace()
             if dut.s_axis_tvalid.value == 1 and dut.s_axis_tready.value == 1:
                 self.in_beats += 1
+                self._log_transfer("in", int(dut.s_axis_tuser.value), int(dut.s_axis_tlast.value))
                 self.last_in = self.cycle
                 if self.first_in is None:
                     self.first_in = self.cycle
@@ -220,6 +242,7 @@ class TB:
                 c = self.conns[cid]
                 keep = int(dut.m_axis_tkeep.value)
                 data = int(dut.m_axis_tdata.value).to_bytes(n, "little")
+                self._log_transfer("piece", user, keep, int(dut.m_axis_tlast.value), data)
                 assert keep & (keep + 1) == 0, f"tkeep {keep:#x} is not a run from lane 0"
                 octets = data[: bin(keep).count("1")]
                 failed = any(c.verdicts)   # what follows a bad verdict is discarded
@@ -245,11 +268,13 @@ class TB:
                     c.partial = None
             if dut.m_verdict_tvalid.value == 1 and dut.m_verdict_tready.value == 1:
                 cid = int(dut.m_verdict_tuser.value)
+                self._log_transfer("verdict", cid, int(dut.m_verdict_tdata.value))
                 self.conns[cid].verdicts.append(int(dut.m_verdict_tdata.value))
                 self.events.append((self.cycle, "verdict", cid))
             if dut.m_exc_tvalid.value == 1 and dut.m_exc_tready.value == 1:
                 keep = int(dut.m_exc_tkeep.value)
                 data = int(dut.m_exc_tdata.value).to_bytes(n, "little")
+                self._log_transfer("exc", int(dut.m_exc_tuser.value), keep, int(dut.m_exc_tlast.value), data)
                 self._exc_frame += bytes(data[i] for i in range(n) if keep >> i & 1)
                 if dut.m_exc_tlast.value == 1:
                     user = int(dut.m_exc_tuser.value)
@@ -356,6 +381,7 @@ async def aligned_segments(dut):
         c.check()
         assert not c.exceptions, f"connection {c.cid}: exceptions {[e[:3] for e in c.exceptions]}"
     dut._log.info("%d ULPDUs on %d connections", sum(len(c.want) for c in conns), len(conns))
+    tb.report_end("aligned_segments")
 
 
 def cut(rng: random.Random, length: int) -> list[tuple[int, int]]:
@@ -431,6 +457,7 @@ async def random_segments(dut):
         sum(len(c.want) for c in conns), len(conns), sent_ahead, dups, overlaps,
         {c.cid: len(c.exceptions) for c in conns},
     )
+    tb.report_end("random_segments")
 
 
 @cocotb.test()
@@ -467,6 +494,7 @@ async def corrupted_octets(dut):
     # ULPDU_Length past the end of the stream (the FPDU never completes).
     assert total > 0, "no corrupted stream was caught"
     dut._log.info("%d corrupted streams caught", total)
+    tb.report_end("corrupted_octets")
 
 
 @cocotb.test()
@@ -512,6 +540,7 @@ async def exceptions(dut):
     tb.send_stream(good, 0, len(good.stream))
     await tb.idle()
     good.check()
+    tb.report_end("exceptions")
 
 
 @cocotb.test()
@@ -564,8 +593,10 @@ async def back_to_back_bench(dut):
         "simulator": cocotb.SIM_NAME,
     }
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
-    (BENCH_DIR / f"mpa_rx-W{tb.width}.json").write_text(json.dumps(result, indent=2) + "\n")
+    suffix = "-ghdl" if cocotb.SIM_NAME.lower().startswith("ghdl") else ""
+    (BENCH_DIR / f"mpa_rx-W{tb.width}{suffix}.json").write_text(json.dumps(result, indent=2) + "\n")
     dut._log.info("bench: %s", json.dumps(result))
+    tb.report_end("back_to_back_bench")
 
 
 # --- pytest ------------------------------------------------------------------
@@ -574,8 +605,15 @@ WIDTHS = (64, 128, 256, 512)
 
 
 # Icarus runs W=64 only: at 512 the octet budget is four times larger and
-# the case takes minutes (HW_ALL_WIDTHS=1 runs it).
-@pytest.mark.parametrize("sim,width", hdlsim.width_cases(WIDTHS, sim_widths={"icarus": (64,)}))
+# the case takes minutes (HW_ALL_WIDTHS=1 runs it). GHDL runs the VHDL twin
+# at GHDL_WIDTHS with Verilator's traffic (about 35 s a case: no need for
+# less).
+GHDL_WIDTHS = (64, 512)
+PARAMS = hdlsim.width_cases(WIDTHS, langs=("verilog", "vhdl"),
+                            sim_widths={"icarus": (64,), "ghdl": GHDL_WIDTHS})
+
+
+@pytest.mark.parametrize("sim,width", PARAMS)
 def test_mpa_rx(sim, width, oracle_path):
     rtl = hdlsim.RTL_DIR
     env = {oracle.ENV_VAR: str(oracle_path), "MPA_RX_WIDTH": str(width)}
@@ -587,6 +625,8 @@ def test_mpa_rx(sim, width, oracle_path):
         test_module=__name__,
         verilog_sources=[rtl / f for f in ("mpa_rx.v", "mpa_rx_align.v", "mpa_rx_walk.v",
                                            "mpa_rx_lane.v", "crc32c.v", "sdp_ram.v")],
+        vhdl_sources=[hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "crc32c.vhd", "mpa_rx_align.vhd",
+                                                    "mpa_rx_walk.vhd", "mpa_rx_lane.vhd", "mpa_rx.vhd")],
         parameters={"DATA_W": width, "CONN_W": CONN_W},
         extra_env=env,
     )

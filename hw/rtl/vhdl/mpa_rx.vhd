@@ -1,0 +1,316 @@
+-- mpa_rx: the MPA receiver (RFC 5044 Full Operation, in-order case) for
+-- many connections, DATA_W bits per clock. TCP segment payloads in; the
+-- ULPDUs (DDP segments) found in them out, cut through, markers,
+-- ULPDU_Length, pad and CRC removed; a verdict for every FPDU once its CRC
+-- field has been checked; every segment it does not take in order out on
+-- the exception stream, whole, with a reason.
+--
+--   s_axis -> mpa_rx_align -> mpa_rx_walk -+-> mpa_rx_lane 0 -+-> merge -> m_axis, m_verdict
+--                  |                       +-> mpa_rx_lane 1 -+
+--                  +-> m_exc
+--
+-- VHDL-2008 twin of hw/rtl/mpa_rx.v: same generics, same ports, same
+-- registers and clock counts, so tests/mpa_rx/test_mpa_rx.py drives both
+-- (the Verilog header has the interface in full; hw/README.md the interface
+-- to DDP placement). In brief:
+--
+-- Configuration, cfg_*: starts connection cfg_conn at sequence number
+-- cfg_base (the first octet of Full Operation; markers every 512 octets
+-- from there), markers and CRCs on or off as negotiated (RFC 5044 7.1),
+-- and clears its error; cfg_en = '0' stops it. Accepted between segments.
+-- Input s_axis: one frame per TCP segment, lane-0 aligned, ceil(len/N)
+-- beats; tuser = conn & seq(31 downto 0) & len(15 downto 0).
+-- Output m_axis: ULPDU pieces, tuser = ulpdu_len(15 downto 0) & conn &
+-- first & last. m_verdict: tdata = code (0 good, 2 CRC, 3 marker or
+-- ULPDU_Length; MPA errors, RFC 5044 8), tuser = conn, one per FPDU in FPDU
+-- order, each after its ULPDU's last piece; after a non-zero verdict the
+-- connection's segments go to the exception stream. m_exc: the segments
+-- not taken, tuser = conn & seq & len & reason(2 downto 0) (1 not enabled,
+-- 2 in error, 3 out of order, 4 duplicate, 5 empty).
+
+library ieee;
+use ieee.std_logic_1164.all;
+use ieee.numeric_std.all;
+use work.rnic_pkg.all;
+
+entity mpa_rx is
+    generic (
+        DATA_W : natural := 64;
+        CONN_W : natural := 10
+    );
+    port (
+        clk              : in  std_logic := '0';
+        rst              : in  std_logic := '0';
+
+        cfg_valid        : in  std_logic := '0';
+        cfg_ready        : out std_logic := '0';
+        cfg_conn         : in  std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+        cfg_en           : in  std_logic := '0';
+        cfg_mrk_en       : in  std_logic := '0';
+        cfg_crc_en       : in  std_logic := '0';
+        cfg_base         : in  std_logic_vector(31 downto 0) := (others => '0');
+
+        s_axis_tdata     : in  std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+        s_axis_tkeep     : in  std_logic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
+        s_axis_tvalid    : in  std_logic := '0';
+        s_axis_tready    : out std_logic := '0';
+        s_axis_tlast     : in  std_logic := '0';
+        s_axis_tuser     : in  std_logic_vector(CONN_W + 47 downto 0) := (others => '0');
+
+        m_axis_tdata     : out std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+        m_axis_tkeep     : out std_logic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
+        m_axis_tvalid    : out std_logic := '0';
+        m_axis_tready    : in  std_logic := '0';
+        m_axis_tlast     : out std_logic := '0';
+        m_axis_tuser     : out std_logic_vector(CONN_W + 17 downto 0) := (others => '0');
+
+        m_verdict_tdata  : out std_logic_vector(2 downto 0) := (others => '0');
+        m_verdict_tvalid : out std_logic := '0';
+        m_verdict_tready : in  std_logic := '0';
+        m_verdict_tuser  : out std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+
+        m_exc_tdata      : out std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+        m_exc_tkeep      : out std_logic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
+        m_exc_tvalid     : out std_logic := '0';
+        m_exc_tready     : in  std_logic := '0';
+        m_exc_tlast      : out std_logic := '0';
+        m_exc_tuser      : out std_logic_vector(CONN_W + 50 downto 0) := (others => '0')
+    );
+end entity mpa_rx;
+
+architecture rtl of mpa_rx is
+
+    function check_generics return boolean is
+    begin
+        assert DATA_W = 64 or DATA_W = 128 or DATA_W = 256 or DATA_W = 512
+            report "mpa_rx: DATA_W must be 64, 128, 256 or 512, not " & integer'image(DATA_W)
+            severity failure;
+        return true;
+    end function check_generics;
+
+    constant GENERICS_OK_c : boolean := check_generics;
+
+    constant N_c  : positive := DATA_W / 8;
+    constant WL_c : positive := clog2(DATA_W / 32) + 1;
+    constant OL_c : positive := clog2(N_c) + 1;
+
+    subtype u8_t is unsigned(7 downto 0);
+
+    -- --- configuration goes to both tables at once ---
+
+    signal a_cfg_ready, w_cfg_ready : std_logic := '0';
+    signal cfg_ready_i, cfg_go : std_ulogic := '0';
+
+    signal err_set_reg  : std_ulogic := '0';
+    signal err_conn_reg : std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
+
+    -- --- intake ---
+
+    signal a_data : std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+    signal a_valid, a_ready, a_first, a_last, a_mk, a_mrk_en, a_crc_en : std_logic := '0';
+    signal a_conn : std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+    signal a_wlo, a_whi : std_logic_vector(WL_c - 1 downto 0) := (others => '0');
+    signal w_mk : std_ulogic := '0';
+
+    -- --- delineation ---
+
+    signal l_valid, l_ready : std_logic_vector(1 downto 0) := (others => '0');
+    signal l_data : std_logic_vector(2 * DATA_W - 1 downto 0) := (others => '0');
+    signal l_crc_lo, l_crc_hi : std_logic_vector(2 * WL_c - 1 downto 0) := (others => '0');
+    signal l_crcw : std_logic_vector(2 * WL_c - 3 downto 0) := (others => '0');
+    signal l_ulp_lo, l_ulp_hi : std_logic_vector(2 * OL_c - 1 downto 0) := (others => '0');
+    signal l_run_first, l_run_last, l_resume, l_nopiece, l_fpdu_first, l_fpdu_end,
+           l_crc_en, l_mkbad, l_lenbad : std_logic_vector(1 downto 0) := (others => '0');
+    signal l_state : std_logic_vector(63 downto 0) := (others => '0');
+    signal l_conn : std_logic_vector(2 * CONN_W - 1 downto 0) := (others => '0');
+    signal l_ulen : std_logic_vector(31 downto 0) := (others => '0');
+    signal l_seq, l_vseq : std_logic_vector(15 downto 0) := (others => '0');
+    signal wb_valid : std_logic_vector(1 downto 0) := (others => '0');
+    signal wb_conn : std_logic_vector(2 * CONN_W - 1 downto 0) := (others => '0');
+    signal wb_state : std_logic_vector(63 downto 0) := (others => '0');
+    signal w_wb_valid : std_ulogic := '0';
+    signal w_wb_conn : std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
+    signal w_wb_state : std_ulogic_vector(31 downto 0) := (others => '0');
+
+    -- --- two lanes ---
+
+    signal p_tdata : std_logic_vector(2 * DATA_W - 1 downto 0) := (others => '0');
+    signal p_tkeep : std_logic_vector(2 * N_c - 1 downto 0) := (others => '0');
+    signal p_tvalid, p_tready, p_tlast, p_first, p_last : std_logic_vector(1 downto 0) := (others => '0');
+    signal p_conn : std_logic_vector(2 * CONN_W - 1 downto 0) := (others => '0');
+    signal p_ulen : std_logic_vector(31 downto 0) := (others => '0');
+    signal p_seq : std_logic_vector(15 downto 0) := (others => '0');
+    signal v_valid, v_ready : std_logic_vector(1 downto 0) := (others => '0');
+    signal v_conn : std_logic_vector(2 * CONN_W - 1 downto 0) := (others => '0');
+    signal v_code : std_logic_vector(5 downto 0) := (others => '0');
+    signal v_vseq : std_logic_vector(15 downto 0) := (others => '0');
+
+    -- --- merge ---
+
+    signal mseq_reg     : u8_t := (others => '0');     -- run number of the next piece
+    signal in_frame_reg : std_ulogic := '0';
+    signal cur_reg      : std_ulogic := '0';
+    signal vexp_reg     : u8_t := (others => '0');     -- FPDU-end number of the next verdict
+    signal vdone_reg    : u8_t := (others => '0');     -- FPDU ends whose last piece has gone out
+
+    signal head0, head1, sel, pick, piece_go : std_ulogic := '0';
+    signal sel_tvalid, sel_plast, m_tvalid_i, m_tlast_i : std_ulogic := '0';   -- sel_*: the selected lane's
+    signal vpassed : u8_t := (others => '0');
+    signal vok, vh0, vsel, verdict_go : std_ulogic := '0';
+    signal m_vvalid_i : std_ulogic := '0';
+    signal m_vdata_i : std_ulogic_vector(2 downto 0) := (others => '0');
+    signal m_vuser_i : std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
+
+begin
+
+    -- --- configuration goes to both tables at once ---------------------------------------
+
+    cfg_ready_i <= a_cfg_ready and w_cfg_ready;
+    cfg_ready <= cfg_ready_i;
+    cfg_go <= cfg_valid and cfg_ready_i;
+
+    -- --- intake ---------------------------------------------------------------------------
+
+    align : entity work.mpa_rx_align
+        generic map (DATA_W => DATA_W, CONN_W => CONN_W)
+        port map (
+            clk => clk, rst => rst,
+            cfg_valid => cfg_go, cfg_ready => a_cfg_ready, cfg_conn => cfg_conn, cfg_en => cfg_en,
+            cfg_mrk_en => cfg_mrk_en, cfg_crc_en => cfg_crc_en, cfg_base => cfg_base,
+            err_valid => err_set_reg, err_conn => err_conn_reg,
+            s_axis_tdata => s_axis_tdata, s_axis_tkeep => s_axis_tkeep, s_axis_tvalid => s_axis_tvalid,
+            s_axis_tready => s_axis_tready, s_axis_tlast => s_axis_tlast, s_axis_tuser => s_axis_tuser,
+            m_data => a_data, m_valid => a_valid, m_ready => a_ready, m_conn => a_conn,
+            m_first => a_first, m_last => a_last, m_wlo => a_wlo, m_whi => a_whi, m_mk => a_mk,
+            m_mrk_en => a_mrk_en, m_crc_en => a_crc_en,
+            m_exc_tdata => m_exc_tdata, m_exc_tkeep => m_exc_tkeep, m_exc_tvalid => m_exc_tvalid,
+            m_exc_tready => m_exc_tready, m_exc_tlast => m_exc_tlast, m_exc_tuser => m_exc_tuser
+        );
+
+    -- --- delineation ------------------------------------------------------------------------
+
+    w_mk <= a_mk and a_mrk_en;
+    w_wb_valid <= wb_valid(0) or wb_valid(1);
+    w_wb_conn <= wb_conn(2 * CONN_W - 1 downto CONN_W) when wb_valid(1) = '1' else wb_conn(CONN_W - 1 downto 0);
+    w_wb_state <= wb_state(63 downto 32) when wb_valid(1) = '1' else wb_state(31 downto 0);
+
+    walk : entity work.mpa_rx_walk
+        generic map (DATA_W => DATA_W, CONN_W => CONN_W)
+        port map (
+            clk => clk, rst => rst,
+            cfg_valid => cfg_go, cfg_ready => w_cfg_ready, cfg_conn => cfg_conn,
+            s_data => a_data, s_valid => a_valid, s_ready => a_ready, s_conn => a_conn,
+            s_first => a_first, s_last => a_last, s_wlo => a_wlo, s_whi => a_whi, s_mk => w_mk,
+            s_crc_en => a_crc_en,
+            wb_valid => w_wb_valid, wb_conn => w_wb_conn, wb_state => w_wb_state,
+            l_valid => l_valid, l_ready => l_ready, l_data => l_data,
+            l_crc_lo => l_crc_lo, l_crc_hi => l_crc_hi, l_crcw => l_crcw,
+            l_ulp_lo => l_ulp_lo, l_ulp_hi => l_ulp_hi,
+            l_run_first => l_run_first, l_run_last => l_run_last, l_resume => l_resume,
+            l_nopiece => l_nopiece, l_state => l_state,
+            l_fpdu_first => l_fpdu_first, l_fpdu_end => l_fpdu_end, l_conn => l_conn, l_ulen => l_ulen,
+            l_crc_en => l_crc_en, l_mkbad => l_mkbad, l_lenbad => l_lenbad, l_seq => l_seq, l_vseq => l_vseq
+        );
+
+    -- --- two lanes --------------------------------------------------------------------------
+
+    lane : for g in 0 to 1 generate
+        u : entity work.mpa_rx_lane
+            generic map (DATA_W => DATA_W, CONN_W => CONN_W)
+            port map (
+                clk => clk, rst => rst,
+                s_valid => l_valid(g), s_ready => l_ready(g),
+                s_data => l_data(DATA_W * g + DATA_W - 1 downto DATA_W * g),
+                s_crc_lo => l_crc_lo(WL_c * g + WL_c - 1 downto WL_c * g),
+                s_crc_hi => l_crc_hi(WL_c * g + WL_c - 1 downto WL_c * g),
+                s_crcw => l_crcw((WL_c - 1) * g + WL_c - 2 downto (WL_c - 1) * g),
+                s_ulp_lo => l_ulp_lo(OL_c * g + OL_c - 1 downto OL_c * g),
+                s_ulp_hi => l_ulp_hi(OL_c * g + OL_c - 1 downto OL_c * g),
+                s_run_first => l_run_first(g), s_run_last => l_run_last(g), s_resume => l_resume(g),
+                s_nopiece => l_nopiece(g),
+                s_state => l_state(32 * g + 31 downto 32 * g), s_fpdu_first => l_fpdu_first(g),
+                s_fpdu_end => l_fpdu_end(g), s_conn => l_conn(CONN_W * g + CONN_W - 1 downto CONN_W * g),
+                s_ulen => l_ulen(16 * g + 15 downto 16 * g),
+                s_crc_en => l_crc_en(g), s_mkbad => l_mkbad(g), s_lenbad => l_lenbad(g),
+                s_seq => l_seq(8 * g + 7 downto 8 * g), s_vseq => l_vseq(8 * g + 7 downto 8 * g),
+                m_tdata => p_tdata(DATA_W * g + DATA_W - 1 downto DATA_W * g),
+                m_tkeep => p_tkeep(N_c * g + N_c - 1 downto N_c * g),
+                m_tvalid => p_tvalid(g), m_tready => p_tready(g), m_tlast => p_tlast(g),
+                m_conn => p_conn(CONN_W * g + CONN_W - 1 downto CONN_W * g),
+                m_ulen => p_ulen(16 * g + 15 downto 16 * g),
+                m_first => p_first(g), m_last => p_last(g),
+                m_seq => p_seq(8 * g + 7 downto 8 * g),
+                v_valid => v_valid(g), v_ready => v_ready(g),
+                v_conn => v_conn(CONN_W * g + CONN_W - 1 downto CONN_W * g),
+                v_code => v_code(3 * g + 2 downto 3 * g), v_vseq => v_vseq(8 * g + 7 downto 8 * g),
+                wb_valid => wb_valid(g), wb_conn => wb_conn(CONN_W * g + CONN_W - 1 downto CONN_W * g),
+                wb_state => wb_state(32 * g + 31 downto 32 * g)
+            );
+    end generate lane;
+
+    -- --- merge: pieces in run order, verdicts in FPDU order --------------------------------------
+
+    head0 <= p_tvalid(0) and to_sl(unsigned(p_seq(7 downto 0)) = mseq_reg);
+    head1 <= p_tvalid(1) and to_sl(unsigned(p_seq(15 downto 8)) = mseq_reg);
+    sel <= cur_reg when in_frame_reg = '1' else not head0;
+    pick <= in_frame_reg or head0 or head1;
+
+    m_axis_tdata <= p_tdata(2 * DATA_W - 1 downto DATA_W) when sel = '1' else p_tdata(DATA_W - 1 downto 0);
+    m_axis_tkeep <= p_tkeep(2 * N_c - 1 downto N_c) when sel = '1' else p_tkeep(N_c - 1 downto 0);
+    m_tlast_i <= p_tlast(1) when sel = '1' else p_tlast(0);
+    m_axis_tlast <= m_tlast_i;
+    m_axis_tuser <= p_ulen(31 downto 16) & p_conn(2 * CONN_W - 1 downto CONN_W) & p_first(1) & p_last(1)
+                    when sel = '1' else
+                    p_ulen(15 downto 0) & p_conn(CONN_W - 1 downto 0) & p_first(0) & p_last(0);
+    sel_tvalid <= p_tvalid(1) when sel = '1' else p_tvalid(0);
+    sel_plast <= p_last(1) when sel = '1' else p_last(0);
+    m_tvalid_i <= pick and sel_tvalid;
+    m_axis_tvalid <= m_tvalid_i;
+    p_tready(0) <= pick and not sel and m_axis_tready;
+    p_tready(1) <= pick and sel and m_axis_tready;
+    piece_go <= m_tvalid_i and m_axis_tready;
+
+    vpassed <= vdone_reg - vexp_reg;
+    vok <= (or vpassed) and not vpassed(7);
+    vh0 <= v_valid(0) and to_sl(unsigned(v_vseq(7 downto 0)) = vexp_reg);
+    vsel <= not vh0;
+    m_vvalid_i <= vok and (vh0 or (v_valid(1) and to_sl(unsigned(v_vseq(15 downto 8)) = vexp_reg)));
+    m_vdata_i <= v_code(5 downto 3) when vsel = '1' else v_code(2 downto 0);
+    m_vuser_i <= v_conn(2 * CONN_W - 1 downto CONN_W) when vsel = '1' else v_conn(CONN_W - 1 downto 0);
+    m_verdict_tvalid <= m_vvalid_i;
+    m_verdict_tdata <= m_vdata_i;
+    m_verdict_tuser <= m_vuser_i;
+    v_ready(0) <= m_vvalid_i and not vsel and m_verdict_tready;
+    v_ready(1) <= m_vvalid_i and vsel and m_verdict_tready;
+    verdict_go <= m_vvalid_i and m_verdict_tready;
+
+    p_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            err_set_reg <= verdict_go and (or m_vdata_i);
+            err_conn_reg <= m_vuser_i;
+            if piece_go = '1' then
+                in_frame_reg <= not m_tlast_i;
+                cur_reg <= sel;
+                if m_tlast_i = '1' then
+                    mseq_reg <= mseq_reg + 1;
+                    if sel_plast = '1' then
+                        vdone_reg <= vdone_reg + 1;
+                    end if;
+                end if;
+            end if;
+            if verdict_go = '1' then
+                vexp_reg <= vexp_reg + 1;
+            end if;
+            if rst = '1' then
+                err_set_reg <= '0';
+                in_frame_reg <= '0';
+                cur_reg <= '0';
+                mseq_reg <= (others => '0');
+                vexp_reg <= (others => '0');
+                vdone_reg <= (others => '0');
+            end if;
+        end if;
+    end process p_reg;
+
+end architecture rtl;

@@ -1,0 +1,449 @@
+-- mpa_rx_align: the intake of the MPA receive path (mpa_rx). Takes TCP
+-- segment payloads of many connections, decides per segment whether it
+-- continues its connection's in-order stream, and hands the new octets on
+-- as whole 32-bit words in stream-aligned beats; every other segment goes,
+-- whole and untouched, to the exception stream with a reason code.
+--
+-- VHDL-2008 twin of hw/rtl/mpa_rx_align.v: same generics, same ports, same
+-- registers and clock counts, so tests/mpa_rx/test_mpa_rx.py drives both
+-- (the Verilog header has the interface in full). In brief:
+--
+-- Stream alignment: octet s of a connection's stream (s = sequence number
+-- minus the marker base, RFC 5044 4.3) sits in lane s mod N of output beat
+-- s div N (N = DATA_W / 8), so FPDUs start on word boundaries and a marker
+-- fills word 0 of a beat whose stream offset is a multiple of 512. Octets of
+-- a word the segment does not complete (up to 3, the stash) are kept per
+-- connection and completed by the next in-order segment.
+--
+-- Per-connection state (sdp_ram): en & mrk_en & crc_en & base mod 512 &
+-- rcv_nxt & stash; an error bit in a second table, set through err_* and
+-- cleared by configuring the connection.
+--
+-- Classification of [seq, seq+len) against rcv_nxt, in this order (mod
+-- 2**32): 1 not enabled, 2 in error, 5 len = 0, 3 out of order (a hole
+-- before it), 4 duplicate (nothing new), else accepted: the octets before
+-- rcv_nxt are skipped and rcv_nxt becomes seq+len.
+--
+-- Input s_axis: one frame per segment, lane-0 aligned, ceil(len/N) beats;
+-- tuser = conn & seq(31 downto 0) & len(15 downto 0), read on the first
+-- beat; tkeep is not looked at. cfg_*: (re)starts a connection; cfg_ready
+-- is high only between segments.
+-- Output m_*: one beat per stream beat holding at least one new whole word:
+-- words m_wlo .. m_whi-1 of m_data; m_mk: word 0 is a marker position.
+-- Exceptions m_exc_*: the frame as it came in, tuser = conn & seq & len &
+-- reason(2 downto 0).
+--
+-- Throughput: one output beat a clock within a segment, plus one when its
+-- octets straddle one more beat than they arrived in; two idle clocks
+-- between segments. Latency: 3 clocks.
+
+library ieee;
+use ieee.std_logic_1164.all;
+use ieee.numeric_std.all;
+use work.rnic_pkg.all;
+
+entity mpa_rx_align is
+    generic (
+        DATA_W : natural := 64;
+        CONN_W : natural := 10
+    );
+    port (
+        clk           : in  std_logic := '0';
+        rst           : in  std_logic := '0';
+
+        cfg_valid     : in  std_logic := '0';
+        cfg_ready     : out std_logic := '0';
+        cfg_conn      : in  std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+        cfg_en        : in  std_logic := '0';
+        cfg_mrk_en    : in  std_logic := '0';
+        cfg_crc_en    : in  std_logic := '0';
+        cfg_base      : in  std_logic_vector(31 downto 0) := (others => '0');
+
+        err_valid     : in  std_logic := '0';
+        err_conn      : in  std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+
+        s_axis_tdata  : in  std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+        s_axis_tkeep  : in  std_logic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
+        s_axis_tvalid : in  std_logic := '0';
+        s_axis_tready : out std_logic := '0';
+        s_axis_tlast  : in  std_logic := '0';
+        s_axis_tuser  : in  std_logic_vector(CONN_W + 47 downto 0) := (others => '0');
+
+        m_data        : out std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+        m_valid       : out std_logic := '0';
+        m_ready       : in  std_logic := '0';
+        m_conn        : out std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+        m_first       : out std_logic := '0';
+        m_last        : out std_logic := '0';
+        m_wlo         : out std_logic_vector(clog2(DATA_W / 32) downto 0) := (others => '0');
+        m_whi         : out std_logic_vector(clog2(DATA_W / 32) downto 0) := (others => '0');
+        m_mk          : out std_logic := '0';
+        m_mrk_en      : out std_logic := '0';
+        m_crc_en      : out std_logic := '0';
+
+        m_exc_tdata   : out std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+        m_exc_tkeep   : out std_logic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
+        m_exc_tvalid  : out std_logic := '0';
+        m_exc_tready  : in  std_logic := '0';
+        m_exc_tlast   : out std_logic := '0';
+        m_exc_tuser   : out std_logic_vector(CONN_W + 50 downto 0) := (others => '0')
+    );
+end entity mpa_rx_align;
+
+architecture rtl of mpa_rx_align is
+
+    function check_generics return boolean is
+    begin
+        assert DATA_W = 64 or DATA_W = 128 or DATA_W = 256 or DATA_W = 512
+            report "mpa_rx_align: DATA_W must be 64, 128, 256 or 512, not " & integer'image(DATA_W)
+            severity failure;
+        return true;
+    end function check_generics;
+
+    constant GENERICS_OK_c : boolean := check_generics;
+
+    constant N_c     : positive := DATA_W / 8;
+    constant LN_c    : positive := clog2(N_c);
+    constant WORDS_c : positive := DATA_W / 32;
+    constant WL_c    : positive := clog2(WORDS_c) + 1;     -- a word count 0 .. WORDS
+    constant PH_W_c  : positive := 9 - LN_c;               -- beat index within a marker interval
+    constant ST_W_c  : positive := 1 + 1 + 1 + 9 + 32 + 24;
+
+    subtype data_t is std_ulogic_vector(DATA_W - 1 downto 0);
+    subtype conn_t is std_ulogic_vector(CONN_W - 1 downto 0);
+    subtype st_t is std_ulogic_vector(ST_W_c - 1 downto 0);
+    subtype u18_t is unsigned(17 downto 0);
+    subtype u32_t is unsigned(31 downto 0);
+    subtype w_t is unsigned(WL_c - 1 downto 0);
+    subtype state_t is std_ulogic_vector(2 downto 0);
+
+    constant N18_c : u18_t := to_unsigned(N_c, 18);
+
+    constant S_IDLE_c   : state_t := "000";
+    constant S_LOOK_c   : state_t := "001";
+    constant S_STREAM_c : state_t := "010";
+    constant S_EXC_c    : state_t := "011";
+
+    signal state_reg : state_t := S_IDLE_c;
+
+    -- --- tables ---
+    -- st: en & mrk_en & crc_en & base(8 downto 0) & rcv_nxt(31 downto 0) & stash(23 downto 0)
+
+    signal in_conn : conn_t := (others => '0');
+    signal in_seq  : u32_t := (others => '0');
+    signal in_len  : unsigned(15 downto 0) := (others => '0');
+
+    signal cfg_ready_i, cfg_fire, look_start : std_ulogic := '0';
+
+    signal st_wr_en   : std_ulogic := '0';
+    signal st_wr_data : st_t := (others => '0');
+    signal st_wr_addr : conn_t := (others => '0');
+    signal st_rd      : std_logic_vector(ST_W_c - 1 downto 0) := (others => '0');
+
+    signal err_wr_en   : std_ulogic := '0';
+    signal err_wr_addr : conn_t := (others => '0');
+    signal err_wr_data : std_ulogic_vector(0 downto 0) := (others => '0');
+    signal err_rd      : std_logic_vector(0 downto 0) := (others => '0');
+
+    -- --- segment registers ---
+
+    signal conn_reg     : conn_t := (others => '0');
+    signal seq_reg      : u32_t := (others => '0');
+    signal len_reg      : unsigned(15 downto 0) := (others => '0');
+    signal reason_reg   : unsigned(2 downto 0) := (others => '0');
+    signal mrk_reg      : std_ulogic := '0';
+    signal crc_reg      : std_ulogic := '0';
+    signal base_reg     : unsigned(8 downto 0) := (others => '0');
+    signal end_reg      : u32_t := (others => '0');             -- seq + len
+    signal stash_reg    : std_ulogic_vector(23 downto 0) := (others => '0');
+    signal stash_n_reg  : unsigned(1 downto 0) := (others => '0');  -- stash octets, (rcv_nxt - base) mod 4
+    signal rot_reg      : unsigned(LN_c - 1 downto 0) := (others => '0');  -- (seq - base) mod N
+    signal lo_rem_reg   : u18_t := (others => '0');             -- octets from this beat to lo
+    signal hi_rem_reg   : u18_t := (others => '0');             -- and to hi
+    signal in_left_reg  : u18_t := (others => '0');             -- input beats still to take
+    signal out_left_reg : u18_t := (others => '0');             -- output beats still to make
+    signal phase_reg    : unsigned(PH_W_c - 1 downto 0) := (others => '0');  -- beat index mod 512/N
+    signal emitted_reg  : std_ulogic := '0';
+    signal prev_rot_reg : data_t := (others => '0');
+
+    -- --- output registers ---
+
+    signal m_data_reg   : data_t := (others => '0');
+    signal m_valid_reg  : std_ulogic := '0';
+    signal m_conn_reg   : conn_t := (others => '0');
+    signal m_first_reg  : std_ulogic := '0';
+    signal m_last_reg   : std_ulogic := '0';
+    signal m_wlo_reg    : w_t := (others => '0');
+    signal m_whi_reg    : w_t := (others => '0');
+    signal m_mk_reg     : std_ulogic := '0';
+    signal m_mrk_en_reg : std_ulogic := '0';
+    signal m_crc_en_reg : std_ulogic := '0';
+
+    -- --- lookup ---
+
+    signal st_en, st_mrk, st_crc : std_ulogic := '0';
+    signal st_base  : unsigned(8 downto 0) := (others => '0');
+    signal st_nxt   : u32_t := (others => '0');
+    signal st_stash : std_ulogic_vector(23 downto 0) := (others => '0');
+    signal d_ahead, d_end : u32_t := (others => '0');
+    signal is_ooo, is_dup : std_ulogic := '0';
+    signal skip     : unsigned(15 downto 0) := (others => '0');
+    signal off9     : unsigned(8 downto 0) := (others => '0');
+    signal rot      : unsigned(LN_c - 1 downto 0) := (others => '0');
+    signal lo_rel, hi_rel : u18_t := (others => '0');
+    signal look_reason : unsigned(2 downto 0) := (others => '0');
+    signal nxt_n    : unsigned(1 downto 0) := (others => '0');
+    signal hi_round, out_beats, in_round, in_beats : u18_t := (others => '0');
+
+    -- --- streaming ---
+
+    signal out_adv, need_in, step : std_ulogic := '0';
+    signal rot_in   : data_t := (others => '0');
+    signal lo_here  : std_ulogic := '0';
+    signal merged   : data_t := (others => '0');
+    signal stash_new : std_ulogic_vector(23 downto 0) := (others => '0');
+    signal wlo, whi : w_t := (others => '0');
+    signal emit, final_beat, seg_done : std_ulogic := '0';
+
+begin
+
+    m_data <= m_data_reg;
+    m_valid <= m_valid_reg;
+    m_conn <= m_conn_reg;
+    m_first <= m_first_reg;
+    m_last <= m_last_reg;
+    m_wlo <= std_ulogic_vector(m_wlo_reg);
+    m_whi <= std_ulogic_vector(m_whi_reg);
+    m_mk <= m_mk_reg;
+    m_mrk_en <= m_mrk_en_reg;
+    m_crc_en <= m_crc_en_reg;
+
+    -- --- tables ------------------------------------------------------------------
+
+    in_conn <= s_axis_tuser(CONN_W + 47 downto 48);
+    in_seq <= unsigned(s_axis_tuser(47 downto 16));
+    in_len <= unsigned(s_axis_tuser(15 downto 0));
+
+    cfg_fire <= cfg_valid and cfg_ready_i;
+    look_start <= to_sl(state_reg = S_IDLE_c) and not cfg_valid and s_axis_tvalid;
+
+    st_ram : entity work.sdp_ram
+        generic map (WIDTH => ST_W_c, ADDR_W => CONN_W)
+        port map (
+            clk => clk,
+            wr_en => st_wr_en, wr_addr => st_wr_addr, wr_data => st_wr_data,
+            rd_en => look_start, rd_addr => in_conn, rd_data => st_rd
+        );
+
+    err_wr_en <= err_valid or cfg_fire;
+    err_wr_addr <= err_conn when err_valid = '1' else cfg_conn;
+    err_wr_data(0) <= err_valid;
+
+    err_ram : entity work.sdp_ram
+        generic map (WIDTH => 1, ADDR_W => CONN_W)
+        port map (
+            clk => clk,
+            wr_en => err_wr_en, wr_addr => err_wr_addr, wr_data => err_wr_data,
+            rd_en => look_start, rd_addr => in_conn, rd_data => err_rd
+        );
+
+    -- cfg writes only between segments, and not when an error is being set
+    -- (the error table has one write port).
+    cfg_ready_i <= to_sl(state_reg = S_IDLE_c) and not err_valid;
+    cfg_ready <= cfg_ready_i;
+
+    -- --- lookup: classify ------------------------------------------------------------
+
+    st_en <= st_rd(ST_W_c - 1);
+    st_mrk <= st_rd(ST_W_c - 2);
+    st_crc <= st_rd(ST_W_c - 3);
+    st_base <= unsigned(st_rd(ST_W_c - 4 downto ST_W_c - 12));
+    st_nxt <= unsigned(st_rd(55 downto 24));
+    st_stash <= st_rd(23 downto 0);
+
+    d_ahead <= seq_reg - st_nxt;                     -- > 0: a hole before the segment
+    d_end <= end_reg - st_nxt;                       -- <= 0: nothing new
+    is_ooo <= not d_ahead(31) and (or d_ahead);
+    is_dup <= d_end(31) or (nor d_end);
+    skip <= st_nxt(15 downto 0) - seq_reg(15 downto 0);  -- octets already received (< len)
+    off9 <= seq_reg(8 downto 0) - st_base;           -- (seq - base) mod 512
+    rot <= off9(LN_c - 1 downto 0);
+    lo_rel <= resize(skip, 18) + resize(rot, 18);
+    hi_rel <= resize(len_reg, 18) + resize(rot, 18);
+    look_reason <= to_unsigned(1, 3) when st_en = '0' else
+                   to_unsigned(2, 3) when err_rd(0) = '1' else
+                   to_unsigned(5, 3) when len_reg = 0 else
+                   to_unsigned(3, 3) when is_ooo = '1' else
+                   to_unsigned(4, 3) when is_dup = '1' else
+                   to_unsigned(0, 3);
+    nxt_n <= st_nxt(1 downto 0) - st_base(1 downto 0);
+    hi_round <= hi_rel + (N18_c - 1);
+    out_beats <= shift_right(hi_round, LN_c);        -- beats the octets straddle
+    in_round <= resize(len_reg, 18) + (N18_c - 1);
+    in_beats <= shift_right(in_round, LN_c);         -- beats the segment arrives in
+
+    -- --- streaming: one output beat a clock ------------------------------------------
+
+    out_adv <= (not m_valid_reg) or m_ready;
+    need_in <= to_sl(in_left_reg /= 0);
+    step <= to_sl(state_reg = S_STREAM_c) and out_adv and ((not need_in) or s_axis_tvalid);
+
+    -- The input beat rotated up by rot lanes (the Verilog takes it from
+    -- {tdata, tdata} at N - rot lanes, rot_back).
+    rot_in <= std_ulogic_vector(rotate_left(unsigned(s_axis_tdata), 8 * to_integer(rot_reg)))
+              when need_in = '1' else (others => '0');
+
+    -- Word range of this beat, the stash merged into the word at lo, and the
+    -- stash after the segment (the octets of the word at hi).
+    lo_here <= not lo_rem_reg(17) and to_sl(lo_rem_reg < N18_c);
+    wlo <= (others => '0') when lo_rem_reg(17) = '1' or lo_rem_reg = 0 else
+           to_unsigned(WORDS_c, WL_c) when lo_rem_reg >= N18_c else
+           lo_rem_reg(WL_c + 1 downto 2);
+    whi <= (others => '0') when hi_rem_reg(17) = '1' or hi_rem_reg < 4 else
+           to_unsigned(WORDS_c, WL_c) when hi_rem_reg >= N18_c else
+           hi_rem_reg(WL_c + 1 downto 2);
+
+    p_merged : process (all) is
+        variable stashed, carried : boolean;
+    begin
+        for g in 0 to N_c - 1 loop
+            if g mod 4 = 3 then
+                stashed := false;
+            else
+                stashed := lo_here = '1'
+                           and lo_rem_reg(LN_c - 1 downto 2) = to_unsigned(g / 4, LN_c - 2)
+                           and stash_n_reg > to_unsigned(g mod 4, 2);
+            end if;
+            if g = N_c - 1 then
+                carried := false;
+            else
+                carried := rot_reg > to_unsigned(g, LN_c);
+            end if;
+            if stashed then
+                merged(8 * g + 7 downto 8 * g) <= stash_reg(8 * (g mod 4) + 7 downto 8 * (g mod 4));
+            elsif carried then
+                merged(8 * g + 7 downto 8 * g) <= prev_rot_reg(8 * g + 7 downto 8 * g);
+            else
+                merged(8 * g + 7 downto 8 * g) <= rot_in(8 * g + 7 downto 8 * g);
+            end if;
+        end loop;
+    end process p_merged;
+
+    p_stash_new : process (all) is
+        variable k : natural;
+    begin
+        k := to_integer(hi_rem_reg(LN_c - 1 downto 2));
+        for g in 0 to 2 loop
+            stash_new(8 * g + 7 downto 8 * g) <= merged(32 * k + 8 * g + 7 downto 32 * k + 8 * g);
+        end loop;
+    end process p_stash_new;
+
+    emit <= to_sl(whi > wlo);
+    final_beat <= to_sl(out_left_reg = 1);
+
+    -- --- exceptions: the frame passes through -------------------------------------------
+
+    m_exc_tdata <= s_axis_tdata;
+    m_exc_tkeep <= s_axis_tkeep;
+    m_exc_tlast <= s_axis_tlast;
+    m_exc_tvalid <= to_sl(state_reg = S_EXC_c) and s_axis_tvalid;
+    m_exc_tuser <= conn_reg & std_ulogic_vector(seq_reg) & std_ulogic_vector(len_reg)
+                   & std_ulogic_vector(reason_reg);
+
+    s_axis_tready <= (to_sl(state_reg = S_EXC_c) and m_exc_tready) or
+                     (to_sl(state_reg = S_STREAM_c) and need_in and out_adv);
+
+    -- --- registers ---------------------------------------------------------------------
+
+    -- The table is written at the edge that ends a cfg transfer or a
+    -- segment's last output beat (never both: cfg_ready is low while a
+    -- segment streams), so the next lookup reads the new word.
+    seg_done <= step and final_beat;
+    st_wr_en <= cfg_fire or seg_done;
+    st_wr_addr <= cfg_conn when cfg_fire = '1' else conn_reg;
+    st_wr_data <= cfg_en & cfg_mrk_en & cfg_crc_en & cfg_base(8 downto 0) & cfg_base & x"000000"
+                  when cfg_fire = '1' else
+                  '1' & mrk_reg & crc_reg & std_ulogic_vector(base_reg) & std_ulogic_vector(end_reg)
+                  & stash_new;
+
+    p_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if m_valid_reg = '1' and m_ready = '1' then
+                m_valid_reg <= '0';
+            end if;
+
+            case state_reg is
+                when S_IDLE_c =>
+                    if look_start = '1' then
+                        conn_reg <= in_conn;
+                        seq_reg <= in_seq;
+                        len_reg <= in_len;
+                        end_reg <= in_seq + resize(in_len, 32);
+                        state_reg <= S_LOOK_c;
+                    end if;
+                when S_LOOK_c =>
+                    reason_reg <= look_reason;
+                    mrk_reg <= st_mrk;
+                    crc_reg <= st_crc;
+                    base_reg <= st_base;
+                    stash_reg <= st_stash;
+                    stash_n_reg <= nxt_n;
+                    rot_reg <= rot;
+                    -- Word boundaries: lo rounds down to the stash's word,
+                    -- hi down to the last whole word.
+                    lo_rem_reg <= lo_rel(17 downto 2) & "00";
+                    hi_rem_reg <= hi_rel(17 downto 2) & "00";
+                    in_left_reg <= in_beats;
+                    out_left_reg <= out_beats;
+                    phase_reg <= off9(8 downto LN_c);
+                    emitted_reg <= '0';
+                    prev_rot_reg <= (others => '0');
+                    if look_reason = 0 then
+                        state_reg <= S_STREAM_c;
+                    else
+                        state_reg <= S_EXC_c;
+                    end if;
+                when S_STREAM_c =>
+                    if step = '1' then
+                        if need_in = '1' then
+                            in_left_reg <= in_left_reg - 1;
+                        end if;
+                        out_left_reg <= out_left_reg - 1;
+                        prev_rot_reg <= rot_in;
+                        lo_rem_reg <= lo_rem_reg - N18_c;
+                        hi_rem_reg <= hi_rem_reg - N18_c;
+                        phase_reg <= phase_reg + 1;
+                        if emit = '1' then
+                            m_valid_reg <= '1';
+                            m_data_reg <= merged;
+                            m_conn_reg <= conn_reg;
+                            m_first_reg <= not emitted_reg;
+                            m_last_reg <= to_sl(hi_rem_reg <= N18_c);
+                            m_wlo_reg <= wlo;
+                            m_whi_reg <= whi;
+                            m_mk_reg <= mrk_reg and to_sl(phase_reg = 0);
+                            m_mrk_en_reg <= mrk_reg;
+                            m_crc_en_reg <= crc_reg;
+                            emitted_reg <= '1';
+                        end if;
+                        if final_beat = '1' then
+                            state_reg <= S_IDLE_c;
+                        end if;
+                    end if;
+                when S_EXC_c =>
+                    if s_axis_tvalid = '1' and m_exc_tready = '1' and s_axis_tlast = '1' then
+                        state_reg <= S_IDLE_c;
+                    end if;
+                when others =>
+                    state_reg <= S_IDLE_c;
+            end case;
+
+            if rst = '1' then
+                state_reg <= S_IDLE_c;
+                m_valid_reg <= '0';
+            end if;
+        end if;
+    end process p_reg;
+
+end architecture rtl;
