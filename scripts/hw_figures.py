@@ -75,6 +75,7 @@ BLOCKS = [
     Block("mpa_rx_walk", "DATA_W", (64, 512), {}),
     Block("mpa_rx_lane", "DATA_W", (64, 512), {}),
     Block("ddp_rx", "DATA_W", (64, 512), {}),
+    Block("mpa_rx_ooo", "DATA_W", (64, 512), {}),
     Block("rx_join", "DATA_W", (64, 512), {}),
     Block("rnic_rx", "DATA_W", (64, 512), {}),
 ]

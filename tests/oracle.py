@@ -252,6 +252,33 @@ class Oracle:
         resp["ulpdus"] = [(u["seq"], bytes.fromhex(u["ulpdu"])) for u in resp["ulpdus"]]
         return resp
 
+    def mpa_ooo(
+        self, stream: bytes, segments: Iterable[tuple[int, int] | tuple[int, int, int]],
+        markers: bool = False, base: int = 0, crc: bool = True,
+    ) -> list[dict]:
+        """What iwarp/mpa's OOOReceiver places out of order from each of
+        several segments of a connection's stream, taken alone.
+
+        segments: (seq, len) or (seq, len, next): the octets of the stream
+        at seq, arriving at a receiver that has taken the stream in order up
+        to next (default base). Returns, per segment, {'placed': [(seq,
+        bytes)], 'delivered': [seq], 'mpa_error'}: the ULPDUs placed (with
+        the sequence number of their ULPDU_Length fields), in placement
+        order, the FPDUs delivered, and the error that stopped the receiver.
+        """
+        segs = []
+        for s in segments:
+            d = {"seq": s[0] & 0xFFFFFFFF, "len": s[1]}
+            if len(s) > 2:
+                d["next"] = s[2] & 0xFFFFFFFF
+            segs.append(d)
+        resp = self.request("mpa_ooo", stream=bytes(stream).hex(), markers=markers, base=base,
+                            crc=crc, segments=segs)
+        out = resp["results"]
+        for r in out:
+            r["placed"] = [(u["seq"], bytes.fromhex(u["ulpdu"])) for u in r["placed"]]
+        return out
+
     # --- DDP/RDMAP transmit (cmd/rnic-oracle/ddp.go) ------------------------
 
     def rdmap_segments(

@@ -38,7 +38,7 @@ import (
 
 func init() {
 	register("ddp_place",
-		`DDP/RDMAP receive placement through iwarp/ddp's STagTable and Sink: {mem_size, ring_depth?, ops: [{stag}|{conn}|{post}|{ulpdu: {conn, data, verdict?}}]} -> {mem, events: [{conn, ulpdu, kind, ...}]}`,
+		`DDP/RDMAP receive placement through iwarp/ddp's STagTable and Sink: {mem_size, ring_depth?, ops: [{stag}|{conn}|{post}|{ulpdu: {conn, data, verdict?}}|{early: {conn, data}}]} -> {mem, events: [{conn, ulpdu, kind, ...}]}`,
 		opDDPPlace)
 }
 
@@ -73,11 +73,19 @@ type placeULPDU struct {
 	Verdict *uint8  `json:"verdict"` // absent: no verdict ever came
 }
 
+// placeEarly is a validated ULPDU found out of order (mpa_rx_ooo), to be
+// placed before its turn and delivered later, in stream order, as a ulpdu.
+type placeEarly struct {
+	Conn *int    `json:"conn"`
+	Data *string `json:"data"`
+}
+
 type placeOp struct {
 	STag  *placeSTag  `json:"stag"`
 	Conn  *placeConn  `json:"conn"`
 	Post  *placePost  `json:"post"`
 	ULPDU *placeULPDU `json:"ulpdu"`
+	Early *placeEarly `json:"early"`
 }
 
 // placeEvent is one completion or error, as the hardware reports it.
@@ -155,13 +163,13 @@ func opDDPPlace(params []byte) (any, error) {
 
 	for i, o := range p.Ops {
 		set := 0
-		for _, x := range []bool{o.STag != nil, o.Conn != nil, o.Post != nil, o.ULPDU != nil} {
+		for _, x := range []bool{o.STag != nil, o.Conn != nil, o.Post != nil, o.ULPDU != nil, o.Early != nil} {
 			if x {
 				set++
 			}
 		}
 		if set != 1 {
-			return nil, fmt.Errorf("ops[%d]: want exactly one of stag, conn, post, ulpdu", i)
+			return nil, fmt.Errorf("ops[%d]: want exactly one of stag, conn, post, ulpdu, early", i)
 		}
 		switch {
 		case o.STag != nil:
@@ -242,6 +250,18 @@ func opDDPPlace(params []byte) (any, error) {
 				rec.event, rec.final = ev, final
 			}
 			records = append(records, rec)
+		case o.Early != nil:
+			e := o.Early
+			if e.Conn == nil {
+				return nil, fmt.Errorf("ops[%d]: early without conn", i)
+			}
+			data, err := decodeHex("data", e.Data)
+			if err != nil {
+				return nil, fmt.Errorf("ops[%d]: %v", i, err)
+			}
+			if st := streams[*e.Conn]; st != nil {
+				earlyPlace(st, data)
+			}
 		}
 	}
 
@@ -292,6 +312,22 @@ func receive(st *placeStream, stags *ddp.STagTable, ulpdu []byte) (*placeEvent, 
 		return failStream(s, err) // Receive made it the stream's error already
 	}
 	return report(st, stags, seg.Opcode, &h, d)
+}
+
+// earlyPlace places a ULPDU found out of order, as an LLP that places
+// segments before their turn does (iwarp/ddp's Sink.Place): RDMAP's
+// classification, then every check of RFC 5041 7.1 against the stream's
+// state now, then the write. It changes nothing else: no delivery, no
+// queue advance, no invalidation, and a ULPDU that fails a check is simply
+// not placed early (its turn in stream order reports the error, if it is
+// still one then). After the stream's first error nothing is placed.
+func earlyPlace(st *placeStream, ulpdu []byte) {
+	seg, err := rdmap.Classify(ulpdu)
+	if err != nil {
+		return
+	}
+	h := seg.Header
+	_ = st.sink.Place(&h, seg.Payload, seg.Opcode.PlacementAccess())
 }
 
 // failStream makes err the stream's error and reports it (RDMAP's

@@ -193,3 +193,50 @@ func TestPlaceBadRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceEarly: ULPDUs found out of order are placed where their headers
+// say, as ddp.Sink.Place does, and report nothing; one that fails a check
+// (out of bounds, an MSN with no buffer) places nothing and ends nothing;
+// the same ULPDUs in stream order then deliver as usual.
+func TestPlaceEarly(t *testing.T) {
+	good := 0
+	write := segs(t, rdmap.NewWrite(ddp.MakeSTag(5, 0x21), 1010, []byte("hello world")), 64)
+	outside := segs(t, rdmap.NewWrite(ddp.MakeSTag(5, 0x21), 1095, []byte("too long")), 64)
+	send := segs(t, rdmap.NewSend(2, []byte("xyz")), 64)
+	noBuf := segs(t, rdmap.NewSend(9, []byte("nope")), 64)
+	early := func(h string) any { return map[string]any{"early": map[string]any{"conn": 3, "data": h}} }
+	ops := []any{
+		map[string]any{"conn": map[string]any{"conn": 3, "pd": 9}},
+		map[string]any{"stag": map[string]any{"index": 5, "valid": true, "key": 0x21, "pd": 9, "access": 1, "base": 1000, "len": 100, "host": 64}},
+		map[string]any{"post": map[string]any{"conn": 3, "qn": 0, "addr": 200, "len": 16, "id": 77}},
+		map[string]any{"post": map[string]any{"conn": 3, "qn": 0, "addr": 220, "len": 16, "id": 78}},
+		early(write[0]), early(outside[0]), early(send[0]), early(noBuf[0]),
+	}
+	mem, events, reqErr := placeReq(t, map[string]any{"mem_size": 512, "ops": ops})
+	if reqErr != "" {
+		t.Fatal(reqErr)
+	}
+	if string(mem[74:85]) != "hello world" || string(mem[220:223]) != "xyz" || len(events) != 0 {
+		t.Fatalf("early: % x / % x, events %+v", mem[74:85], mem[220:223], events)
+	}
+	if !bytes.Equal(mem[159:167], make([]byte, 8)) || !bytes.Equal(mem[200:216], make([]byte, 16)) {
+		t.Errorf("an early ULPDU that fails its checks was placed")
+	}
+	// Then in stream order: the Write and the Send for MSN 1 and 2 deliver.
+	ops = append(ops, ulpdus(3, &good, write...)...)
+	ops = append(ops, ulpdus(3, &good, segs(t, rdmap.NewSend(1, []byte("abc")), 64)...)...)
+	ops = append(ops, ulpdus(3, &good, send...)...)
+	mem, events, reqErr = placeReq(t, map[string]any{"mem_size": 512, "ops": ops})
+	if reqErr != "" {
+		t.Fatal(reqErr)
+	}
+	if len(events) != 3 || events[0].Kind != "completion" || events[2].MSN != 2 || events[2].ID != 78 ||
+		string(mem[200:203]) != "abc" || string(mem[220:223]) != "xyz" {
+		t.Fatalf("in order after early: events %+v", events)
+	}
+	// An early op on a connection never configured is ignored.
+	if _, _, reqErr := placeReq(t, map[string]any{"mem_size": 16, "ops": []any{
+		map[string]any{"early": map[string]any{"conn": 1, "data": write[0]}}}}); reqErr != "" {
+		t.Fatal(reqErr)
+	}
+}

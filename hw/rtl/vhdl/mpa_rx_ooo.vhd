@@ -1,0 +1,767 @@
+-- mpa_rx_ooo: out-of-order delineation for the MPA receive path (RFC 5044
+-- 6, cases 2 and 3; appendix A.3). Sits on mpa_rx's exception stream and
+-- passes it on unchanged; from every segment there that came out of order
+-- (reason 3) on a connection with markers, it finds the FPDUs wholly inside
+-- the segment through the segment's own markers and hands their ULPDUs on,
+-- validated, for early placement (m_early). The segment still goes out on
+-- the exception stream: the host (TCP reassembly) gives its octets back to
+-- mpa_rx once the hole before it closes, which delineates, verifies and
+-- delivers them again. Delivery is never early; only placement is.
+--
+-- VHDL-2008 twin of hw/rtl/mpa_rx_ooo.v: same generics, same ports, same
+-- registers and clock counts, so tests/mpa_rx_ooo/test_mpa_rx_ooo.py drives
+-- both (the Verilog header has the interface and the rules in full). In
+-- brief, what is found is what iwarp/mpa's OOOReceiver places early from the
+-- same segment when it holds nothing else out of order:
+--   - every marker whose four octets are in the segment points (FPDUPTR,
+--     RFC 5044 4.2, low two bits ignored; 0 = the FPDU right behind the
+--     marker) to a candidate ULPDU_Length field;
+--   - a candidate is tried when it, and its leading marker if one sits in
+--     front of it, lies in the segment, it is not itself a marker position,
+--     and it lies past every FPDU already found and every candidate already
+--     tried (candidates are taken in marker order);
+--   - the FPDU there is found when all of it, from its leading marker to
+--     its CRC, is in the segment, its CRC is good (CRCs on), every marker
+--     inside it points back to its ULPDU_Length field (the leading one with
+--     FPDUPTR 0), and no marker behind its end points to it (the marker
+--     that found it lies inside it, RFC 5044 6 case 2);
+--   - the FPDU right behind a found one is tried next (case 3), then the
+--     candidates of the markers behind it.
+--
+-- Interfaces. cfg_*: as mpa_rx's (no cfg_en); written at once, cfg_ready is
+-- always high. s_exc_* / m_exc_*: mpa_rx's exception stream, tuser = conn &
+-- seq(31 downto 0) & len(15 downto 0) & reason(2 downto 0), passed through
+-- beat for beat, combinationally; a segment to delineate (reason 3, len
+-- 1 .. SEG_OCTETS - DATA_W/8) that finds the block free waits 2 clocks at
+-- its first beat, then passes through while it is copied into the segment
+-- buffer.
+-- m_skip_*: a one-clock pulse for each reason-3 segment passed on without a
+-- search: conn, seq, reason 1 (busy with another segment) or 2 (longer
+-- than the buffer). A segment that comes while the block searches the one
+-- before passes on at once: the exception stream is never held up.
+-- busy: a segment is being searched or ULPDUs found are still to go out.
+-- m_early_*: one frame per FPDU found, its ULPDU lane-0 aligned, tkeep a run
+-- from lane 0 (the last beat may be empty), tuser = seq(31 downto 0) of its
+-- ULPDU_Length field & ulpdu_len(15 downto 0) & conn; stream order.
+--
+-- How: the segment is written stream-aligned into a buffer (sdp_ram, octet
+-- s of the stream in lane s mod N, as in mpa_rx_align), so markers are word
+-- 0 of their beat and FPDUs start on words; the markers are read, one a
+-- clock, into a table of candidates; each candidate FPDU is walked a beat a
+-- clock through an mpa_rx_lane (CRC32c, ULPDU packing) into an output
+-- buffer that keeps the frame only if its verdict is good. About 12 clocks
+-- per FPDU plus one per beat, and the segment's beats once more to copy it.
+
+library ieee;
+use ieee.std_logic_1164.all;
+use ieee.numeric_std.all;
+use work.rnic_pkg.all;
+
+entity mpa_rx_ooo is
+    generic (
+        DATA_W     : natural := 64;
+        CONN_W     : natural := 10;
+        SEG_OCTETS : natural := 16384     -- segment buffer; longest segment taken: SEG_OCTETS - DATA_W/8
+    );
+    port (
+        clk            : in  std_logic := '0';
+        rst            : in  std_logic := '0';
+
+        cfg_valid      : in  std_logic := '0';
+        cfg_ready      : out std_logic := '0';
+        cfg_conn       : in  std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+        cfg_mrk_en     : in  std_logic := '0';
+        cfg_crc_en     : in  std_logic := '0';
+        cfg_base       : in  std_logic_vector(31 downto 0) := (others => '0');
+
+        s_exc_tdata    : in  std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+        s_exc_tkeep    : in  std_logic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
+        s_exc_tvalid   : in  std_logic := '0';
+        s_exc_tready   : out std_logic := '0';
+        s_exc_tlast    : in  std_logic := '0';
+        s_exc_tuser    : in  std_logic_vector(CONN_W + 50 downto 0) := (others => '0');
+
+        m_exc_tdata    : out std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+        m_exc_tkeep    : out std_logic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
+        m_exc_tvalid   : out std_logic := '0';
+        m_exc_tready   : in  std_logic := '0';
+        m_exc_tlast    : out std_logic := '0';
+        m_exc_tuser    : out std_logic_vector(CONN_W + 50 downto 0) := (others => '0');
+
+        m_early_tdata  : out std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+        m_early_tkeep  : out std_logic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
+        m_early_tvalid : out std_logic := '0';
+        m_early_tready : in  std_logic := '0';
+        m_early_tlast  : out std_logic := '0';
+        m_early_tuser  : out std_logic_vector(CONN_W + 47 downto 0) := (others => '0');
+
+        m_skip_valid   : out std_logic := '0';
+        m_skip_conn    : out std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+        m_skip_seq     : out std_logic_vector(31 downto 0) := (others => '0');
+        m_skip_reason  : out std_logic_vector(1 downto 0) := (others => '0');
+
+        busy           : out std_logic := '0'
+    );
+end entity mpa_rx_ooo;
+
+architecture rtl of mpa_rx_ooo is
+
+    function check_generics return boolean is
+    begin
+        assert DATA_W = 64 or DATA_W = 128 or DATA_W = 256 or DATA_W = 512
+            report "mpa_rx_ooo: DATA_W must be 64, 128, 256 or 512, not " & integer'image(DATA_W)
+            severity failure;
+        assert SEG_OCTETS >= 1024 and SEG_OCTETS <= 32768 and 2 ** clog2(SEG_OCTETS) = SEG_OCTETS
+            report "mpa_rx_ooo: SEG_OCTETS must be a power of two in 1024..32768, not "
+                   & integer'image(SEG_OCTETS)
+            severity failure;
+        return true;
+    end function check_generics;
+
+    constant GENERICS_OK_c : boolean := check_generics;
+
+    constant N_c       : positive := DATA_W / 8;
+    constant LN_c      : positive := clog2(N_c);
+    constant WORDS_c   : positive := DATA_W / 32;
+    constant WL_c      : positive := clog2(WORDS_c) + 1;      -- a word position 0 .. WORDS
+    constant OL_c      : positive := LN_c + 1;                -- an octet position 0 .. N
+    constant SEG_AW_c  : positive := clog2(SEG_OCTETS) - LN_c;
+    constant PW_c      : positive := 17;                      -- a position in the buffer (< SEG_OCTETS + N), with room above
+    constant K_c       : positive := SEG_OCTETS / 512 + 1;    -- markers a segment can hold
+    constant KW_c      : positive := clog2(K_c + 1);
+    constant SEG_MAX_c : natural := SEG_OCTETS - N_c;
+    constant OUT_W_c   : positive := DATA_W + N_c + 1 + 32 + 16 + CONN_W;
+
+    subtype data_t is std_ulogic_vector(DATA_W - 1 downto 0);
+    subtype conn_t is std_ulogic_vector(CONN_W - 1 downto 0);
+    subtype pos_t is unsigned(PW_c - 1 downto 0);
+    subtype w_t is unsigned(WL_c - 1 downto 0);
+    subtype o_t is unsigned(OL_c - 1 downto 0);
+    subtype beat_t is unsigned(SEG_AW_c downto 0);
+    subtype kidx_t is unsigned(KW_c - 1 downto 0);
+    subtype u16_t is unsigned(15 downto 0);
+    subtype u32_t is unsigned(31 downto 0);
+    subtype state_t is std_ulogic_vector(3 downto 0);
+    type pos_arr_t is array (0 to K_c - 1) of pos_t;
+
+    constant EXC_OUT_OF_ORDER_c : unsigned(2 downto 0) := "011";
+
+    constant S_IDLE_c  : state_t := "0000";
+    constant S_LOOK_c  : state_t := "0001";
+    constant S_CAP_c   : state_t := "0010";
+    constant S_FLUSH_c : state_t := "0011";
+    constant S_DISC_c  : state_t := "0100";
+    constant S_SEL_c   : state_t := "0101";
+    constant S_HDR_c   : state_t := "0110";
+    constant S_HDR2_c  : state_t := "0111";
+    constant S_WALK_c  : state_t := "1000";
+    constant S_VWAIT_c : state_t := "1001";
+
+    -- Marker positions: stream offset mod 512 = 0, i.e. buffer position p
+    -- with (mb + p) mod 512 = 0.
+    function is_mk(mb : unsigned(8 downto 0); p : pos_t) return boolean is
+    begin
+        return mb + p(8 downto 0) = 0;
+    end function is_mk;
+
+    -- 0 or 1, to add a flag to a count.
+    function as_u(b : std_ulogic) return natural is
+    begin
+        if b = '1' then
+            return 1;
+        end if;
+        return 0;
+    end function as_u;
+
+    signal state_reg : state_t := S_IDLE_c;
+
+    -- --- per-connection settings: markers & CRCs & base mod 512 ---
+
+    signal x_conn   : conn_t := (others => '0');
+    signal x_seq    : u32_t := (others => '0');
+    signal x_len    : u16_t := (others => '0');
+    signal x_reason : unsigned(2 downto 0) := (others => '0');
+
+    signal exc_mid_reg : std_ulogic := '0';    -- inside an exception frame: the next beat is not a first beat
+    signal x_ooo, x_cap, x_first_cap, look, scanning : std_ulogic := '0';
+
+    signal set_wd : std_ulogic_vector(10 downto 0) := (others => '0');
+    signal set_rd : std_logic_vector(10 downto 0) := (others => '0');
+
+    -- --- the exception stream, passed through ---
+
+    signal x_open, s_exc_tready_i, x_go : std_ulogic := '0';
+
+    -- --- the segment being delineated ---
+
+    signal cap_en_reg  : std_ulogic := '0';               -- copy it (markers on)
+    signal crc_en_reg  : std_ulogic := '0';
+    signal conn_reg    : conn_t := (others => '0');
+    signal seq_reg     : u32_t := (others => '0');
+    signal a_reg       : unsigned(LN_c - 1 downto 0) := (others => '0');  -- lane of its first octet: (seq - base) mod N
+    signal mb_reg      : unsigned(8 downto 0) := (others => '0');        -- stream offset of buffer position 0, mod 512
+    signal e_reg       : pos_t := (others => '0');        -- buffer position past its last octet
+    signal prev_reg    : data_t := (others => '0');       -- the previous input beat
+    signal wr_beat_reg : beat_t := (others => '0');
+    signal extra_reg   : std_ulogic := '0';
+
+    signal a_up     : o_t := (others => '0');
+    signal al_in    : data_t := (others => '0');
+    signal al_fl    : data_t := (others => '0');
+    signal len_tail : o_t := (others => '0');
+
+    signal seg_wr   : std_ulogic := '0';
+    signal seg_wd   : data_t := (others => '0');
+    signal seg_wa   : std_ulogic_vector(SEG_AW_c - 1 downto 0) := (others => '0');
+    signal seg_re   : std_ulogic := '0';
+    signal seg_ra   : unsigned(SEG_AW_c - 1 downto 0) := (others => '0');
+    signal seg_ra_v : std_ulogic_vector(SEG_AW_c - 1 downto 0) := (others => '0');
+    signal seg_rd   : std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+
+    -- --- the candidates: one per marker ---
+
+    signal mk_pos_reg  : pos_t := (others => '0');        -- next marker to read
+    signal mk_n_reg    : kidx_t := (others => '0');       -- markers read
+    signal d_valid_reg : std_ulogic := '0';               -- a marker's beat is on seg_rd
+    signal d_pos_reg   : pos_t := (others => '0');
+    signal d_idx_reg   : kidx_t := (others => '0');
+    signal t_tab       : pos_arr_t := (others => (others => '0'));   -- its candidate's position
+    signal m_tab       : pos_arr_t := (others => (others => '0'));   -- the marker's position
+    signal v_tab       : std_ulogic_vector(K_c - 1 downto 0) := (others => '0');  -- the candidate lies at or after position 0
+
+    signal d_ptr     : u16_t := (others => '0');
+    signal d_t       : pos_t := (others => '0');
+    signal d_ok      : std_ulogic := '0';
+    signal mk_end    : pos_t := (others => '0');
+    signal disc_more : std_ulogic := '0';
+
+    -- --- candidate selection ---
+
+    signal sel_i_reg : kidx_t := (others => '0');
+    signal cov_reg   : pos_t := (others => '0');          -- past the last FPDU found
+    signal floor_reg : pos_t := (others => '0');          -- past the last candidate tried
+    signal s_reg     : pos_t := (others => '0');          -- the candidate being tried: its ULPDU_Length
+    signal from_reg  : pos_t := (others => '0');          -- its first octet (its leading marker, if any)
+    signal lead_reg  : std_ulogic := '0';
+
+    signal c_t     : pos_t := (others => '0');
+    signal c_v     : std_ulogic := '0';
+    signal c_lead  : std_ulogic := '0';
+    signal c_from  : pos_t := (others => '0');
+    signal c_take  : std_ulogic := '0';
+    signal sel_end : std_ulogic := '0';
+
+    -- --- the walk through one FPDU ---
+
+    signal k_reg     : beat_t := (others => '0');         -- beat
+    signal first_reg : std_ulogic := '0';
+    signal t_rem_reg : unsigned(14 downto 0) := (others => '0');  -- content words left, the CRC word included
+    signal u_rem_reg : u16_t := (others => '0');          -- ULPDU octets left
+    signal ulen_reg  : u16_t := (others => '0');
+    signal mkbad_reg : std_ulogic := '0';
+    signal end_reg   : pos_t := (others => '0');          -- past the FPDU's CRC
+    signal vgot_reg, vgood_reg, fdone_reg : std_ulogic := '0';
+
+    signal lane_ready : std_logic := '0';
+    signal k_pos   : pos_t := (others => '0');
+    signal k_mk    : std_ulogic := '0';
+    signal s_w     : w_t := (others => '0');
+    signal cw_lo   : w_t := (others => '0');
+    signal avail   : w_t := (others => '0');
+    signal w_ends  : std_ulogic := '0';
+    signal crcw    : w_t := (others => '0');
+    signal w_hi    : w_t := (others => '0');
+    signal w_end   : pos_t := (others => '0');
+    signal w_abort : std_ulogic := '0';
+    signal w_last  : std_ulogic := '0';
+    signal w_ptr   : unsigned(13 downto 0) := (others => '0');
+    signal w_dist  : pos_t := (others => '0');
+    signal w_mkbad : std_ulogic := '0';
+    signal loc_bad : std_ulogic := '0';
+    signal l_mkbad : std_ulogic := '0';
+    signal ulp_lo  : o_t := (others => '0');
+    signal room    : o_t := (others => '0');
+    signal u_fills : std_ulogic := '0';
+    signal ulp_hi  : o_t := (others => '0');
+    signal walk_go : std_ulogic := '0';
+    signal h_len   : u16_t := (others => '0');
+
+    -- --- the lane ---
+
+    signal l_valid  : std_ulogic := '0';
+    signal l_crc_lo : std_ulogic_vector(WL_c - 1 downto 0) := (others => '0');
+    signal l_crc_hi : std_ulogic_vector(WL_c - 1 downto 0) := (others => '0');
+    signal l_crcw   : std_ulogic_vector(WL_c - 2 downto 0) := (others => '0');
+    signal l_ulp_lo : std_ulogic_vector(OL_c - 1 downto 0) := (others => '0');
+    signal l_ulp_hi : std_ulogic_vector(OL_c - 1 downto 0) := (others => '0');
+    signal l_ulen   : std_ulogic_vector(15 downto 0) := (others => '0');
+
+    signal p_tdata  : std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+    signal p_tkeep  : std_logic_vector(N_c - 1 downto 0) := (others => '0');
+    signal p_tvalid, p_tlast : std_logic := '0';
+    signal p_tready : std_ulogic := '0';
+    signal p_ulen   : std_logic_vector(15 downto 0) := (others => '0');
+    signal v_valid  : std_logic := '0';
+    signal v_code   : std_logic_vector(2 downto 0) := (others => '0');
+    -- the lane's per-frame fields the block keeps itself
+    signal p_conn_unused, v_conn_unused, wb_conn_unused : std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+    signal p_first_unused, p_last_unused, wb_valid_unused : std_logic := '0';
+    signal p_seq_unused, v_vseq_unused : std_logic_vector(7 downto 0) := (others => '0');
+    signal wb_state_unused : std_logic_vector(31 downto 0) := (others => '0');
+
+    -- --- output buffer: a frame is kept only if its verdict is good ---
+
+    signal o_wp_reg, o_cp_reg, o_rp_reg : beat_t := (others => '0');   -- written, committed, read
+    signal o_used  : beat_t := (others => '0');
+    signal o_push  : std_ulogic := '0';
+    signal s_seq32 : u32_t := (others => '0');
+    signal o_vld_reg : std_ulogic := '0';                 -- o_rd holds a word not yet at the output
+    signal o_move, o_issue : std_ulogic := '0';
+    signal o_wd    : std_ulogic_vector(OUT_W_c - 1 downto 0) := (others => '0');
+    signal o_wa    : std_ulogic_vector(SEG_AW_c - 1 downto 0) := (others => '0');
+    signal o_ra    : std_ulogic_vector(SEG_AW_c - 1 downto 0) := (others => '0');
+    signal o_rd    : std_logic_vector(OUT_W_c - 1 downto 0) := (others => '0');
+
+    signal m_early_tdata_reg  : data_t := (others => '0');
+    signal m_early_tkeep_reg  : std_ulogic_vector(N_c - 1 downto 0) := (others => '0');
+    signal m_early_tvalid_reg : std_ulogic := '0';
+    signal m_early_tlast_reg  : std_ulogic := '0';
+    signal m_early_tuser_reg  : std_ulogic_vector(CONN_W + 47 downto 0) := (others => '0');
+
+    -- --- control ---
+
+    signal next_s : pos_t := (others => '0');
+    signal v_done, v_good : std_ulogic := '0';
+
+begin
+
+    -- --- per-connection settings -------------------------------------------------------
+
+    cfg_ready <= '1';
+
+    x_conn <= s_exc_tuser(CONN_W + 50 downto 51);
+    x_seq <= unsigned(s_exc_tuser(50 downto 19));
+    x_len <= unsigned(s_exc_tuser(18 downto 3));
+    x_reason <= unsigned(s_exc_tuser(2 downto 0));
+
+    x_ooo <= to_sl(x_reason = EXC_OUT_OF_ORDER_c and x_len /= 0);
+    x_cap <= x_ooo and to_sl(x_len <= SEG_MAX_c);
+    x_first_cap <= (not exc_mid_reg) and x_cap;
+    -- Searching the segment before: this one passes on without a search.
+    scanning <= to_sl(state_reg /= S_IDLE_c and state_reg /= S_LOOK_c and state_reg /= S_CAP_c);
+    look <= to_sl(state_reg = S_IDLE_c) and s_exc_tvalid and x_first_cap;
+
+    set_wd <= cfg_mrk_en & cfg_crc_en & cfg_base(8 downto 0);
+
+    set_ram : entity work.sdp_ram
+        generic map (WIDTH => 11, ADDR_W => CONN_W)
+        port map (
+            clk => clk,
+            wr_en => cfg_valid, wr_addr => cfg_conn, wr_data => set_wd,
+            rd_en => look, rd_addr => x_conn, rd_data => set_rd
+        );
+
+    -- --- the exception stream, passed through (combinationally) -------------------------
+
+    x_open <= exc_mid_reg or (not x_cap) or to_sl(state_reg = S_CAP_c) or scanning;
+    m_exc_tdata <= s_exc_tdata;
+    m_exc_tkeep <= s_exc_tkeep;
+    m_exc_tlast <= s_exc_tlast;
+    m_exc_tuser <= s_exc_tuser;
+    m_exc_tvalid <= s_exc_tvalid and x_open;
+    s_exc_tready_i <= m_exc_tready and x_open;
+    s_exc_tready <= s_exc_tready_i;
+    x_go <= s_exc_tvalid and s_exc_tready_i;
+
+    -- --- the segment being delineated ---------------------------------------------------
+
+    -- Stream alignment: beat k of the buffer is input beats k-1 and k,
+    -- shifted up by a lanes (the Verilog takes it from {tdata, prev} at
+    -- N - a lanes; a flush from {0, prev}).
+    a_up <= to_unsigned(N_c, OL_c) - resize(a_reg, OL_c);
+
+    p_align : process (all) is
+        variable dbl : std_ulogic_vector(2 * DATA_W - 1 downto 0);
+        variable sh  : natural;
+    begin
+        sh := 8 * to_integer(a_up);
+        dbl := s_exc_tdata & prev_reg;
+        al_in <= dbl(sh + DATA_W - 1 downto sh);
+        dbl(2 * DATA_W - 1 downto DATA_W) := (others => '0');
+        al_fl <= dbl(sh + DATA_W - 1 downto sh);
+    end process p_align;
+
+    -- The last input beat leaves octets for one more buffer beat when
+    -- a + (len mod N, or N) > N.
+    len_tail <= to_unsigned(N_c, OL_c) when x_len(LN_c - 1 downto 0) = 0 else
+                resize(x_len(LN_c - 1 downto 0), OL_c);
+
+    seg_wr <= (to_sl(state_reg = S_CAP_c) and cap_en_reg and x_go) or to_sl(state_reg = S_FLUSH_c);
+    seg_wd <= al_fl when state_reg = S_FLUSH_c else al_in;
+    seg_wa <= std_ulogic_vector(wr_beat_reg(SEG_AW_c - 1 downto 0));
+    seg_ra_v <= std_ulogic_vector(seg_ra);
+
+    seg_ram : entity work.sdp_ram
+        generic map (WIDTH => DATA_W, ADDR_W => SEG_AW_c)
+        port map (
+            clk => clk,
+            wr_en => seg_wr, wr_addr => seg_wa, wr_data => seg_wd,
+            rd_en => seg_re, rd_addr => seg_ra_v, rd_data => seg_rd
+        );
+
+    -- --- the candidates: one per marker -------------------------------------------------
+
+    -- FPDUPTR, octets 2 and 3 of the marker, big-endian, low two bits
+    -- cleared; it points back from the marker (0: the FPDU behind it). A
+    -- pointer back past position 0 gives no candidate.
+    d_ptr <= unsigned(seg_rd(23 downto 16)) & unsigned(seg_rd(31 downto 26)) & "00";
+    d_t <= d_pos_reg + 4 when d_ptr = 0 else d_pos_reg - resize(d_ptr, PW_c);
+    d_ok <= to_sl(d_ptr = 0 or to_integer(d_ptr) <= to_integer(d_pos_reg));
+
+    mk_end <= mk_pos_reg + 4;
+    disc_more <= to_sl(state_reg = S_DISC_c and mk_end <= e_reg and mk_n_reg < K_c);
+
+    -- --- candidate selection -------------------------------------------------------------
+
+    -- (sel_i_reg reaches K only when sel_end, where the candidate is not looked at.)
+    c_t <= t_tab(to_integer(sel_i_reg)) when sel_i_reg < K_c else (others => '0');
+    c_v <= v_tab(to_integer(sel_i_reg)) when sel_i_reg < K_c else '0';
+    c_lead <= to_sl(is_mk(mb_reg, c_t - 4));
+    c_from <= c_t - 4 when c_lead = '1' else c_t;
+    c_take <= c_v and to_sl(not is_mk(mb_reg, c_t) and c_t >= floor_reg and c_from >= cov_reg
+                            and c_from >= resize(a_reg, PW_c) and (c_lead = '0' or c_t >= 4)
+                            and c_t + 8 <= e_reg);   -- room for the shortest FPDU (header, pad, CRC)
+    sel_end <= to_sl(sel_i_reg >= mk_n_reg);
+
+    -- --- the walk through one FPDU --------------------------------------------------------
+
+    k_pos <= resize(k_reg & to_unsigned(0, LN_c), PW_c);
+    k_mk <= to_sl(is_mk(mb_reg, k_pos));
+    s_w <= resize(s_reg(LN_c - 1 downto 2), WL_c);
+    cw_lo <= s_w when first_reg = '1' else to_unsigned(as_u(k_mk), WL_c);
+    avail <= to_unsigned(WORDS_c, WL_c) - cw_lo;
+    w_ends <= to_sl(resize(avail, 15) >= t_rem_reg);
+    crcw <= cw_lo + t_rem_reg(WL_c - 1 downto 0) - 1;
+    w_hi <= crcw + 1 when w_ends = '1' else to_unsigned(WORDS_c, WL_c);
+    w_end <= k_pos + resize(w_hi & "00", PW_c);
+    w_abort <= to_sl(w_end > e_reg);
+    w_last <= w_ends or w_abort;
+
+    -- The marker of this beat: the leading one must say 0, one inside the
+    -- distance back to the ULPDU_Length field, in words (FPDUPTR's low bits
+    -- ignored, as in mpa_rx_walk).
+    w_ptr <= unsigned(seg_rd(23 downto 16)) & unsigned(seg_rd(31 downto 26));
+    w_dist <= k_pos - s_reg;
+    w_mkbad <= lead_reg and to_sl(w_ptr /= 0) when first_reg = '1' else
+               k_mk and to_sl(to_integer(w_ptr) /= to_integer(w_dist(PW_c - 1 downto 2)));
+
+    -- No marker behind the FPDU may point to it.
+    p_loc_bad : process (all) is
+        variable b : std_ulogic;
+    begin
+        b := '0';
+        for li in 0 to K_c - 1 loop
+            if li < to_integer(mk_n_reg) and v_tab(li) = '1' and t_tab(li) = s_reg and m_tab(li) >= w_end then
+                b := '1';
+            end if;
+        end loop;
+        loc_bad <= b;
+    end process p_loc_bad;
+
+    l_mkbad <= mkbad_reg or w_mkbad or w_abort or (w_ends and loc_bad);
+    ulp_lo <= '0' & s_reg(LN_c - 1 downto 2) & "10" when first_reg = '1' else
+              to_unsigned(4 * as_u(k_mk), OL_c);
+    room <= to_unsigned(N_c, OL_c) - ulp_lo;
+    u_fills <= to_sl(u_rem_reg >= resize(room, 16));
+    ulp_hi <= to_unsigned(N_c, OL_c) when u_fills = '1' else ulp_lo + u_rem_reg(OL_c - 1 downto 0);
+    walk_go <= to_sl(state_reg = S_WALK_c) and lane_ready;
+
+    p_h_len : process (all) is
+        variable w : natural;
+    begin
+        w := to_integer(s_w);
+        h_len <= unsigned(seg_rd(32 * w + 7 downto 32 * w)) & unsigned(seg_rd(32 * w + 15 downto 32 * w + 8));
+    end process p_h_len;
+
+    -- --- the lane: CRC32c, ULPDU packing, verdict ------------------------------------------
+
+    l_valid <= to_sl(state_reg = S_WALK_c);
+    l_crc_lo <= std_ulogic_vector('0' & from_reg(LN_c - 1 downto 2)) when first_reg = '1' else (others => '0');
+    l_crc_hi <= std_ulogic_vector(crcw) when w_ends = '1' and w_abort = '0' else
+                std_ulogic_vector(to_unsigned(WORDS_c, WL_c));
+    l_crcw <= std_ulogic_vector(crcw(WL_c - 2 downto 0));
+    l_ulp_lo <= std_ulogic_vector(ulp_lo);
+    l_ulp_hi <= std_ulogic_vector(ulp_hi);
+    l_ulen <= std_ulogic_vector(ulen_reg);
+
+    lane : entity work.mpa_rx_lane
+        generic map (DATA_W => DATA_W, CONN_W => CONN_W)
+        port map (
+            clk => clk, rst => rst,
+            s_valid => l_valid, s_ready => lane_ready, s_data => seg_rd,
+            s_crc_lo => l_crc_lo, s_crc_hi => l_crc_hi, s_crcw => l_crcw,
+            s_ulp_lo => l_ulp_lo, s_ulp_hi => l_ulp_hi,
+            s_run_first => first_reg, s_run_last => w_last, s_resume => '0', s_nopiece => '0',
+            s_state => (others => '0'), s_fpdu_first => '1', s_fpdu_end => '1', s_conn => conn_reg,
+            s_ulen => l_ulen, s_crc_en => crc_en_reg, s_mkbad => l_mkbad, s_lenbad => '0',
+            s_seq => (others => '0'), s_vseq => (others => '0'),
+            m_tdata => p_tdata, m_tkeep => p_tkeep, m_tvalid => p_tvalid, m_tready => p_tready,
+            m_tlast => p_tlast, m_conn => p_conn_unused, m_ulen => p_ulen, m_first => p_first_unused,
+            m_last => p_last_unused, m_seq => p_seq_unused,
+            v_valid => v_valid, v_ready => '1', v_conn => v_conn_unused, v_code => v_code,
+            v_vseq => v_vseq_unused,
+            wb_valid => wb_valid_unused, wb_conn => wb_conn_unused, wb_state => wb_state_unused
+        );
+
+    -- --- output buffer: a frame is kept only if its verdict is good --------------------------
+
+    o_used <= o_wp_reg - o_rp_reg;
+    p_tready <= not o_used(SEG_AW_c);
+    o_push <= p_tvalid and p_tready;
+    s_seq32 <= seq_reg + resize(s_reg, 32) - resize(a_reg, 32);
+
+    o_move <= o_vld_reg and ((not m_early_tvalid_reg) or m_early_tready);
+    o_issue <= to_sl(o_rp_reg /= o_cp_reg) and ((not o_vld_reg) or o_move);
+
+    o_wd <= p_tdata & p_tkeep & p_tlast & std_ulogic_vector(s_seq32) & p_ulen & conn_reg;
+    o_wa <= std_ulogic_vector(o_wp_reg(SEG_AW_c - 1 downto 0));
+    o_ra <= std_ulogic_vector(o_rp_reg(SEG_AW_c - 1 downto 0));
+
+    out_ram : entity work.sdp_ram
+        generic map (WIDTH => OUT_W_c, ADDR_W => SEG_AW_c)
+        port map (
+            clk => clk,
+            wr_en => o_push, wr_addr => o_wa, wr_data => o_wd,
+            rd_en => o_issue, rd_addr => o_ra, rd_data => o_rd
+        );
+
+    m_early_tdata <= m_early_tdata_reg;
+    m_early_tkeep <= m_early_tkeep_reg;
+    m_early_tvalid <= m_early_tvalid_reg;
+    m_early_tlast <= m_early_tlast_reg;
+    m_early_tuser <= m_early_tuser_reg;
+
+    p_out_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if m_early_tvalid_reg = '1' and m_early_tready = '1' then
+                m_early_tvalid_reg <= '0';
+            end if;
+            if o_move = '1' then
+                m_early_tvalid_reg <= '1';
+                m_early_tdata_reg <= o_rd(OUT_W_c - 1 downto OUT_W_c - DATA_W);
+                m_early_tkeep_reg <= o_rd(OUT_W_c - DATA_W - 1 downto CONN_W + 49);
+                m_early_tlast_reg <= o_rd(CONN_W + 48);
+                m_early_tuser_reg <= o_rd(CONN_W + 47 downto 0);
+            end if;
+            o_vld_reg <= o_issue or (o_vld_reg and not o_move);
+            if o_issue = '1' then
+                o_rp_reg <= o_rp_reg + 1;
+            end if;
+            if rst = '1' then
+                m_early_tvalid_reg <= '0';
+                o_vld_reg <= '0';
+                o_rp_reg <= (others => '0');
+            end if;
+        end if;
+    end process p_out_reg;
+
+    busy <= to_sl(state_reg /= S_IDLE_c or o_rp_reg /= o_wp_reg) or o_vld_reg or m_early_tvalid_reg;
+
+    -- --- control ---------------------------------------------------------------------------
+
+    -- After an FPDU is found: the one right behind it (past a marker at its end).
+    next_s <= end_reg + 4 when is_mk(mb_reg, end_reg) else end_reg;
+    v_done <= (vgot_reg or v_valid) and (fdone_reg or (o_push and p_tlast));
+    v_good <= vgood_reg when vgot_reg = '1' else to_sl(v_code = "000");
+
+    p_seg_rd : process (all) is
+    begin
+        seg_re <= '0';
+        seg_ra <= mk_pos_reg(SEG_AW_c + LN_c - 1 downto LN_c);
+        case state_reg is
+            when S_DISC_c =>
+                seg_re <= disc_more;
+            when S_HDR_c =>
+                seg_re <= '1';
+                seg_ra <= from_reg(SEG_AW_c + LN_c - 1 downto LN_c);
+            when S_WALK_c =>
+                seg_re <= walk_go and not w_last;
+                seg_ra <= k_reg(SEG_AW_c - 1 downto 0) + 1;
+            when others =>
+                null;
+        end case;
+    end process p_seg_rd;
+
+    p_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if x_go = '1' then
+                exc_mid_reg <= not s_exc_tlast;
+            end if;
+            m_skip_valid <= x_go and (not exc_mid_reg) and x_ooo and ((not x_cap) or scanning);
+            m_skip_conn <= x_conn;
+            m_skip_seq <= std_logic_vector(x_seq);
+            m_skip_reason <= "01" when x_cap = '1' else "10";
+            d_valid_reg <= '0';
+            if o_push = '1' then
+                o_wp_reg <= o_wp_reg + 1;
+            end if;
+
+            case state_reg is
+                when S_IDLE_c =>
+                    if look = '1' then
+                        conn_reg <= x_conn;
+                        seq_reg <= x_seq;
+                        state_reg <= S_LOOK_c;
+                    end if;
+                when S_LOOK_c =>
+                    cap_en_reg <= set_rd(10);
+                    crc_en_reg <= set_rd(9);
+                    a_reg <= seq_reg(LN_c - 1 downto 0) - unsigned(set_rd(LN_c - 1 downto 0));
+                    mb_reg <= seq_reg(8 downto 0) - unsigned(set_rd(8 downto 0))
+                              - resize(seq_reg(LN_c - 1 downto 0) - unsigned(set_rd(LN_c - 1 downto 0)), 9);
+                    prev_reg <= (others => '0');
+                    wr_beat_reg <= (others => '0');
+                    state_reg <= S_CAP_c;
+                when S_CAP_c =>
+                    if x_go = '1' then
+                        prev_reg <= s_exc_tdata;
+                        if seg_wr = '1' then
+                            wr_beat_reg <= wr_beat_reg + 1;
+                        end if;
+                        if exc_mid_reg = '0' then
+                            e_reg <= resize(a_reg, PW_c) + resize(x_len, PW_c);
+                            extra_reg <= to_sl(resize(a_reg, OL_c) + len_tail > N_c);
+                        end if;
+                        if s_exc_tlast = '1' then
+                            if cap_en_reg = '0' then
+                                state_reg <= S_IDLE_c;
+                            elsif (exc_mid_reg = '0' and resize(a_reg, OL_c) + len_tail > N_c)
+                                  or (exc_mid_reg = '1' and extra_reg = '1') then
+                                state_reg <= S_FLUSH_c;
+                            else
+                                state_reg <= S_DISC_c;
+                            end if;
+                        end if;
+                    end if;
+                    -- The first marker position at or after the segment's first octet.
+                    if mb_reg = 0 and a_reg /= 0 then
+                        mk_pos_reg <= to_unsigned(512, PW_c);
+                    else
+                        mk_pos_reg <= resize(0 - mb_reg, PW_c);
+                    end if;
+                    mk_n_reg <= (others => '0');
+                when S_FLUSH_c =>
+                    state_reg <= S_DISC_c;
+                when S_DISC_c =>
+                    if disc_more = '1' then
+                        d_valid_reg <= '1';
+                        d_pos_reg <= mk_pos_reg;
+                        d_idx_reg <= mk_n_reg;
+                        mk_pos_reg <= mk_pos_reg + 512;
+                        mk_n_reg <= mk_n_reg + 1;
+                    elsif d_valid_reg = '0' then
+                        sel_i_reg <= (others => '0');
+                        cov_reg <= (others => '0');
+                        floor_reg <= (others => '0');
+                        state_reg <= S_SEL_c;
+                    end if;
+                when S_SEL_c =>
+                    if sel_end = '1' then
+                        state_reg <= S_IDLE_c;
+                    else
+                        sel_i_reg <= sel_i_reg + 1;
+                        if c_take = '1' then
+                            s_reg <= c_t;
+                            from_reg <= c_from;
+                            lead_reg <= c_lead;
+                            state_reg <= S_HDR_c;
+                        end if;
+                    end if;
+                when S_HDR_c =>
+                    k_reg <= '0' & from_reg(SEG_AW_c + LN_c - 1 downto LN_c);
+                    floor_reg <= s_reg + 4;
+                    state_reg <= S_HDR2_c;
+                when S_HDR2_c =>
+                    -- The ULPDU_Length field, big-endian, in the word of s
+                    -- (FPDUs start on words).
+                    ulen_reg <= h_len;
+                    u_rem_reg <= h_len;
+                    -- Content words from the ULPDU_Length word through the
+                    -- CRC word: (2 + len + pad) / 4 + 1 = floor((len + 9) / 4).
+                    if h_len(1 downto 0) = "11" then
+                        t_rem_reg <= ('0' & h_len(15 downto 2)) + 3;
+                    else
+                        t_rem_reg <= ('0' & h_len(15 downto 2)) + 2;
+                    end if;
+                    first_reg <= '1';
+                    mkbad_reg <= '0';
+                    vgot_reg <= '0';
+                    fdone_reg <= '0';
+                    state_reg <= S_WALK_c;
+                when S_WALK_c =>
+                    if walk_go = '1' then
+                        first_reg <= '0';
+                        mkbad_reg <= l_mkbad;
+                        k_reg <= k_reg + 1;
+                        t_rem_reg <= t_rem_reg - resize(avail, 15);
+                        u_rem_reg <= u_rem_reg - resize(ulp_hi - ulp_lo, 16);
+                        if w_last = '1' then
+                            end_reg <= w_end;
+                            state_reg <= S_VWAIT_c;
+                        end if;
+                    end if;
+                when S_VWAIT_c =>
+                    if v_valid = '1' then
+                        vgot_reg <= '1';
+                        vgood_reg <= to_sl(v_code = "000");
+                    end if;
+                    if o_push = '1' and p_tlast = '1' then
+                        fdone_reg <= '1';
+                    end if;
+                    if v_done = '1' then
+                        if v_good = '1' then
+                            if o_push = '1' then
+                                o_cp_reg <= o_wp_reg + 1;
+                            else
+                                o_cp_reg <= o_wp_reg;
+                            end if;
+                            cov_reg <= end_reg;
+                            if end_reg < e_reg then
+                                -- RFC 5044 6 case 3: the FPDU right behind this one.
+                                s_reg <= next_s;
+                                from_reg <= end_reg;
+                                lead_reg <= to_sl(is_mk(mb_reg, end_reg));
+                                state_reg <= S_HDR_c;
+                            else
+                                state_reg <= S_SEL_c;
+                            end if;
+                        else
+                            o_wp_reg <= o_cp_reg;
+                            state_reg <= S_SEL_c;
+                        end if;
+                    end if;
+                when others =>
+                    state_reg <= S_IDLE_c;
+            end case;
+
+            if d_valid_reg = '1' and d_idx_reg < K_c then
+                t_tab(to_integer(d_idx_reg)) <= d_t;
+                m_tab(to_integer(d_idx_reg)) <= d_pos_reg;
+                v_tab(to_integer(d_idx_reg)) <= d_ok;
+            end if;
+
+            if rst = '1' then
+                state_reg <= S_IDLE_c;
+                exc_mid_reg <= '0';
+                m_skip_valid <= '0';
+                d_valid_reg <= '0';
+                o_wp_reg <= (others => '0');
+                o_cp_reg <= (others => '0');
+                v_tab <= (others => '0');
+            end if;
+        end if;
+    end process p_reg;
+
+end architecture rtl;
