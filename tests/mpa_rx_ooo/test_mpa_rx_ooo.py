@@ -485,9 +485,10 @@ async def bench(dut):
 
 # --- pytest ------------------------------------------------------------------
 
-# Icarus runs W=64 only; GHDL runs the VHDL twin at W=64 and 512.
-PARAMS = hdlsim.width_cases((64, 512), langs=("verilog", "vhdl"),
-                            sim_widths={"icarus": (64,), "ghdl": (64, 512)})
+# Verilator and GHDL (the VHDL twin) run W=64 and 512, Icarus 64; every
+# width on every simulator with HW_ALL_WIDTHS=1 (`make test-hw-full`).
+PARAMS = hdlsim.width_cases((64, 128, 256, 512), langs=("verilog", "vhdl"),
+                            sim_widths={"verilator": (64, 512), "icarus": (64,), "ghdl": (64, 512)})
 
 
 @pytest.mark.parametrize("sim,width", PARAMS)
