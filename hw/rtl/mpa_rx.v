@@ -143,6 +143,9 @@ wire [1:0] wb_valid;
 wire [2*CONN_W-1:0] wb_conn;
 wire [63:0] wb_state;
 
+// The lanes' saved CRCs (wb_*) share the walker's one port: at most one
+// lane returns one at a time, because the walker starts no segment while a
+// cut run's CRC is on its way back (mpa_rx_walk's pending_reg).
 mpa_rx_walk #(.DATA_W(DATA_W), .CONN_W(CONN_W)) walk (
     .clk(clk), .rst(rst),
     .cfg_valid(cfg_go), .cfg_ready(w_cfg_ready), .cfg_conn(cfg_conn),

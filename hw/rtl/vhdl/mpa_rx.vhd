@@ -190,6 +190,8 @@ begin
     -- --- delineation ------------------------------------------------------------------------
 
     w_mk <= a_mk and a_mrk_en;
+    -- At most one lane returns a saved CRC at a time: the walker starts no
+    -- segment while a cut run's CRC is on its way back (pending_reg).
     w_wb_valid <= wb_valid(0) or wb_valid(1);
     w_wb_conn <= wb_conn(2 * CONN_W - 1 downto CONN_W) when wb_valid(1) = '1' else wb_conn(CONN_W - 1 downto 0);
     w_wb_state <= wb_state(63 downto 32) when wb_valid(1) = '1' else wb_state(31 downto 0);
