@@ -302,6 +302,10 @@ assign m_axis_tlast = o_tlast_reg;
 assign m_axis_tuser = o_user_reg;
 
 // ---- verdicts: in order with the last pieces ----------------------------------------------
+// The counters are 4 bits: a verdict is let go once out_lasts has caught up
+// with the in_lasts it saw, compared modulo 16, which is right while fewer
+// than 8 last pieces are inside the block; its input register, join stage
+// and output register hold at most three.
 
 reg [3:0]        in_lasts_reg;              // last pieces taken on s_axis
 reg [3:0]        out_lasts_reg;             // last pieces gone out on m_axis

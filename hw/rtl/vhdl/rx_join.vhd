@@ -374,6 +374,8 @@ begin
 
     -- --- verdicts: in order with the last pieces ---------------------------------------------
 
+    -- The counters are 4 bits, compared modulo 16: right while fewer than 8
+    -- last pieces are inside the block (its registers hold at most three).
     v_diff <= out_lasts_reg - v_tgt_reg;                          -- in 0..7: all of them out
     v_ok <= v_ok_reg or not v_diff(3);
     s_verdict_tready <= not v_valid_reg;
