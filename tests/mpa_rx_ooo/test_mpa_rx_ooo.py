@@ -75,11 +75,10 @@ class Conn:
         self.cid, self.markers, self.crc, self.base = cid, markers, crc, base
         fpdus = oracle.shared().mpa_fpdus(ulpdus, markers=markers, base=base, crc=crc)
         self.stream = b"".join(f["wire"] for f in fpdus)
-        # Stream offsets of the ULPDU_Length fields (past a leading marker).
-        self.heads, off = [], 0
-        for f in fpdus:
-            self.heads.append(off + 4 if markers and off % 512 == 0 else off)
-            off += len(f["wire"])
+        # Stream offsets of the ULPDU_Length fields, as the in-order
+        # Receiver finds them.
+        rx = oracle.shared().mpa_receive(self.stream, markers=markers, base=base, crc=crc)
+        self.heads = [(seq - base) & MASK32 for seq, _ in rx["ulpdus"]]
 
     def corrupt(self, at: int, mask: int):
         s = bytearray(self.stream)
