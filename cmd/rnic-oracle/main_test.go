@@ -73,6 +73,9 @@ func TestDispatch(t *testing.T) {
 		{"bad segment", `{"op":"crc32c_segments","segments":["00","x"]}`, "", `crc32c_segments: field "segments[1]": not a hex string`},
 		{"missing segments", `{"op":"crc32c_segments"}`, "", `crc32c_segments: missing field "segments"`},
 		{"ops takes no fields", `{"op":"ops","x":1}`, "", `ops: json: unknown field "x"`},
+		{"ooo segment without len", `{"op":"mpa_ooo","stream":"00","segments":[{"seq":0}]}`, "", `mpa_ooo: segments[0]: seq and len are required`},
+		{"ooo segment past the stream", `{"op":"mpa_ooo","stream":"0000","segments":[{"seq":1,"len":2}]}`, "", `mpa_ooo: segments[0]: octets 1..3 are beyond the 2-octet stream`},
+		{"ooo next past the stream", `{"op":"mpa_ooo","stream":"0000","segments":[{"seq":1,"len":1,"next":3}]}`, "", `mpa_ooo: segments[0]: next is 3 octets into the 2-octet stream`},
 		{"ULPDU too long", `{"op":"mpa_fpdus","ulpdus":["` + strings.Repeat("00", 64769) + `"]}`, "", `mpa_fpdus: ulpdus[0]: mpa: ULPDU longer than`},
 	}
 	for _, c := range cases {

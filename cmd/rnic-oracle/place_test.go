@@ -185,6 +185,8 @@ func TestPlaceBadRequests(t *testing.T) {
 		{`{"op":"ddp_place","mem_size":8,"ops":[{"stag":{"index":1,"valid":true,"len":9,"host":0}}]}`, `ddp_place: ops[0] stag: 9 octets at 0 outside`},
 		{`{"op":"ddp_place","mem_size":8,"ops":[{"post":{"conn":1,"addr":0,"len":1}}]}`, `ddp_place: ops[0]: post to connection 1, which is not configured`},
 		{`{"op":"ddp_place","mem_size":8,"ops":[{"ulpdu":{"conn":1,"data":"zz"}}]}`, `ddp_place: ops[0]: field "data": not a hex string`},
+		{`{"op":"ddp_place","mem_size":8,"ops":[{"early":{"data":"00"}}]}`, `ddp_place: ops[0]: early without conn`},
+		{`{"op":"ddp_place","mem_size":8,"ops":[{"early":{"conn":1,"data":"zz"}}]}`, `ddp_place: ops[0]: field "data": not a hex string`},
 	}
 	for _, c := range cases {
 		m := decodeReply(t, handle([]byte(c.req)))
