@@ -18,10 +18,10 @@ import (
 //   - events: the completions and errors the batch's ULPDUs report, in
 //     delivery order, with ddp_place's fields and the index of the ULPDU's
 //     op in the batch ("op");
-//   - places: for every ulpdu op of the batch, in order, [host address,
-//     octets] of the host memory the Go stack placed its payload in
-//     ([x, 0]: none). Everything the hardware may write for that ULPDU is
-//     in that range;
+//   - places: for every ulpdu and early op of the batch, in order, [host
+//     address, octets] of the host memory the Go stack placed its payload
+//     in ([x, 0]: none). Everything the hardware may write for that ULPDU
+//     is in that range;
 //   - drops: the ulpdu ops of connections that are not enabled (never
 //     configured, or configured with enable false): the hardware drops them
 //     and reports each on m_drop;
@@ -31,8 +31,8 @@ import (
 //     not enabled;
 //   - mem: the whole host memory, hex, when the request asks for it.
 //
-// The steps are ddp_place's ({stag}, {conn}, {post}, {ulpdu}) with two
-// additions: conn takes "enable" (default true; false disables the
+// The steps are ddp_place's ({stag}, {conn}, {post}, {ulpdu}, {early})
+// with two additions: conn takes "enable" (default true; false disables the
 // connection: its ULPDUs are dropped), and {poison: {addr, len}} marks host
 // memory that refuses writes with an error response (the AXI slave answers
 // SLVERR to a burst that writes any octet of it and writes none of those
@@ -40,6 +40,9 @@ import (
 // and reports an RDMAP Local Catastrophic Error (layer 0, type 0, code 0,
 // what rdmap.ErrorFrom gives for a host error) in place of its own report,
 // unless its verdict is bad; the stream places and reports nothing after it.
+// (An early ULPDU whose placement would touch poisoned memory is refused
+// as a request error: which later ULPDU the hardware charges the error
+// response to depends on when the response comes.)
 //
 // A session starts with "open": {mem_size, ring_depth?} (which restarts a
 // session of the same name) and ends with "close": true or at the end of
@@ -47,7 +50,7 @@ import (
 
 func init() {
 	register("ddp_place_stream",
-		`ddp_place in batches on a named session: {session, open?: {mem_size, ring_depth?}, ops: [{stag}|{conn: {conn, pd, enable?}}|{post}|{ulpdu}|{poison: {addr, len}}], mem?, close?} -> {events, places, drops, refused, mem?}`,
+		`ddp_place in batches on a named session: {session, open?: {mem_size, ring_depth?}, ops: [{stag}|{conn: {conn, pd, enable?}}|{post}|{ulpdu}|{early}|{poison: {addr, len}}], mem?, close?} -> {events, places, drops, refused, mem?}`,
 		opDDPPlaceStream)
 }
 
@@ -67,6 +70,7 @@ type streamOp struct {
 	Conn   *streamConnOp `json:"conn"`
 	Post   *placePost    `json:"post"`
 	ULPDU  *placeULPDU   `json:"ulpdu"`
+	Early  *placeEarly   `json:"early"`
 	Poison *streamPoison `json:"poison"`
 }
 
@@ -184,15 +188,32 @@ func (ps *placeSession) span(what string, off, n int) ([]byte, error) {
 
 func (ps *placeSession) step(i int, o streamOp, reply *streamReply) error {
 	set := 0
-	for _, x := range []bool{o.STag != nil, o.Conn != nil, o.Post != nil, o.ULPDU != nil, o.Poison != nil} {
+	for _, x := range []bool{o.STag != nil, o.Conn != nil, o.Post != nil, o.ULPDU != nil, o.Early != nil, o.Poison != nil} {
 		if x {
 			set++
 		}
 	}
 	if set != 1 {
-		return errors.New("want exactly one of stag, conn, post, ulpdu, poison")
+		return errors.New("want exactly one of stag, conn, post, ulpdu, early, poison")
 	}
 	switch {
+	case o.Early != nil:
+		e := o.Early
+		if e.Conn == nil {
+			return errors.New("early without conn")
+		}
+		data, err := decodeHex("data", e.Data)
+		if err != nil {
+			return err
+		}
+		place := [2]int{0, 0}
+		if st := ps.streams[*e.Conn]; st != nil {
+			place = ps.placeEarly(st, data)
+		}
+		if place[1] > 0 && ps.poisoned(place) {
+			return fmt.Errorf("early: placing %d octets at %#x touches poisoned memory (not modelled)", place[1], place[0])
+		}
+		reply.Places = append(reply.Places, place)
 	case o.Poison != nil:
 		if _, err := ps.span("poison", o.Poison.Addr, o.Poison.Len); err != nil {
 			return err
@@ -356,18 +377,7 @@ func (ps *placeSession) receive(st *sessStream, ulpdu []byte) (*placeEvent, bool
 	h, op := seg.Header, seg.Opcode
 	// Where the payload will go, read before Receive (which may pop the
 	// buffer); used only if Receive takes the segment.
-	place := none
-	if n := len(seg.Payload); n > 0 {
-		if h.Tagged {
-			if reg, ok := ps.registered[ddp.STagIndex(h.STag)]; ok {
-				if r, ok := ps.stags.Lookup(reg.stag); ok {
-					place = [2]int{reg.host + int(h.TO-r.Base), n}
-				}
-			}
-		} else if addr, ok := st.posted[[2]uint32{h.QN, h.MSN}]; ok {
-			place = [2]int{addr + int(h.MO), n}
-		}
-	}
+	place := ps.where(st, &h, len(seg.Payload))
 	saved := ps.savePoison()
 	d, err := s.Receive(&h, seg.Payload, op.PlacementAccess())
 	if err != nil {
@@ -383,6 +393,47 @@ func (ps *placeSession) receive(st *sessStream, ulpdu []byte) (*placeEvent, bool
 	}
 	ev, end := report(&st.placeStream, ps.stags, op, &h, d)
 	return ev, end, place
+}
+
+// where is the host memory a segment's n payload octets go to if the
+// checks pass: the region's host address plus TO - base for a tagged
+// segment, the posted buffer's plus MO for an untagged one.
+func (ps *placeSession) where(st *sessStream, h *ddp.Header, n int) [2]int {
+	if n == 0 {
+		return [2]int{0, 0}
+	}
+	if h.Tagged {
+		if reg, ok := ps.registered[ddp.STagIndex(h.STag)]; ok {
+			if r, ok := ps.stags.Lookup(reg.stag); ok {
+				return [2]int{reg.host + int(h.TO-r.Base), n}
+			}
+		}
+	} else if addr, ok := st.posted[[2]uint32{h.QN, h.MSN}]; ok {
+		return [2]int{addr + int(h.MO), n}
+	}
+	return [2]int{0, 0}
+}
+
+// placeEarly is ddp_place's earlyPlace (Sink.Place: no delivery, no
+// report, nothing but the write) that also returns where it wrote.
+func (ps *placeSession) placeEarly(st *sessStream, ulpdu []byte) [2]int {
+	none := [2]int{0, 0}
+	if st.sink.Err() != nil {
+		return none
+	}
+	seg, err := rdmap.Classify(ulpdu)
+	if err != nil {
+		return none
+	}
+	h := seg.Header
+	place := ps.where(st, &h, len(seg.Payload))
+	if err := st.sink.Place(&h, seg.Payload, seg.Opcode.PlacementAccess()); err != nil {
+		return none
+	}
+	if place[1] != len(seg.Payload) {
+		panic(fmt.Sprintf("ddp_place_stream: placed %d octets early and cannot tell where", len(seg.Payload)))
+	}
+	return place
 }
 
 func (ps *placeSession) savePoison() [][]byte {

@@ -151,3 +151,50 @@ func TestPlaceStreamDropsRefusedPoison(t *testing.T) {
 		t.Errorf("places %v", r.Places)
 	}
 }
+
+// TestPlaceStreamEarly: early ops on a session place what ddp_place's do,
+// list where in places (nothing for one that fails a check or comes after
+// the stream failed), and one that would touch poisoned memory is refused.
+func TestPlaceStreamEarly(t *testing.T) {
+	good := 0
+	stag := ddp.MakeSTag(5, 0x21)
+	early := func(h string) any { return map[string]any{"early": map[string]any{"conn": 3, "data": h}} }
+	write := segs(t, rdmap.NewWrite(stag, 1010, []byte("hello world")), 64)
+	outside := segs(t, rdmap.NewWrite(stag, 1095, []byte("too long")), 64)
+	send := segs(t, rdmap.NewSend(2, []byte("xyz")), 64)
+	foreign := segs(t, rdmap.NewWrite(ddp.MakeSTag(6, 1), 0, []byte("no")), 64)
+	ops := []any{
+		map[string]any{"conn": map[string]any{"conn": 3, "pd": 9}},
+		map[string]any{"stag": map[string]any{"index": 5, "valid": true, "key": 0x21, "pd": 9, "access": 1, "base": 1000, "len": 100, "host": 64}},
+		map[string]any{"post": map[string]any{"conn": 3, "qn": 0, "addr": 200, "len": 16, "id": 77}},
+		map[string]any{"post": map[string]any{"conn": 3, "qn": 0, "addr": 220, "len": 16, "id": 78}},
+		early(write[0]), early(outside[0]), early(send[0]),
+	}
+	ops = append(ops, ulpdus(3, &good, foreign...)...) // fails the stream
+	ops = append(ops, early(write[0]))
+	mem, _, reqErr := placeReq(t, map[string]any{"mem_size": 512, "ops": ops})
+	if reqErr != "" {
+		t.Fatal(reqErr)
+	}
+	r := streamReq(t, map[string]any{"session": "e", "open": map[string]any{"mem_size": 512}, "ops": ops, "mem": true})
+	if r.Error != "" {
+		t.Fatal(r.Error)
+	}
+	if r.Mem != hex.EncodeToString(mem) {
+		t.Errorf("memory differs from ddp_place's")
+	}
+	want := [][2]int{{74, 11}, {0, 0}, {220, 3}, {0, 0}, {0, 0}}
+	if len(r.Places) != len(want) {
+		t.Fatalf("places %v, want %v", r.Places, want)
+	}
+	for i := range want {
+		if r.Places[i] != want[i] {
+			t.Fatalf("places %v, want %v", r.Places, want)
+		}
+	}
+	r = streamReq(t, map[string]any{"session": "p", "open": map[string]any{"mem_size": 512}, "ops": []any{
+		ops[0], ops[1], map[string]any{"poison": map[string]any{"addr": 80, "len": 1}}, early(write[0])}})
+	if !strings.Contains(r.Error, "poisoned memory") {
+		t.Errorf("early into poisoned memory: %q", r.Error)
+	}
+}

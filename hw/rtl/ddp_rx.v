@@ -9,13 +9,26 @@
 // MPA's verdict on the ULPDU is good.
 //
 // Input, s_axis (the ULPDU pieces, hw/README.md "MPA receive path"): one
-// frame per piece, lane-0 aligned, tuser = {ulpdu_len[15:0], conn, first,
-// last}. The low CONN_W+2 bits are the README's; ulpdu_len, the ULPDU's
+// frame per piece, lane-0 aligned, tuser = {early, ulpdu_len[15:0], conn,
+// first, last}. The low CONN_W+2 bits are the README's; ulpdu_len, the ULPDU's
 // whole length (MPA's ULPDU_Length, which mpa_rx reads before the first
 // octet), is this block's addition and the same on every piece of the
 // ULPDU: without it no bounds or length check of 7.1 could be made before
 // the first piece is written. The first piece of a ULPDU holds at least 46
 // octets, or the whole ULPDU.
+//
+// Early ULPDUs (early = 1; mpa_rx_ooo's m_early in rnic_rx): a whole ULPDU
+// (first and last are taken as set) that an LLP found out of order, to be
+// placed before its turn, as iwarp/ddp's Sink.Place does: every check of
+// the list below but the last segment's order, made against the
+// connection's state when it comes (after every piece ahead of it), and
+// the payload written if they all pass. Nothing else: no verdict is taken
+// for it, nothing is reported on m_cpl or m_err, a failed check is not an
+// error (the ULPDU is simply not placed; its in-order copy will report
+// the error, if it is one then), no queue advances, no STag is
+// invalidated, and a connection that is not enabled or has failed places
+// nothing of it (and m_drop does not report it). It is placed again, with
+// the same octets, when it comes in order; m_done reports it as any ULPDU.
 //
 // Input, s_verdict: one per ULPDU, in the order of the ULPDUs' last pieces,
 // after the last piece; tdata = MPA code (0 good, 2 CRC, 3 marker/length),
@@ -170,7 +183,7 @@ module ddp_rx #(
     input  wire                    s_axis_tvalid,
     output wire                    s_axis_tready,
     input  wire                    s_axis_tlast,
-    input  wire [CONN_W+18-1:0]    s_axis_tuser,
+    input  wire [CONN_W+19-1:0]    s_axis_tuser,
 
     input  wire [2:0]              s_verdict_tdata,
     input  wire [CONN_W-1:0]       s_verdict_tuser,
@@ -289,14 +302,14 @@ localparam ST_W = 1 + 8 + 32 + 1 + CONN_W + 2 + 64 + 32 + ADDR_W;
 localparam RG_W = ADDR_W + 32 + ID_W;
 localparam MK_W = BQ_AW + 2;                 // burst counts, modulo 2^MK_W (a sign bit to spare)
 localparam RF_W = 1 + MK_W + CONN_W + RECC_W + 224;    // {enabled, mark, conn, rec, rr}
-// Header record of a piece: {short, n, ulen, conn, first, octets 0..17};
-// n = ulen - header length, short = ulen < header length.
-localparam HF_W = 1 + 16 + 16 + CONN_W + 1 + 144;
+// Header record of a piece: {early, short, n, ulen, conn, first, octets
+// 0..17}; n = ulen - header length, short = ulen < header length.
+localparam HF_W = 1 + 1 + 16 + 16 + CONN_W + 1 + 144;
 // Input beat: {data, keep, tlast, ULPDU last}.
 localparam DF_W = DATA_W + KEEP_W + 2;
-// Placement descriptor of a piece: {conn, first, enabled, place, dest, s,
-// remain, rec}.
-localparam DC_W = CONN_W + 3 + ADDR_W + 5 + 16 + RECC_W;
+// Placement descriptor of a piece: {early, conn, first, enabled, place,
+// dest, s, remain, rec}.
+localparam DC_W = 1 + CONN_W + 3 + ADDR_W + 5 + 16 + RECC_W;
 
 localparam [1:0] K_NONE = 2'd0, K_CPL = 2'd1, K_ERR = 2'd2, K_TERM = 2'd3;
 localparam [1:0] D_DATA = 2'd0, D_FLUSH = 2'd1, D_PAD = 2'd2;
@@ -489,7 +502,7 @@ reg                  i_inpiece_reg = 1'b0;    // inside a piece (its first beat 
 reg  [1:0]           i_hcnt_reg = 2'd0;       // header beats taken (saturates at HB)
 reg                  i_hdone_reg = 1'b0;      // the piece's header record is out
 reg  [143:0]         i_hdr_reg = 144'd0;
-reg  [16+CONN_W:0]   i_user_reg = 0;          // {ulen, conn, first}
+reg  [17+CONN_W:0]   i_user_reg = 0;          // {early, ulen, conn, first}
 
 wire                 df_in_ready, hf_in_ready;
 // Configuration waits for the pipeline to drain and is taken between
@@ -498,7 +511,10 @@ wire                 i_hold = !i_inpiece_reg && cfg_pending;
 assign s_axis_tready = df_in_ready && hf_in_ready && !i_hold;
 wire                 i_take = s_axis_tvalid && s_axis_tready;
 
-wire [16+CONN_W:0]   i_user = i_inpiece_reg ? i_user_reg : s_axis_tuser[CONN_W+17:1];
+// An early piece is a whole ULPDU: first and last whatever tuser says.
+wire                 i_early = s_axis_tuser[CONN_W+18];
+wire [17+CONN_W:0]   i_user = i_inpiece_reg ? i_user_reg : {s_axis_tuser[CONN_W+18:2], s_axis_tuser[1] || i_early};
+wire                 i_ulast = s_axis_tuser[0] || (i_inpiece_reg ? i_user_reg[17+CONN_W] : i_early);
 wire [1:0]           i_hcnt = i_inpiece_reg ? i_hcnt_reg : 2'd0;
 wire                 i_hdone = i_inpiece_reg && i_hdone_reg;
 reg  [143:0]         i_hdr;
@@ -542,8 +558,8 @@ wire                 df_out_ready;
 
 ddp_rx_fifo #(.WIDTH(DF_W), .AW(4)) df_fifo (
     .clk(clk), .rst(rst),
-    .in_data({s_axis_tdata, s_axis_tkeep, s_axis_tlast, s_axis_tuser[0]}), .in_valid(i_take),
-    .in_data2({s_axis_tdata, s_axis_tkeep, s_axis_tlast, s_axis_tuser[0]}), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[0]),
+    .in_data({s_axis_tdata, s_axis_tkeep, s_axis_tlast, i_ulast}), .in_valid(i_take),
+    .in_data2({s_axis_tdata, s_axis_tkeep, s_axis_tlast, i_ulast}), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[0]),
     .in_ready(df_in_ready),
     .out_data(df_out), .out_valid(df_out_valid), .out_ready(df_out_ready)
 );
@@ -554,8 +570,8 @@ wire                 c_adv;
 
 ddp_rx_fifo #(.WIDTH(HF_W), .AW(3)) hf_fifo (
     .clk(clk), .rst(rst),
-    .in_data({!i_n[32], i_n[15:0], i_user, i_hdr}), .in_valid(i_hpush),
-    .in_data2({!i_n[32], i_n[15:0], i_user, i_hdr}), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[1]),
+    .in_data({i_user[17+CONN_W], !i_n[32], i_n[15:0], i_user[16+CONN_W:0], i_hdr}), .in_valid(i_hpush),
+    .in_data2({i_user[17+CONN_W], !i_n[32], i_n[15:0], i_user[16+CONN_W:0], i_hdr}), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[1]),
     .in_ready(hf_in_ready),
     .out_data(hf_out), .out_valid(hf_out_valid), .out_ready(c_adv)
 );
@@ -590,8 +606,9 @@ always @(posedge clk) begin
 end
 
 // C1: the header's fields, the context and the table entries.
-wire                 p1_short = c1_rec_reg[HF_W-1];
-wire [15:0]          p1_n = c1_rec_reg[HF_W-2 -: 16];
+wire                 p1_early = c1_rec_reg[HF_W-1];
+wire                 p1_short = c1_rec_reg[HF_W-2];
+wire [15:0]          p1_n = c1_rec_reg[HF_W-3 -: 16];
 wire [CONN_W-1:0]    p1_conn = c1_rec_reg[145 +: CONN_W];
 wire                 p1_first = c1_rec_reg[144];
 wire [143:0]         hdr = c1_rec_reg[143:0];
@@ -709,7 +726,7 @@ end
 // C1b registers.
 reg                    b_valid_reg = 1'b0;
 reg [CONN_W-1:0]       b_conn_reg;
-reg                    b_first_reg;
+reg                    b_first_reg, b_early_reg;
 reg [CX_W-1:0]         b_cx_reg;
 reg                    b_t_reg, b_l_reg;
 reg [3:0]              b_op_reg;
@@ -735,6 +752,7 @@ always @(posedge clk) begin
         b_valid_reg <= c1_valid_reg;
         b_conn_reg <= p1_conn;
         b_first_reg <= p1_first;
+        b_early_reg <= p1_early;
         b_cx_reg <= cx_rd_data;
         b_t_reg <= h_t;
         b_l_reg <= h_l;
@@ -786,7 +804,7 @@ endfunction
 // C2 registers.
 reg                    c2_valid_reg = 1'b0;
 reg [CONN_W-1:0]       c2_conn_reg;
-reg                    c2_first_reg;
+reg                    c2_first_reg, c2_early_reg;
 reg [CX_W-1:0]         c2_cx_reg;
 reg                    k_tagged_reg, k_l_reg;
 reg [3:0]              k_op_reg;
@@ -810,6 +828,7 @@ always @(posedge clk) begin
         c2_valid_reg <= b_valid_reg;
         c2_conn_reg <= b_conn_reg;
         c2_first_reg <= b_first_reg;
+        c2_early_reg <= b_early_reg;
         c2_cx_reg <= b_cx_reg;
         k_tagged_reg <= b_t_reg;
         k_l_reg <= b_l_reg;
@@ -951,7 +970,7 @@ always @* begin
         end else if (e_u_long_reg) begin
             r_kind = K_ERR;
             r_err = 16'h1205;       // DDP untagged: message too long
-        end else if (u_lorder) begin
+        end else if (u_lorder && !c2_early_reg) begin
             r_kind = K_ERR;
             r_err = 16'h1203;       // DDP untagged: MSN range
         end else begin
@@ -972,6 +991,15 @@ always @* begin
                 r_inval = k_op_reg == 4'd4 || k_op_reg == 4'd6;
             end
         end
+    end
+    if (c2_early_reg) begin
+        // Placed early (ddp.Sink.Place): the checks above, but for the
+        // last-segment order, decide whether it is placed, and that is
+        // all. Nothing is reported, delivered or changed.
+        r_kind = K_NONE;
+        r_err = 16'd0;
+        r_pop = 1'b0;
+        r_inval = 1'b0;
     end
     r_cx = {c2_cx_reg[CX_W-1 -: 33], c_fail || r_kind == K_ERR || r_kind == K_TERM, f_cx[3*Q_W-1:0]};
     if (r_pop) begin
@@ -1024,7 +1052,8 @@ always @(posedge clk) begin
 end
 
 // Descriptors to placement.
-wire [DC_W-1:0]        dc_in_data = {c2_conn_reg, c2_first_reg, c_en, r_place, r_dest, k_hlen_reg, k_n_reg, r_rec};
+wire [DC_W-1:0]        dc_in_data = {c2_early_reg, c2_conn_reg, c2_first_reg, c_en, r_place, r_dest, k_hlen_reg, k_n_reg,
+                                     r_rec};
 wire [DC_W-1:0]        dc_out;
 wire                   dc_out_valid;
 wire                   dc_out_ready;
@@ -1141,10 +1170,11 @@ end
 // --- placement: D0 (set-up), D1 (one input beat a clock), D2 (piece end) ----
 
 // A descriptor's fields.
-wire [CONN_W-1:0]      g_conn = dc_out[DC_W-1 -: CONN_W];
-wire                   g_first = dc_out[DC_W-CONN_W-1];
-wire                   g_en = dc_out[DC_W-CONN_W-2];
-wire                   g_dplace = dc_out[DC_W-CONN_W-3];
+wire                   g_early = dc_out[DC_W-1];
+wire [CONN_W-1:0]      g_conn = dc_out[DC_W-2 -: CONN_W];
+wire                   g_first = dc_out[DC_W-CONN_W-2];
+wire                   g_en = dc_out[DC_W-CONN_W-3];
+wire                   g_dplace = dc_out[DC_W-CONN_W-4];
 wire [ADDR_W-1:0]      g_ddest = dc_out[RECC_W + 21 +: ADDR_W];
 wire [4:0]             g_ds = dc_out[RECC_W + 16 +: 5];
 wire [15:0]            g_dremain = dc_out[RECC_W +: 16];
@@ -1166,7 +1196,7 @@ wire                   pl_empty = !d0_valid_reg && !d1_active_reg && !d2_valid_r
                                   && !g_fetch_reg;
 
 reg                    g_load;               // D0 loads this clock
-reg                    g_pfirst, g_pen, g_place;
+reg                    g_pfirst, g_pen, g_place, g_pearly;
 reg [CONN_W-1:0]       g_pconn;
 reg [ADDR_W-1:0]       g_dest;
 reg [4:0]              g_s;
@@ -1182,6 +1212,7 @@ always @* begin
     g_load = 1'b0;
     g_pconn = g_conn;
     g_pfirst = g_first;
+    g_pearly = g_early;
     g_pen = g_en;
     g_place = g_dplace;
     g_dest = g_ddest;
@@ -1196,6 +1227,7 @@ always @* begin
         g_load = 1'b1;
         g_pconn = g_fconn_reg;
         g_pfirst = 1'b0;
+        g_pearly = 1'b0;
         g_pen = g_fen_reg;
         {g_place, g_dest, g_remain, g_rec, g_rr} = dx_rd_data;
         g_place = g_place && g_fen_reg && !herr_reg[g_fconn_reg];
@@ -1213,7 +1245,7 @@ end
 // window as lane masks of output beats 0 and 1 and the counts to the
 // window's first and last beats, the first write address and the output
 // beats to the end of the ULPDU's payload.
-reg                    d0_first_reg, d0_en_reg, d0_place_reg;
+reg                    d0_first_reg, d0_en_reg, d0_place_reg, d0_early_reg;
 reg [CONN_W-1:0]       d0_conn_reg;
 reg [ADDR_W-1:0]       d0_dest_reg;
 reg [4:0]              d0_s_reg;
@@ -1272,6 +1304,7 @@ always @(posedge clk) begin
     if (g_load) begin
         d0_valid_reg <= 1'b1;
         d0_first_reg <= g_pfirst;
+        d0_early_reg <= g_pearly;
         d0_en_reg <= g_pen;
         d0_place_reg <= g_place;
         d0_conn_reg <= g_pconn;
@@ -1304,7 +1337,7 @@ end
 // counts of output beats left (left) and of beats left in the open burst
 // (bleft), and the block offset of the output beat (bofs).
 reg [1:0]              d_state_reg = D_DATA;
-reg                    d_first_reg, d_en_reg, d_place_reg, d_last_reg;
+reg                    d_first_reg, d_en_reg, d_place_reg, d_last_reg, d_early_reg;
 reg [ADDR_W-1:0]       d_dest_reg;
 reg [4:0]              d_s_reg;
 reg [15:0]             d_remain_reg;
@@ -1504,6 +1537,7 @@ always @(posedge clk) begin
         d_state_reg <= D_DATA;
         d_conn_reg <= d0_conn_reg;
         d_first_reg <= d0_first_reg;
+        d_early_reg <= d0_early_reg;
         d_en_reg <= d0_en_reg;
         d_place_reg <= d0_place_reg;
         d_dest_reg <= d0_dest_reg;
@@ -1572,7 +1606,7 @@ end
 // header, up to the end of the ULPDU's payload; a piece that does not end
 // its ULPDU leaves the placement context for the next one, a last piece
 // queues the ULPDU's delivery record.
-reg                    e2_last_reg, e2_en_reg, e2_place_reg;
+reg                    e2_last_reg, e2_en_reg, e2_place_reg, e2_early_reg;
 reg [CONN_W-1:0]       e2_conn_reg;
 reg [ADDR_W-1:0]       e2_dest_reg;
 reg [4:0]              e2_s_reg;
@@ -1581,7 +1615,8 @@ reg [15:0]             e2_remain_reg;
 reg [RECC_W-1:0]       e2_rec_reg;
 reg [223:0]            e2_rr_reg;
 reg [32:0]             e2_diff;          // {octs >= s, octs - s}
-wire                   d2_done = d2_valid_reg && (!e2_last_reg || rf_in_ready);
+// An early ULPDU has no delivery record (and takes no verdict).
+wire                   d2_done = d2_valid_reg && (!e2_last_reg || e2_early_reg || rf_in_ready);
 
 assign d2_free = !d2_valid_reg || d2_done;
 
@@ -1648,6 +1683,7 @@ always @(posedge clk) begin
         d2_valid_reg <= 1'b1;
         e2_last_reg <= (d_state_reg == D_DATA) ? d_cur_ulast : d_last_reg;
         e2_en_reg <= d_en_reg;
+        e2_early_reg <= d_early_reg;
         e2_place_reg <= d_place_reg;
         e2_conn_reg <= d_conn_reg;
         e2_dest_reg <= d_dest_reg;
@@ -1730,7 +1766,7 @@ always @* begin
     dx_wr_en = d3_valid_reg;
     dx_wr_addr = e3_conn_reg;
     dx_wr_data = {e3_place_reg, e3_nxt, e3_left, e3_rec_reg, e3_rr_reg};
-    rf_in_valid = d2_valid_reg && e2_last_reg;
+    rf_in_valid = d2_valid_reg && e2_last_reg && !e2_early_reg;
     rf_in_data = {e2_en_reg, aw_cnt_reg, e2_conn_reg, e2_rec_reg, e2_rr_reg};
     if (cf_conn) begin
         // (Re)start a connection (RFC 5041 4.3: every queue at MSN 1).
@@ -1860,10 +1896,11 @@ reg [CONN_W-1:0]       done_conn_reg = 0;
 
 always @(posedge clk) begin
     // A piece of a connection that is not enabled (C2 has its context).
-    drop_valid_reg <= c2_go && !c_en;
+    // (Not an early one: its in-order copy is reported when it comes.)
+    drop_valid_reg <= c2_go && !c_en && !c2_early_reg;
     drop_conn_reg <= c2_conn_reg;
     drop_first_reg <= c2_first_reg;
-    if (c2_go && !c_en) begin
+    if (c2_go && !c_en && !c2_early_reg) begin
         drop_count_reg <= drop_count_reg + 32'd1;
     end
     // A post not taken: a connection not enabled, QN 3, a full ring.
@@ -1876,7 +1913,7 @@ always @(posedge clk) begin
     berr_conn_reg <= bq_out_data;
     berr_resp_reg <= m_axi_bresp;
     // A ULPDU's last piece has left placement: all its writes are queued.
-    done_valid_reg <= d2_valid_reg && e2_last_reg && rf_in_ready;
+    done_valid_reg <= d2_valid_reg && e2_last_reg && (e2_early_reg || rf_in_ready);
     done_conn_reg <= e2_conn_reg;
     if (rst) begin
         drop_valid_reg <= 1'b0;

@@ -2,11 +2,13 @@
 // placement into host memory out, DATA_W bits per clock, for 2^CONN_W
 // connections.
 //
-//   s_axis (segments) -> mpa_rx -> rx_join -> ddp_rx -> m_axi (host memory writes)
-//                          |  pieces, verdicts  |      -> m_cpl, m_err, status
-//                          +-> m_exc            |
-//   cfg_* ----------------(+ clear)-------------+
-//   s_conn, s_stag, s_post -----------------------------> ddp_rx
+//   s_axis (segments) -> mpa_rx -> rx_join -> merge -> ddp_rx -> m_axi (host memory writes)
+//                          |  pieces, verdicts    ^        |     -> m_cpl, m_err, status
+//                          |                      | early  |
+//                          +-> mpa_rx_ooo --------+        |
+//                                 +-> m_exc, m_skip        |
+//   cfg_* ----------------(+ clear)------------------------+
+//   s_conn, s_stag, s_post ------------------------------------> ddp_rx
 //
 // mpa_rx (RFC 5044 in-order Full Operation) finds the ULPDUs in the
 // segments and cuts them into pieces at segment boundaries, with a verdict
@@ -17,6 +19,18 @@
 // headers and places cut through (hw/README.md, "MPA receive path and the
 // interface to placement").
 //
+// Out of order: a segment that mpa_rx does not take because it lies past
+// a hole in the connection's stream (exception reason 3) goes on to the
+// host on m_exc, and mpa_rx_ooo searches it on the way for whole FPDUs
+// through their markers (RFC 5044 6; connections with markers only). The
+// ULPDUs it finds are merged into ddp_rx's input between pieces as early
+// ULPDUs (ddp_rx: checked against the connection's state when they come,
+// placed if every check passes, never reported). When the hole closes the
+// host gives the segment back on s_axis and it is delineated, placed
+// again (the same octets) and delivered in order, as without the search.
+// The merge takes whole frames, the in-order and the early input in turn
+// when both wait.
+//
 // Ports:
 //   cfg_*        mpa_rx's per-connection configuration (cfg_conn, cfg_en,
 //                cfg_mrk_en, cfg_crc_en, cfg_base; see mpa_rx.v). A write
@@ -25,7 +39,13 @@
 //                of its segments or pieces is inside.
 //   s_axis       TCP segment payloads, as mpa_rx's: lane-0 aligned,
 //                tuser = {conn, seq[31:0], len[15:0]}.
-//   m_exc_*      mpa_rx's exception stream (segments not taken in order).
+//   m_exc_*      mpa_rx's exception stream (segments not taken in order),
+//                through mpa_rx_ooo.
+//   m_skip_*     mpa_rx_ooo's pulses: an out-of-order segment passed on
+//                without a search (reason 1 busy, 2 too long).
+//   m_early_*    a pulse for each early ULPDU taken into ddp_rx: conn.
+//   ooo_busy     mpa_rx_ooo is searching a segment or has early ULPDUs
+//                still to hand on.
 //   s_conn_*, s_stag_*, s_post_*   ddp_rx's configuration streams.
 //   m_axi_*      ddp_rx's AXI4 write master (host memory).
 //   m_cpl_*, m_err_*               ddp_rx's completions and errors.
@@ -52,7 +72,8 @@ module rnic_rx #(
     parameter ADDR_W = 64,
     parameter ID_W = 32,
     parameter BURST = 8,
-    parameter REC_AW = 3
+    parameter REC_AW = 3,
+    parameter SEG_OCTETS = 16384      // mpa_rx_ooo's segment buffer
 ) (
     input  wire                    clk,
     input  wire                    rst,
@@ -78,6 +99,14 @@ module rnic_rx #(
     input  wire                    m_exc_tready,
     output wire                    m_exc_tlast,
     output wire [CONN_W+50:0]      m_exc_tuser,
+
+    output wire                    m_skip_valid,
+    output wire [CONN_W-1:0]       m_skip_conn,
+    output wire [31:0]             m_skip_seq,
+    output wire [1:0]              m_skip_reason,
+    output wire                    m_early_valid,
+    output wire [CONN_W-1:0]       m_early_conn,
+    output wire                    ooo_busy,
 
     input  wire                    s_conn_valid,
     output wire                    s_conn_ready,
@@ -173,7 +202,7 @@ end
 
 // ---- configuration: mpa_rx's, and rx_join's clear, in one handshake --------------
 
-wire mpa_cfg_ready, clr_ready;
+wire mpa_cfg_ready, clr_ready, ooo_cfg_ready;
 assign cfg_ready = mpa_cfg_ready && clr_ready;
 
 // ---- mpa_rx -> rx_join -> ddp_rx -------------------------------------------------------
@@ -191,6 +220,18 @@ wire [N-1:0]       j_tkeep;
 wire               j_tvalid, j_tready, j_tlast;
 wire [CONN_W+17:0] j_tuser;
 wire [2:0]         jv_tdata;
+wire [DATA_W-1:0]  x_tdata;
+wire [N-1:0]       x_tkeep;
+wire               x_tvalid, x_tready, x_tlast;
+wire [CONN_W+50:0] x_tuser;
+wire [DATA_W-1:0]  e_tdata;
+wire [N-1:0]       e_tkeep;
+wire               e_tvalid, e_tready, e_tlast;
+wire [CONN_W+47:0] e_tuser;
+wire [DATA_W-1:0]  k_tdata;
+wire [N-1:0]       k_tkeep;
+wire               k_tvalid, k_tready, k_tlast;
+wire [CONN_W+18:0] k_tuser;
 wire               jv_tvalid, jv_tready;
 wire [CONN_W-1:0]  jv_tuser;
 
@@ -204,8 +245,23 @@ mpa_rx #(.DATA_W(DATA_W), .CONN_W(CONN_W)) mpa (
     .m_axis_tready(p_tready), .m_axis_tlast(p_tlast), .m_axis_tuser(p_tuser),
     .m_verdict_tdata(pv_tdata), .m_verdict_tvalid(pv_tvalid), .m_verdict_tready(pv_tready),
     .m_verdict_tuser(pv_tuser),
+    .m_exc_tdata(x_tdata), .m_exc_tkeep(x_tkeep), .m_exc_tvalid(x_tvalid),
+    .m_exc_tready(x_tready), .m_exc_tlast(x_tlast), .m_exc_tuser(x_tuser)
+);
+
+mpa_rx_ooo #(.DATA_W(DATA_W), .CONN_W(CONN_W), .SEG_OCTETS(SEG_OCTETS)) ooo (
+    .clk(clk), .rst(rst),
+    .cfg_valid(cfg_valid && cfg_ready), .cfg_ready(ooo_cfg_ready), .cfg_conn(cfg_conn),
+    .cfg_mrk_en(cfg_mrk_en), .cfg_crc_en(cfg_crc_en), .cfg_base(cfg_base),
+    .s_exc_tdata(x_tdata), .s_exc_tkeep(x_tkeep), .s_exc_tvalid(x_tvalid), .s_exc_tready(x_tready),
+    .s_exc_tlast(x_tlast), .s_exc_tuser(x_tuser),
     .m_exc_tdata(m_exc_tdata), .m_exc_tkeep(m_exc_tkeep), .m_exc_tvalid(m_exc_tvalid),
-    .m_exc_tready(m_exc_tready), .m_exc_tlast(m_exc_tlast), .m_exc_tuser(m_exc_tuser)
+    .m_exc_tready(m_exc_tready), .m_exc_tlast(m_exc_tlast), .m_exc_tuser(m_exc_tuser),
+    .m_early_tdata(e_tdata), .m_early_tkeep(e_tkeep), .m_early_tvalid(e_tvalid), .m_early_tready(e_tready),
+    .m_early_tlast(e_tlast), .m_early_tuser(e_tuser),
+    .m_skip_valid(m_skip_valid), .m_skip_conn(m_skip_conn), .m_skip_seq(m_skip_seq),
+    .m_skip_reason(m_skip_reason),
+    .busy(ooo_busy)
 );
 
 rx_join #(.DATA_W(DATA_W), .CONN_W(CONN_W)) joiner (
@@ -221,13 +277,60 @@ rx_join #(.DATA_W(DATA_W), .CONN_W(CONN_W)) joiner (
     .clr_valid(cfg_valid && mpa_cfg_ready), .clr_ready(clr_ready), .clr_conn(cfg_conn)
 );
 
+// ---- merge: rx_join's pieces and mpa_rx_ooo's early ULPDUs, frame by frame ------------
+//
+// A frame starts from whichever input waits, from the one not taken last
+// when both do, and holds the choice to its tlast. An early ULPDU goes to
+// ddp_rx as one piece: tuser {early, ulpdu_len, conn, first, last}.
+
+reg                m_inf_reg = 1'b0;        // inside a frame
+reg                m_sel_reg = 1'b0;        // its input (1: early)
+reg                m_last_reg = 1'b0;       // the input of the last frame started
+wire               m_pick = m_inf_reg ? m_sel_reg : (e_tvalid && (!j_tvalid || !m_last_reg));
+
+assign k_tdata = m_pick ? e_tdata : j_tdata;
+assign k_tkeep = m_pick ? e_tkeep : j_tkeep;
+assign k_tvalid = m_pick ? e_tvalid : j_tvalid;
+assign k_tlast = m_pick ? e_tlast : j_tlast;
+assign k_tuser = m_pick ? {1'b1, e_tuser[CONN_W +: 16], e_tuser[CONN_W-1:0], 2'b11} : {1'b0, j_tuser};
+assign j_tready = !m_pick && k_tready;
+assign e_tready = m_pick && k_tready;
+
+reg                early_valid_reg = 1'b0;
+reg [CONN_W-1:0]   early_conn_reg = 0;
+
+always @(posedge clk) begin
+    early_valid_reg <= 1'b0;
+    if (k_tvalid && k_tready) begin
+        m_inf_reg <= !k_tlast;
+        m_sel_reg <= m_pick;
+        if (!m_inf_reg) begin
+            m_last_reg <= m_pick;
+            early_valid_reg <= m_pick;
+            early_conn_reg <= e_tuser[CONN_W-1:0];
+        end
+    end
+    if (rst) begin
+        m_inf_reg <= 1'b0;
+        m_last_reg <= 1'b0;
+        early_valid_reg <= 1'b0;
+    end
+end
+
+assign m_early_valid = early_valid_reg;
+assign m_early_conn = early_conn_reg;
+
+// Not needed: the early ULPDU's stream position, the always-ready
+// configuration port of mpa_rx_ooo.
+wire unused_ok = &{1'b0, e_tuser[CONN_W+16 +: 32], ooo_cfg_ready};
+
 ddp_rx #(
     .DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W),
     .ID_W(ID_W), .BURST(BURST), .REC_AW(REC_AW)
 ) ddp (
     .clk(clk), .rst(rst),
-    .s_axis_tdata(j_tdata), .s_axis_tkeep(j_tkeep), .s_axis_tvalid(j_tvalid),
-    .s_axis_tready(j_tready), .s_axis_tlast(j_tlast), .s_axis_tuser(j_tuser),
+    .s_axis_tdata(k_tdata), .s_axis_tkeep(k_tkeep), .s_axis_tvalid(k_tvalid),
+    .s_axis_tready(k_tready), .s_axis_tlast(k_tlast), .s_axis_tuser(k_tuser),
     .s_verdict_tdata(jv_tdata), .s_verdict_tuser(jv_tuser), .s_verdict_tvalid(jv_tvalid),
     .s_verdict_tready(jv_tready),
     .s_conn_valid(s_conn_valid), .s_conn_ready(s_conn_ready), .s_conn_conn(s_conn_conn),

@@ -94,6 +94,7 @@ class TB:
         self.events: dict[int, list] = defaultdict(list)
         self.status: dict[str, int] = defaultdict(int)
         self.exceptions = 0
+        self.early_count = 0
         self.p_event_stall = 0.0
         self.cycle = 0
         self.in_beats: list[int] = []
@@ -137,7 +138,12 @@ class TB:
                 self.activity += 1
             if dut.m_exc_tvalid.value and dut.m_exc_tready.value and dut.m_exc_tlast.value:
                 self.exceptions += 1
-            for name in ("m_drop_valid", "m_post_err_valid", "m_berr_valid"):
+            if dut.m_early_valid.value:
+                self.early_count += 1
+                self.activity += 1
+            if dut.ooo_busy.value:
+                self.activity += 1
+            for name in ("m_drop_valid", "m_post_err_valid", "m_berr_valid", "m_skip_valid"):
                 if getattr(dut, name).value:
                     self.status[name] += 1
             if self.p_event_stall:
@@ -214,20 +220,24 @@ class TB:
     def cut(self, c: Conn) -> list[tuple[int, int]]:
         """TCP segments over the stream: random cuts, plus cuts inside the
         first 2 + 46 octets of many FPDUs (ULPDU_Length and the header)."""
-        rng, n = self.rng, len(c.stream)
+        return self.cut_range(c, 0, len(c.stream))
+
+    def cut_range(self, c: Conn, lo: int, n: int) -> list[tuple[int, int]]:
+        """cut() over stream octets lo..n-1 only."""
+        rng = self.rng
         cuts = set()
         for s in c.fpdu_starts:
             if rng.random() < 0.6:
                 cuts.add(s + rng.randint(1, 2 + HDR))
             if rng.random() < 0.2:
                 cuts.add(s + rng.randint(1, 2 + HDR))
-        pos = 0
+        pos = lo
         while pos < n:
             r = rng.random()
             pos += rng.randint(1, 8) if r < 0.1 else rng.randint(9, 700) if r < 0.6 else rng.randint(701, 9000)
             cuts.add(pos)
-        points = sorted(x for x in cuts if 0 < x < n) + [n]
-        segs, start = [], 0
+        points = sorted(x for x in cuts if lo < x < n) + [n] if n > lo else []
+        segs, start = [], lo
         for p in points:
             while p - start > 9000:
                 segs.append((start, 9000))
@@ -311,9 +321,9 @@ class TB:
         except AttributeError as e:
             return f" (no internals: {e})"
 
-    async def check(self):
+    async def check(self, exceptions: int = 0):
         await self.drain()
-        assert self.exceptions == 0, f"{self.exceptions} segments on the exception stream"
+        assert self.exceptions == exceptions, f"{self.exceptions} segments on the exception stream, want {exceptions}"
         assert not self.status, f"status pulses: {dict(self.status)}"
         resp = self.oracle.request("ddp_place", mem_size=MEM_SIZE, ring_depth=RQ_DEPTH, ops=self.ops)
         want = defaultdict(list)
@@ -341,26 +351,14 @@ class TB:
 # --- random messages ------------------------------------------------------------
 
 
-@cocotb.test()
-async def random_messages(dut):
-    """RDMAP message mixes on a few connections, segments cut anywhere."""
-    tb = TB(dut)
-    await tb.start()
+async def setup_conns(tb: TB, conns: list[Conn]):
+    """Configure the connections, their STags (three of their own in the
+    second half of the slice, one of another PD, one without write access)
+    and posted buffers (all of QN 0's ring, two Read Request buffers)."""
     rng = tb.rng
-    nconn = 3 if tb.icarus else 4
-    msgs = int(os.environ.get("RNIC_RX_MSGS", "0")) or (10 if tb.icarus else 24)
-    tb.source.set_pause_generator(tb.pause(0.1))
-    for ch in (tb.ram.aw_channel, tb.ram.w_channel):
-        ch.set_pause_generator(tb.pause(0.15))
-    tb.p_event_stall = 0.2
-    conns = []
-    for i, num in enumerate(rng.sample(range(1 << CONN_W), nconn)):
-        c = Conn(num, rng.getrandbits(32), i * SLICE, markers=i % 2 == 0, crc=i != 1, base=rng.getrandbits(32))
-        conns.append(c)
+    for c in conns:
         await tb.conn(c)
-    # STags: three of its own per connection (in the second half of its
-    # slice), one of another PD and one without write access (same slice).
-    indices = iter(rng.sample(range(1, 1 << 12), 5 * nconn))
+    indices = iter(rng.sample(range(1, 1 << 12), 5 * len(conns)))
     for c in conns:
         for j in range(5):
             idx, key = next(indices), rng.getrandbits(8)
@@ -380,34 +378,59 @@ async def random_messages(dut):
                           rng.getrandbits(32))
         for k in range(2):
             await tb.post(c.num, 1, c.mem + SLICE // 2 - 64 * (k + 1), 28, rng.getrandbits(32))
-    # Messages.
+
+
+def messages(tb: TB, c: Conn, msgs: int, p_bad: float = 1.0, mulpdus=None):
+    """A random RDMAP message mix for c.ulpdus: RDMA Writes into its
+    STags, Sends into its posted buffers, Read Requests; p_bad scales the
+    invalid ones (a foreign or stale STag, out of bounds, a Send too long
+    for its buffer)."""
+    rng = tb.rng
+    msn = [1, 1]
+    for _ in range(msgs):
+        r = rng.random()
+        mulpdu = rng.choice(mulpdus or [rng.randint(46, 200), rng.randint(200, 1460), 1460, 4000, 9000])
+        if r < 0.55:
+            stag, base, length = rng.choice(c.stags)
+            n = rng.choice([0, rng.randint(1, 64), rng.randint(1, length)])
+            off = rng.randint(0, length - n)
+            if rng.random() < 0.06 * p_bad:
+                stag = rng.choice(c.foreign + [stag ^ 0x01])           # not ours, or a stale key
+            elif rng.random() < 0.04 * p_bad:
+                off = length - n + rng.randint(1, 50)                   # past the end
+            c.ulpdus += tb.segments(WRITE, mulpdu, stag=stag, to=(base + off) % 2**64,
+                                    payload=rng.randbytes(n))
+        elif r < 0.9 and msn[0] <= RQ_DEPTH:
+            size = rng.choice([0, rng.randint(1, 100), rng.randint(1, 600)])
+            if rng.random() < 0.05 * p_bad:
+                size = SLICE // 2 // RQ_DEPTH + 1                      # longer than any buffer
+            c.ulpdus += tb.segments(rng.choice([SEND, SEND_SE]), mulpdu, msn=msn[0], payload=rng.randbytes(size))
+            msn[0] += 1
+        elif READ_REQS and msn[1] <= 2:
+            rr = {k: rng.getrandbits(64 if k.endswith("_to") else 32)
+                  for k in ("sink_stag", "sink_to", "size", "src_stag", "src_to")}
+            c.ulpdus += tb.segments(READ_REQ, max(mulpdu, 46), msn=msn[1], rr=rr)
+            msn[1] += 1
+
+
+@cocotb.test()
+async def random_messages(dut):
+    """RDMAP message mixes on a few connections, segments cut anywhere."""
+    tb = TB(dut)
+    await tb.start()
+    rng = tb.rng
+    nconn = 3 if tb.icarus else 4
+    msgs = int(os.environ.get("RNIC_RX_MSGS", "0")) or (10 if tb.icarus else 24)
+    tb.source.set_pause_generator(tb.pause(0.1))
+    for ch in (tb.ram.aw_channel, tb.ram.w_channel):
+        ch.set_pause_generator(tb.pause(0.15))
+    tb.p_event_stall = 0.2
+    conns = [Conn(num, rng.getrandbits(32), i * SLICE, markers=i % 2 == 0, crc=i != 1, base=rng.getrandbits(32))
+             for i, num in enumerate(rng.sample(range(1 << CONN_W), nconn))]
+    await setup_conns(tb, conns)
     errors = []
     for c in conns:
-        msn = [1, 1]
-        for _ in range(msgs):
-            r = rng.random()
-            mulpdu = rng.choice([rng.randint(46, 200), rng.randint(200, 1460), 1460, 4000, 9000])
-            if r < 0.55:
-                stag, base, length = rng.choice(c.stags)
-                n = rng.choice([0, rng.randint(1, 64), rng.randint(1, length)])
-                off = rng.randint(0, length - n)
-                if rng.random() < 0.06:
-                    stag = rng.choice(c.foreign + [stag ^ 0x01])           # not ours, or a stale key
-                elif rng.random() < 0.04:
-                    off = length - n + rng.randint(1, 50)                   # past the end
-                c.ulpdus += tb.segments(WRITE, mulpdu, stag=stag, to=(base + off) % 2**64,
-                                        payload=rng.randbytes(n))
-            elif r < 0.9 and msn[0] <= RQ_DEPTH:
-                size = rng.choice([0, rng.randint(1, 100), rng.randint(1, 600)])
-                if rng.random() < 0.05:
-                    size = SLICE // 2 // RQ_DEPTH + 1                      # longer than any buffer
-                c.ulpdus += tb.segments(rng.choice([SEND, SEND_SE]), mulpdu, msn=msn[0], payload=rng.randbytes(size))
-                msn[0] += 1
-            elif READ_REQS and msn[1] <= 2:
-                rr = {k: rng.getrandbits(64 if k.endswith("_to") else 32)
-                      for k in ("sink_stag", "sink_to", "size", "src_stag", "src_to")}
-                c.ulpdus += tb.segments(READ_REQ, max(mulpdu, 46), msn=msn[1], rr=rr)
-                msn[1] += 1
+        messages(tb, c, msgs)
         err = tb.frame(c, corrupt_last_crc=c.crc and rng.random() < 0.3)
         errors.append(err)
     # Segments, interleaved over the connections.
@@ -429,6 +452,128 @@ async def random_messages(dut):
                   "%d events, %d errors (MPA errors %s)", sum(len(c.ulpdus) for c in conns), nconn, nseg, inside,
                   sum(len(v) for v in want.values()), nerr, errors)
     assert inside > 0
+
+
+# --- out of order: early placement ---------------------------------------------
+
+
+@cocotb.test()
+async def out_of_order(dut):
+    """Segments past a hole: placed early through their markers, then
+    again in order when the host gives them back.
+
+    Each round, on every connection that has stream left: the segments up
+    to an FPDU boundary go in (and through: the block drains), then a
+    segment from past a hole (the hole: the FPDUs' next 1..3000 octets);
+    mpa_rx passes it to the exception stream and mpa_rx_ooo finds the
+    FPDUs wholly inside it through their markers (connections with
+    markers; the others only pass it on). The block drains again, then the
+    hole and the segment past it go in, in order, as the host's
+    reassembly would give them. The oracle: iwarp/mpa's OOOReceiver on the
+    segment (mpa_ooo) names the ULPDUs placed early; ddp_place places
+    them at their place in the connection's ops (after every ULPDU before
+    the hole: the block had drained; before the rest: the hole held them
+    back), with Sink.Place's checks against the state then, and the
+    ULPDUs in order as usual. The whole host memory, every report, the
+    exception count and the m_early count must match, both once the early
+    ULPDUs are placed (before their in-order copies write the same
+    octets again) and at the end."""
+    tb = TB(dut)
+    await tb.start()
+    rng = tb.rng
+    nconn = 3
+    msgs = int(os.environ.get("RNIC_RX_MSGS", "0")) or (12 if tb.icarus else 30)
+    tb.source.set_pause_generator(tb.pause(0.1))
+    for ch in (tb.ram.aw_channel, tb.ram.w_channel):
+        ch.set_pause_generator(tb.pause(0.15))
+    tb.p_event_stall = 0.2
+    # Markers on all but the last connection (mpa_rx_ooo needs them).
+    conns = [Conn(num, rng.getrandbits(32), i * SLICE, markers=i < nconn - 1, crc=True, base=rng.getrandbits(32))
+             for i, num in enumerate(rng.sample(range(1 << CONN_W), nconn))]
+    await setup_conns(tb, conns)
+    plans = {}
+    for c in conns:
+        messages(tb, c, msgs, p_bad=0.5, mulpdus=[rng.randint(46, 200), rng.randint(200, 1460), 1460, 3000])
+        assert tb.frame(c) is None
+        plans[c.num] = []
+    # Rounds: (prefix segments, the FPDU index k at the hole, hole, past).
+    ops_of = {c.num: [op for op in tb.ops if "ulpdu" in op and op["ulpdu"]["conn"] == c.num] for c in conns}
+    tb.ops = [op for op in tb.ops if "ulpdu" not in op]
+    expect_early = 0
+    expect_exc = 0
+    pos = {c.num: 0 for c in conns}     # stream offset sent so far
+    nxt = {c.num: 0 for c in conns}     # ULPDU ops told to the oracle
+    rounds = 0
+    while any(pos[c.num] < len(c.stream) for c in conns):
+        rounds += 1
+        round_plan = []
+        for c in conns:
+            if pos[c.num] >= len(c.stream):
+                continue
+            # The hole starts at an FPDU boundary a few FPDUs on.
+            ks = [k for k, s in enumerate(c.fpdu_starts) if s > pos[c.num]]
+            if len(ks) < 2:
+                round_plan.append((c, tb.cut_range(c, pos[c.num], len(c.stream)), None))
+                pos[c.num] = len(c.stream)
+                continue
+            k = ks[min(len(ks) - 2, rng.randint(0, 3))]
+            hole0 = c.fpdu_starts[k]
+            hole1 = min(len(c.stream) - 1, hole0 + rng.randint(1, 3000))
+            past = min(len(c.stream) - hole1, rng.randint(600, 9000))
+            round_plan.append((c, tb.cut_range(c, pos[c.num], hole0), (k, hole0, hole1, past)))
+            pos[c.num] = hole1 + past
+        # In order up to the holes, interleaved; then drain.
+        queues = [list(segs) for _, segs, _ in round_plan]
+        while any(queues):
+            q = rng.choice([q for q in queues if q])
+            c = round_plan[queues.index(q)][0]
+            off, n = q.pop(0)
+            tb.send_segment(c, off, n)
+        await tb.drain()
+        # Past the holes: out of order, one at a time (mpa_rx_ooo searches
+        # one segment at a time and passes on unsearched what comes while
+        # it is busy: m_skip). What Go places early from them.
+        for c in conns:
+            if all(c is not x for x, _, h in round_plan if h is not None):
+                # All its stream is in, in order.
+                tb.ops += ops_of[c.num][nxt[c.num]:]
+                nxt[c.num] = len(ops_of[c.num])
+        for c, _, hole in round_plan:
+            if hole is None:
+                continue
+            k, hole0, hole1, past = hole
+            tb.ops += ops_of[c.num][nxt[c.num]:k]
+            nxt[c.num] = max(nxt[c.num], k)
+            res = tb.oracle.mpa_ooo(c.stream, [(c.base + hole1, past, c.base + hole0)], markers=c.markers,
+                                    base=c.base, crc=c.crc)[0]
+            placed = sorted(res["placed"], key=lambda p: (p[0] - c.base) % 2**32)
+            for _, u in placed:
+                tb.ops.append({"early": {"conn": c.num, "data": u.hex()}})
+            expect_early += len(placed)
+            expect_exc += 1
+            tb.send_segment(c, hole1, past)
+            await tb.drain()
+            assert tb.early_count == expect_early, (
+                f"round {rounds}, connection {c.num}: {tb.early_count} early ULPDUs taken into ddp_rx so far, "
+                f"Go's OOOReceiver places {expect_early}")
+        # Placed early, and nothing else: the whole memory and every report
+        # so far, before the in-order copies overwrite them.
+        await tb.check(exceptions=expect_exc)
+        # The holes, then the segments past them again, in order.
+        for c, _, hole in round_plan:
+            if hole is None:
+                continue
+            k, hole0, hole1, past = hole
+            for off, n in tb.cut_range(c, hole0, hole1) + [(hole1, past)]:
+                tb.send_segment(c, off, n)
+        await tb.drain()
+    for c in conns:
+        tb.ops += ops_of[c.num][nxt[c.num]:]
+    want = await tb.check(exceptions=expect_exc)
+    dut._log.info("%d rounds, %d ULPDUs on %d connections, %d segments out of order, %d ULPDUs placed early; "
+                  "%d events", rounds, sum(len(c.ulpdus) for c in conns), nconn, expect_exc, expect_early,
+                  sum(len(v) for v in want.values()))
+    assert expect_early > 0
 
 
 # --- bench ------------------------------------------------------------------------
@@ -496,7 +641,7 @@ def test_rnic_rx(sim, width, oracle_path):
         toplevel="rnic_rx",
         test_module=__name__,
         verilog_sources=[rtl / f for f in ("rnic_rx.v", "rx_join.v", "mpa_rx.v", "mpa_rx_align.v", "mpa_rx_walk.v",
-                                           "mpa_rx_lane.v", "crc32c.v", "ddp_rx.v", "ddp_rx_fifo.v", "sdp_ram.v")],
+                                           "mpa_rx_lane.v", "mpa_rx_ooo.v", "crc32c.v", "ddp_rx.v", "ddp_rx_fifo.v", "sdp_ram.v")],
         parameters={"DATA_W": width, "CONN_W": CONN_W},
         extra_env={oracle.ENV_VAR: str(oracle_path), "RNIC_RX_WIDTH": str(width)},
     )
