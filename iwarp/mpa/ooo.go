@@ -1,8 +1,10 @@
 package mpa
 
 import (
+	"cmp"
 	"encoding/binary"
 	"math/bits"
+	"slices"
 )
 
 // OOOHandler receives what an OOOReceiver finds. Place gets each validated
@@ -119,6 +121,7 @@ type OOOReceiver struct {
 	stored int    // octets held at or after in.seq
 
 	cands map[uint32]*candidate // by ULPDU_Length sequence number
+	order []uint32              // progress's scratch: candidates in stream order
 
 	chainFn func(uint32, []byte) error
 	placeFn func(uint32, []byte) error
@@ -505,11 +508,22 @@ func (o *OOOReceiver) discover(from, to uint32) {
 }
 
 // progress tries every candidate whose missing octet may have arrived in
-// [from, to), and drops candidates the chain has overtaken.
+// [from, to), in stream order (so that markers that disagree give the same
+// result on every run), and drops candidates the chain has overtaken.
 func (o *OOOReceiver) progress(from, to uint32) {
-	for s, c := range o.cands {
+	o.order = o.order[:0]
+	for s := range o.cands {
+		o.order = append(o.order, s)
+	}
+	base := o.in.seq
+	slices.SortFunc(o.order, func(a, b uint32) int { return cmp.Compare(a-base, b-base) })
+	for _, s := range o.order {
 		if o.err != nil {
 			return
+		}
+		c := o.cands[s]
+		if c == nil {
+			continue // a chain tried earlier in this pass dropped it
 		}
 		if less(s, o.in.seq) {
 			delete(o.cands, s)
