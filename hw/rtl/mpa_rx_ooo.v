@@ -27,9 +27,9 @@
 //   - the FPDU right behind a found one is tried next (case 3), then the
 //     candidates of the markers behind it.
 // Where a segment's markers disagree with each other (a corrupted or
-// hostile stream), the OOOReceiver tries candidates in no fixed order and
-// may find a different subset; the in-order check that follows is the
-// same either way. The block does not know how far the in-order stream
+// hostile stream), the OOOReceiver tries candidates in stream order, the
+// block in marker order with the rules above, and they may find different
+// subsets; the in-order check that follows is the same either way. The block does not know how far the in-order stream
 // has got: the OOOReceiver also refuses a candidate inside the FPDU its
 // in-order chain is reading, which with markers that agree never lies
 // inside a segment beyond that chain.
