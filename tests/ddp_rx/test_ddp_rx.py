@@ -10,7 +10,14 @@ headers, cuts ULPDUs into pieces and compares; it never computes an expected
 octet, completion or error code itself. Host memory is cocotbext-axi's
 AxiRamWrite (the write half of AxiRam); after every test its whole contents
 are compared with the oracle's memory, so any stray write fails the test, and
-a write outside the memory raises in the RAM model.
+a write outside the memory raises in the RAM model. Every ULPDU, early ones
+included, must pulse m_done once, and m_drop must report the pieces of the
+ULPDUs the oracle (ddp_place_stream) drops, and nothing else.
+
+Early ULPDUs (tuser's early bit: a whole ULPDU an LLP found out of order,
+placed before its turn, hw/rtl/ddp_rx.v "Early ULPDUs") go to the oracle as
+{"early": ...} ops at the place of their frames in input order, take no
+verdict, and are sent whatever tuser's first and last bits say.
 
 The cocotb tests, in order:
   directed_checks  one connection per check of RFC 5041 7.1 and RFC 5040:
@@ -24,11 +31,34 @@ The cocotb tests, in order:
                    after it; CRC and marker verdicts. Each bad ULPDU is
                    between good ones; the oracle must report an error for
                    each of those connections.
+  early_checks     early ULPDUs, one connection per case, memory and
+                   reports compared after the early frames (before their
+                   in-order copies) and at the end: an early RDMA Write,
+                   Send (for a later MSN: no queue advance), segments of a
+                   later message and Read Request land, then are delivered
+                   once in order; early frames inside a ULPDU of their own
+                   connection; tuser first/last 0/0, 0/1, 1/0; early
+                   ULPDUs failing each check (foreign, stale, invalidated
+                   or read-only STag, bounds, TO wrap, short, DV, RV,
+                   opcode, QN, MSN ahead and behind, MO, too long) place
+                   and report nothing and the stream carries on; none is
+                   placed after a stream error or a Terminate; an early
+                   Send with Invalidate invalidates nothing; verdicts line
+                   up around early frames (no verdict taken for them); a
+                   disabled connection's early ULPDUs place nothing and
+                   pulse no m_drop. Go's host ranges must place the early
+                   ULPDUs each case means to, and no others.
   random_traffic   many connections interleaved piece by piece, random
                    messages of every opcode, random MULPDUs and piece cuts,
                    mutated headers and garbage ULPDUs, random verdicts
                    (mostly good), gaps on the input, back-pressure on the
-                   AXI channels and the event outputs; in rounds, each
+                   AXI channels and the event outputs; early ULPDUs: copies
+                   of a connection's ULPDUs (some hostile variants) sent a
+                   few ULPDUs before their in-order copies, at random piece
+                   boundaries, inside ULPDUs of the same or another
+                   connection (but not where Go would place one into the
+                   octets of the ULPDU of its connection it sits inside:
+                   the two orders of those writes differ); in rounds, each
                    restarting the connections and posting fresh buffers.
   bench            back-to-back RDMA Writes in FPDUs of 64..9000 octets
                    into an always-ready memory: input beats per clock and the
@@ -37,16 +67,20 @@ The cocotb tests, in order:
   gap_disabled_conn, gap_full_ring, gap_bresp_error
                    the status outputs: pieces of a disabled or never
                    configured connection reported on m_drop (and nothing
-                   placed or reported, whatever the verdict); refused posts
+                   placed or reported, whatever the verdict; their early
+                   ULPDUs neither placed nor reported); refused posts
                    (full ring, QN 3, disabled connection) on m_post_err; an
                    SLVERR B response turning the ULPDU's completion into
                    the stream's Local Catastrophic Error.
   security_soak    (its own pytest case, Verilator at 512 bits) hundreds of
                    thousands of short ULPDUs, about half hostile, with STag
-                   churn, on 8 connections at a time; a monitor checks every
-                   AW burst and W beat against the host ranges the oracle
-                   says the open ULPDUs may write, as it happens; memory and
-                   every report are compared at checkpoints.
+                   churn, on 8 connections at a time, and some 4% early
+                   ULPDUs (copies of a connection's coming ULPDUs, good or
+                   hostile, or hostile variants of them, between its
+                   ULPDUs); a monitor checks every AW burst and W beat
+                   against the host ranges the oracle says the open
+                   ULPDUs, early ones included, may write, as it happens;
+                   memory and every report are compared at checkpoints.
                    DDP_RX_SOAK_ULPDUS sets its size (default 200000); its
                    rate and outcomes go to build/bench/ddp_rx-soak-W512.json.
 
@@ -93,22 +127,36 @@ RQ_DEPTH = 8  # 2^RQ_AW, the default
 REMOTE_WRITE, REMOTE_READ = 1, 2
 
 
-@dataclass
+@dataclass(eq=False)  # (a piece and its ULPDU refer to each other)
 class Piece:
     conn: int
     data: bytes
     first: bool
     last: bool
     ulen: int
-    seq: int = -1  # the ULPDU's index in TB.ulpdus (set on the first piece)
+    u: "Ulpdu | None" = None  # the ULPDU it is a piece of
 
 
-@dataclass
+@dataclass(eq=False)
 class Ulpdu:
     conn: int
     data: bytes
     verdict: int = 0
     pieces: list = field(default_factory=list)
+    # An early ULPDU (tuser's early bit): one frame, the whole ULPDU, sent
+    # with tuser {first, last} = user_fl (the block takes both as set); it
+    # takes no verdict and is the oracle op {"early": ...}.
+    early: bool = False
+    user_fl: int = 3
+    op: int = -1  # index of its op in TB.ops, once sent
+
+
+def early_ulpdu(conn: int, data: bytes, user_fl: int = 3) -> Ulpdu:
+    """An early ULPDU: what an LLP found out of order, sent whole before its
+    turn."""
+    u = Ulpdu(conn, data, early=True, user_fl=user_fl)
+    u.pieces = [Piece(conn, data, True, True, len(data), u)]
+    return u
 
 
 class TB:
@@ -127,11 +175,18 @@ class TB:
         self.ram = AxiRamWrite(AxiWriteBus.from_prefix(dut, "m_axi"), dut.clk, dut.rst, size=MEM_SIZE)
         for model in (self.source, self.ram):
             model.log.setLevel(logging.WARNING)
+        self.early_bit = self.conn_w + 18  # tuser = {early, ulpdu_len[15:0], conn, first, last}
         self.ops: list[dict] = []  # for the oracle, in the order the block sees them
+        self.op_pieces: dict[int, int] = {}  # ulpdu op index -> pieces it was sent in
         self.verdicts: deque = deque()  # (last-piece number, conn, code), in last-piece order
         self.last_pieces = 0
         self.events: dict[int, list] = defaultdict(list)
+        self.drops: dict[int, list] = defaultdict(list)  # m_drop pulses: conn -> [first]
+        self.dones: dict[int, int] = defaultdict(int)  # m_done pulses per conn
+        self.sent: dict[int, int] = defaultdict(int)  # ULPDUs (in order and early) sent per conn
         self.ulpdus_sent = 0
+        self.early_sent = 0
+        self.in_beats = 0
         self.p_event_stall = 0.0
         self.p_verdict_wait = 0.3
         self.cycle = 0
@@ -156,16 +211,19 @@ class TB:
         dut = self.dut
         rng = random.Random(self.rng.getrandbits(64))
         vvalid = False
-        last_user_bit = 1
+        # A ULPDU's last piece (tlast with tuser's last bit), not an early
+        # ULPDU's: those take no verdict.
+        last_mask, last_want = (1 << self.early_bit) | 1, 1
         prev_in_valid = 0
         while True:
             await RisingEdge(dut.clk)
             self.cycle += 1
             tv = int(dut.s_axis_tvalid.value)
             if tv and dut.s_axis_tready.value:
+                self.in_beats += 1
                 if self.measure:
                     self.in_beat_cycles.append(self.cycle)
-                if dut.s_axis_tlast.value and int(dut.s_axis_tuser.value) & last_user_bit:
+                if dut.s_axis_tlast.value and int(dut.s_axis_tuser.value) & last_mask == last_want:
                     self.last_pieces += 1
             if self.measure:
                 if tv and not prev_in_valid:
@@ -189,6 +247,10 @@ class TB:
                 self.events[int(dut.m_cpl_conn.value)].append(ddp_reports.completion(dut))
             if dut.m_err_valid.value and dut.m_err_ready.value:
                 self.events[int(dut.m_err_conn.value)].append(ddp_reports.error(dut))
+            if dut.m_drop_valid.value:
+                self.drops[int(dut.m_drop_conn.value)].append(int(dut.m_drop_first.value))
+            if dut.m_done_valid.value:
+                self.dones[int(dut.m_done_conn.value)] += 1
             if self.p_event_stall:
                 ready = 0 if rng.random() < self.p_event_stall else 1
                 dut.m_cpl_ready.value = ready
@@ -211,6 +273,10 @@ class TB:
         await self._cfg("conn", conn=conn, enable=int(enable), pd=pd)
         if enable:
             self.ops.append({"conn": {"conn": conn, "pd": pd}})
+        else:
+            # ddp_place knows no disabled connection, only one it was never
+            # told of: a connection this bench configured stays configured.
+            assert not any("conn" in op and op["conn"]["conn"] == conn for op in self.ops), conn
 
     async def stag(self, index: int, key: int, pd: int, access: int, base: int, length: int, host: int,
                    bound: int | None = None, valid: bool = True):
@@ -246,65 +312,130 @@ class TB:
         start = 0
         u.pieces = []
         for i, end in enumerate(cuts):
-            u.pieces.append(Piece(u.conn, data[start:end], i == 0, end == n, n))
+            u.pieces.append(Piece(u.conn, data[start:end], i == 0, end == n, n, u))
             start = end
 
-    def interleave(self, per_conn: dict[int, list[Ulpdu]]) -> list[Piece]:
-        """Pieces of all connections, each connection's in order, mixed at
-        random at piece boundaries; records the ULPDUs for the oracle in the
-        order of their first pieces and the verdicts in the order of their
-        last pieces."""
-        queues = {c: deque(p for u in us for p in u.pieces) for c, us in per_conn.items()}
-        owner = {}
-        for us in per_conn.values():
-            for u in us:
-                for p in u.pieces:
-                    owner[id(p)] = u
+    def interleave(self, queues: dict[int, list[Piece]]) -> list[Piece]:
+        """Pieces of all connections, each connection's in the order given,
+        mixed at random at piece boundaries."""
+        qs = {c: deque(ps) for c, ps in queues.items() if ps}
         out = []
-        live = [c for c in queues if queues[c]]
+        live = list(qs)
         while live:
             c = self.rng.choice(live)
-            p = queues[c].popleft()
-            u = owner[id(p)]
-            if p.first:
-                self.ops.append({"ulpdu": {"conn": u.conn, "data": u.data.hex(), "verdict": u.verdict}})
-            out.append(p)
-            if p.last:
-                self.verdicts_pending.append((u.conn, u.verdict))
-            if not queues[c]:
+            out.append(qs[c].popleft())
+            if not qs[c]:
                 live.remove(c)
         return out
 
+    @staticmethod
+    def plan_ops(pieces: list[Piece]) -> list[dict]:
+        """The oracle ops for pieces in input order: a ULPDU's at its first
+        piece, an early ULPDU's at its frame; sets each ULPDU's op to its
+        index in the list."""
+        ops = []
+        for p in pieces:
+            u = p.u
+            if u.early:
+                u.op = len(ops)
+                ops.append({"early": {"conn": u.conn, "data": u.data.hex()}})
+            elif p.first:
+                u.op = len(ops)
+                ops.append({"ulpdu": {"conn": u.conn, "data": u.data.hex(), "verdict": u.verdict}})
+        return ops
+
     async def send(self, per_conn: dict[int, list[Ulpdu]]):
-        self.verdicts_pending = []
-        pieces = self.interleave(per_conn)
-        base = self.ulpdus_sent
-        for i, (conn, code) in enumerate(self.verdicts_pending):
-            self.verdicts.append((base + i, conn, code))
-        self.ulpdus_sent += len(self.verdicts_pending)
+        """Each connection's ULPDUs (in order, early ones where they stand),
+        interleaved with the other connections' at piece boundaries."""
+        await self.send_pieces(self.interleave({c: [p for u in us for p in u.pieces] for c, us in per_conn.items()}))
+
+    async def send_pieces(self, pieces: list[Piece]):
+        """Send pieces in this order; record the ULPDUs for the oracle in the
+        order of their first pieces (early ones at their frames) and the
+        verdicts in the order of the last pieces (none for early ones)."""
+        base = len(self.ops)
+        ops = self.plan_ops(pieces)
+        for p in pieces:
+            u = p.u
+            if p.first:
+                u.op += base
+                self.sent[u.conn] += 1
+                if u.early:
+                    self.early_sent += 1
+                else:
+                    self.op_pieces[u.op] = len(u.pieces)
+            if p.last and not u.early:
+                self.verdicts.append((self.ulpdus_sent, u.conn, u.verdict))
+                self.ulpdus_sent += 1
+        self.ops += ops
         mask = (1 << self.conn_w) - 1
         for p in pieces:
-            user = (p.ulen << (self.conn_w + 2)) | ((p.conn & mask) << 2) | (int(p.first) << 1) | int(p.last)
-            if p.last and len(p.data) > self.lanes:
-                # `last` is defined on the tlast beat only (hw/README.md);
-                # mpa_rx drives it there and nowhere else, so this source
-                # does too (the source takes a beat's tuser from its
-                # octets' entries).
-                tail = len(p.data) - (len(p.data) - 1) // self.lanes * self.lanes
-                user = [user & ~1] * (len(p.data) - tail) + [user] * tail
+            user = (p.ulen << (self.conn_w + 2)) | ((p.conn & mask) << 2)
+            if p.u.early:
+                user |= (1 << self.early_bit) | p.u.user_fl
+            else:
+                user |= (int(p.first) << 1) | int(p.last)
+                if p.last and len(p.data) > self.lanes:
+                    # `last` is defined on the tlast beat only (hw/README.md);
+                    # mpa_rx drives it there and nowhere else, so this source
+                    # does too (the source takes a beat's tuser from its
+                    # octets' entries).
+                    tail = len(p.data) - (len(p.data) - 1) // self.lanes * self.lanes
+                    user = [user & ~1] * (len(p.data) - tail) + [user] * tail
             await self.source.send(AxiStreamFrame(p.data, tuser=user))
         await self.drain()
 
     async def drain(self):
-        """Until every piece and verdict is in, and a while longer."""
+        """Until every piece and verdict is in and every ULPDU has left
+        placement (m_done; early ones take no verdict), and a while longer."""
+        seen, still = None, 0
         while not self.source.empty() or self.verdicts or self.source.active:
+            await ClockCycles(self.dut.clk, 20)
+            now = (self.in_beats, len(self.verdicts))
+            still = still + 1 if now == seen else 0
+            seen = now
+            # (A block that waits for a verdict it will never get, say.)
+            assert still < 500, (f"no input beat or verdict taken for 10000 clocks: {len(self.verdicts)} verdicts "
+                                 f"and {self.source.count()} frames left")
+        for _ in range(500):  # m_done missing: check() says so
+            if sum(self.dones.values()) >= sum(self.sent.values()):
+                break
             await ClockCycles(self.dut.clk, 20)
         await ClockCycles(self.dut.clk, 100)
 
     # --- the oracle's verdict --------------------------------------------------
 
+    def stream(self, ops: list[dict] | None = None) -> dict:
+        """ddp_place_stream on a fresh session for ops (default: every op so
+        far): the host range of every ulpdu and early op, the ulpdu ops
+        dropped. Mem, events: those of ddp_place."""
+        return self.oracle.request("ddp_place_stream", session="ddp_rx_tb",
+                                   open={"mem_size": MEM_SIZE, "ring_depth": RQ_DEPTH},
+                                   ops=self.ops if ops is None else ops, close=True)
+
+    @staticmethod
+    def places(ops: list[dict], reply: dict) -> dict[int, list]:
+        """ddp_place_stream's places by op index."""
+        it = iter(reply["places"])
+        out = {i: next(it) for i, op in enumerate(ops) if "ulpdu" in op or "early" in op}
+        assert next(it, None) is None
+        return out
+
     async def check(self, must_fail: set[int] = frozenset()):
         await self.drain()
+        # m_done: once per ULPDU, early ones included.
+        for conn in sorted(set(self.sent) | set(self.dones)):
+            assert self.dones[conn] == self.sent[conn], (
+                f"conn {conn}: {self.dones[conn]} m_done pulses for {self.sent[conn]} ULPDUs (in order and early)")
+        # m_drop: every piece of a ULPDU of a connection that is not
+        # enabled, no early one.
+        sresp = self.stream()
+        want_drops = defaultdict(list)
+        for d in sresp["drops"]:
+            want_drops[d["conn"]] += [1] + [0] * (self.op_pieces[d["op"]] - 1)
+        for conn in sorted(set(want_drops) | set(self.drops)):
+            assert self.drops.get(conn, []) == want_drops.get(conn, []), (
+                f"conn {conn}: m_drop pulses (first) {self.drops.get(conn)}, want {want_drops.get(conn)}")
         resp = self.oracle.request("ddp_place", mem_size=MEM_SIZE, ring_depth=RQ_DEPTH, ops=self.ops)
         want_events = defaultdict(list)
         for e in resp["events"]:
@@ -330,8 +461,10 @@ class TB:
                 f"got {got_mem[diffs[0]:diffs[0]+16].hex()} want {want_mem[diffs[0]:diffs[0]+16].hex()}")
         nev = sum(len(v) for v in want_events.values())
         errs = sum(1 for v in want_events.values() for e in v if e[0] == "error")
-        self.dut._log.info("checked: %d ULPDUs, %d events (%d errors), %d octets of memory written",
-                           self.ulpdus_sent, nev, errs, sum(1 for b in want_mem if b))
+        self.dut._log.info("checked: %d ULPDUs and %d early ones (%d placed), %d events (%d errors), %d octets of "
+                           "memory written", self.ulpdus_sent, self.early_sent,
+                           sum(1 for i, pl in self.places(self.ops, sresp).items() if "early" in self.ops[i] and pl[1]),
+                           nev, errs, sum(1 for b in want_mem if b))
         return want_events
 
 
@@ -458,6 +591,237 @@ async def directed_checks(dut):
     assert ncase == len(cases)
 
 
+# --- early ULPDUs ----------------------------------------------------------------
+
+
+@cocotb.test()
+async def early_checks(dut):
+    """Early ULPDUs (tuser's early bit), one connection per case: placed
+    before their turn if every check but the last segment's order passes
+    against the state then, and nothing else (no verdict, no report, no
+    queue advance, no invalidation, no m_drop). Memory and reports are
+    compared with the oracle after the early frames, before their in-order
+    copies, and again at the end; the oracle's host ranges (ddp_place_stream)
+    must place the early ULPDUs each case means to place, and no others."""
+    tb = TB(dut)
+    await tb.start()
+    rng = tb.rng
+    conns = rng.sample(range(tb.nconn), 48)
+    pd_a, pd_b = 0x31, 0x42
+    regions = {}
+    host = 0x1000
+    for i, c in enumerate(conns[:-1]):
+        await tb.conn(c, pd_a)
+        idx, key = 16 + i, rng.randrange(256)
+        regions[c] = (idx << 8 | key, 0x20000 * (i + 1) + 3, 1024, host)
+        await tb.stag(idx, key, pd_a, REMOTE_WRITE | REMOTE_READ, 0x20000 * (i + 1) + 3, 1024, host)
+        for m in range(3):
+            await tb.post(c, 0, host + 0x400 + 0x100 * m, 200, 1000 + 10 * i + m)
+        for m in range(2):
+            await tb.post(c, 1, host + 0x700 + 0x40 * m, 28, 2000 + 10 * i + m)
+        await tb.post(c, 2, host + 0x800, 52, 3000 + i)
+        host += 0x1000
+    # The last connection is disabled; it has a region all the same.
+    c_off = conns[-1]
+    await tb.conn(c_off, pd_a, enable=False)
+    regions[c_off] = (15 << 8 | 0x5a, 0, 1024, host)
+    await tb.stag(15, 0x5a, pd_a, REMOTE_WRITE, 0, 1024, host)
+    await tb.stag(1, 0x55, pd_b, REMOTE_WRITE, 0, 512, 0x38000)                # another PD
+    await tb.stag(2, 0x66, pd_a, REMOTE_WRITE, 0, 512, 0x38400, bound=conns[0])  # bound to conns[0]
+    await tb.stag(3, 0x77, pd_a, REMOTE_READ, 0, 512, 0x38800)                # read only
+    await tb.stag(5, 0x99, pd_a, REMOTE_WRITE, 0, 512, 0x39000)
+    await tb.stag(5, 0x99, pd_a, REMOTE_WRITE, 0, 512, 0x39000, valid=False)  # invalidated by the host
+    inv_host = iter(range(0x3a000, 0x40000, 0x400))
+    inv_idx = iter(range(8, 15))
+
+    async def inv_stag():
+        """A region of its own for a case that invalidates it."""
+        idx, key = next(inv_idx), rng.randrange(256)
+        await tb.stag(idx, key, pd_a, REMOTE_WRITE, 0, 256, next(inv_host))
+        return idx << 8 | key
+
+    def write(c, off, n, **kw):
+        stag, base, _, _ = regions[c]
+        return tb.segments(WRITE, stag=stag, to=base + off, payload=rng.randbytes(n), **kw)[0]
+
+    def send(msn, n, op=SEND, **kw):
+        return tb.segments(op, msn=msn, payload=rng.randbytes(n), **kw)[0]
+
+    def U(c, data, verdict=0, cuts=None):
+        u = Ulpdu(c, data, verdict)
+        if cuts is None:
+            tb.cut(u, whole=0.5)
+        else:
+            b = [0, *cuts, len(data)]
+            u.pieces = [Piece(c, data[b[k]:b[k + 1]], k == 0, k == len(b) - 2, len(data), u)
+                        for k in range(len(b) - 1)]
+        return u
+
+    def E(c, data, fl=3):
+        return early_ulpdu(c, data, fl)
+
+    def mutate(seg: bytes, octet: int, value: int) -> bytes:
+        b = bytearray(seg)
+        b[octet] = value
+        return bytes(b)
+
+    cases = {}  # conn -> (name, pre, post, placed, not placed, kinds)
+    k = iter(conns[:-1])
+
+    def case(name, pre, post=(), placed=(), unplaced=(), kinds=None):
+        """pre: before the first check, post: after it (ULPDUs or pieces, in
+        this order); placed/unplaced: early ULPDUs Go must (not) place;
+        kinds: the reports Go must give the connection, c(ompletion) or
+        e(rror), in order."""
+        c = pre[0].conn
+        assert c not in cases, name
+        flat = lambda xs: [p for x in xs for p in (x.pieces if isinstance(x, Ulpdu) else [x])]  # noqa: E731
+        cases[c] = (name, flat(pre), flat(post), list(placed), list(unplaced), kinds)
+
+    # Placed early, then delivered once in order.
+    c = next(k)
+    w1 = write(c, 300, 120)
+    e = E(c, w1)
+    case("Write early, then in order", [U(c, write(c, 0, rng.randint(1, 100))), e], [U(c, w1), U(c, write(c, 600, 50))],
+         placed=[e], kinds="ccc")
+    c = next(k)
+    a, w1 = U(c, write(c, 0, 400), cuts=(60, 250)), write(c, 600, 100)
+    e = E(c, w1)
+    case("Write early inside a Write of its connection", [a.pieces[0], e, *a.pieces[1:]], [U(c, w1)],
+         placed=[e], kinds="cc")
+    c = next(k)
+    s1, s2 = U(c, send(1, 180), cuts=(50, 120)), send(2, 100)
+    e = E(c, s2)
+    case("Send early inside a Send of its connection", [s1.pieces[0], e, *s1.pieces[1:]], [U(c, s2)],
+         placed=[e], kinds="cc")
+    c = next(k)
+    s3 = send(3, 150)
+    e = E(c, s3)
+    case("Send early for MSN 3 (no queue advance)", [e], [U(c, send(1, 40)), U(c, send(2, 70)), U(c, s3)],
+         placed=[e], kinds="ccc")
+    c = next(k)
+    m2 = tb.segments(SEND_SE, mulpdu=64, msn=2, payload=rng.randbytes(150))
+    assert len(m2) > 2
+    e1, e2 = E(c, m2[-1]), E(c, m2[0])
+    case("last and first segments of MSN 2 early", [e1, e2], [U(c, send(1, 20)), *[U(c, s) for s in m2]],
+         placed=[e1, e2], kinds="cc")
+    c = next(k)
+    rrq = {"sink_stag": 7, "sink_to": 2**40 + 9, "size": 1000, "src_stag": 9, "src_to": 77}
+    r2 = tb.segments(READ_REQ, msn=2, rr=rrq)[0]
+    e = E(c, r2)
+    case("Read Request early for MSN 2", [e], [U(c, tb.segments(READ_REQ, msn=1, rr=rrq)[0]), U(c, r2)],
+         placed=[e], kinds="cc")
+    for fl in (0, 1, 2):
+        c = next(k)
+        w = write(c, 100, 300)
+        e = E(c, w, fl)
+        case(f"tuser first={fl >> 1} last={fl & 1}", [e], [U(c, w), U(c, write(c, 500, 30))], placed=[e], kinds="cc")
+    # Failing a check: not placed, not reported; the stream carries on.
+    w = write(conns[0], 0, 20)  # a template with some connection's STag
+    s = send(1, 30)
+    bad = [
+        ("another PD's STag", tb.segments(WRITE, stag=1 << 8 | 0x55, to=0, payload=b"x" * 20)[0]),
+        ("STag bound to another connection", tb.segments(WRITE, stag=2 << 8 | 0x66, to=0, payload=b"x" * 20)[0]),
+        ("STag invalidated by the host", tb.segments(WRITE, stag=5 << 8 | 0x99, to=0, payload=b"x" * 20)[0]),
+        ("no write access", tb.segments(READ_RESP, stag=3 << 8 | 0x77, to=0, payload=b"x" * 20)[0]),
+        ("short", w[:10]),
+        ("short untagged", s[:17]),
+        ("DV 2", mutate(w, 0, (w[0] & ~3) | 2)),
+        ("RV 2", mutate(w, 1, 0x80)),
+        ("opcode 9", mutate(w, 1, 0x49)),
+        ("QN 3", mutate(s, 9, 3)),
+        ("MSN 4 without a buffer", send(4, 30)),
+        ("MSN 0, behind", send(0, 30)),
+        ("MO beyond the buffer", mutate(s, 16, 0x02)),
+        ("longer than its buffer", send(2, 201)),
+    ]
+    for name, data in bad:
+        c = next(k)
+        e = E(c, data)
+        case(f"early, {name}", [U(c, write(c, 0, 40)), e], [U(c, write(c, 200, 40))], unplaced=[e], kinds="cc")
+    for name, to, n in (("past the end", lambda b: b + 1000, 25), ("before the base", lambda b: b - 1, 25),
+                        ("TO wrap", lambda b: 2**64 - 10, 10)):
+        c = next(k)
+        stag, base, _, _ = regions[c]
+        # Go will not build these: the TO is set afterwards.
+        data = tb.segments(WRITE, stag=stag, to=0, payload=rng.randbytes(n))[0]
+        e = E(c, data[:6] + to(base).to_bytes(8, "big") + data[14:])
+        case(f"early, {name}", [e, U(c, write(c, 0, 40))], [U(c, write(c, 200, 40))], unplaced=[e], kinds="cc")
+    c = next(k)
+    stag, base, _, _ = regions[c]
+    e = E(c, tb.segments(WRITE, stag=stag ^ 0x80, to=base, payload=b"k" * 30)[0])
+    case("early, stale key", [e], [U(c, write(c, 200, 40))], unplaced=[e], kinds="c")
+    # A failed check early, then the same octets in order: the error then.
+    c = next(k)
+    e = E(c, tb.segments(WRITE, stag=1 << 8 | 0x55, to=0, payload=b"y" * 20)[0])
+    case("early foreign STag, then in order", [U(c, write(c, 0, 40)), e], [U(c, e.data)], unplaced=[e], kinds="ce")
+    # After the stream has failed: nothing placed.
+    c = next(k)
+    e = E(c, write(c, 300, 60))
+    case("early after a stream error", [U(c, write(c, 0, 40)), U(c, tb.segments(WRITE, stag=1 << 8 | 0x55, to=0,
+                                                                              payload=b"z" * 20)[0]), e],
+         unplaced=[e], kinds="ce")
+    c = next(k)
+    e = E(c, write(c, 300, 60))
+    case("early after a Terminate",
+         [U(c, tb.segments(TERMINATE, msn=1, payload=bytes([0x10, 0x02, 0x05, 0x00]))[0]), e],
+         unplaced=[e], kinds="c")
+    # Invalidation: an early Send with Invalidate invalidates nothing; an
+    # STag a Send with Invalidate did invalidate takes no early Write.
+    c = next(k)
+    x = await inv_stag()
+    sinv = send(1, 20, op=SEND_INV, inv_stag=x)
+    e = E(c, sinv)
+    wx = lambda off: tb.segments(WRITE, stag=x, to=off, payload=rng.randbytes(40))[0]  # noqa: E731
+    case("early Send with Invalidate", [e, U(c, wx(0))], [U(c, sinv), U(c, wx(100))], placed=[e], kinds="cce")
+    c = next(k)
+    x = await inv_stag()
+    e = E(c, tb.segments(WRITE, stag=x, to=0, payload=b"v" * 40)[0])
+    case("early Write to an STag invalidated", [U(c, send(1, 20, op=SEND_SE_INV, inv_stag=x)), e],
+         [U(c, write(c, 0, 30))], unplaced=[e], kinds="cc")
+    # Verdicts: early ULPDUs take none; the in-order ones still get theirs.
+    c = next(k)
+    w2, w3 = write(c, 200, 60), write(c, 400, 60)
+    e2, e3 = E(c, w2), E(c, w3)
+    case("verdicts around early ULPDUs", [U(c, write(c, 0, 60)), e2, U(c, write(c, 100, 60))],
+         [e3, U(c, w2, verdict=2)], placed=[e2, e3], kinds="cce")
+    c = next(k)
+    e = E(c, write(c, 300, 60))
+    case("early, then a marker error", [e, U(c, write(c, 0, 60), verdict=3)], placed=[e], kinds="e")
+    # A disabled connection: nothing placed, no m_drop for the early ones
+    # (check() compares m_drop with the oracle's drops).
+    e1, e2 = E(c_off, write(c_off, 0, 50)), E(c_off, write(c_off, 100, 50), 0)
+    case("early ULPDUs of a disabled connection", [e1, U(c_off, write(c_off, 200, 300), cuts=(100,)), e2],
+         unplaced=[e1, e2], kinds="")
+
+    async def phase(which: int):
+        await tb.send_pieces(tb.interleave({c: v[which] for c, v in cases.items()}))
+        return await tb.check()
+
+    def places_as_meant(which: int):
+        """The early ULPDUs of the phase: Go places those a case means to."""
+        where = tb.places(tb.ops, tb.stream())
+        for c, (name, *pieces, placed, unplaced, _) in cases.items():
+            this = {id(p.u) for p in pieces[which - 1]}
+            for u in placed:
+                if id(u) in this:
+                    assert where[u.op][1] > 0, f"{name}: Go does not place the early ULPDU ({where[u.op]})"
+            for u in unplaced:
+                if id(u) in this:
+                    assert where[u.op][1] == 0, f"{name}: Go places the early ULPDU at {where[u.op]}"
+
+    await phase(1)
+    places_as_meant(1)
+    want = await phase(2)
+    places_as_meant(2)
+    for c, (name, _, _, _, _, kinds) in cases.items():
+        got = "".join(e[0][0] for e in want.get(c, []))
+        assert kinds is None or got == kinds, f"{name}: Go reports {want.get(c)}, the case means {kinds!r}"
+        dut._log.info("%-48s -> %s", name, want[c][-1] if want[c] else "nothing")
+    assert len(tb.drops[c_off]) == 2, tb.drops[c_off]  # the in-order ULPDU's two pieces
+    assert tb.early_sent == sum(len(v[3]) + len(v[4]) for v in cases.values())
+
+
 # --- random traffic ------------------------------------------------------------
 
 
@@ -472,9 +836,10 @@ class Conn:
 
 
 async def random_round(tb: TB, conns: list[Conn], stags: list[dict], msgs_per_conn: int, p_mutate: float,
-                       p_bad_verdict: float):
+                       p_bad_verdict: float, p_early: float = 0.0):
     rng = tb.rng
-    per_conn = {}
+    queues = {}
+    early_mid = []
     for c in conns:
         await tb.conn(c.num, c.pd)
         c.msn = [1, 1, 1]
@@ -534,6 +899,7 @@ async def random_round(tb: TB, conns: list[Conn], stags: list[dict], msgs_per_co
                     b[i] ^= 1 << rng.randrange(8) if rng.random() < 0.7 else rng.randrange(1, 256)
                     seg = bytes(b)
                 us.append(Ulpdu(c.num, seg))
+        full = list(us)
         for i, u in enumerate(us):
             if rng.random() < p_bad_verdict:
                 u.verdict = rng.choice([2, 3])
@@ -541,8 +907,100 @@ async def random_round(tb: TB, conns: list[Conn], stags: list[dict], msgs_per_co
                 break
         for u in us:
             tb.cut(u)
-        per_conn[c.num] = us
-    await tb.send(per_conn)
+        queues[c.num], mids = with_early(tb, c.num, full, us, p_early)
+        early_mid += mids
+    pieces = tb.interleave(queues)
+    if early_mid:
+        pieces = drop_early_races(tb, pieces, early_mid)
+    await tb.send_pieces(pieces)
+
+
+def early_variant(rng: random.Random, data: bytes) -> tuple[bytes, bool]:
+    """What an early copy of a ULPDU carries: mostly its octets (True), else
+    a hostile variant (False): a header octet changed, cut short, longer,
+    or garbage."""
+    r = rng.random()
+    if r < 0.7:
+        return data, True
+    b = bytearray(data)
+    if r < 0.85 and b:
+        i = rng.randrange(min(len(b), 18))
+        b[i] ^= 1 << rng.randrange(8) if rng.random() < 0.7 else rng.randrange(1, 256)
+    elif r < 0.9:
+        b = b[:rng.randint(1, 18)]
+    elif r < 0.95:
+        b += rng.randbytes(rng.randint(1, 64))
+    else:
+        b = rng.randbytes(rng.randint(1, 80))
+    return bytes(b), False
+
+
+def with_early(tb: TB, conn: int, full: list[Ulpdu], us: list[Ulpdu], p_early: float):
+    """The pieces of a connection's ULPDUs us (cut), in order, with early
+    ULPDUs among them: copies of some of its ULPDUs (full: before the cut
+    after a bad verdict), each sent a few ULPDUs before its in-order copy,
+    at a piece boundary (maybe inside another ULPDU), as an LLP that finds
+    segments out of order would; some are hostile variants. Never after
+    the connection's last piece (its verdict may be bad: nothing follows).
+    Returns the pieces and, for each early ULPDU inside another ULPDU of
+    the connection, (early, that ULPDU, the early's in-order copy or None)."""
+    rng = tb.rng
+    q = [p for u in us for p in u.pieces]
+    if not q:
+        return q, []
+    starts, pos = [], 0
+    for u in us:
+        starts.append(pos)
+        pos += len(u.pieces)
+    inserts = []
+    for j, src in enumerate(full):
+        if rng.random() >= p_early:
+            continue
+        data, exact = early_variant(rng, src.data)
+        e = early_ulpdu(conn, data, rng.choice([3, 3, 3, 3, 0, 1, 2]))
+        lo = starts[min(max(0, j - 4), len(us) - 1)]
+        hi = starts[j] if j < len(us) else len(q) - 1
+        k = rng.randint(lo, hi)
+        copy = us[j] if exact and j < len(us) else None
+        inserts.append((k, rng.random(), e, q[k].u if not q[k].first else None, copy))
+    out, mids = [], []
+    inserts.sort(key=lambda x: x[:2])
+    i = 0
+    for k, p in enumerate(q):
+        while i < len(inserts) and inserts[i][0] == k:
+            _, _, e, mid, copy = inserts[i]
+            out.append(e.pieces[0])
+            if mid is not None:
+                mids.append((e, mid, copy))
+            i += 1
+        out.append(p)
+    return out, mids
+
+
+def drop_early_races(tb: TB, pieces: list[Piece], mids: list) -> list[Piece]:
+    """Leave out the early ULPDUs that would race a ULPDU they sit inside.
+
+    The oracle applies a ULPDU whole at its first piece; the block writes an
+    early ULPDU between that ULPDU's pieces. Where both write the same
+    octets the last write differs, unless the early one's in-order copy
+    writes them again later (same range: same octets); so an early ULPDU
+    that Go places into the range of the ULPDU it sits inside, without an
+    in-order copy placed in the same range, is not sent (it changes nothing
+    but memory, so nothing else changes)."""
+    ops = tb.ops + tb.plan_ops(pieces)
+    base = len(tb.ops)
+    places = tb.places(ops, tb.stream(ops))
+    gone = set()
+    placed = 0
+    for e, mid, copy in mids:
+        pe, pm = places[base + e.op], places[base + mid.op]
+        placed += pe[1] > 0
+        overlap = pe[1] and pm[1] and pe[0] < pm[0] + pm[1] and pm[0] < pe[0] + pe[1]
+        if overlap and (copy is None or places[base + copy.op] != pe):
+            gone.add(id(e))
+    tb.dut._log.info("%d early ULPDUs inside another of their connection (Go places %d), %d of them left out "
+                     "(same octets)", len(mids), placed, len(gone))
+    return [p for p in pieces if id(p.u) not in gone]
 
 
 @cocotb.test()
@@ -595,8 +1053,8 @@ async def random_traffic(dut):
             else:
                 c.foreign.append(s)
     for r in range(rounds):
-        await random_round(tb, conns, stags, per_conn, p_mutate=0.015, p_bad_verdict=0.005)
-        dut._log.info("round %d: %d ULPDUs so far", r, tb.ulpdus_sent)
+        await random_round(tb, conns, stags, per_conn, p_mutate=0.015, p_bad_verdict=0.005, p_early=0.2)
+        dut._log.info("round %d: %d ULPDUs and %d early ones so far", r, tb.ulpdus_sent, tb.early_sent)
     await tb.check()
 
 
@@ -682,28 +1140,37 @@ async def bench(dut):
 # the event outputs and the status pulses, and the write monitor.
 #
 # The write monitor knows, from the oracle, the host range each ULPDU may
-# write ([addr, addr + n), n = 0: nothing). A ULPDU's range is open from
-# its first piece's first beat on; after its last piece's last beat it stays
-# open until m_done has reported it (ULPDUs leave placement in the order of
-# their last pieces) and then a clock with neither AWVALID nor WVALID is
-# seen (every write of the ULPDU has left: with both valids low the AW and
-# W queues are empty).
+# write ([addr, addr + n), n = 0: nothing), early ones included. A ULPDU's
+# range is open from its first piece's first beat on; after its last
+# piece's last beat it stays open until m_done has reported it (ULPDUs leave
+# placement in the order of their last pieces, early ones too) and then a
+# clock with neither AWVALID nor WVALID is seen (every write of the ULPDU
+# has left: with both valids low the AW and W queues are empty).
 # Every AW burst must lie inside the beat-aligned hull of an open range, and
 # every strobed octet of every W beat inside an open range; the first
 # violation fails the test at once, naming the write and the open ULPDUs.
 
 class LeanULPDU:
-    __slots__ = ("conn", "data", "verdict", "op", "place", "note", "batch", "npieces")
+    __slots__ = ("conn", "data", "verdict", "op", "place", "note", "batch", "npieces", "early", "user_fl")
 
-    def __init__(self, conn, data, verdict, note):
+    def __init__(self, conn, data, verdict, note, early=False, user_fl=3):
         self.conn, self.data, self.verdict, self.note = conn, data, verdict, note
         self.op = -1
         self.place = None
         self.batch = -1
         self.npieces = 1
+        # Early (tuser's early bit): one piece, sent with tuser {first, last}
+        # = user_fl, no verdict; the oracle op {"early": ...}.
+        self.early, self.user_fl = early, user_fl
+
+    def oracle_op(self):
+        if self.early:
+            return {"early": {"conn": self.conn, "data": self.data.hex()}}
+        return {"ulpdu": {"conn": self.conn, "data": self.data.hex(), "verdict": self.verdict}}
 
     def describe(self):
-        return (f"ULPDU (batch {self.batch}, op {self.op}) conn {self.conn} {self.note!r} verdict {self.verdict} "
+        kind = "early ULPDU" if self.early else f"ULPDU verdict {self.verdict}"
+        return (f"{kind} (batch {self.batch}, op {self.op}) conn {self.conn} {self.note!r} "
                 f"len {len(self.data)} header {self.data[:18].hex()} oracle range {self.place}")
 
 
@@ -724,7 +1191,7 @@ class Lean:
         self.drops: list[tuple[int, int]] = []  # (conn, first) per dropped piece
         self.post_errs: list[tuple] = []
         self.berrs: list[tuple] = []
-        self.open: dict[int, LeanULPDU] = {}
+        self.open: dict[LeanULPDU, LeanULPDU] = {}  # an early ULPDU may come inside another of its connection
         self.closing: list[list] = []  # [done, ULPDU], in the order of last pieces
         self.beats = 0
         self.cycle = 0
@@ -756,8 +1223,22 @@ class Lean:
         return not self.script and not self.busy and not self.verdicts and not self.aw_q and not self.b_q
 
     async def drain(self):
+        seen, still = None, 0
         while not self.idle():
             await ClockCycles(self.dut.clk, 16)
+            now = (self.beats, len(self.verdicts), len(self.script), self.writes, len(self.aw_q), len(self.b_q))
+            still = still + 1 if now == seen else 0
+            seen = now
+            assert still < 625, (f"no input beat, verdict or write for 10000 clocks: {len(self.verdicts)} verdicts "
+                                 f"and {len(self.script)} steps left")
+        # Every ULPDU out of placement (m_done) and its writes out: an
+        # early one has no verdict to wait for.
+        for _ in range(200):
+            if not self.closing:
+                break
+            await ClockCycles(self.dut.clk, 16)
+        else:
+            raise AssertionError("no m_done for " + "; ".join(u.describe() for _, u in self.closing[:4]))
         await ClockCycles(self.dut.clk, 24)
 
     def _violation(self, what: str):
@@ -854,14 +1335,15 @@ class Lean:
                     if t_ready():
                         u = cur[3]
                         if bi == 0 and cur[4]:
-                            self.open[u.conn] = u
+                            self.open[u] = u
                         self.beats += 1
                         bi += 1
                         if bi == len(cur[1]):
                             if cur[5]:
-                                self.open.pop(u.conn, None)
+                                self.open.pop(u, None)
                                 self.closing.append([False, u])
-                                self.verdicts.append((u.conn, u.verdict))
+                                if not u.early:
+                                    self.verdicts.append((u.conn, u.verdict))
                             cur = None
                             drive.append((t_valid, 0))
                         else:
@@ -971,11 +1453,17 @@ class Lean:
 def piece_item(lanes: int, conn_w: int, u: LeanULPDU, data: bytes, first: bool, last: bool):
     """A script item for a piece: ("p", beats, tuser, ulpdu, first, last),
     beats a list of (data, keep, last). A configuration step is ("c",
-    port, {field: value})."""
+    port, {field: value}). An early ULPDU is one piece, first and last,
+    whatever tuser's {first, last} (u.user_fl) say."""
     n = len(data)
     beats = [(int.from_bytes(data[i:i + lanes], "little"), (1 << len(data[i:i + lanes])) - 1, i + lanes >= n)
              for i in range(0, n, lanes)]
-    user = (len(u.data) << (conn_w + 2)) | (u.conn << 2) | (int(first) << 1) | int(last)
+    user = (len(u.data) << (conn_w + 2)) | (u.conn << 2)
+    if u.early:
+        assert first and last and data == u.data
+        user |= (1 << (conn_w + 18)) | u.user_fl
+    else:
+        user |= (int(first) << 1) | int(last)
     return ("p", beats, user, u, first, last)
 
 
@@ -1106,6 +1594,7 @@ class SoakGen:
         self.pieces_of: dict[int, int] = {}
         self.batch_no = 0
         self.hostile_count = 0  # ULPDUs built by hostile() for an enabled connection
+        self.early_count = 0
 
     # --- steps, to the script and the oracle in the same order
     def cfg(self, port, dut_fields, oracle_op):
@@ -1173,10 +1662,28 @@ class SoakGen:
         if first:
             u.op = len(self.ops)
             u.batch = self.batch_no
-            self.ops.append({"ulpdu": {"conn": u.conn, "data": u.data.hex(), "verdict": u.verdict}})
+            self.ops.append(u.oracle_op())
             self.ulpdus.append(u)
             self.pieces_of[u.op] = u.npieces
         self.script.append(piece_item(self.lanes, self.conn_w, u, data, first, last))
+
+    def early_copy(self, s: SSlot):
+        """An early ULPDU: a copy of one of the ULPDUs s has pending (70%
+        its octets, else a hostile variant), at a boundary between the
+        slot's ULPDUs before that one's first piece. Never inside a ULPDU of
+        the slot: the oracle applies a ULPDU whole at its first piece, the
+        block writes an early ULPDU between that one's pieces, and the
+        writes of two ULPDUs of a connection may overlap."""
+        rng = self.rng
+        starts = [i for i, x in enumerate(s.pending) if x[2]]
+        # Mostly a later one than the next, ahead of the next.
+        j = rng.randrange(1 if len(starts) > 1 and rng.random() < 0.8 else 0, len(starts))
+        u = s.pending[starts[j]][0]
+        data, exact = early_variant(rng, u.data)
+        e = LeanULPDU(s.conn, data, 0, ("early: " if exact else "early variant: ") + u.note, early=True,
+                      user_fl=rng.choice([3, 3, 3, 0, 1, 2]))
+        s.pending.insert(starts[rng.randint(0, j - 1) if j and rng.random() < 0.8 else j], (e, data, True, True))
+        self.early_count += 1
 
     def own_usable(self, s: SSlot):
         return [st for st in s.stags if st.valid and st.pd == s.pd and st.bound in (None, s.conn) and st.access & 1]
@@ -1386,6 +1893,20 @@ class SoakGen:
         if s.left <= 0:
             self.new_epoch(s)
             return
+        self.make(s)
+        if rng.random() < 0.05:
+            # A few more ULPDUs of the slot (mostly good ones), and an early
+            # copy of one.
+            for _ in range(rng.randint(1, 3)):
+                if s.left <= 0:
+                    break
+                self.make(s, p_hostile=0.15)
+            self.early_copy(s)
+        self.emit(s)
+
+    def make(self, s: SSlot, p_hostile: float = 0.45):
+        """The slot's next ULPDU, to its pending pieces."""
+        rng = self.rng
         s.left -= 1
         if not s.enabled:
             own = [st for st in s.stags if st.valid and st.len]
@@ -1395,7 +1916,7 @@ class SoakGen:
                 data, note = hdr_tagged(WRITE, st.stag, st.base, rng.randbytes(rng.randint(1, m))), "to a disabled connection"
             else:
                 data, note = hdr_untagged(SEND, 0, 1, 0, b"x"), "to a disabled connection"
-        elif rng.random() < 0.45:
+        elif rng.random() < p_hostile:
             data, note = self.hostile(s)
             self.hostile_count += 1
             if rng.random() < 0.75:
@@ -1408,7 +1929,6 @@ class SoakGen:
             if rng.random() < 0.8:
                 s.left = 0
         self.queue(s, data, note, verdict)
-        self.emit(s)
 
     def batch(self, n: int):
         """The steps of about n ULPDUs; every ULPDU complete at the end."""
@@ -1454,7 +1974,10 @@ async def security_soak(dut):
         assert len(places) == len(ulpdus)
         for u, pl in zip(ulpdus, places):
             u.place = pl
-            stats["placed"] += pl[1] > 0
+            if u.early:
+                stats["early placed" if pl[1] else "early not placed"] += 1
+            else:
+                stats["placed"] += pl[1] > 0
         sent += len(ulpdus)
         lean.script.extend(script)
         if k + 1 < nbatch:
@@ -1473,6 +1996,7 @@ async def security_soak(dut):
     orc.request("ddp_place_stream", session="soak", ops=[], close=True)
     dt = time.monotonic() - t0
     stats["hostile"] = gen.hostile_count
+    stats["early"] = gen.early_count
     summary = {str(k): v for k, v in sorted(stats.items(), key=lambda kv: str(kv[0]))}
     dut._log.info("soak done: %d ULPDUs in %.1f s (%.0f ULPDUs/s, %d clocks, %.1f clocks each): %s",
                   sent, dt, sent / dt, lean.cycle - cyc0, (lean.cycle - cyc0) / sent, summary)
@@ -1488,6 +2012,7 @@ async def security_soak(dut):
     assert not missing, f"the soak never produced errors {missing}: {summary}"
     assert stats["completion"] > sent // 10 and stats["placed"] > sent // 10, summary
     assert stats["drops"] and stats["refused"], summary
+    assert stats["early placed"] and stats["early not placed"], summary
 
 
 # --- gap tests: disabled connections, full rings, error B responses ----------------
@@ -1538,12 +2063,21 @@ class Steps:
             self.held.append(piece_item(self.lean.lanes, self.lean.conn_w, u, data[bounds[i]:bounds[i + 1]], i == 0,
                                         i == len(bounds) - 2))
 
+    def early(self, c, data, user_fl=3):
+        u = LeanULPDU(c, data, 0, "directed early", early=True, user_fl=user_fl)
+        u.op = len(self.ops)
+        self.ops.append(u.oracle_op())
+        self.ulpdus.append(u)
+        self.held.append(piece_item(self.lean.lanes, self.lean.conn_w, u, data, True, True))
+        return u
+
     async def run(self, what: str) -> dict:
         fields = {"session": self.session, "ops": self.ops, "mem": True}
         if not self.opened:
             fields["open"] = {"mem_size": self.mem_size, "ring_depth": RQ_DEPTH}
             self.opened = True
         resp = oracle.shared().request("ddp_place_stream", **fields)
+        assert len(resp["places"]) == len(self.ulpdus)
         for u, pl in zip(self.ulpdus, resp["places"]):
             u.place = pl
         self.lean.script.extend(self.held)
@@ -1564,7 +2098,9 @@ async def lean_steps(dut, session: str, mem_size: int = 1 << 16):
 async def gap_disabled_conn(dut):
     """Pieces of a disabled or never configured connection are reported on
     m_drop (one pulse per piece, m_drop_count counts them), place nothing
-    and report nothing on m_cpl/m_err, whatever their verdict."""
+    and report nothing on m_cpl/m_err, whatever their verdict; early
+    ULPDUs of those connections place nothing and are not reported on
+    m_drop."""
     lean, st = await lean_steps(dut, "gap_drop")
     a, b, c = 3, 5, 9
     st.conn(a, 1)
@@ -1577,8 +2113,12 @@ async def gap_disabled_conn(dut):
     st.ulpdu(b, hdr_tagged(WRITE, 4 << 8 | 0x11, 100, bytes(range(1, 151))), cuts=(50, 120))
     st.ulpdu(c, hdr_tagged(WRITE, 4 << 8 | 0x11, 300, b"c" * 20), verdict=2)
     st.ulpdu(b, hdr_untagged(SEND, 0, 1, 0, b"s" * 10))
+    eb = st.early(b, hdr_tagged(WRITE, 4 << 8 | 0x11, 400, b"e" * 100))
+    ec = st.early(c, hdr_tagged(WRITE, 4 << 8 | 0x11, 600, b"f" * 30), user_fl=0)
+    ea = st.early(a, hdr_tagged(WRITE, 4 << 8 | 0x11, 700, b"g" * 30))
     st.ulpdu(a, hdr_untagged(SEND, 0, 1, 0, b"t" * 10))
     resp = await st.run("disabled connections")
+    assert (eb.place[1], ec.place[1], ea.place[1] > 0) == (0, 0, True), (eb.place, ec.place, ea.place)
     assert [d["conn"] for d in resp["drops"]] == [b, c, b], resp["drops"]
     assert [(r["conn"], r["reason"]) for r in resp["refused"]] == [(b, 3)], resp["refused"]
     assert len(lean.drops) == 0  # compared and cleared by lean_compare; the count stays
@@ -1646,7 +2186,8 @@ WIDTHS = (64, 128, 256, 512)
 # tables in the block's RAMs outlive a test and gap_disabled_conn needs a
 # connection no test has configured); the soak has a case of its own.
 # DDP_RX_TESTCASE runs some of them only.
-CASE_TESTS = ("gap_disabled_conn", "gap_full_ring", "gap_bresp_error", "directed_checks", "random_traffic", "bench")
+CASE_TESTS = ("gap_disabled_conn", "gap_full_ring", "gap_bresp_error", "directed_checks", "early_checks", "random_traffic",
+              "bench")
 RTL_SOURCES = [hdlsim.RTL_DIR / "ddp_rx.v", hdlsim.RTL_DIR / "ddp_rx_fifo.v", hdlsim.RTL_DIR / "sdp_ram.v"]
 
 
