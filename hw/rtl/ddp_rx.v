@@ -1352,7 +1352,7 @@ reg [BW-1:0]           d_bofs_reg;      // output beat's place in its BURST bloc
 reg [17:0]             d_left_reg;       // output beats to the end of the ULPDU's payload
 reg [17:0]             d_leftm1_reg;     // the same, minus 1
 reg [8:0]              d_bleft_reg = 9'd0;   // beats left in the open burst
-reg [11:0]             d_k_reg;          // input beat index
+reg [12:0]             d_k_reg;          // input beat index (a piece of 65535 octets: 8192 at W=64)
 reg [DATA_W-1:0]       d_prev_reg;
 reg [KEEP_W-1:0]       d_prevk_reg;
 reg [16:0]             d_octs_reg;       // octets of the piece
@@ -1394,12 +1394,12 @@ always @* begin
 end
 
 // Octets 18..45 of a first piece from its input beat k.
-function [223:0] rr_capture(input [223:0] rr, input [DATA_W-1:0] beat, input [11:0] k);
+function [223:0] rr_capture(input [223:0] rr, input [DATA_W-1:0] beat, input [12:0] k);
     integer j;
     begin
         rr_capture = rr;
         for (j = 0; j < 28; j = j + 1) begin
-            if ({20'd0, k} == (18 + j) / KEEP_W) begin
+            if ({19'd0, k} == (18 + j) / KEEP_W) begin
                 rr_capture[8*j +: 8] = beat[8*((18 + j) % KEEP_W) +: 8];
             end
         end
@@ -1474,7 +1474,7 @@ always @* begin
         d_rr_next = rr_capture(d_rr_reg, d_cur_data, d_k_reg);
     end
     if (d_beat && d_cur_tlast) begin
-        d_octs = ({5'd0, d_k_reg} << LG) + {{(16-LG){1'b0}}, keep_count(d_cur_keep)};
+        d_octs = ({4'd0, d_k_reg} << LG) + {{(16-LG){1'b0}}, keep_count(d_cur_keep)};
     end
     case (d_state_reg)
     D_DATA: begin
@@ -1559,7 +1559,7 @@ always @(posedge clk) begin
         d_left_reg <= d0_left_reg;
         d_leftm1_reg <= d0_left_reg - 18'd1;
         d_bleft_reg <= 9'd0;
-        d_k_reg <= 12'd0;
+        d_k_reg <= 13'd0;
         d_prev_reg <= {DATA_W{1'b0}};
         d_prevk_reg <= {KEEP_W{1'b0}};
     end else begin
@@ -1580,7 +1580,7 @@ always @(posedge clk) begin
         if (d_beat) begin
             d_prev_reg <= d_cur_data;
             d_prevk_reg <= d_cur_keep;
-            d_k_reg <= d_k_reg + 12'd1;
+            d_k_reg <= d_k_reg + 13'd1;
             d_waddr_reg <= d_waddr_reg + N_A;
             d_bofs_reg <= d_bofs_reg + 1'b1;
             d_win_reg <= d_winn_reg;
@@ -1817,7 +1817,7 @@ wire                   ev_free = (!cpl_valid_reg || m_cpl_ready) && (!err_valid_
 wire [MK_W-1:0]        dv_bdiff = b_cnt_reg - rf_mark;
 wire                   dv_bdone = !dv_bdiff[MK_W-1];
 wire                   dv_go = rf_out_valid && s_verdict_tvalid && ev_free && dv_bdone;
-wire                   b_hold = rf_out_valid && dv_bdone && m_axi_bresp[1];
+wire                   b_hold = rf_out_valid && dv_bdone && m_axi_bvalid && m_axi_bresp[1];
 
 assign b_go = m_axi_bvalid && bq_out_valid && !b_hold;
 assign m_axi_bready = bq_out_valid && !b_hold;

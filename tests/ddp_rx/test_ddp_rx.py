@@ -64,7 +64,8 @@ The cocotb tests, in order:
                    into an always-ready memory: input beats per clock and the
                    latency from a piece's first beat to its first AW and W,
                    written to build/bench/ddp_rx-W<w>.json (not asserted).
-  gap_disabled_conn, gap_full_ring, gap_bresp_error
+  gap_disabled_conn, gap_long_piece, gap_full_ring, gap_bresp_error
+                   pieces of more than 32 KiB (4096 beats at W=64); and
                    the status outputs: pieces of a disabled or never
                    configured connection reported on m_drop (and nothing
                    placed or reported, whatever the verdict; their early
@@ -89,6 +90,10 @@ per clock drives the clock, the pieces, configuration and verdicts, an
 always-ready AXI write slave into a bytearray and the monitor, through the
 simulator handles, with expectations from the oracle op ddp_place_stream
 (ddp_place in batches on a session, with the host range of every ULPDU).
+
+The cases run on ddp_rx.v (Verilator at every width, Icarus at 64 and 512)
+and on its VHDL-2008 twin hw/rtl/vhdl/ddp_rx.vhd (GHDL at 64 and 512); with
+one seed the two end every test on the same clock.
 
 Run with `.venv/bin/pytest tests/ddp_rx` (SIMS=..., WAVES=1, RANDOM_SEED=...
 as in tests/hdlsim.py). DDP_RX_ROUNDS sets random_traffic's rounds;
@@ -1125,7 +1130,9 @@ async def bench(dut):
         "simulator": cocotb.SIM_NAME,
     }
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
-    (BENCH_DIR / f"ddp_rx-W{tb.width}.json").write_text(json.dumps(result, indent=2) + "\n")
+    # (The VHDL twin's figures go beside the Verilog's, never over them.)
+    suffix = "-ghdl" if cocotb.SIM_NAME.lower().startswith("ghdl") else ""
+    (BENCH_DIR / f"ddp_rx-W{tb.width}{suffix}.json").write_text(json.dumps(result, indent=2) + "\n")
     dut._log.info("bench: %s", result)
 
 
@@ -2127,6 +2134,23 @@ async def gap_disabled_conn(dut):
 
 
 @cocotb.test(stage=-1)  # before the others: see CASE_TESTS
+async def gap_long_piece(dut):
+    """Pieces of more than 32 KiB (4096 beats at W=64: a TCP segment may
+    carry up to 65535 octets): a ULPDU of 60014 octets in two pieces, the
+    first 40000 octets long, is placed whole, and so is the next one."""
+    lean, st = await lean_steps(dut, "gap_long", mem_size=1 << 17)
+    a = 12
+    st.conn(a, 7)
+    st.stag(13, 0x5A, 7, REMOTE_WRITE, 1 << 40, 1 << 17, 0)
+    rng = random.Random(5)
+    big = rng.randbytes(60000)
+    st.ulpdu(a, hdr_tagged(WRITE, 13 << 8 | 0x5A, (1 << 40) + 3, big), cuts=(40000,))
+    st.ulpdu(a, hdr_tagged(WRITE, 13 << 8 | 0x5A, (1 << 40) + 60100, b"after" * 20), cuts=(50,))
+    await st.run("long pieces")
+    assert lean.mem[3:60003] == big, "the long ULPDU was not placed whole"
+
+
+@cocotb.test(stage=-1)  # before the others: see CASE_TESTS
 async def gap_full_ring(dut):
     """A post to a full ring, or to QN 3, is refused on m_post_err (reason 1
     and 2; 3 is a connection not enabled, in gap_disabled_conn) with its
@@ -2186,12 +2210,14 @@ WIDTHS = (64, 128, 256, 512)
 # tables in the block's RAMs outlive a test and gap_disabled_conn needs a
 # connection no test has configured); the soak has a case of its own.
 # DDP_RX_TESTCASE runs some of them only.
-CASE_TESTS = ("gap_disabled_conn", "gap_full_ring", "gap_bresp_error", "directed_checks", "early_checks", "random_traffic",
+CASE_TESTS = ("gap_disabled_conn", "gap_long_piece", "gap_full_ring", "gap_bresp_error", "directed_checks", "early_checks", "random_traffic",
               "bench")
 RTL_SOURCES = [hdlsim.RTL_DIR / "ddp_rx.v", hdlsim.RTL_DIR / "ddp_rx_fifo.v", hdlsim.RTL_DIR / "sdp_ram.v"]
+# The VHDL-2008 twin, on GHDL: the same tests, clock for clock the same.
+VHDL_SOURCES = [hdlsim.VHDL_DIR / "sdp_ram.vhd", hdlsim.VHDL_DIR / "ddp_rx_fifo.vhd", hdlsim.VHDL_DIR / "ddp_rx.vhd"]
 
 
-@pytest.mark.parametrize("sim,width", hdlsim.width_cases(WIDTHS))
+@pytest.mark.parametrize("sim,width", hdlsim.width_cases(WIDTHS, langs=("verilog", "vhdl")))
 def test_ddp_rx(sim, width, oracle_path):
     # The big random run: Verilator at 512 bits.
     big = sim == "verilator" and width == 512
@@ -2202,6 +2228,7 @@ def test_ddp_rx(sim, width, oracle_path):
         toplevel="ddp_rx",
         test_module=__name__,
         verilog_sources=RTL_SOURCES,
+        vhdl_sources=VHDL_SOURCES,
         parameters={"DATA_W": width},
         extra_env={oracle.ENV_VAR: str(oracle_path), "DDP_RX_WIDTH": str(width),
                    "DDP_RX_BIG": "1" if big else "0",

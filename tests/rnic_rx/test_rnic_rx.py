@@ -22,11 +22,20 @@ The cocotb tests:
                    a corrupted CRC field on a connection's last FPDU;
                    random segment cuts, gaps on the input, back-pressure on
                    the AXI channels and the event outputs.
+  out_of_order     a hole in each connection's stream, the segment past it
+                   sent first: what mpa_rx_ooo finds (m_early) against the
+                   OOOReceiver, placed early by ddp_rx (memory and reports
+                   against ddp_place right then), then the hole and the
+                   segment in order (against ddp_place again).
   bench            latency from the first octet of an FPDU entering the
                    block to its first AW, and input beats per clock for
                    back-to-back 1460-octet RDMA Writes (one FPDU per
                    segment, markers and CRC on, always-ready memory),
                    written to build/bench/rnic_rx-W<w>.json.
+
+Every test runs on rnic_rx.v (Verilator, Icarus) and on its VHDL-2008 twin
+hw/rtl/vhdl/rnic_rx.vhd (GHDL, on the twins of its blocks); with one seed the
+two end on the same clock.
 
 Run with `.venv/bin/pytest tests/rnic_rx` (SIMS=..., WAVES=1, RANDOM_SEED=...
 as in tests/hdlsim.py). RNIC_RX_MSGS sets the messages per connection.
@@ -621,14 +630,17 @@ async def bench(dut):
               "latency_clocks": latency, "latency_what": "first s_axis beat of a segment to AW valid",
               "writes": count, "write_octets": 1460, "simulator": cocotb.SIM_NAME}
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
-    (BENCH_DIR / f"rnic_rx-W{tb.width}.json").write_text(json.dumps(result, indent=2) + "\n")
+    # (The VHDL twin's figures go beside the Verilog's, never over them.)
+    suffix = "-ghdl" if cocotb.SIM_NAME.lower().startswith("ghdl") else ""
+    (BENCH_DIR / f"rnic_rx-W{tb.width}{suffix}.json").write_text(json.dumps(result, indent=2) + "\n")
     dut._log.info("bench: %s", result)
 
 
 # --- pytest ------------------------------------------------------------------
 
-# Verilator at both ends of the width range, Icarus at 64 (run time).
-PARAMS = hdlsim.width_cases((64, 512), sim_widths={"icarus": (64,)})
+# Verilator at both ends of the width range, Icarus and GHDL (the VHDL-2008
+# twin, hw/rtl/vhdl/rnic_rx.vhd) at 64 (run time).
+PARAMS = hdlsim.width_cases((64, 512), langs=("verilog", "vhdl"), sim_widths={"icarus": (64,), "ghdl": (64,)})
 
 
 @pytest.mark.parametrize("sim,width", PARAMS)
@@ -642,6 +654,9 @@ def test_rnic_rx(sim, width, oracle_path):
         test_module=__name__,
         verilog_sources=[rtl / f for f in ("rnic_rx.v", "rx_join.v", "mpa_rx.v", "mpa_rx_align.v", "mpa_rx_walk.v",
                                            "mpa_rx_lane.v", "mpa_rx_ooo.v", "crc32c.v", "ddp_rx.v", "ddp_rx_fifo.v", "sdp_ram.v")],
+        vhdl_sources=[hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "crc32c.vhd", "mpa_rx_lane.vhd", "mpa_rx_align.vhd",
+                                                    "mpa_rx_walk.vhd", "mpa_rx.vhd", "mpa_rx_ooo.vhd", "rx_join.vhd",
+                                                    "ddp_rx_fifo.vhd", "ddp_rx.vhd", "rnic_rx.vhd")],
         parameters={"DATA_W": width, "CONN_W": CONN_W},
         extra_env={oracle.ENV_VAR: str(oracle_path), "RNIC_RX_WIDTH": str(width)},
     )

@@ -1,0 +1,2264 @@
+-- ddp_rx: DDP/RDMAP receive placement, DATA_W bits per clock.
+--
+-- VHDL-2008 twin of hw/rtl/ddp_rx.v: same generics, same ports, same
+-- registers and clock counts, so tests/ddp_rx/test_ddp_rx.py drives both
+-- (the Verilog header has the interface, the order of the checks, the
+-- structure and the figures in full). In brief:
+--
+-- Takes the ULPDUs (DDP Segments) that mpa_rx finds, as pieces (s_axis,
+-- tuser = early & ulpdu_len(15 downto 0) & conn & first & last), checks
+-- each one's DDP header (RFC 5041 4, 7.1) and RDMAP control (RFC 5040) the
+-- way iwarp/verbs' receive path does, writes the payload of every segment
+-- that passes into host memory through an AXI4 write master (m_axi_*: INCR
+-- bursts of at most BURST beats, aligned to BURST beats, byte strobes
+-- exact; B responses checked, an error response is the stream's Local
+-- Catastrophic Error), and reports completions (m_cpl) and errors (m_err)
+-- in each connection's stream order once MPA's verdict (s_verdict) on the
+-- ULPDU is good. Early ULPDUs (tuser's early bit) are placed before their
+-- turn if every check but the last segment's order passes, and change or
+-- report nothing else.
+--
+-- Configuration, taken between pieces once the pipeline is empty (priority
+-- conn > stag > post): s_conn (re)starts a connection; s_stag writes an
+-- STag entry; s_post posts a receive buffer at the tail of a queue's ring
+-- (refused posts are reported on m_post_err). Status pulses (one clock, no
+-- ready): m_drop (a piece of a connection that is not enabled, and
+-- m_drop_count), m_post_err, m_berr (an error B response), m_done (a
+-- ULPDU's last piece has left placement).
+--
+-- Structure: intake (every beat into df_fifo, a header record per piece
+-- into hf_fifo); H (context, STag entry and posted buffer read from their
+-- sdp_rams), C1 (classification and the checks' arithmetic, as trees:
+-- fadd, gt33, carry-save), C1b (comparisons), C2 (the decision, with the
+-- effects of the three decisions ahead that the table reads missed, and
+-- its effects written back); placement D0 (set-up: rotation, window,
+-- first address), D1 (one input beat a clock, rotated to the host
+-- address, AW and W queued), D2 (the piece's end, the delivery record),
+-- D3 (where a ULPDU's next piece goes on); delivery in the order of last
+-- pieces, gated by the verdicts and the B responses.
+--
+-- Verification: tests/ddp_rx/test_ddp_rx.py, every expected value from the
+-- Go stack through cmd/rnic-oracle.
+
+library ieee;
+use ieee.std_logic_1164.all;
+use ieee.numeric_std.all;
+use work.rnic_pkg.all;
+
+entity ddp_rx is
+    generic (
+        DATA_W  : natural := 64;
+        CONN_W  : natural := 10;
+        STAG_AW : natural := 12;
+        RQ_AW   : natural := 3;
+        ADDR_W  : natural := 64;
+        ID_W    : natural := 32;
+        BURST   : natural := 8;
+        REC_AW  : natural := 3;
+        BQ_AW   : natural := 4
+    );
+    port (
+        clk                : in  std_logic := '0';
+        rst                : in  std_logic := '0';
+
+        s_axis_tdata       : in  std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+        s_axis_tkeep       : in  std_logic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
+        s_axis_tvalid      : in  std_logic := '0';
+        s_axis_tready      : out std_logic;
+        s_axis_tlast       : in  std_logic := '0';
+        s_axis_tuser       : in  std_logic_vector(CONN_W + 19 - 1 downto 0) := (others => '0');
+
+        s_verdict_tdata    : in  std_logic_vector(2 downto 0) := (others => '0');
+        s_verdict_tuser    : in  std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+        s_verdict_tvalid   : in  std_logic := '0';
+        s_verdict_tready   : out std_logic;
+
+        s_conn_valid       : in  std_logic := '0';
+        s_conn_ready       : out std_logic;
+        s_conn_conn        : in  std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+        s_conn_enable      : in  std_logic := '0';
+        s_conn_pd          : in  std_logic_vector(31 downto 0) := (others => '0');
+
+        s_stag_valid       : in  std_logic := '0';
+        s_stag_ready       : out std_logic;
+        s_stag_index       : in  std_logic_vector(STAG_AW - 1 downto 0) := (others => '0');
+        s_stag_entry_valid : in  std_logic := '0';
+        s_stag_key         : in  std_logic_vector(7 downto 0) := (others => '0');
+        s_stag_pd          : in  std_logic_vector(31 downto 0) := (others => '0');
+        s_stag_bound       : in  std_logic := '0';
+        s_stag_conn        : in  std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+        s_stag_access      : in  std_logic_vector(1 downto 0) := (others => '0');
+        s_stag_base        : in  std_logic_vector(63 downto 0) := (others => '0');
+        s_stag_len         : in  std_logic_vector(31 downto 0) := (others => '0');
+        s_stag_addr        : in  std_logic_vector(ADDR_W - 1 downto 0) := (others => '0');
+
+        s_post_valid       : in  std_logic := '0';
+        s_post_ready       : out std_logic;
+        s_post_conn        : in  std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+        s_post_qn          : in  std_logic_vector(1 downto 0) := (others => '0');
+        s_post_addr        : in  std_logic_vector(ADDR_W - 1 downto 0) := (others => '0');
+        s_post_len         : in  std_logic_vector(31 downto 0) := (others => '0');
+        s_post_id          : in  std_logic_vector(ID_W - 1 downto 0) := (others => '0');
+
+        m_axi_awid         : out std_logic_vector(0 downto 0);
+        m_axi_awaddr       : out std_logic_vector(ADDR_W - 1 downto 0);
+        m_axi_awlen        : out std_logic_vector(7 downto 0);
+        m_axi_awsize       : out std_logic_vector(2 downto 0);
+        m_axi_awburst      : out std_logic_vector(1 downto 0);
+        m_axi_awcache      : out std_logic_vector(3 downto 0);
+        m_axi_awprot       : out std_logic_vector(2 downto 0);
+        m_axi_awvalid      : out std_logic;
+        m_axi_awready      : in  std_logic := '0';
+        m_axi_wdata        : out std_logic_vector(DATA_W - 1 downto 0);
+        m_axi_wstrb        : out std_logic_vector(DATA_W / 8 - 1 downto 0);
+        m_axi_wlast        : out std_logic;
+        m_axi_wvalid       : out std_logic;
+        m_axi_wready       : in  std_logic := '0';
+        m_axi_bid          : in  std_logic_vector(0 downto 0) := (others => '0');
+        m_axi_bresp        : in  std_logic_vector(1 downto 0) := (others => '0');
+        m_axi_bvalid       : in  std_logic := '0';
+        m_axi_bready       : out std_logic;
+
+        m_cpl_valid        : out std_logic;
+        m_cpl_ready        : in  std_logic := '0';
+        m_cpl_conn         : out std_logic_vector(CONN_W - 1 downto 0);
+        m_cpl_opcode       : out std_logic_vector(3 downto 0);
+        m_cpl_tagged       : out std_logic;
+        m_cpl_qn           : out std_logic_vector(1 downto 0);
+        m_cpl_msn          : out std_logic_vector(31 downto 0);
+        m_cpl_len          : out std_logic_vector(31 downto 0);
+        m_cpl_id           : out std_logic_vector(ID_W - 1 downto 0);
+        m_cpl_stag         : out std_logic_vector(31 downto 0);
+        m_cpl_inv_stag     : out std_logic_vector(31 downto 0);
+        m_cpl_rr           : out std_logic_vector(223 downto 0);
+
+        m_err_valid        : out std_logic;
+        m_err_ready        : in  std_logic := '0';
+        m_err_conn         : out std_logic_vector(CONN_W - 1 downto 0);
+        m_err_layer        : out std_logic_vector(3 downto 0);
+        m_err_etype        : out std_logic_vector(3 downto 0);
+        m_err_code         : out std_logic_vector(7 downto 0);
+
+        -- Status pulses (one clock each, no ready: sample them every clock).
+        m_drop_valid       : out std_logic;
+        m_drop_conn        : out std_logic_vector(CONN_W - 1 downto 0);
+        m_drop_reason      : out std_logic_vector(1 downto 0);
+        m_drop_first       : out std_logic;
+        m_drop_count       : out std_logic_vector(31 downto 0);
+        m_post_err_valid   : out std_logic;
+        m_post_err_conn    : out std_logic_vector(CONN_W - 1 downto 0);
+        m_post_err_qn      : out std_logic_vector(1 downto 0);
+        m_post_err_id      : out std_logic_vector(ID_W - 1 downto 0);
+        m_post_err_reason  : out std_logic_vector(1 downto 0);
+        m_berr_valid       : out std_logic;
+        m_berr_conn        : out std_logic_vector(CONN_W - 1 downto 0);
+        m_berr_resp        : out std_logic_vector(1 downto 0);
+        m_done_valid       : out std_logic;
+        m_done_conn        : out std_logic_vector(CONN_W - 1 downto 0)
+    );
+end entity ddp_rx;
+
+architecture rtl of ddp_rx is
+
+    function is_pow2(n : natural) return boolean is
+        variable p : natural := 1;
+    begin
+        while p < n loop
+            p := p * 2;
+        end loop;
+        return p = n;
+    end function is_pow2;
+
+    function check_generics return boolean is
+    begin
+        assert DATA_W = 64 or DATA_W = 128 or DATA_W = 256 or DATA_W = 512
+            report "ddp_rx: DATA_W must be 64, 128, 256 or 512, got " & integer'image(DATA_W)
+            severity failure;
+        assert CONN_W >= 1 and CONN_W <= 16
+            report "ddp_rx: CONN_W must be 1..16, got " & integer'image(CONN_W)
+            severity failure;
+        assert STAG_AW >= 1 and STAG_AW <= 20
+            report "ddp_rx: STAG_AW must be 1..20, got " & integer'image(STAG_AW)
+            severity failure;
+        assert RQ_AW >= 1 and RQ_AW <= 8
+            report "ddp_rx: RQ_AW must be 1..8, got " & integer'image(RQ_AW)
+            severity failure;
+        assert ADDR_W >= 16 and ADDR_W <= 64
+            report "ddp_rx: ADDR_W must be 16..64, got " & integer'image(ADDR_W)
+            severity failure;
+        assert ID_W >= 1 and ID_W <= 64
+            report "ddp_rx: ID_W must be 1..64, got " & integer'image(ID_W)
+            severity failure;
+        assert BURST >= 2 and BURST <= 256 and is_pow2(BURST) and BURST * (DATA_W / 8) <= 4096
+            report "ddp_rx: BURST must be a power of 2, 2..256, at most 4096 octets, got "
+                & integer'image(BURST)
+            severity failure;
+        assert REC_AW >= 1 and REC_AW <= 8
+            report "ddp_rx: REC_AW must be 1..8, got " & integer'image(REC_AW)
+            severity failure;
+        assert BQ_AW >= 1 and BQ_AW <= 7
+            report "ddp_rx: BQ_AW must be 1..7, got " & integer'image(BQ_AW)
+            severity failure;
+        return true;
+    end function check_generics;
+
+    constant GENERICS_OK_c : boolean := check_generics;
+
+    constant KEEP_W_c : positive := DATA_W / 8;                   -- lanes, N
+    constant LG_c     : positive := clog2(KEEP_W_c);
+    constant HB_c     : positive := (18 + KEEP_W_c - 1) / KEEP_W_c;   -- beats that hold an untagged header
+    constant BW_c     : positive := clog2(BURST);
+    constant NCONN_c  : positive := 2 ** CONN_W;
+    constant RG_AW_c  : positive := CONN_W + 2 + RQ_AW;           -- conn & qn & slot
+
+    -- Per-queue state: first MSN & count.
+    constant Q_W_c    : positive := 32 + RQ_AW + 1;
+    -- Delivery record of a ULPDU: kind & opcode & tagged & qn & msn & len &
+    -- id & stag & inv_stag & layer & etype & code.
+    constant RECC_W_c : positive := 2 + 4 + 1 + 2 + 32 + 32 + ID_W + 32 + 32 + 4 + 4 + 8;
+    -- Check context of a connection: enable & pd & fail & q2 & q1 & q0.
+    constant CX_W_c   : positive := 1 + 32 + 1 + 3 * Q_W_c;
+    -- Placement context: place & nxt & remain & rec & rr.
+    constant DX_W_c   : positive := 1 + ADDR_W + 16 + RECC_W_c + 224;
+    -- STag entry: valid & key & pd & bound & conn & access & base & len & addr.
+    constant ST_W_c   : positive := 1 + 8 + 32 + 1 + CONN_W + 2 + 64 + 32 + ADDR_W;
+    -- Posted buffer: addr & len & id.
+    constant RG_W_c   : positive := ADDR_W + 32 + ID_W;
+    constant MK_W_c   : positive := BQ_AW + 2;                     -- burst counts, modulo 2**MK_W
+    constant RF_W_c   : positive := 1 + MK_W_c + CONN_W + RECC_W_c + 224;   -- enabled & mark & conn & rec & rr
+    -- Header record of a piece: early & short & n & ulen & conn & first &
+    -- octets 0..17.
+    constant HF_W_c   : positive := 1 + 1 + 16 + 16 + CONN_W + 1 + 144;
+    -- Input beat: data & keep & tlast & ULPDU last.
+    constant DF_W_c   : positive := DATA_W + KEEP_W_c + 2;
+    -- Placement descriptor: early & conn & first & enabled & place & dest &
+    -- s & remain & rec.
+    constant DC_W_c   : positive := 1 + CONN_W + 3 + ADDR_W + 5 + 16 + RECC_W_c;
+    constant W_W_c    : positive := DATA_W + KEEP_W_c + 1;          -- W queue word: data & strb & last
+    constant AWQ_W_c  : positive := ADDR_W + 8;                     -- AW queue word: addr & len
+
+    subtype data_t is std_ulogic_vector(DATA_W - 1 downto 0);
+    subtype keep_t is std_ulogic_vector(KEEP_W_c - 1 downto 0);
+    subtype conn_t is std_ulogic_vector(CONN_W - 1 downto 0);
+    subtype addr_t is unsigned(ADDR_W - 1 downto 0);
+    subtype rec_t is std_ulogic_vector(RECC_W_c - 1 downto 0);
+    subtype rr_t is std_ulogic_vector(223 downto 0);
+    subtype hdr_t is std_ulogic_vector(143 downto 0);
+    subtype cx_t is std_ulogic_vector(CX_W_c - 1 downto 0);
+    subtype q_t is std_ulogic_vector(Q_W_c - 1 downto 0);
+    subtype qs_t is std_ulogic_vector(3 * Q_W_c - 1 downto 0);
+    subtype qcnt_t is unsigned(RQ_AW downto 0);
+    subtype st_t is std_ulogic_vector(ST_W_c - 1 downto 0);
+    subtype rg_t is std_ulogic_vector(RG_W_c - 1 downto 0);
+    subtype dx_t is std_ulogic_vector(DX_W_c - 1 downto 0);
+    subtype rf_t is std_ulogic_vector(RF_W_c - 1 downto 0);
+    subtype hf_t is std_ulogic_vector(HF_W_c - 1 downto 0);
+    subtype df_t is std_ulogic_vector(DF_W_c - 1 downto 0);
+    subtype dc_t is std_ulogic_vector(DC_W_c - 1 downto 0);
+    subtype ww_t is std_ulogic_vector(W_W_c - 1 downto 0);
+    subtype aww_t is std_ulogic_vector(AWQ_W_c - 1 downto 0);
+    subtype mk_t is unsigned(MK_W_c - 1 downto 0);
+    subtype lane_t is unsigned(LG_c - 1 downto 0);
+    subtype bofs_t is unsigned(BW_c - 1 downto 0);
+    subtype stagi_t is std_ulogic_vector(STAG_AW - 1 downto 0);
+    subtype id_t is std_ulogic_vector(ID_W - 1 downto 0);
+    subtype u2_t is unsigned(1 downto 0);
+    subtype u4_t is unsigned(3 downto 0);
+    subtype u5_t is unsigned(4 downto 0);
+    subtype u8_t is unsigned(7 downto 0);
+    subtype u9_t is unsigned(8 downto 0);
+    subtype u13_t is unsigned(12 downto 0);
+    subtype u16_t is unsigned(15 downto 0);
+    subtype u17_t is unsigned(16 downto 0);
+    subtype u18_t is unsigned(17 downto 0);
+    subtype u20_t is unsigned(19 downto 0);
+    subtype u32_t is unsigned(31 downto 0);
+    subtype u33_t is unsigned(32 downto 0);
+    subtype u34_t is unsigned(33 downto 0);
+    subtype u64_t is unsigned(63 downto 0);
+    subtype u65_t is unsigned(64 downto 0);
+    subtype u128_t is unsigned(127 downto 0);
+    subtype w16_t is std_ulogic_vector(15 downto 0);
+    subtype w32_t is std_ulogic_vector(31 downto 0);
+
+    constant K_NONE_c : u2_t := "00";
+    constant K_CPL_c  : u2_t := "01";
+    constant K_ERR_c  : u2_t := "10";
+    constant K_TERM_c : u2_t := "11";
+    constant D_DATA_c  : u2_t := "00";
+    constant D_FLUSH_c : u2_t := "01";
+    constant D_PAD_c   : u2_t := "10";
+
+    constant N18_c : u18_t := to_unsigned(KEEP_W_c, 18);
+    constant N_A_c : addr_t := to_unsigned(KEEP_W_c, ADDR_W);      -- N, as an address step
+    constant Q_INIT_c : q_t := std_ulogic_vector(to_unsigned(1, 32)) & (RQ_AW downto 0 => '0');
+    constant BEND1_c : bofs_t := to_unsigned(2 ** BW_c - 2, BW_c);  -- the block's last beat but one
+    constant QFULL_c : qcnt_t := to_unsigned(2 ** RQ_AW, RQ_AW + 1);  -- 2**RQ_AW
+
+    -- --- helpers ----------------------------------------------------------------
+
+    -- gt33(a, b): a > b, as a tree of (greater, equal) pairs, three per
+    -- node (as rnic_arith.vh's). Narrower operands are zero-extended.
+    function gt33(a_in : unsigned; b_in : unsigned) return std_ulogic is
+        variable a, b : u33_t;
+        variable g, e, g3, e3, g9, e9, g27, t : unsigned(35 downto 0);
+    begin
+        a := resize(a_in, 33);
+        b := resize(b_in, 33);
+        g := "000" & (a and not b);          -- padded with (0, 1): neutral on top
+        e := "111" & not (a xor b);
+        g3 := g or (e and (shift_left(g, 1) or (shift_left(e, 1) and shift_left(g, 2))));
+        e3 := e and shift_left(e, 1) and shift_left(e, 2);
+        g9 := g3 or (e3 and (shift_left(g3, 3) or (shift_left(e3, 3) and shift_left(g3, 6))));
+        e9 := e3 and shift_left(e3, 3) and shift_left(e3, 6);
+        g27 := g9 or (e9 and (shift_left(g9, 9) or (shift_left(e9, 9) and shift_left(g9, 18))));
+        t := g9 or (e9 and shift_left(g27, 9));   -- bit 35: bits 27..35 over bits 0..26
+        return t(35);
+    end function gt33;
+
+    -- fadd(x, y, ci): carry & sum of x + y + ci (33 bits), carry select (as
+    -- rnic_arith.vh's). Callers zero-extend both operands from their width
+    -- w (a subtrahend as not y within w bits), and read the carry out of w
+    -- bits at bit w.
+    function fadd(x_in : unsigned; y_in : unsigned; ci : std_ulogic) return u33_t is
+        variable x, y : u32_t;
+        variable xs, ys, m : u33_t;
+        variable r : u33_t;
+        variable s0 : u4_t;
+    begin
+        x := resize(x_in, 32);
+        y := resize(y_in, 32);
+        r := (others => '0');
+        xs := x & ci;
+        ys := (not y) & '0';
+        for gi in 0 to 7 loop
+            m := (others => '0');
+            m(4 * gi downto 0) := (others => '1');
+            s0 := x(4 * gi + 3 downto 4 * gi) + y(4 * gi + 3 downto 4 * gi);
+            if gt33(xs and m, ys and m) = '1' then
+                r(4 * gi + 3 downto 4 * gi) := s0 + 1;
+            else
+                r(4 * gi + 3 downto 4 * gi) := s0;
+            end if;
+        end loop;
+        r(32) := gt33(xs, ys);
+        return r;
+    end function fadd;
+
+    -- add64(x, y, ci): carry & sum, the high half's sums for both carries in
+    -- chosen by the low half's carry.
+    function add64(x : u64_t; y : u64_t; ci : std_ulogic) return u65_t is
+        variable lo, h0, h1 : u33_t;
+    begin
+        lo := fadd(x(31 downto 0), y(31 downto 0), ci);
+        h0 := fadd(x(63 downto 32), y(63 downto 32), '0');
+        h1 := fadd(x(63 downto 32), y(63 downto 32), '1');
+        if lo(32) = '1' then
+            return h1 & lo(31 downto 0);
+        end if;
+        return h0 & lo(31 downto 0);
+    end function add64;
+
+    -- Carry-save of three 64-bit words: x + y + z = s + c (mod 2**64); s on top.
+    function csa64(x : u64_t; y : u64_t; z : u64_t) return u128_t is
+    begin
+        return (x xor y xor z)
+            & ((x(62 downto 0) and y(62 downto 0)) or (x(62 downto 0) and z(62 downto 0))
+               or (y(62 downto 0) and z(62 downto 0)))
+            & '0';
+    end function csa64;
+
+    -- Big-endian field of 4 octets starting at octet o of the header (RFC
+    -- 5041 4: octet 0 in lane 0).
+    function be32(h : hdr_t; o : natural) return u32_t is
+    begin
+        return unsigned(h(8 * o + 7 downto 8 * o)) & unsigned(h(8 * o + 15 downto 8 * o + 8))
+            & unsigned(h(8 * o + 23 downto 8 * o + 16)) & unsigned(h(8 * o + 31 downto 8 * o + 24));
+    end function be32;
+
+    -- Octets in a tkeep that is a run from lane 0.
+    function keep_count(k : keep_t) return unsigned is
+        variable c : unsigned(LG_c downto 0);
+    begin
+        c := (others => '0');
+        for b in 0 to KEEP_W_c - 1 loop
+            if k(b) = '1' then
+                c := to_unsigned(b + 1, LG_c + 1);
+            end if;
+        end loop;
+        return c;
+    end function keep_count;
+
+    function expand(m : keep_t) return data_t is
+        variable d : data_t;
+    begin
+        for b in 0 to KEEP_W_c - 1 loop
+            d(8 * b + 7 downto 8 * b) := (others => m(b));
+        end loop;
+        return d;
+    end function expand;
+
+    -- Queue qn of a check context's queues.
+    function cx_q(cx : qs_t; qn : std_ulogic_vector(1 downto 0)) return q_t is
+    begin
+        case qn is
+            when "01" => return cx(2 * Q_W_c - 1 downto Q_W_c);
+            when "10" => return cx(3 * Q_W_c - 1 downto 2 * Q_W_c);
+            when others => return cx(Q_W_c - 1 downto 0);
+        end case;
+    end function cx_q;
+
+    -- Queue state after popping the head (a delivered untagged message).
+    function q_pop(q : q_t) return q_t is
+        variable first : u32_t;
+        variable cnt : qcnt_t;
+    begin
+        first := unsigned(q(Q_W_c - 1 downto RQ_AW + 1));
+        cnt := unsigned(q(RQ_AW downto 0));
+        return std_ulogic_vector(first + 1) & std_ulogic_vector(cnt - 1);
+    end function q_pop;
+
+    -- The MSN window checks with j earlier deliveries of the queue that the
+    -- context read has not seen (d = MSN - first - j, the window j shorter).
+    function nobuf_j(d : u32_t; cnt : qcnt_t; j : natural) return std_ulogic is
+        variable c : unsigned(RQ_AW + 1 downto 0);
+    begin
+        c := ('0' & cnt) - to_unsigned(j, RQ_AW + 2);
+        return to_sl(shift_right(d, RQ_AW + 1) /= 0 or ('0' & d(RQ_AW downto 0)) >= c);
+    end function nobuf_j;
+
+    -- Lanes of output beat m that are in the window [m0*N + lo, m1*N + hi]:
+    -- q0 = m0 - m, q1 = m1 - m (two's complement), lo_m = lanes >= lo,
+    -- hi_m = lanes <= hi.
+    function win_mask(q0 : u20_t; q1 : u20_t; lo_m : keep_t; hi_m : keep_t) return keep_t is
+        variable r : keep_t;
+    begin
+        if (q0(19) = '0' and q0 /= 0) or q1(19) = '1' then
+            return (KEEP_W_c - 1 downto 0 => '0');
+        end if;
+        r := (others => '1');
+        if q0 = 0 then
+            r := lo_m;
+        end if;
+        if q1 = 0 then
+            r := r and hi_m;
+        end if;
+        return r;
+    end function win_mask;
+
+    -- Octets 18..45 of a first piece from its input beat k.
+    function rr_capture(rr : rr_t; beat : data_t; k : u13_t) return rr_t is
+        variable r : rr_t;
+    begin
+        r := rr;
+        for j in 0 to 27 loop
+            if to_integer(k) = (18 + j) / KEEP_W_c then
+                r(8 * j + 7 downto 8 * j) := beat(8 * ((18 + j) mod KEEP_W_c) + 7 downto 8 * ((18 + j) mod KEEP_W_c));
+            end if;
+        end loop;
+        return r;
+    end function rr_capture;
+
+    function sel(c : std_ulogic; a : std_ulogic; b : std_ulogic) return std_ulogic is
+    begin
+        if c = '1' then
+            return a;
+        end if;
+        return b;
+    end function sel;
+
+    function ci(c : conn_t) return natural is
+    begin
+        return to_integer(unsigned(c));
+    end function ci;
+
+    -- --- state shared with configuration ---------------------------------------
+
+    -- Connections that took an error B response since their last (re)start,
+    -- and connections whose stream has ended (error, Terminate).
+    signal herr_reg : std_ulogic_vector(NCONN_c - 1 downto 0) := (others => '0');
+    signal dead_reg : std_ulogic_vector(NCONN_c - 1 downto 0) := (others => '0');
+
+    -- --- tables ------------------------------------------------------------------
+
+    signal cx_wr_en   : std_ulogic := '0';
+    signal cx_wr_addr : conn_t := (others => '0');
+    signal cx_wr_data : cx_t := (others => '0');
+    signal cx_rd_en   : std_ulogic := '0';
+    signal cx_rd_addr : conn_t := (others => '0');
+    signal cx_rd_data : std_logic_vector(CX_W_c - 1 downto 0) := (others => '0');
+
+    signal dx_wr_en   : std_ulogic := '0';
+    signal dx_wr_addr : conn_t := (others => '0');
+    signal dx_wr_data : dx_t := (others => '0');
+    signal dx_rd_en   : std_ulogic := '0';
+    signal dx_rd_addr : conn_t := (others => '0');
+    signal dx_rd_data : std_logic_vector(DX_W_c - 1 downto 0) := (others => '0');
+
+    signal st_wr_en   : std_ulogic := '0';
+    signal st_wr_addr : stagi_t := (others => '0');
+    signal st_wr_data : st_t := (others => '0');
+    signal st_rd_en   : std_ulogic := '0';
+    signal st_rd_addr : stagi_t := (others => '0');
+    signal st_rd_data : std_logic_vector(ST_W_c - 1 downto 0) := (others => '0');
+
+    signal rg_wr_en   : std_ulogic := '0';
+    signal rg_wr_addr : std_ulogic_vector(RG_AW_c - 1 downto 0) := (others => '0');
+    signal rg_wr_data : rg_t := (others => '0');
+    signal rg_rd_en   : std_ulogic := '0';
+    signal rg_rd_addr : std_ulogic_vector(RG_AW_c - 1 downto 0) := (others => '0');
+    signal rg_rd_data : std_logic_vector(RG_W_c - 1 downto 0) := (others => '0');
+
+    -- --- intake ----------------------------------------------------------------------
+
+    signal cf_post_reg   : std_ulogic := '0';      -- a post between its context read and write
+    signal cfg_pending   : std_ulogic := '0';
+
+    signal i_inpiece_reg : std_ulogic := '0';      -- inside a piece (its first beat taken)
+    signal i_hcnt_reg    : u2_t := (others => '0');   -- header beats taken (saturates at HB)
+    signal i_hdone_reg   : std_ulogic := '0';      -- the piece's header record is out
+    signal i_hdr_reg     : hdr_t := (others => '0');
+    signal i_user_reg    : std_ulogic_vector(17 + CONN_W downto 0) := (others => '0');   -- early & ulen & conn & first
+
+    signal df_in_ready, hf_in_ready : std_ulogic := '0';
+    signal i_hold, s_ready, i_take, i_early, i_ulast, i_hdone : std_ulogic := '0';
+    signal i_user : std_ulogic_vector(17 + CONN_W downto 0) := (others => '0');
+    signal i_hcnt : u2_t := (others => '0');
+    signal i_hdr : hdr_t := (others => '0');
+    signal i_hpush : std_ulogic := '0';
+    signal i_n : u33_t := (others => '0');         -- no borrow & ulen - header length
+
+    signal df_in_data : df_t := (others => '0');
+    signal df_out : std_logic_vector(DF_W_c - 1 downto 0) := (others => '0');
+    signal df_out_valid, df_out_ready : std_ulogic := '0';
+
+    signal hf_in_data : hf_t := (others => '0');
+    signal hf_out : std_logic_vector(HF_W_c - 1 downto 0) := (others => '0');
+    signal hf_out_valid, c_adv : std_ulogic := '0';
+
+    -- --- check pipeline ------------------------------------------------------------------
+
+    signal dc_in_ready : std_ulogic := '0';
+    signal hf_conn : conn_t := (others => '0');
+    signal hf_hdr : hdr_t := (others => '0');
+    signal hf_idx32 : u32_t := (others => '0');
+
+    signal c1_valid_reg : std_ulogic := '0';
+    signal c1_rec_reg : hf_t := (others => '0');
+
+    signal p1_early, p1_short, p1_first : std_ulogic := '0';
+    signal p1_n : u16_t := (others => '0');
+    signal p1_conn : conn_t := (others => '0');
+
+    -- C1 results.
+    signal h_t, h_l : std_ulogic := '0';
+    signal h_op : u4_t := (others => '0');
+    signal h_stag, h_qn, h_msn : u32_t := (others => '0');
+    signal h_hlen : u5_t := (others => '0');
+    signal h_cerr : std_ulogic := '0';
+    signal h_cerr_code : w16_t := (others => '0');
+    signal h_cnt : qcnt_t := (others => '0');
+    signal h_n : u16_t := (others => '0');
+    signal st_acc0 : std_ulogic := '0';
+    signal st_len, rg_len : u32_t := (others => '0');
+    signal rg_id : id_t := (others => '0');
+    signal a_off : u65_t := (others => '0');
+    signal a_s : u65_t := (others => '0');
+    signal a_dt, a_du : u65_t := (others => '0');
+    signal a_mon : u33_t := (others => '0');
+    signal a_wrap, a_nb, a_mo_gt, c1_stag_bad, c1_assoc_bad : std_ulogic := '0';
+    signal a_d0, a_d1, a_d2, a_d3 : u33_t := (others => '0');
+
+    -- C1b registers.
+    signal b_valid_reg : std_ulogic := '0';
+    signal b_conn_reg : conn_t := (others => '0');
+    signal b_first_reg, b_early_reg : std_ulogic := '0';
+    signal b_cx_reg : cx_t := (others => '0');
+    signal b_t_reg, b_l_reg : std_ulogic := '0';
+    signal b_op_reg : u4_t := (others => '0');
+    signal b_stag_reg, b_msn_reg : u32_t := (others => '0');
+    signal b_qn_reg : u2_t := (others => '0');
+    signal b_n_reg : u16_t := (others => '0');
+    signal b_hlen_reg : u5_t := (others => '0');
+    signal b_cerr_reg : std_ulogic := '0';
+    signal b_cerr_code_reg : w16_t := (others => '0');
+    signal b_stag_bad_reg, b_assoc_bad_reg, b_acc_reg, b_wrap_reg : std_ulogic := '0';
+    signal b_off_neg_reg, b_nb_reg, b_mo_gt_reg : std_ulogic := '0';
+    signal b_off_hi_reg, b_st_len_reg, b_rg_len_reg : u32_t := (others => '0');
+    signal b_s_reg : u34_t := (others => '0');
+    signal b_dt_reg, b_du_reg : addr_t := (others => '0');
+    signal b_mon_reg : u33_t := (others => '0');
+    signal b_id_reg : id_t := (others => '0');
+    signal b_d0_reg, b_d1_reg, b_d2_reg, b_d3_reg : u32_t := (others => '0');
+    signal b_qcnt_reg : qcnt_t := (others => '0');
+    signal b_st_reg : std_ulogic_vector(ST_W_c - 2 downto 0) := (others => '0');
+
+    -- C2 registers.
+    signal c2_valid_reg : std_ulogic := '0';
+    signal c2_conn_reg : conn_t := (others => '0');
+    signal c2_first_reg, c2_early_reg : std_ulogic := '0';
+    signal c2_cx_reg : cx_t := (others => '0');
+    signal k_tagged_reg, k_l_reg : std_ulogic := '0';
+    signal k_op_reg : u4_t := (others => '0');
+    signal k_stag_reg, k_msn_reg : u32_t := (others => '0');
+    signal k_qn_reg : u2_t := (others => '0');
+    signal k_n_reg : u16_t := (others => '0');
+    signal k_hlen_reg : u5_t := (others => '0');
+    signal k_cerr_reg : std_ulogic := '0';
+    signal k_cerr_code_reg : w16_t := (others => '0');
+    signal e_t_inv_reg, e_t_assoc_reg, e_t_acc_reg, e_t_wrap_reg, e_t_bounds_reg : std_ulogic := '0';
+    signal e_u_nobuf_reg, e_u_behind_reg, e_u_lorder_reg : std_ulogic_vector(3 downto 0) := (others => '0');
+    signal e_u_mo_reg, e_u_long_reg : std_ulogic := '0';
+    signal e_i_bad_reg, e_rr_bad_reg : std_ulogic := '0';
+    signal e_dt_reg, e_du_reg : addr_t := (others => '0');
+    signal e_len_reg : u32_t := (others => '0');
+    signal e_id_reg : id_t := (others => '0');
+    signal e_st_reg : std_ulogic_vector(ST_W_c - 2 downto 0) := (others => '0');
+
+    -- The last three decisions (0 the newest).
+    signal hs0_valid_reg, hs1_valid_reg, hs2_valid_reg : std_ulogic := '0';
+    signal hs0_conn_reg, hs1_conn_reg, hs2_conn_reg : conn_t := (others => '0');
+    signal hs0_cx_reg, hs1_cx_reg, hs2_cx_reg : cx_t := (others => '0');
+    signal hs0_pop_reg, hs1_pop_reg, hs2_pop_reg : std_ulogic := '0';
+    signal hs0_qn_reg, hs1_qn_reg, hs2_qn_reg : u2_t := (others => '0');
+    signal hs0_inv_reg, hs1_inv_reg, hs2_inv_reg : std_ulogic := '0';
+    signal hs0_idx_reg, hs1_idx_reg, hs2_idx_reg : stagi_t := (others => '0');
+
+    -- C2 decision.
+    signal k_idx : stagi_t := (others => '0');
+    signal r_kind : u2_t := (others => '0');
+    signal r_place, r_pop, r_inval : std_ulogic := '0';
+    signal r_dest : addr_t := (others => '0');
+    signal r_rec : rec_t := (others => '0');
+    signal c_en : std_ulogic := '0';
+    signal r_cx : cx_t := (others => '0');
+    signal c2_go, c2_decide : std_ulogic := '0';
+
+    signal dc_in_data : dc_t := (others => '0');
+    signal dc_out : std_logic_vector(DC_W_c - 1 downto 0) := (others => '0');
+    signal dc_out_valid, dc_out_ready : std_ulogic := '0';
+
+    -- --- output queues ---------------------------------------------------------------
+
+    signal aw_in_valid : std_ulogic := '0';
+    signal aw_in_data : aww_t := (others => '0');
+    signal aw_in_ready : std_ulogic := '0';
+    signal aw_out_data : std_logic_vector(AWQ_W_c - 1 downto 0) := (others => '0');
+    signal aw_out_valid : std_ulogic := '0';
+
+    signal w_in_valid : std_ulogic := '0';
+    signal w_in_data : ww_t := (others => '0');
+    signal w_in_ready : std_ulogic := '0';
+    signal w_out_data : std_logic_vector(W_W_c - 1 downto 0) := (others => '0');
+    signal w_out_valid : std_ulogic := '0';
+    signal w_credit_reg : u4_t := (others => '0');    -- AWs sent whose last W beat is not
+    signal w_go, w_out_ready : std_ulogic := '0';
+    signal w2_in_valid : std_ulogic := '0';
+    signal w2_in_data : ww_t := (others => '0');
+    signal w_in_ready2 : std_ulogic := '0';
+
+    signal rf_in_valid : std_ulogic := '0';
+    signal rf_in_data : rf_t := (others => '0');
+    signal rf_in_ready : std_ulogic := '0';
+    signal rf_out_data : std_logic_vector(RF_W_c - 1 downto 0) := (others => '0');
+    signal rf_out_valid, rf_out_ready : std_ulogic := '0';
+
+    signal bq_in_ready : std_ulogic := '0';
+    signal bq_out_data : std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+    signal bq_out_valid, b_go : std_ulogic := '0';
+    signal aw_cnt_reg : mk_t := (others => '0');
+    signal b_cnt_reg : mk_t := (others => '0');
+    signal d_conn_reg : conn_t := (others => '0');
+
+    signal axi_awvalid, axi_wlast, axi_bready : std_ulogic := '0';
+
+    -- --- placement -------------------------------------------------------------------
+
+    signal g_early, g_first, g_en, g_dplace : std_ulogic := '0';
+    signal g_conn : conn_t := (others => '0');
+    signal g_ddest : addr_t := (others => '0');
+    signal g_ds : u5_t := (others => '0');
+    signal g_dremain : u16_t := (others => '0');
+    signal g_drec : rec_t := (others => '0');
+
+    signal g_fetch_reg : std_ulogic := '0';
+    signal g_fconn_reg : conn_t := (others => '0');
+    signal g_fen_reg : std_ulogic := '0';
+
+    signal d0_valid_reg, d1_active_reg, d2_valid_reg, d3_valid_reg : std_ulogic := '0';
+    signal d0_take, d2_free, pl_empty : std_ulogic := '0';
+
+    signal g_load, g_pfirst, g_pen, g_place, g_pearly : std_ulogic := '0';
+    signal g_pconn : conn_t := (others => '0');
+    signal g_dest : addr_t := (others => '0');
+    signal g_s : u5_t := (others => '0');
+    signal g_remain : u16_t := (others => '0');
+    signal g_rec : rec_t := (others => '0');
+    signal g_rr : rr_t := (others => '0');
+    signal g_r : lane_t := (others => '0');
+    signal g_m0, g_m1 : u20_t := (others => '0');
+    signal g_lo, g_hi : keep_t := (others => '0');
+    signal g_waddr : addr_t := (others => '0');
+
+    signal d0_first_reg, d0_en_reg, d0_place_reg, d0_early_reg : std_ulogic := '0';
+    signal d0_conn_reg : conn_t := (others => '0');
+    signal d0_dest_reg : addr_t := (others => '0');
+    signal d0_s_reg : u5_t := (others => '0');
+    signal d0_remain_reg : u16_t := (others => '0');
+    signal d0_rec_reg : rec_t := (others => '0');
+    signal d0_rr_reg : rr_t := (others => '0');
+    signal d0_r_reg : lane_t := (others => '0');
+    signal d0_win0_reg, d0_win1_reg, d0_lo_reg, d0_hi_reg : keep_t := (others => '0');
+    signal d0_q0_reg, d0_q1_reg : u20_t := (others => '0');
+    signal d0_left_reg : u18_t := (others => '0');
+    signal d0_waddr_reg : addr_t := (others => '0');
+
+    -- D1.
+    signal d_state_reg : u2_t := D_DATA_c;
+    signal d_first_reg, d_en_reg, d_place_reg, d_last_reg, d_early_reg : std_ulogic := '0';
+    signal d_dest_reg : addr_t := (others => '0');
+    signal d_s_reg : u5_t := (others => '0');
+    signal d_remain_reg : u16_t := (others => '0');
+    signal d_rec_reg : rec_t := (others => '0');
+    signal d_rr_reg : rr_t := (others => '0');
+    signal d_r_reg : lane_t := (others => '0');
+    signal d_win_reg, d_winn_reg, d_lo_reg, d_hi_reg : keep_t := (others => '0');
+    signal d_wne_reg, d_wnen_reg : std_ulogic := '0';     -- the masks are not empty
+    signal d_q0_reg, d_q1_reg : u20_t := (others => '0');   -- window ends minus (output beat + 2)
+    signal d_waddr_reg : addr_t := (others => '0');
+    signal d_bofs_reg : bofs_t := (others => '0');        -- output beat's place in its BURST block
+    signal d_left_reg : u18_t := (others => '0');         -- output beats to the end of the ULPDU's payload
+    signal d_leftm1_reg : u18_t := (others => '0');       -- the same, minus 1
+    signal d_bleft_reg : u9_t := (others => '0');         -- beats left in the open burst
+    signal d_k_reg : u13_t := (others => '0');            -- input beat index (8192 at W=64)
+    signal d_prev_reg : data_t := (others => '0');
+    signal d_prevk_reg : keep_t := (others => '0');
+    signal d_octs_reg : u17_t := (others => '0');         -- octets of the piece
+
+    signal d_cur_data : data_t := (others => '0');
+    signal d_cur_keep : keep_t := (others => '0');
+    signal d_cur_tlast, d_cur_ulast, out_ok : std_ulogic := '0';
+
+    signal ob_data, fl_data : data_t := (others => '0');
+    signal ob_strb, fl_strb : keep_t := (others => '0');
+
+    signal f_left0, f_left1, f_left2, f_bl0, f_bl1, f_bl2 : std_ulogic := '0';
+    signal f_nb : bofs_t := (others => '0');
+    signal f_bend, f_bend1, f_lge : std_ulogic := '0';
+    signal f_nbm1 : u8_t := (others => '0');
+    signal f_nbm1_0, f_nbm1_1 : std_ulogic := '0';
+
+    signal d_beat, d_wr, d_end, d_aw, d_go : std_ulogic := '0';
+    signal d_state_next : u2_t := (others => '0');
+    signal d_rr_next : rr_t := (others => '0');
+    signal d_octs : u17_t := (others => '0');
+    signal d_nw : u2_t := (others => '0');
+
+    -- D2, D3.
+    signal e2_last_reg, e2_en_reg, e2_place_reg, e2_early_reg : std_ulogic := '0';
+    signal e2_conn_reg : conn_t := (others => '0');
+    signal e2_dest_reg : addr_t := (others => '0');
+    signal e2_s_reg : u5_t := (others => '0');
+    signal e2_octs_reg : u17_t := (others => '0');
+    signal e2_remain_reg : u16_t := (others => '0');
+    signal e2_rec_reg : rec_t := (others => '0');
+    signal e2_rr_reg : rr_t := (others => '0');
+    signal e2_diff : u33_t := (others => '0');            -- octs >= s & octs - s
+    signal d2_done : std_ulogic := '0';
+
+    signal e3_place_reg, e3_pos_reg : std_ulogic := '0';
+    signal e3_conn_reg : conn_t := (others => '0');
+    signal e3_dest_reg : addr_t := (others => '0');
+    signal e3_remain_reg : u16_t := (others => '0');
+    signal e3_diff_reg : u17_t := (others => '0');
+    signal e3_rec_reg : rec_t := (others => '0');
+    signal e3_rr_reg : rr_t := (others => '0');
+    signal e3_nxt : addr_t := (others => '0');
+    signal e3_left : u16_t := (others => '0');
+
+    -- --- configuration ---------------------------------------------------------------
+
+    signal all_idle, conn_ready, stag_ready, post_ready : std_ulogic := '0';
+    signal cf_conn, cf_stag, cf_post : std_ulogic := '0';
+    signal o_conn_reg : conn_t := (others => '0');
+    signal o_qn_reg : u2_t := (others => '0');
+    signal o_ent_reg : rg_t := (others => '0');
+    signal o_first : u32_t := (others => '0');
+    signal o_cnt : qcnt_t := (others => '0');
+    signal o_ok : std_ulogic := '0';
+    signal o_cx : cx_t := (others => '0');
+
+    -- --- delivery ----------------------------------------------------------------------
+
+    signal cpl_valid_reg : std_ulogic := '0';
+    signal err_valid_reg : std_ulogic := '0';
+    signal ev_conn_reg : conn_t := (others => '0');
+    signal ev_rec_reg : rec_t := (others => '0');
+    signal ev_rr_reg : rr_t := (others => '0');
+    signal ev_err_reg : w16_t := (others => '0');
+
+    signal rf_en : std_ulogic := '0';
+    signal rf_mark : mk_t := (others => '0');
+    signal rf_conn : conn_t := (others => '0');
+    signal rf_rec : rec_t := (others => '0');
+    signal rf_kind : u2_t := (others => '0');
+    signal ev_free, dv_bdone, dv_go, b_hold : std_ulogic := '0';
+    signal dv_bdiff : mk_t := (others => '0');
+
+    -- --- status pulses ---------------------------------------------------------------
+
+    signal drop_valid_reg : std_ulogic := '0';
+    signal drop_conn_reg : conn_t := (others => '0');
+    signal drop_first_reg : std_ulogic := '0';
+    signal drop_count_reg : u32_t := (others => '0');
+    signal perr_valid_reg : std_ulogic := '0';
+    signal perr_conn_reg : conn_t := (others => '0');
+    signal perr_qn_reg : u2_t := (others => '0');
+    signal perr_id_reg : id_t := (others => '0');
+    signal perr_reason_reg : u2_t := (others => '0');
+    signal berr_valid_reg : std_ulogic := '0';
+    signal berr_conn_reg : conn_t := (others => '0');
+    signal berr_resp_reg : std_ulogic_vector(1 downto 0) := (others => '0');
+    signal done_valid_reg : std_ulogic := '0';
+    signal done_conn_reg : conn_t := (others => '0');
+
+begin
+
+    -- --- tables ----------------------------------------------------------------------
+
+    ctx_ram : entity work.sdp_ram
+        generic map (WIDTH => CX_W_c, ADDR_W => CONN_W)
+        port map (
+            clk => clk,
+            wr_en => cx_wr_en, wr_addr => cx_wr_addr, wr_data => cx_wr_data,
+            rd_en => cx_rd_en, rd_addr => cx_rd_addr, rd_data => cx_rd_data
+        );
+
+    -- The placement context, written at the end of every piece that does not
+    -- end its ULPDU and read by the next piece of the same ULPDU.
+    place_ram : entity work.sdp_ram
+        generic map (WIDTH => DX_W_c, ADDR_W => CONN_W)
+        port map (
+            clk => clk,
+            wr_en => dx_wr_en, wr_addr => dx_wr_addr, wr_data => dx_wr_data,
+            rd_en => dx_rd_en, rd_addr => dx_rd_addr, rd_data => dx_rd_data
+        );
+
+    stag_ram : entity work.sdp_ram
+        generic map (WIDTH => ST_W_c, ADDR_W => STAG_AW)
+        port map (
+            clk => clk,
+            wr_en => st_wr_en, wr_addr => st_wr_addr, wr_data => st_wr_data,
+            rd_en => st_rd_en, rd_addr => st_rd_addr, rd_data => st_rd_data
+        );
+
+    ring_ram : entity work.sdp_ram
+        generic map (WIDTH => RG_W_c, ADDR_W => RG_AW_c)
+        port map (
+            clk => clk,
+            wr_en => rg_wr_en, wr_addr => rg_wr_addr, wr_data => rg_wr_data,
+            rd_en => rg_rd_en, rd_addr => rg_rd_addr, rd_data => rg_rd_data
+        );
+
+    -- --- intake: beats into df_fifo, one header record per piece into hf_fifo --------
+
+    cfg_pending <= s_conn_valid or s_stag_valid or s_post_valid or cf_post_reg;
+
+    -- Configuration waits for the pipeline to drain and is taken between
+    -- pieces: no new piece starts while one is waiting.
+    i_hold <= (not i_inpiece_reg) and cfg_pending;
+    s_ready <= df_in_ready and hf_in_ready and not i_hold;
+    s_axis_tready <= s_ready;
+    i_take <= s_axis_tvalid and s_ready;
+
+    -- An early piece is a whole ULPDU: first and last whatever tuser says.
+    i_early <= s_axis_tuser(CONN_W + 18);
+    i_user <= i_user_reg when i_inpiece_reg = '1'
+              else s_axis_tuser(CONN_W + 18 downto 2) & (s_axis_tuser(1) or i_early);
+    i_ulast <= s_axis_tuser(0) or sel(i_inpiece_reg, i_user_reg(17 + CONN_W), i_early);
+    i_hcnt <= i_hcnt_reg when i_inpiece_reg = '1' else "00";
+    i_hdone <= i_inpiece_reg and i_hdone_reg;
+
+    p_intake_hdr : process (all) is
+        variable h : hdr_t;
+        variable y : u32_t;
+    begin
+        if i_inpiece_reg = '1' then
+            h := i_hdr_reg;
+        else
+            h := (others => '0');
+        end if;
+        for o in 0 to 17 loop
+            if to_integer(i_hcnt) = o / KEEP_W_c then
+                h(8 * o + 7 downto 8 * o) := s_axis_tdata(8 * (o mod KEEP_W_c) + 7 downto 8 * (o mod KEEP_W_c));
+            end if;
+        end loop;
+        i_hdr <= h;
+        -- A later piece's record goes out with its first beat; a first
+        -- piece's once its header is in (or at its end, if shorter).
+        i_hpush <= i_take and (not i_hdone)
+                   and ((not i_user(0)) or s_axis_tlast or to_sl(to_integer(i_hcnt) = HB_c - 1));
+        -- The payload length, from the T bit (octet 0 bit 7): 14 or 18
+        -- header octets (RFC 5041 4.2, 4.3).
+        if h(7) = '1' then
+            y := x"fffffff1";
+        else
+            y := x"ffffffed";
+        end if;
+        i_n <= fadd(resize(unsigned(i_user(16 + CONN_W downto CONN_W + 1)), 32), y, '1');
+    end process p_intake_hdr;
+
+    p_intake : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if i_take = '1' then
+                i_inpiece_reg <= not s_axis_tlast;
+                i_user_reg <= i_user;
+                i_hdr_reg <= i_hdr;
+                if to_integer(i_hcnt) = HB_c then
+                    i_hcnt_reg <= i_hcnt;
+                else
+                    i_hcnt_reg <= i_hcnt + 1;
+                end if;
+                i_hdone_reg <= i_hdone or i_hpush;
+            end if;
+            if rst = '1' then
+                i_inpiece_reg <= '0';
+                i_hcnt_reg <= "00";
+                i_hdone_reg <= '0';
+            end if;
+        end if;
+    end process p_intake;
+
+    df_in_data <= s_axis_tdata & s_axis_tkeep & s_axis_tlast & i_ulast;
+
+    df_fifo : entity work.ddp_rx_fifo
+        generic map (WIDTH => DF_W_c, AW => 4)
+        port map (
+            clk => clk, rst => rst,
+            in_data => df_in_data, in_valid => i_take, in_ready => df_in_ready,
+            in_data2 => df_in_data, in_valid2 => '0', in_ready2 => open,
+            out_data => df_out, out_valid => df_out_valid, out_ready => df_out_ready
+        );
+
+    hf_in_data <= i_user(17 + CONN_W) & (not i_n(32)) & std_ulogic_vector(i_n(15 downto 0))
+                  & i_user(16 + CONN_W downto 0) & i_hdr;
+
+    hf_fifo : entity work.ddp_rx_fifo
+        generic map (WIDTH => HF_W_c, AW => 3)
+        port map (
+            clk => clk, rst => rst,
+            in_data => hf_in_data, in_valid => i_hpush, in_ready => hf_in_ready,
+            in_data2 => hf_in_data, in_valid2 => '0', in_ready2 => open,
+            out_data => hf_out, out_valid => hf_out_valid, out_ready => c_adv
+        );
+
+    -- --- check pipeline: H (table reads), C1, C1b (checks), C2 (decision) -------------
+    --
+    -- One piece a clock; everything moves together (c_adv), when the
+    -- descriptor queue has room. C2 takes the effects of the three
+    -- decisions ahead that the table reads missed from hs0..hs2.
+
+    c_adv <= dc_in_ready;
+
+    hf_conn <= hf_out(145 + CONN_W - 1 downto 145);
+    hf_hdr <= hf_out(143 downto 0);
+    hf_idx32 <= be32(hf_hdr, 2);
+
+    p_c1_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if c_adv = '1' then
+                c1_valid_reg <= hf_out_valid;
+                c1_rec_reg <= hf_out;
+            end if;
+            if rst = '1' then
+                c1_valid_reg <= '0';
+            end if;
+        end if;
+    end process p_c1_reg;
+
+    -- C1: the header's fields, the context and the table entries.
+    p1_early <= c1_rec_reg(HF_W_c - 1);
+    p1_short <= c1_rec_reg(HF_W_c - 2);
+    p1_n <= unsigned(c1_rec_reg(HF_W_c - 3 downto HF_W_c - 18));
+    p1_conn <= c1_rec_reg(145 + CONN_W - 1 downto 145);
+    p1_first <= c1_rec_reg(144);
+
+    p_c1 : process (all) is
+        variable hdr : hdr_t;
+        variable t : std_ulogic;
+        variable dv, rv, opqn : u2_t;
+        variable op : u4_t;
+        variable stag, qn, msn, mo : u32_t;
+        variable to64 : u64_t;
+        variable optag : std_ulogic;
+        variable n : u16_t;
+        variable q : q_t;
+        variable first : u32_t;
+        variable cx : std_ulogic_vector(CX_W_c - 1 downto 0);
+        variable st : st_t;
+        variable rg : rg_t;
+        variable st_valid, st_bound : std_ulogic;
+        variable st_key : std_ulogic_vector(7 downto 0);
+        variable st_pd : w32_t;
+        variable st_conn : conn_t;
+        variable st_base : u64_t;
+        variable st_addr64, rg_addr64 : u64_t;
+        variable cs : u128_t;
+        variable cs2, cs3 : u64_t;
+        variable nf : u32_t;
+    begin
+        hdr := c1_rec_reg(143 downto 0);
+        t := hdr(7);
+        dv := unsigned(hdr(1 downto 0));
+        rv := unsigned(hdr(15 downto 14));
+        op := unsigned(hdr(11 downto 8));
+        stag := be32(hdr, 2);           -- the STag, or a Send with Invalidate's
+        to64 := be32(hdr, 6) & be32(hdr, 10);
+        qn := be32(hdr, 6);
+        msn := be32(hdr, 10);
+        mo := be32(hdr, 14);
+        n := p1_n;
+        h_t <= t;
+        h_l <= hdr(6);
+        h_op <= op;
+        h_stag <= stag;
+        h_qn <= qn;
+        h_msn <= msn;
+        h_n <= n;
+        if t = '1' then
+            h_hlen <= to_unsigned(14, 5);
+        else
+            h_hlen <= to_unsigned(18, 5);
+        end if;
+        optag := to_sl(op = 0 or op = 2);
+        if op = 1 then
+            opqn := "01";
+        elsif op = 7 then
+            opqn := "10";
+        else
+            opqn := "00";
+        end if;
+        -- rdmap.ClassifyHeader's order, after ddp.ParseHeader's length check.
+        h_cerr <= '1';
+        if p1_short = '1' then
+            h_cerr_code <= x"0207";          -- RDMAP Remote Operation: catastrophic, stream
+        elsif dv /= 1 then
+            if t = '1' then
+                h_cerr_code <= x"1104";      -- DDP: invalid DDP version
+            else
+                h_cerr_code <= x"1206";
+            end if;
+        elsif rv /= 1 then
+            h_cerr_code <= x"0205";          -- RDMAP: invalid RDMAP version
+        elsif op(3) = '1' or optag /= t then
+            h_cerr_code <= x"0206";          -- RDMAP: unexpected opcode
+        elsif t = '0' and qn > 2 then
+            h_cerr_code <= x"1201";          -- DDP: invalid QN
+        elsif t = '0' and qn(1 downto 0) /= opqn then
+            h_cerr_code <= x"0206";
+        else
+            h_cerr <= '0';
+            h_cerr_code <= x"0000";
+        end if;
+        cx := cx_rd_data;
+        q := cx_q(cx(3 * Q_W_c - 1 downto 0), std_ulogic_vector(qn(1 downto 0)));
+        first := unsigned(q(Q_W_c - 1 downto RQ_AW + 1));
+        h_cnt <= unsigned(q(RQ_AW downto 0));
+
+        -- The STag entry and the posted buffer: C1 does the arithmetic,
+        -- C1b the comparisons on its results.
+        st := st_rd_data;
+        rg := rg_rd_data;
+        st_valid := st(ST_W_c - 1);
+        st_key := st(ADDR_W + 138 + CONN_W downto ADDR_W + 131 + CONN_W);
+        st_pd := st(ADDR_W + 130 + CONN_W downto ADDR_W + 99 + CONN_W);
+        st_bound := st(ADDR_W + 98 + CONN_W);
+        st_conn := st(ADDR_W + 97 + CONN_W downto ADDR_W + 98);
+        st_acc0 <= st(ADDR_W + 96);
+        st_base := unsigned(st(ADDR_W + 95 downto ADDR_W + 32));
+        st_len <= unsigned(st(ADDR_W + 31 downto ADDR_W));
+        st_addr64 := resize(unsigned(st(ADDR_W - 1 downto 0)), 64);
+        rg_addr64 := resize(unsigned(rg(RG_W_c - 1 downto ID_W + 32)), 64);
+        rg_len <= unsigned(rg(ID_W + 31 downto ID_W));
+        rg_id <= rg(ID_W - 1 downto 0);
+        a_off <= add64(to64, not st_base, '1');
+        -- Bounds (C1b): off(31:0) + n > len, with S = TO_lo + ~base_lo + 1 + n
+        -- = off(31:0) + n + 2**32 when TO_lo >= base_lo (nb), else off(31:0) + n.
+        cs := csa64(resize(to64(31 downto 0), 64), resize(not st_base(31 downto 0), 64), resize(n, 64));
+        a_s <= add64(cs(127 downto 64), cs(63 downto 0), '1');
+        a_nb <= not gt33('0' & st_base(31 downto 0), '0' & to64(31 downto 0));
+        -- The host address: addr + TO - base.
+        cs := csa64(st_addr64, to64, not st_base);
+        a_dt <= add64(cs(127 downto 64), cs(63 downto 0), '1');
+        a_du <= add64(rg_addr64, resize(mo, 64), '0');
+        a_mon <= fadd(mo, resize(n, 32), '0');
+        -- TO + n carries out of 64 bits (n < 2**16).
+        a_wrap <= to_sl(to64(63 downto 16) = (63 downto 16 => '1'))
+                  and gt33(resize(to64(15 downto 0), 33), resize(not n, 33));
+        a_mo_gt <= gt33('0' & mo, '0' & unsigned(rg(ID_W + 31 downto ID_W)));
+        c1_stag_bad <= (not st_valid) or to_sl(st_key /= std_ulogic_vector(stag(7 downto 0)))
+                       or to_sl(shift_right(stag, 8 + STAG_AW) /= 0);
+        c1_assoc_bad <= to_sl(st_pd /= cx(CX_W_c - 2 downto CX_W_c - 33))
+                        or (st_bound and to_sl(st_conn /= p1_conn));
+        -- MSN - first - j, for j deliveries of the queue the context read has
+        -- not seen (j = 0..3).
+        nf := not first;
+        a_d0 <= fadd(msn, nf, '1');
+        a_d1 <= fadd(msn, nf, '0');
+        cs2 := (msn xor nf xor x"ffffffff") & ((msn and nf) or msn or nf);
+        a_d2 <= fadd(cs2(63 downto 32), cs2(30 downto 0) & '0', '0');
+        cs3 := (msn xor nf xor x"fffffffe") & ((msn and nf) or ((msn or nf) and x"fffffffe"));
+        a_d3 <= fadd(cs3(63 downto 32), cs3(30 downto 0) & '0', '0');
+    end process p_c1;
+
+    -- C1b registers.
+    p_c1b_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if c_adv = '1' then
+                b_valid_reg <= c1_valid_reg;
+                b_conn_reg <= p1_conn;
+                b_first_reg <= p1_first;
+                b_early_reg <= p1_early;
+                b_cx_reg <= cx_rd_data;
+                b_t_reg <= h_t;
+                b_l_reg <= h_l;
+                b_op_reg <= h_op;
+                b_stag_reg <= h_stag;
+                b_msn_reg <= h_msn;
+                b_qn_reg <= h_qn(1 downto 0);
+                b_n_reg <= h_n;
+                b_hlen_reg <= h_hlen;
+                b_cerr_reg <= h_cerr;
+                b_cerr_code_reg <= h_cerr_code;
+                b_stag_bad_reg <= c1_stag_bad;
+                b_assoc_bad_reg <= c1_assoc_bad;
+                b_acc_reg <= not st_acc0;
+                b_wrap_reg <= a_wrap;
+                b_off_neg_reg <= not a_off(64);
+                b_off_hi_reg <= a_off(63 downto 32);
+                b_nb_reg <= a_nb;
+                b_s_reg <= a_s(33 downto 0);
+                b_st_len_reg <= st_len;
+                b_rg_len_reg <= rg_len;
+                b_mo_gt_reg <= a_mo_gt;
+                b_dt_reg <= a_dt(ADDR_W - 1 downto 0);
+                b_du_reg <= a_du(ADDR_W - 1 downto 0);
+                b_mon_reg <= a_mon;
+                b_id_reg <= rg_id;
+                b_d0_reg <= a_d0(31 downto 0);
+                b_d1_reg <= a_d1(31 downto 0);
+                b_d2_reg <= a_d2(31 downto 0);
+                b_d3_reg <= a_d3(31 downto 0);
+                b_qcnt_reg <= h_cnt;
+                b_st_reg <= st_rd_data(ST_W_c - 2 downto 0);
+            end if;
+            if rst = '1' then
+                b_valid_reg <= '0';
+            end if;
+        end if;
+    end process p_c1b_reg;
+
+    -- C2 registers.
+    p_c2_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if c_adv = '1' then
+                c2_valid_reg <= b_valid_reg;
+                c2_conn_reg <= b_conn_reg;
+                c2_first_reg <= b_first_reg;
+                c2_early_reg <= b_early_reg;
+                c2_cx_reg <= b_cx_reg;
+                k_tagged_reg <= b_t_reg;
+                k_l_reg <= b_l_reg;
+                k_op_reg <= b_op_reg;
+                k_stag_reg <= b_stag_reg;
+                k_msn_reg <= b_msn_reg;
+                k_qn_reg <= b_qn_reg;
+                k_n_reg <= b_n_reg;
+                k_hlen_reg <= b_hlen_reg;
+                k_cerr_reg <= b_cerr_reg;
+                k_cerr_code_reg <= b_cerr_code_reg;
+                -- ddp.STagTable.checkLocked (RFC 5041 7.1, 8.2) for the whole
+                -- segment, and ddp.Sink.checkUntagged.
+                e_t_inv_reg <= b_stag_bad_reg;
+                e_t_assoc_reg <= b_assoc_bad_reg;
+                e_t_acc_reg <= b_acc_reg;
+                e_t_wrap_reg <= b_wrap_reg;
+                e_t_bounds_reg <= b_off_neg_reg or to_sl(b_off_hi_reg /= 0) or b_s_reg(33)
+                                  or gt33(b_s_reg(32 downto 0), b_nb_reg & b_st_len_reg);
+                e_dt_reg <= b_dt_reg;
+                e_u_nobuf_reg <= nobuf_j(b_d3_reg, b_qcnt_reg, 3) & nobuf_j(b_d2_reg, b_qcnt_reg, 2)
+                                 & nobuf_j(b_d1_reg, b_qcnt_reg, 1) & nobuf_j(b_d0_reg, b_qcnt_reg, 0);
+                e_u_behind_reg <= b_d3_reg(31) & b_d2_reg(31) & b_d1_reg(31) & b_d0_reg(31);
+                e_u_lorder_reg <= (b_l_reg and to_sl(b_d3_reg /= 0)) & (b_l_reg and to_sl(b_d2_reg /= 0))
+                                  & (b_l_reg and to_sl(b_d1_reg /= 0)) & (b_l_reg and to_sl(b_d0_reg /= 0));
+                e_u_mo_reg <= b_mo_gt_reg;
+                e_u_long_reg <= gt33(b_mon_reg, '0' & b_rg_len_reg);
+                e_du_reg <= b_du_reg;
+                e_len_reg <= b_mon_reg(31 downto 0);
+                e_id_reg <= b_id_reg;
+                -- rdmap.Invalidate: ddp.STagTable.InvalidateRemote's checks.
+                e_i_bad_reg <= b_stag_bad_reg or b_assoc_bad_reg;
+                e_rr_bad_reg <= to_sl(b_mon_reg /= 28);
+                e_st_reg <= b_st_reg;
+            end if;
+            if rst = '1' then
+                c2_valid_reg <= '0';
+            end if;
+        end if;
+    end process p_c2_reg;
+
+    k_idx <= std_ulogic_vector(k_stag_reg(8 + STAG_AW - 1 downto 8));
+
+    -- C2: decision, with the effects of the decisions the tables had not seen.
+    p_c2 : process (all) is
+        variable same0, same1, same2 : boolean;
+        variable f_cx : cx_t;
+        variable pops : natural range 0 to 3;
+        variable killed : boolean;
+        variable t_inv, i_bad, u_nobuf, u_behind, u_lorder : std_ulogic;
+        variable en, fail : std_ulogic;
+        variable kind : u2_t;
+        variable err : w16_t;
+        variable place, pop, inval : std_ulogic;
+        variable dest : addr_t;
+        variable cx : cx_t;
+        variable nz : std_ulogic;
+        variable inv_stag : u32_t;
+    begin
+        same0 := hs0_valid_reg = '1' and hs0_conn_reg = c2_conn_reg;
+        same1 := hs1_valid_reg = '1' and hs1_conn_reg = c2_conn_reg;
+        same2 := hs2_valid_reg = '1' and hs2_conn_reg = c2_conn_reg;
+        if same0 then
+            f_cx := hs0_cx_reg;
+        elsif same1 then
+            f_cx := hs1_cx_reg;
+        elsif same2 then
+            f_cx := hs2_cx_reg;
+        else
+            f_cx := c2_cx_reg;
+        end if;
+        pops := 0;
+        if same0 and hs0_pop_reg = '1' and hs0_qn_reg = k_qn_reg then
+            pops := pops + 1;
+        end if;
+        if same1 and hs1_pop_reg = '1' and hs1_qn_reg = k_qn_reg then
+            pops := pops + 1;
+        end if;
+        if same2 and hs2_pop_reg = '1' and hs2_qn_reg = k_qn_reg then
+            pops := pops + 1;
+        end if;
+        killed := (hs0_valid_reg = '1' and hs0_inv_reg = '1' and hs0_idx_reg = k_idx)
+                  or (hs1_valid_reg = '1' and hs1_inv_reg = '1' and hs1_idx_reg = k_idx)
+                  or (hs2_valid_reg = '1' and hs2_inv_reg = '1' and hs2_idx_reg = k_idx);
+        t_inv := e_t_inv_reg or to_sl(killed);
+        i_bad := e_i_bad_reg or to_sl(killed);
+        u_nobuf := e_u_nobuf_reg(pops);
+        u_behind := e_u_behind_reg(pops);
+        u_lorder := e_u_lorder_reg(pops);
+
+        en := c2_cx_reg(CX_W_c - 1);
+        fail := f_cx(CX_W_c - 34);
+        nz := to_sl(k_n_reg /= 0);
+        kind := K_NONE_c;
+        err := x"0000";
+        place := '0';
+        pop := '0';
+        inval := '0';
+        dest := e_du_reg;
+        if fail = '1' or en = '0' or herr_reg(ci(c2_conn_reg)) = '1' then
+            kind := K_NONE_c;            -- the stream has failed: dropped
+        elsif k_cerr_reg = '1' then
+            kind := K_ERR_c;
+            err := k_cerr_code_reg;
+        elsif k_tagged_reg = '1' then
+            dest := e_dt_reg;
+            if nz = '1' and t_inv = '1' then
+                kind := K_ERR_c;
+                err := x"1100";          -- DDP tagged: invalid STag
+            elsif nz = '1' and e_t_assoc_reg = '1' then
+                kind := K_ERR_c;
+                err := x"1102";          -- DDP tagged: STag not associated with stream
+            elsif nz = '1' and e_t_acc_reg = '1' then
+                kind := K_ERR_c;
+                err := x"0102";          -- RDMAP remote protection: access rights
+            elsif nz = '1' and e_t_wrap_reg = '1' then
+                kind := K_ERR_c;
+                err := x"1103";          -- DDP tagged: TO wrap
+            elsif nz = '1' and e_t_bounds_reg = '1' then
+                kind := K_ERR_c;
+                err := x"1101";          -- DDP tagged: base or bounds
+            else
+                place := nz;
+                if k_l_reg = '1' then
+                    kind := K_CPL_c;
+                else
+                    kind := K_NONE_c;
+                end if;
+            end if;
+        else
+            if u_nobuf = '1' then
+                kind := K_ERR_c;
+                if u_behind = '1' then
+                    err := x"1203";
+                else
+                    err := x"1202";
+                end if;
+            elsif e_u_mo_reg = '1' then
+                kind := K_ERR_c;
+                err := x"1204";          -- DDP untagged: invalid MO
+            elsif e_u_long_reg = '1' then
+                kind := K_ERR_c;
+                err := x"1205";          -- DDP untagged: message too long
+            elsif u_lorder = '1' and c2_early_reg = '0' then
+                kind := K_ERR_c;
+                err := x"1203";          -- DDP untagged: MSN range
+            else
+                place := nz;
+                pop := k_l_reg;
+                if k_l_reg = '0' then
+                    kind := K_NONE_c;
+                elsif k_op_reg = 1 and e_rr_bad_reg = '1' then
+                    kind := K_ERR_c;
+                    err := x"0207";      -- rdmap.ParseReadRequest: not 28 octets
+                elsif k_op_reg = 7 then
+                    kind := K_TERM_c;
+                elsif (k_op_reg = 4 or k_op_reg = 6) and i_bad = '1' then
+                    kind := K_ERR_c;
+                    err := x"0109";      -- RDMAP remote protection: cannot invalidate
+                else
+                    kind := K_CPL_c;
+                    inval := to_sl(k_op_reg = 4 or k_op_reg = 6);
+                end if;
+            end if;
+        end if;
+        if c2_early_reg = '1' then
+            -- Placed early (ddp.Sink.Place): the checks above, but for the
+            -- last-segment order, decide whether it is placed, and that is
+            -- all. Nothing is reported, delivered or changed.
+            kind := K_NONE_c;
+            err := x"0000";
+            pop := '0';
+            inval := '0';
+        end if;
+        cx := c2_cx_reg(CX_W_c - 1 downto CX_W_c - 33)
+              & (fail or to_sl(kind = K_ERR_c) or to_sl(kind = K_TERM_c))
+              & f_cx(3 * Q_W_c - 1 downto 0);
+        if pop = '1' then
+            case k_qn_reg is
+                when "01" =>
+                    cx(2 * Q_W_c - 1 downto Q_W_c) := q_pop(f_cx(2 * Q_W_c - 1 downto Q_W_c));
+                when "10" =>
+                    cx(3 * Q_W_c - 1 downto 2 * Q_W_c) := q_pop(f_cx(3 * Q_W_c - 1 downto 2 * Q_W_c));
+                when others =>
+                    cx(Q_W_c - 1 downto 0) := q_pop(f_cx(Q_W_c - 1 downto 0));
+            end case;
+        end if;
+        if k_tagged_reg = '1' then
+            r_rec <= std_ulogic_vector(kind) & std_ulogic_vector(k_op_reg) & '1' & "00"
+                     & (63 downto 0 => '0') & (ID_W - 1 downto 0 => '0')
+                     & std_ulogic_vector(k_stag_reg) & (31 downto 0 => '0') & err;
+        else
+            if inval = '1' then
+                inv_stag := k_stag_reg;
+            else
+                inv_stag := (others => '0');
+            end if;
+            r_rec <= std_ulogic_vector(kind) & std_ulogic_vector(k_op_reg) & '0' & std_ulogic_vector(k_qn_reg)
+                     & std_ulogic_vector(k_msn_reg) & std_ulogic_vector(e_len_reg) & e_id_reg
+                     & (31 downto 0 => '0') & std_ulogic_vector(inv_stag) & err;
+        end if;
+        c_en <= en;
+        r_kind <= kind;
+        r_place <= place;
+        r_pop <= pop;
+        r_inval <= inval;
+        r_dest <= dest;
+        r_cx <= cx;
+    end process p_c2;
+
+    c2_go <= c_adv and c2_valid_reg;
+    c2_decide <= c2_go and c2_first_reg;
+
+    p_hs_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if c_adv = '1' then
+                hs2_valid_reg <= hs1_valid_reg;
+                hs2_conn_reg <= hs1_conn_reg;
+                hs2_cx_reg <= hs1_cx_reg;
+                hs2_pop_reg <= hs1_pop_reg;
+                hs2_qn_reg <= hs1_qn_reg;
+                hs2_inv_reg <= hs1_inv_reg;
+                hs2_idx_reg <= hs1_idx_reg;
+                hs1_valid_reg <= hs0_valid_reg;
+                hs1_conn_reg <= hs0_conn_reg;
+                hs1_cx_reg <= hs0_cx_reg;
+                hs1_pop_reg <= hs0_pop_reg;
+                hs1_qn_reg <= hs0_qn_reg;
+                hs1_inv_reg <= hs0_inv_reg;
+                hs1_idx_reg <= hs0_idx_reg;
+                hs0_valid_reg <= c2_valid_reg and c2_first_reg;
+                hs0_conn_reg <= c2_conn_reg;
+                hs0_cx_reg <= r_cx;
+                hs0_pop_reg <= r_pop;
+                hs0_qn_reg <= k_qn_reg;
+                hs0_inv_reg <= r_inval;
+                hs0_idx_reg <= k_idx;
+            end if;
+            if rst = '1' then
+                hs0_valid_reg <= '0';
+                hs1_valid_reg <= '0';
+                hs2_valid_reg <= '0';
+            end if;
+        end if;
+    end process p_hs_reg;
+
+    -- Descriptors to placement.
+    dc_in_data <= c2_early_reg & c2_conn_reg & c2_first_reg & c_en & r_place & std_ulogic_vector(r_dest)
+                  & std_ulogic_vector(k_hlen_reg) & std_ulogic_vector(k_n_reg) & r_rec;
+
+    dc_fifo : entity work.ddp_rx_fifo
+        generic map (WIDTH => DC_W_c, AW => 2)
+        port map (
+            clk => clk, rst => rst,
+            in_data => dc_in_data, in_valid => c2_go, in_ready => dc_in_ready,
+            in_data2 => dc_in_data, in_valid2 => '0', in_ready2 => open,
+            out_data => dc_out, out_valid => dc_out_valid, out_ready => dc_out_ready
+        );
+
+    -- --- output queues ---------------------------------------------------------------
+
+    aw_fifo : entity work.ddp_rx_fifo
+        generic map (WIDTH => AWQ_W_c, AW => 2)
+        port map (
+            clk => clk, rst => rst,
+            in_data => aw_in_data, in_valid => aw_in_valid, in_ready => aw_in_ready,
+            in_data2 => aw_in_data, in_valid2 => '0', in_ready2 => open,
+            out_data => aw_out_data, out_valid => aw_out_valid, out_ready => m_axi_awready
+        );
+
+    w_go <= w_out_valid and to_sl(w_credit_reg /= 0);
+    w_out_ready <= m_axi_wready and to_sl(w_credit_reg /= 0);
+
+    w_fifo : entity work.ddp_rx_fifo
+        generic map (WIDTH => W_W_c, AW => 2)
+        port map (
+            clk => clk, rst => rst,
+            in_data => w_in_data, in_valid => w_in_valid, in_ready => w_in_ready,
+            in_data2 => w2_in_data, in_valid2 => w2_in_valid, in_ready2 => w_in_ready2,
+            out_data => w_out_data, out_valid => w_out_valid, out_ready => w_out_ready
+        );
+
+    axi_awvalid <= aw_out_valid;
+    axi_wlast <= w_out_data(0);
+
+    m_axi_awid <= "0";
+    m_axi_awaddr <= aw_out_data(AWQ_W_c - 1 downto 8);
+    m_axi_awlen <= aw_out_data(7 downto 0);
+    m_axi_awsize <= std_logic_vector(to_unsigned(LG_c, 3));
+    m_axi_awburst <= "01";                  -- INCR
+    m_axi_awcache <= "0011";
+    m_axi_awprot <= "010";
+    m_axi_awvalid <= axi_awvalid;
+    m_axi_wdata <= w_out_data(DATA_W + KEEP_W_c downto KEEP_W_c + 1);
+    m_axi_wstrb <= w_out_data(KEEP_W_c downto 1);
+    m_axi_wlast <= axi_wlast;
+    m_axi_wvalid <= w_go;
+
+    p_credit : process (clk) is
+        variable c : u4_t;
+    begin
+        if rising_edge(clk) then
+            c := w_credit_reg;
+            if axi_awvalid = '1' and m_axi_awready = '1' then
+                c := c + 1;
+            end if;
+            if w_go = '1' and m_axi_wready = '1' and axi_wlast = '1' then
+                c := c - 1;
+            end if;
+            w_credit_reg <= c;
+            if rst = '1' then
+                w_credit_reg <= (others => '0');
+            end if;
+        end if;
+    end process p_credit;
+
+    rec_fifo : entity work.ddp_rx_fifo
+        generic map (WIDTH => RF_W_c, AW => REC_AW)
+        port map (
+            clk => clk, rst => rst,
+            in_data => rf_in_data, in_valid => rf_in_valid, in_ready => rf_in_ready,
+            in_data2 => rf_in_data, in_valid2 => '0', in_ready2 => open,
+            out_data => rf_out_data, out_valid => rf_out_valid, out_ready => rf_out_ready
+        );
+
+    -- Bursts whose B response is outstanding: the connection of each, in AW
+    -- order. aw_cnt counts the bursts queued, b_cnt the B responses taken.
+    bq_fifo : entity work.ddp_rx_fifo
+        generic map (WIDTH => CONN_W, AW => BQ_AW)
+        port map (
+            clk => clk, rst => rst,
+            in_data => d_conn_reg, in_valid => aw_in_valid, in_ready => bq_in_ready,
+            in_data2 => d_conn_reg, in_valid2 => '0', in_ready2 => open,
+            out_data => bq_out_data, out_valid => bq_out_valid, out_ready => b_go
+        );
+
+    p_bcnt : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if aw_in_valid = '1' and aw_in_ready = '1' then
+                aw_cnt_reg <= aw_cnt_reg + 1;
+            end if;
+            if b_go = '1' then
+                b_cnt_reg <= b_cnt_reg + 1;
+            end if;
+            if rst = '1' then
+                aw_cnt_reg <= (others => '0');
+                b_cnt_reg <= (others => '0');
+            end if;
+        end if;
+    end process p_bcnt;
+
+    -- --- placement: D0 (set-up), D1 (one input beat a clock), D2 (piece end) ---------
+
+    -- A descriptor's fields.
+    g_early <= dc_out(DC_W_c - 1);
+    g_conn <= dc_out(DC_W_c - 2 downto DC_W_c - 1 - CONN_W);
+    g_first <= dc_out(DC_W_c - CONN_W - 2);
+    g_en <= dc_out(DC_W_c - CONN_W - 3);
+    g_dplace <= dc_out(DC_W_c - CONN_W - 4);
+    g_ddest <= unsigned(dc_out(RECC_W_c + 21 + ADDR_W - 1 downto RECC_W_c + 21));
+    g_ds <= unsigned(dc_out(RECC_W_c + 20 downto RECC_W_c + 16));
+    g_dremain <= unsigned(dc_out(RECC_W_c + 15 downto RECC_W_c));
+    g_drec <= dc_out(RECC_W_c - 1 downto 0);
+
+    pl_empty <= (not d0_valid_reg) and (not d1_active_reg) and (not d2_valid_reg) and (not d3_valid_reg)
+                and not g_fetch_reg;
+
+    dc_out_ready <= dc_out_valid and (not g_fetch_reg)
+                    and sel(g_first, (not d0_valid_reg) or d0_take, pl_empty);
+
+    -- A later piece waits for placement to be empty, then reads where its
+    -- ULPDU's last piece ended (g_fetch, one clock). D0 set-up: the piece's
+    -- rotation R = (dest - S) mod N, its write window, the first write
+    -- address.
+    p_g : process (all) is
+        variable load, pfirst, pearly, pen, place : std_ulogic;
+        variable pconn : conn_t;
+        variable dest : addr_t;
+        variable s : u5_t;
+        variable remain : u16_t;
+        variable rec : rec_t;
+        variable rr : rr_t;
+        variable dx : dx_t;
+        variable s8 : u8_t;
+        variable r : lane_t;
+        variable gs, ge, gend : u18_t;
+    begin
+        load := '0';
+        pconn := g_conn;
+        pfirst := g_first;
+        pearly := g_early;
+        pen := g_en;
+        place := g_dplace;
+        dest := g_ddest;
+        s := g_ds;
+        remain := g_dremain;
+        rec := g_drec;
+        rr := (others => '0');
+        dx_rd_en <= '0';
+        dx_rd_addr <= g_conn;
+        if g_fetch_reg = '1' then
+            -- A later piece: carry on where the last piece ended.
+            load := '1';
+            pconn := g_fconn_reg;
+            pfirst := '0';
+            pearly := '0';
+            pen := g_fen_reg;
+            dx := dx_rd_data;
+            place := dx(DX_W_c - 1);
+            dest := unsigned(dx(DX_W_c - 2 downto DX_W_c - 1 - ADDR_W));
+            remain := unsigned(dx(RECC_W_c + 224 + 15 downto RECC_W_c + 224));
+            rec := dx(RECC_W_c + 223 downto 224);
+            rr := dx(223 downto 0);
+            place := place and g_fen_reg and not herr_reg(ci(g_fconn_reg));
+            s := (others => '0');
+        elsif dc_out_ready = '1' and g_first = '1' then
+            load := '1';
+        elsif dc_out_ready = '1' then
+            dx_rd_en <= '1';
+        end if;
+        s8 := resize(s, 8);
+        g_load <= load;
+        g_pconn <= pconn;
+        g_pfirst <= pfirst;
+        g_pearly <= pearly;
+        g_pen <= pen;
+        g_place <= place;
+        g_dest <= dest;
+        g_s <= s;
+        g_remain <= remain;
+        g_rec <= rec;
+        g_rr <= rr;
+
+        r := dest(LG_c - 1 downto 0) - s8(LG_c - 1 downto 0);
+        gs := resize(s, 18) + resize(r, 18);
+        ge := gs + resize(remain, 18);
+        gend := ge - 1;
+        g_r <= r;
+        g_m0 <= resize(gs(17 downto LG_c), 20);
+        -- An empty window (no payload): its last beat before its first.
+        if remain = 0 then
+            g_m1 <= x"fffff";
+        else
+            g_m1 <= resize(gend(17 downto LG_c), 20);
+        end if;
+        for b in 0 to KEEP_W_c - 1 loop
+            g_lo(b) <= to_sl(b >= to_integer(gs(LG_c - 1 downto 0)));
+            g_hi(b) <= to_sl(b <= to_integer(gend(LG_c - 1 downto 0)));
+        end loop;
+        g_waddr <= (dest - resize(s, ADDR_W)) and not to_unsigned(KEEP_W_c - 1, ADDR_W);
+    end process p_g;
+
+    p_d0_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if g_fetch_reg = '1' then
+                g_fetch_reg <= '0';
+            elsif dc_out_ready = '1' and g_first = '0' then
+                g_fetch_reg <= '1';
+                g_fconn_reg <= g_conn;
+                g_fen_reg <= g_en;
+            end if;
+            if g_load = '1' then
+                d0_valid_reg <= '1';
+                d0_first_reg <= g_pfirst;
+                d0_early_reg <= g_pearly;
+                d0_en_reg <= g_pen;
+                d0_place_reg <= g_place;
+                d0_conn_reg <= g_pconn;
+                d0_dest_reg <= g_dest;
+                d0_s_reg <= g_s;
+                d0_remain_reg <= g_remain;
+                d0_rec_reg <= g_rec;
+                d0_rr_reg <= g_rr;
+                d0_r_reg <= g_r;
+                d0_win0_reg <= win_mask(g_m0, g_m1, g_lo, g_hi);
+                d0_win1_reg <= win_mask(g_m0 - 1, g_m1 - 1, g_lo, g_hi);
+                d0_q0_reg <= g_m0 - 2;
+                d0_q1_reg <= g_m1 - 2;
+                d0_lo_reg <= g_lo;
+                d0_hi_reg <= g_hi;
+                d0_waddr_reg <= g_waddr;
+                d0_left_reg <= shift_right(resize(g_dest(LG_c - 1 downto 0), 18) + resize(g_remain, 18)
+                                           + N18_c - 1, LG_c);
+            elsif d0_take = '1' then
+                d0_valid_reg <= '0';
+            end if;
+            if rst = '1' then
+                g_fetch_reg <= '0';
+                d0_valid_reg <= '0';
+            end if;
+        end if;
+    end process p_d0_reg;
+
+    -- D1: the piece being placed.
+    d_cur_data <= df_out(DF_W_c - 1 downto DF_W_c - DATA_W);
+    d_cur_keep <= df_out(KEEP_W_c + 1 downto 2);
+    d_cur_tlast <= df_out(1);
+    d_cur_ulast <= df_out(0);
+    out_ok <= aw_in_ready and w_in_ready and bq_in_ready;
+
+    -- Output beat: lanes at or above the rotation from the current beat,
+    -- below it from the previous one, each rotated up by R lanes.
+    p_ob : process (all) is
+        variable flush : std_ulogic;
+        variable rdc, rdp : data_t;
+        variable rkc, rkp : keep_t;
+        variable hi_lanes : keep_t;
+        variable keep : keep_t;
+        variable r : natural;
+    begin
+        flush := to_sl(d_state_reg /= D_DATA_c);
+        r := to_integer(d_r_reg);
+        rdc := std_ulogic_vector(rotate_left(unsigned(d_cur_data), 8 * r));
+        rkc := std_ulogic_vector(rotate_left(unsigned(d_cur_keep), r));
+        rdp := std_ulogic_vector(rotate_left(unsigned(d_prev_reg), 8 * r));
+        rkp := std_ulogic_vector(rotate_left(unsigned(d_prevk_reg), r));
+        for b in 0 to KEEP_W_c - 1 loop
+            hi_lanes(b) := to_sl(b >= r);
+        end loop;
+        -- (A flush beat has no current input beat: its lanes are zero.)
+        ob_data <= (rdc and expand(hi_lanes and (KEEP_W_c - 1 downto 0 => not flush)))
+                   or (rdp and expand(not hi_lanes));
+        if flush = '1' then
+            keep := (rkp and not hi_lanes);
+        else
+            keep := (rkc and hi_lanes) or (rkp and not hi_lanes);
+        end if;
+        ob_strb <= keep and d_win_reg and (KEEP_W_c - 1 downto 0 => d_place_reg);
+        -- The flush beat of the current input beat (the next output beat: its
+        -- lanes below the rotation), for a piece's tlast beat.
+        fl_data <= rdc and expand(not hi_lanes);
+        fl_strb <= rkc and (not hi_lanes) and d_winn_reg and (KEEP_W_c - 1 downto 0 => d_place_reg);
+    end process p_ob;
+
+    -- Flags of the counts, from registers.
+    f_left0 <= to_sl(d_left_reg = 0);
+    f_left1 <= to_sl(d_left_reg = 1);
+    f_left2 <= to_sl(d_left_reg = 2);
+    f_bl0 <= to_sl(d_bleft_reg = 0);
+    f_bl1 <= to_sl(d_bleft_reg = 1);
+    f_bl2 <= to_sl(d_bleft_reg = 2);
+    f_nb <= not d_bofs_reg;                                   -- BURST - 1 - bofs
+    f_bend <= to_sl(d_bofs_reg = (BW_c - 1 downto 0 => '1'));  -- last beat of a block
+    f_bend1 <= to_sl(d_bofs_reg = BEND1_c);
+    f_lge <= to_sl(d_leftm1_reg(17 downto BW_c) /= 0 or d_leftm1_reg(BW_c - 1 downto 0) >= f_nb);
+    f_nbm1 <= resize(f_nb, 8) when f_lge = '1' else d_leftm1_reg(7 downto 0);
+    f_nbm1_0 <= f_left1 or f_bend;
+    f_nbm1_1 <= (f_left2 and not f_bend) or (f_bend1 and not f_left0 and not f_left1);
+
+    d0_take <= d0_valid_reg and ((not d1_active_reg) or d_end);
+    df_out_ready <= d_beat;
+
+    w2_in_data <= fl_data & fl_strb & '1';
+
+    p_d1 : process (all) is
+        variable beat, wr, en, aw, go : std_ulogic;
+        variable bl_n0, bl_n1, lft_n0 : std_ulogic;
+        variable st_next : u2_t;
+        variable octs : u17_t;
+        variable rrn : rr_t;
+        variable awv, wv, w2v : std_ulogic;
+        variable awd : aww_t;
+        variable wd : ww_t;
+    begin
+        st_next := d_state_reg;
+        octs := d_octs_reg;
+        rrn := d_rr_reg;
+        awv := '0';
+        awd := std_ulogic_vector(d_waddr_reg) & std_ulogic_vector(f_nbm1);
+        wv := '0';
+        wd := ob_data & ob_strb & sel(f_bl0, f_nbm1_0, f_bl1);
+        w2v := '0';
+        en := '0';
+        -- A piece's end waits for D2 (d2_free): the tlast beat, a flush beat
+        -- and the last pad beat.
+        case d_state_reg is
+            when D_DATA_c =>
+                go := d1_active_reg and out_ok and df_out_valid and ((not d_cur_tlast) or d2_free);
+            when D_FLUSH_c =>
+                go := d1_active_reg and out_ok and d2_free;
+            when others =>
+                go := d1_active_reg and out_ok and ((not f_bl1) or d2_free);
+        end case;
+        beat := go and to_sl(d_state_reg = D_DATA_c);
+        wr := go and to_sl(d_state_reg /= D_PAD_c) and d_place_reg and d_wne_reg;
+        aw := wr and f_bl0;
+        bl_n0 := sel(wr, sel(f_bl0, f_nbm1_0, f_bl1), f_bl0);
+        bl_n1 := sel(wr, sel(f_bl0, f_nbm1_1, f_bl2), f_bl1);
+        lft_n0 := sel(wr, f_left1, f_left0);
+        if wr = '1' then
+            wv := '1';
+            awv := aw;
+        end if;
+        if beat = '1' and d_first_reg = '1' then
+            rrn := rr_capture(d_rr_reg, d_cur_data, d_k_reg);
+        end if;
+        if beat = '1' and d_cur_tlast = '1' then
+            octs := shift_left(resize(d_k_reg, 17), LG_c) + resize(keep_count(d_cur_keep), 17);
+        end if;
+        case d_state_reg is
+            when D_DATA_c =>
+                if beat = '1' and d_cur_tlast = '1' then
+                    -- A flush beat follows when the last input beat leaves
+                    -- octets of the payload for the next output beat (see the
+                    -- Verilog): in this clock behind this beat's, alone as a
+                    -- burst of one, or in state D_FLUSH.
+                    if d_cur_ulast = '1' and (d_place_reg = '0' or lft_n0 = '1') then
+                        en := '1';
+                    elsif d_cur_ulast = '1' and wr = '1' and w_in_ready2 = '1' and bl_n1 = '1' then
+                        w2v := '1';
+                        en := '1';
+                    elsif d_cur_ulast = '1' and wr = '0' and f_bl0 = '1' and f_left1 = '1' then
+                        wv := '1';
+                        wd := fl_data & fl_strb & '1';
+                        awv := '1';
+                        awd := std_ulogic_vector(d_waddr_reg + N_A_c) & x"00";
+                        en := '1';
+                    else
+                        st_next := D_FLUSH_c;
+                    end if;
+                end if;
+            when D_FLUSH_c =>
+                if go = '1' then
+                    if bl_n0 = '1' then
+                        en := '1';
+                    else
+                        st_next := D_PAD_c;
+                    end if;
+                end if;
+            when others =>
+                -- The piece ended inside a burst: the rest of it, no strobes.
+                if go = '1' then
+                    wv := '1';
+                    wd := (W_W_c - 1 downto 1 => '0') & f_bl1;
+                    if f_bl1 = '1' then
+                        en := '1';
+                    end if;
+                end if;
+        end case;
+        if en = '1' then
+            st_next := D_DATA_c;
+        end if;
+        d_beat <= beat;
+        d_wr <= wr;
+        d_end <= en;
+        d_aw <= aw;
+        d_go <= go;
+        d_state_next <= st_next;
+        d_octs <= octs;
+        d_rr_next <= rrn;
+        aw_in_valid <= awv;
+        aw_in_data <= awd;
+        w_in_valid <= wv;
+        w_in_data <= wd;
+        w2_in_valid <= w2v;
+        -- Output beats (W beats pushed, from the data path: not the pad beats).
+        d_nw <= ("0" & wr) + ("0" & w2v) + ("0" & (not wr and wv and to_sl(d_state_reg = D_DATA_c)));
+    end process p_d1;
+
+    p_d1_reg : process (clk) is
+        variable wm : keep_t;
+    begin
+        if rising_edge(clk) then
+            if d0_take = '1' then
+                d1_active_reg <= '1';
+                d_state_reg <= D_DATA_c;
+                d_conn_reg <= d0_conn_reg;
+                d_first_reg <= d0_first_reg;
+                d_early_reg <= d0_early_reg;
+                d_en_reg <= d0_en_reg;
+                d_place_reg <= d0_place_reg;
+                d_dest_reg <= d0_dest_reg;
+                d_s_reg <= d0_s_reg;
+                d_remain_reg <= d0_remain_reg;
+                d_rec_reg <= d0_rec_reg;
+                d_rr_reg <= d0_rr_reg;
+                d_r_reg <= d0_r_reg;
+                d_win_reg <= d0_win0_reg;
+                d_winn_reg <= d0_win1_reg;
+                d_wne_reg <= or d0_win0_reg;
+                d_wnen_reg <= or d0_win1_reg;
+                d_q0_reg <= d0_q0_reg;
+                d_q1_reg <= d0_q1_reg;
+                d_lo_reg <= d0_lo_reg;
+                d_hi_reg <= d0_hi_reg;
+                d_waddr_reg <= d0_waddr_reg;
+                d_bofs_reg <= d0_waddr_reg(LG_c + BW_c - 1 downto LG_c);
+                d_left_reg <= d0_left_reg;
+                d_leftm1_reg <= d0_left_reg - 1;
+                d_bleft_reg <= (others => '0');
+                d_k_reg <= (others => '0');
+                d_prev_reg <= (others => '0');
+                d_prevk_reg <= (others => '0');
+            else
+                if d_end = '1' then
+                    d1_active_reg <= '0';
+                end if;
+                d_state_reg <= d_state_next;
+                d_rr_reg <= d_rr_next;
+                if d_go = '1' then
+                    if d_state_reg = D_PAD_c then
+                        d_bleft_reg <= d_bleft_reg - 1;
+                    elsif d_wr = '1' then
+                        if d_aw = '1' then
+                            d_bleft_reg <= '0' & f_nbm1;
+                        else
+                            d_bleft_reg <= d_bleft_reg - 1;
+                        end if;
+                    end if;
+                end if;
+                d_left_reg <= d_left_reg - resize(d_nw, 18);
+                d_leftm1_reg <= d_leftm1_reg - resize(d_nw, 18);
+                if d_beat = '1' then
+                    d_prev_reg <= d_cur_data;
+                    d_prevk_reg <= d_cur_keep;
+                    d_k_reg <= d_k_reg + 1;
+                    d_waddr_reg <= d_waddr_reg + N_A_c;
+                    d_bofs_reg <= d_bofs_reg + 1;
+                    d_win_reg <= d_winn_reg;
+                    d_wne_reg <= d_wnen_reg;
+                    wm := win_mask(d_q0_reg, d_q1_reg, d_lo_reg, d_hi_reg);
+                    d_winn_reg <= wm;
+                    d_wnen_reg <= or wm;
+                    d_q0_reg <= d_q0_reg - 1;
+                    d_q1_reg <= d_q1_reg - 1;
+                end if;
+            end if;
+            if d_beat = '1' and d_cur_tlast = '1' then
+                d_last_reg <= d_cur_ulast;
+                d_octs_reg <= d_octs;
+            end if;
+            if rst = '1' then
+                d1_active_reg <= '0';
+                d_state_reg <= D_DATA_c;
+                d_bleft_reg <= (others => '0');
+            end if;
+        end if;
+    end process p_d1_reg;
+
+    -- D2: the piece's end. An early ULPDU has no delivery record (and takes
+    -- no verdict).
+    d2_done <= d2_valid_reg and ((not e2_last_reg) or e2_early_reg or rf_in_ready);
+    d2_free <= (not d2_valid_reg) or d2_done;
+
+    e2_diff <= fadd(resize(e2_octs_reg, 32), (31 downto 5 => '1') & not e2_s_reg, '1');
+
+    -- D3, for a piece that does not end its ULPDU: the payload octets it
+    -- placed, pay = min(max(octs - s, 0), remain), and where the next piece
+    -- of the ULPDU goes on (dest + pay; both sums worked out, one chosen).
+    p_e3 : process (all) is
+        variable dest64 : u64_t;
+        variable nd, nr : u65_t;
+        variable rd : u33_t;
+        variable big : std_ulogic;
+        variable nxt : addr_t;
+        variable left : u16_t;
+    begin
+        dest64 := resize(e3_dest_reg, 64);
+        nd := add64(dest64, resize(e3_diff_reg, 64), '0');
+        nr := add64(dest64, resize(e3_remain_reg, 64), '0');
+        rd := fadd(resize(e3_remain_reg, 32), (31 downto 17 => '1') & not e3_diff_reg, '1');
+        big := gt33(resize(e3_diff_reg, 33), resize(e3_remain_reg, 33));
+        if e3_pos_reg = '0' then
+            nxt := e3_dest_reg;
+            left := e3_remain_reg;
+        elsif big = '1' then
+            nxt := nr(ADDR_W - 1 downto 0);
+            left := (others => '0');
+        else
+            nxt := nd(ADDR_W - 1 downto 0);
+            left := rd(15 downto 0);
+        end if;
+        if e3_place_reg = '0' then
+            nxt := e3_dest_reg;
+        end if;
+        e3_nxt <= nxt;
+        e3_left <= left;
+    end process p_e3;
+
+    p_e3_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            d3_valid_reg <= d2_done and not e2_last_reg;
+            e3_place_reg <= e2_place_reg;
+            e3_pos_reg <= e2_diff(32) and to_sl(e2_diff(16 downto 0) /= 0);
+            e3_conn_reg <= e2_conn_reg;
+            e3_dest_reg <= e2_dest_reg;
+            e3_remain_reg <= e2_remain_reg;
+            e3_diff_reg <= e2_diff(16 downto 0);
+            e3_rec_reg <= e2_rec_reg;
+            e3_rr_reg <= e2_rr_reg;
+            if rst = '1' then
+                d3_valid_reg <= '0';
+            end if;
+        end if;
+    end process p_e3_reg;
+
+    p_e2_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if d_end = '1' then
+                d2_valid_reg <= '1';
+                if d_state_reg = D_DATA_c then
+                    e2_last_reg <= d_cur_ulast;
+                else
+                    e2_last_reg <= d_last_reg;
+                end if;
+                e2_en_reg <= d_en_reg;
+                e2_early_reg <= d_early_reg;
+                e2_place_reg <= d_place_reg;
+                e2_conn_reg <= d_conn_reg;
+                e2_dest_reg <= d_dest_reg;
+                e2_s_reg <= d_s_reg;
+                e2_octs_reg <= d_octs;
+                e2_remain_reg <= d_remain_reg;
+                e2_rec_reg <= d_rec_reg;
+                e2_rr_reg <= d_rr_next;
+            elsif d2_done = '1' then
+                d2_valid_reg <= '0';
+            end if;
+            if rst = '1' then
+                d2_valid_reg <= '0';
+            end if;
+        end if;
+    end process p_e2_reg;
+
+    -- --- configuration (when the pipeline is empty) ----------------------------------
+
+    all_idle <= (not i_inpiece_reg) and (not hf_out_valid) and (not c1_valid_reg) and (not b_valid_reg)
+                and (not c2_valid_reg) and (not dc_out_valid) and pl_empty and (not df_out_valid)
+                and not cf_post_reg;
+
+    conn_ready <= all_idle;
+    stag_ready <= all_idle and not s_conn_valid;
+    post_ready <= all_idle and (not s_conn_valid) and not s_stag_valid;
+    s_conn_ready <= conn_ready;
+    s_stag_ready <= stag_ready;
+    s_post_ready <= post_ready;
+
+    cf_conn <= s_conn_valid and conn_ready;
+    cf_stag <= s_stag_valid and stag_ready;
+    cf_post <= s_post_valid and post_ready;
+
+    p_cf_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if cf_post = '1' then
+                o_conn_reg <= s_post_conn;
+                o_qn_reg <= unsigned(s_post_qn);
+                o_ent_reg <= s_post_addr & s_post_len & s_post_id;
+            end if;
+            cf_post_reg <= cf_post;
+            if rst = '1' then
+                cf_post_reg <= '0';
+            end if;
+        end if;
+    end process p_cf_reg;
+
+    p_o : process (all) is
+        variable cx : cx_t;
+        variable q : q_t;
+        variable first : u32_t;
+        variable cnt : qcnt_t;
+        variable nq : q_t;
+    begin
+        cx := cx_rd_data;
+        q := cx_q(cx(3 * Q_W_c - 1 downto 0), std_ulogic_vector(o_qn_reg));
+        first := unsigned(q(Q_W_c - 1 downto RQ_AW + 1));
+        cnt := unsigned(q(RQ_AW downto 0));
+        o_first <= first;
+        o_cnt <= cnt;
+        o_ok <= cx(CX_W_c - 1) and to_sl(o_qn_reg /= 3) and to_sl(cnt /= QFULL_c);
+        nq := std_ulogic_vector(first) & std_ulogic_vector(cnt + 1);
+        case o_qn_reg is
+            when "01" => cx(2 * Q_W_c - 1 downto Q_W_c) := nq;
+            when "10" => cx(3 * Q_W_c - 1 downto 2 * Q_W_c) := nq;
+            when others => cx(Q_W_c - 1 downto 0) := nq;
+        end case;
+        o_cx <= cx;
+    end process p_o;
+
+    -- Table ports: the pipeline's, or configuration's while it is empty.
+    p_tables : process (all) is
+    begin
+        cx_rd_en <= hf_out_valid and c_adv;
+        cx_rd_addr <= hf_conn;
+        st_rd_en <= hf_out_valid and c_adv;
+        st_rd_addr <= std_ulogic_vector(hf_idx32(8 + STAG_AW - 1 downto 8));
+        rg_rd_en <= hf_out_valid and c_adv;
+        rg_rd_addr <= hf_conn & hf_hdr(8 * 9 + 1 downto 8 * 9) & hf_hdr(8 * 13 + RQ_AW - 1 downto 8 * 13);
+        cx_wr_en <= c2_decide;
+        cx_wr_addr <= c2_conn_reg;
+        cx_wr_data <= r_cx;
+        st_wr_en <= c2_decide and r_inval;
+        st_wr_addr <= k_idx;
+        st_wr_data <= '0' & e_st_reg;
+        rg_wr_en <= '0';
+        rg_wr_addr <= o_conn_reg & std_ulogic_vector(o_qn_reg)
+                      & std_ulogic_vector(o_first(RQ_AW - 1 downto 0) + o_cnt(RQ_AW - 1 downto 0));
+        rg_wr_data <= o_ent_reg;
+        dx_wr_en <= d3_valid_reg;
+        dx_wr_addr <= e3_conn_reg;
+        dx_wr_data <= e3_place_reg & std_ulogic_vector(e3_nxt) & std_ulogic_vector(e3_left) & e3_rec_reg & e3_rr_reg;
+        rf_in_valid <= d2_valid_reg and e2_last_reg and not e2_early_reg;
+        rf_in_data <= e2_en_reg & std_ulogic_vector(aw_cnt_reg) & e2_conn_reg & e2_rec_reg & e2_rr_reg;
+        if cf_conn = '1' then
+            -- (Re)start a connection (RFC 5041 4.3: every queue at MSN 1).
+            cx_wr_en <= '1';
+            cx_wr_addr <= s_conn_conn;
+            cx_wr_data <= s_conn_enable & s_conn_pd & '0' & Q_INIT_c & Q_INIT_c & Q_INIT_c;
+            dx_wr_en <= '1';
+            dx_wr_addr <= s_conn_conn;
+            dx_wr_data <= (others => '0');
+        elsif cf_stag = '1' then
+            st_wr_en <= '1';
+            st_wr_addr <= s_stag_index;
+            st_wr_data <= s_stag_entry_valid & s_stag_key & s_stag_pd & s_stag_bound & s_stag_conn
+                          & s_stag_access & s_stag_base & s_stag_len & s_stag_addr;
+        elsif cf_post = '1' then
+            cx_rd_en <= '1';
+            cx_rd_addr <= s_post_conn;
+        end if;
+        if cf_post_reg = '1' and o_ok = '1' then
+            -- The buffer takes the MSN after the last posted one (4.3).
+            rg_wr_en <= '1';
+            cx_wr_en <= '1';
+            cx_wr_addr <= o_conn_reg;
+            cx_wr_data <= o_cx;
+        end if;
+    end process p_tables;
+
+    -- --- delivery: records and verdicts, in the order of last pieces -----------------
+
+    rf_en <= rf_out_data(RF_W_c - 1);
+    rf_mark <= unsigned(rf_out_data(RF_W_c - 2 downto RF_W_c - 1 - MK_W_c));
+    rf_conn <= rf_out_data(RF_W_c - MK_W_c - 2 downto RF_W_c - MK_W_c - 1 - CONN_W);
+    rf_rec <= rf_out_data(224 + RECC_W_c - 1 downto 224);
+    rf_kind <= unsigned(rf_rec(RECC_W_c - 1 downto RECC_W_c - 2));
+    ev_free <= ((not cpl_valid_reg) or m_cpl_ready) and ((not err_valid_reg) or m_err_ready);
+    -- A record waits for the B responses of every burst queued before it; an
+    -- error response past the oldest record's mark waits for that record's
+    -- delivery. OKAY responses go on.
+    dv_bdiff <= b_cnt_reg - rf_mark;
+    dv_bdone <= not dv_bdiff(MK_W_c - 1);
+    dv_go <= rf_out_valid and s_verdict_tvalid and ev_free and dv_bdone;
+    b_hold <= rf_out_valid and dv_bdone and m_axi_bvalid and m_axi_bresp(1);
+
+    b_go <= m_axi_bvalid and bq_out_valid and not b_hold;
+    axi_bready <= bq_out_valid and not b_hold;
+    m_axi_bready <= axi_bready;
+
+    rf_out_ready <= dv_go;
+    s_verdict_tready <= dv_go;
+
+    p_dv_reg : process (clk) is
+        variable dead, herr : std_ulogic_vector(NCONN_c - 1 downto 0);
+    begin
+        if rising_edge(clk) then
+            dead := dead_reg;
+            herr := herr_reg;
+            if cpl_valid_reg = '1' and m_cpl_ready = '1' then
+                cpl_valid_reg <= '0';
+            end if;
+            if err_valid_reg = '1' and m_err_ready = '1' then
+                err_valid_reg <= '0';
+            end if;
+            -- A ULPDU of a connection that is not enabled reports nothing
+            -- here (m_drop reported its pieces), whatever its verdict.
+            if dv_go = '1' and dead_reg(ci(rf_conn)) = '0' and rf_en = '1' then
+                ev_conn_reg <= rf_conn;
+                ev_rec_reg <= rf_rec;
+                ev_rr_reg <= rf_out_data(223 downto 0);
+                if s_verdict_tdata /= "000" then
+                    -- RFC 5044 8: an MPA error is fatal to the stream.
+                    err_valid_reg <= '1';
+                    ev_err_reg <= x"2" & x"0" & "00000" & s_verdict_tdata;
+                    dead(ci(rf_conn)) := '1';
+                elsif herr_reg(ci(rf_conn)) = '1' then
+                    -- A write of the stream got an error response: RDMAP
+                    -- Local Catastrophic Error (RFC 5040 7).
+                    err_valid_reg <= '1';
+                    ev_err_reg <= x"0000";
+                    dead(ci(rf_conn)) := '1';
+                elsif rf_kind = K_ERR_c then
+                    err_valid_reg <= '1';
+                    ev_err_reg <= rf_rec(15 downto 0);
+                    dead(ci(rf_conn)) := '1';
+                elsif rf_kind = K_CPL_c or rf_kind = K_TERM_c then
+                    cpl_valid_reg <= '1';
+                    if rf_kind = K_TERM_c then
+                        dead(ci(rf_conn)) := '1';
+                    end if;
+                end if;
+            end if;
+            if b_go = '1' and m_axi_bresp(1) = '1' then
+                herr(ci(bq_out_data)) := '1';
+            end if;
+            if cf_conn = '1' then
+                dead(ci(s_conn_conn)) := '0';
+                herr(ci(s_conn_conn)) := '0';
+            end if;
+            if rst = '1' then
+                cpl_valid_reg <= '0';
+                err_valid_reg <= '0';
+                dead := (others => '0');
+                herr := (others => '0');
+            end if;
+            dead_reg <= dead;
+            herr_reg <= herr;
+        end if;
+    end process p_dv_reg;
+
+    -- --- status pulses ---------------------------------------------------------------
+
+    p_status_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            -- A piece of a connection that is not enabled (C2 has its
+            -- context); not an early one.
+            drop_valid_reg <= c2_go and (not c_en) and not c2_early_reg;
+            drop_conn_reg <= c2_conn_reg;
+            drop_first_reg <= c2_first_reg;
+            if c2_go = '1' and c_en = '0' and c2_early_reg = '0' then
+                drop_count_reg <= drop_count_reg + 1;
+            end if;
+            -- A post not taken: a connection not enabled, QN 3, a full ring.
+            perr_valid_reg <= cf_post_reg and not o_ok;
+            perr_conn_reg <= o_conn_reg;
+            perr_qn_reg <= o_qn_reg;
+            perr_id_reg <= o_ent_reg(ID_W - 1 downto 0);
+            if cx_rd_data(CX_W_c - 1) = '0' then
+                perr_reason_reg <= "11";
+            elsif o_qn_reg = 3 then
+                perr_reason_reg <= "10";
+            else
+                perr_reason_reg <= "01";
+            end if;
+            berr_valid_reg <= b_go and m_axi_bresp(1);
+            berr_conn_reg <= bq_out_data;
+            berr_resp_reg <= m_axi_bresp;
+            -- A ULPDU's last piece has left placement: all its writes are queued.
+            done_valid_reg <= d2_valid_reg and e2_last_reg and (e2_early_reg or rf_in_ready);
+            done_conn_reg <= e2_conn_reg;
+            if rst = '1' then
+                drop_valid_reg <= '0';
+                drop_count_reg <= (others => '0');
+                perr_valid_reg <= '0';
+                berr_valid_reg <= '0';
+                done_valid_reg <= '0';
+            end if;
+        end if;
+    end process p_status_reg;
+
+    m_drop_valid <= drop_valid_reg;
+    m_drop_conn <= drop_conn_reg;
+    m_drop_reason <= "01";
+    m_drop_first <= drop_first_reg;
+    m_drop_count <= std_logic_vector(drop_count_reg);
+    m_post_err_valid <= perr_valid_reg;
+    m_post_err_conn <= perr_conn_reg;
+    m_post_err_qn <= std_logic_vector(perr_qn_reg);
+    m_post_err_id <= perr_id_reg;
+    m_post_err_reason <= std_logic_vector(perr_reason_reg);
+    m_berr_valid <= berr_valid_reg;
+    m_berr_conn <= berr_conn_reg;
+    m_berr_resp <= berr_resp_reg;
+    m_done_valid <= done_valid_reg;
+    m_done_conn <= done_conn_reg;
+
+    -- m_cpl: opcode & tagged & qn & msn & len & id & stag & inv_stag =
+    -- ev_rec(RECC_W - 3 downto 16).
+    m_cpl_valid <= cpl_valid_reg;
+    m_cpl_conn <= ev_conn_reg;
+    m_cpl_opcode <= ev_rec_reg(ID_W + 150 downto ID_W + 147);
+    m_cpl_tagged <= ev_rec_reg(ID_W + 146);
+    m_cpl_qn <= ev_rec_reg(ID_W + 145 downto ID_W + 144);
+    m_cpl_msn <= ev_rec_reg(ID_W + 143 downto ID_W + 112);
+    m_cpl_len <= ev_rec_reg(ID_W + 111 downto ID_W + 80);
+    m_cpl_id <= ev_rec_reg(ID_W + 79 downto 80);
+    m_cpl_stag <= ev_rec_reg(79 downto 48);
+    m_cpl_inv_stag <= ev_rec_reg(47 downto 16);
+    m_cpl_rr <= ev_rr_reg;
+    m_err_valid <= err_valid_reg;
+    m_err_conn <= ev_conn_reg;
+    m_err_layer <= ev_err_reg(15 downto 12);
+    m_err_etype <= ev_err_reg(11 downto 8);
+    m_err_code <= ev_err_reg(7 downto 0);
+
+end architecture rtl;
