@@ -273,7 +273,6 @@ architecture rtl of ddp_rx is
     subtype u18_t is unsigned(17 downto 0);
     subtype u20_t is unsigned(19 downto 0);
     subtype u32_t is unsigned(31 downto 0);
-    subtype u33_t is unsigned(32 downto 0);
     subtype u34_t is unsigned(33 downto 0);
     subtype u64_t is unsigned(63 downto 0);
     subtype u65_t is unsigned(64 downto 0);
@@ -296,54 +295,6 @@ architecture rtl of ddp_rx is
     constant QFULL_c : qcnt_t := to_unsigned(2 ** RQ_AW, RQ_AW + 1);  -- 2**RQ_AW
 
     -- --- helpers ----------------------------------------------------------------
-
-    -- gt33(a, b): a > b, as a tree of (greater, equal) pairs, three per
-    -- node (as rnic_arith.vh's). Narrower operands are zero-extended.
-    function gt33(a_in : unsigned; b_in : unsigned) return std_ulogic is
-        variable a, b : u33_t;
-        variable g, e, g3, e3, g9, e9, g27, t : unsigned(35 downto 0);
-    begin
-        a := resize(a_in, 33);
-        b := resize(b_in, 33);
-        g := "000" & (a and not b);          -- padded with (0, 1): neutral on top
-        e := "111" & not (a xor b);
-        g3 := g or (e and (shift_left(g, 1) or (shift_left(e, 1) and shift_left(g, 2))));
-        e3 := e and shift_left(e, 1) and shift_left(e, 2);
-        g9 := g3 or (e3 and (shift_left(g3, 3) or (shift_left(e3, 3) and shift_left(g3, 6))));
-        e9 := e3 and shift_left(e3, 3) and shift_left(e3, 6);
-        g27 := g9 or (e9 and (shift_left(g9, 9) or (shift_left(e9, 9) and shift_left(g9, 18))));
-        t := g9 or (e9 and shift_left(g27, 9));   -- bit 35: bits 27..35 over bits 0..26
-        return t(35);
-    end function gt33;
-
-    -- fadd(x, y, ci): carry & sum of x + y + ci (33 bits), carry select (as
-    -- rnic_arith.vh's). Callers zero-extend both operands from their width
-    -- w (a subtrahend as not y within w bits), and read the carry out of w
-    -- bits at bit w.
-    function fadd(x_in : unsigned; y_in : unsigned; ci : std_ulogic) return u33_t is
-        variable x, y : u32_t;
-        variable xs, ys, m : u33_t;
-        variable r : u33_t;
-        variable s0 : u4_t;
-    begin
-        x := resize(x_in, 32);
-        y := resize(y_in, 32);
-        r := (others => '0');
-        xs := x & ci;
-        ys := (not y) & '0';
-        for gi in 0 to 7 loop
-            m := (others => '0');
-            m(4 * gi downto 0) := (others => '1');
-            s0 := x(4 * gi + 3 downto 4 * gi) + y(4 * gi + 3 downto 4 * gi);
-            if gt33(xs and m, ys and m) = '1' then
-                r(4 * gi + 3 downto 4 * gi) := s0 + 1;
-            else
-                r(4 * gi + 3 downto 4 * gi) := s0;
-            end if;
-        end loop;
-        r(32) := gt33(xs, ys);
-        return r;
-    end function fadd;
 
     -- add64(x, y, ci): carry & sum, the high half's sums for both carries in
     -- chosen by the low half's carry.
