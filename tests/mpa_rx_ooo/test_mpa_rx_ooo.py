@@ -298,9 +298,12 @@ def random_ulpdus(rng: random.Random, total: int) -> list[bytes]:
     return out
 
 
-def new_conns(rng: random.Random, count: int, total: int) -> list[Conn]:
+def new_conns(rng: random.Random, count: int, total: int, taken=()) -> list[Conn]:
+    """count new connections on ids not in taken (a later round's
+    connection must not replace an earlier one that the check still needs)."""
     conns = []
-    for i, cid in enumerate(rng.sample(range(1 << CONN_W), count)):
+    free = [cid for cid in range(1 << CONN_W) if cid not in taken]
+    for i, cid in enumerate(rng.sample(free, count)):
         markers = i != 1 and rng.random() < 0.85
         crc = rng.random() < 0.8
         base = rng.choice([rng.getrandbits(32), (1 << 32) - rng.randint(1, 20000)])
@@ -340,7 +343,7 @@ async def random_segments(dut):
     rounds = 2
     for rnd in range(rounds):
         tb.ready_p = 1.0 if rnd == 0 else 0.6
-        new = new_conns(rng, 4, octets_budget(tb.width))
+        new = new_conns(rng, 4, octets_budget(tb.width), taken=conns)
         for c in new:
             if c.crc and rng.random() < 0.5:
                 for _ in range(rng.randint(1, 4)):

@@ -513,6 +513,7 @@ async def out_of_order(dut):
     pos = {c.num: 0 for c in conns}     # stream offset sent so far
     nxt = {c.num: 0 for c in conns}     # ULPDU ops told to the oracle
     rounds = 0
+    early_planned = False
     while any(pos[c.num] < len(c.stream) for c in conns):
         rounds += 1
         round_plan = []
@@ -525,10 +526,20 @@ async def out_of_order(dut):
                 round_plan.append((c, tb.cut_range(c, pos[c.num], len(c.stream)), None))
                 pos[c.num] = len(c.stream)
                 continue
-            k = ks[min(len(ks) - 2, rng.randint(0, 3))]
-            hole0 = c.fpdu_starts[k]
-            hole1 = min(len(c.stream) - 1, hole0 + rng.randint(1, 3000))
-            past = min(len(c.stream) - hole1, rng.randint(600, 9000))
+            for attempt in range(20):
+                k = ks[min(len(ks) - 2, rng.randint(0, 3))]
+                hole0 = c.fpdu_starts[k]
+                hole1 = min(len(c.stream) - 1, hole0 + rng.randint(1, 3000))
+                past = min(len(c.stream) - hole1, rng.randint(600, 9000))
+                # Until something has been placed early, a connection with
+                # markers draws its hole again (up to 20 times) until Go's
+                # OOOReceiver finds an FPDU past it: short streams (Icarus)
+                # would otherwise at times place nothing early at all.
+                if not c.markers or early_planned or tb.oracle.mpa_ooo(
+                        c.stream, [(c.base + hole1, past, c.base + hole0)], markers=True,
+                        base=c.base, crc=c.crc)[0]["placed"]:
+                    early_planned = early_planned or c.markers
+                    break
             round_plan.append((c, tb.cut_range(c, pos[c.num], hole0), (k, hole0, hole1, past)))
             pos[c.num] = hole1 + past
         # In order up to the holes, interleaved; then drain.
