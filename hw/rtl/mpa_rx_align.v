@@ -39,6 +39,8 @@
 // and CRC on or off; clears its error. cfg_ready is high only between
 // segments. Configure a connection while none of its segments is in the
 // block.
+// m_hint: high for the clock after an accepted segment's classification,
+// with m_hint_conn its connection, before its first output beat.
 // Output m_*: one beat per stream beat that holds at least one new whole
 // word: words [m_wlo, m_whi) of m_data are valid; m_mk says word 0 of this
 // beat is a marker position (markers on and stream offset a multiple of
@@ -48,9 +50,16 @@
 // Exceptions m_exc_*: the segment's frame as it came in, tuser = {conn,
 // seq, len, reason[2:0]}.
 //
+// Lookahead: s_axis goes through one input register (in_*). The table is
+// read at the edge where a segment's first beat enters that register,
+// while the segment before it may still be streaming; a table write that
+// lands at that edge or later (the segment before ends, cfg, err) and
+// concerns the same connection is kept beside it (the patch) and used
+// instead of the RAM's word.
+//
 // Throughput: one output beat per clock within a segment, plus one when
-// the segment's octets straddle one more beat than they arrived in; two
-// idle clocks between segments (table lookup). Latency: 3 clocks from a
+// the segment's octets straddle one more beat than they arrived in; one
+// idle clock between segments (classification). Latency: 3 clocks from a
 // segment's first beat on s_axis to its first output beat.
 
 `resetall
@@ -93,6 +102,11 @@ module mpa_rx_align #(
     output reg                     m_mk,
     output reg                     m_mrk_en,
     output reg                     m_crc_en,
+    // one clock's notice of the connection of the segment whose beats come
+    // next on m_* (accepted: it may still make none), for the delineator's
+    // table read
+    output reg                     m_hint,
+    output wire [CONN_W-1:0]       m_hint_conn,
 
     output wire [DATA_W-1:0]       m_exc_tdata,
     output wire [DATA_W/8-1:0]     m_exc_tkeep,
@@ -118,19 +132,39 @@ initial begin
     end
 end
 
-localparam [2:0] S_IDLE = 3'd0, S_LOOK = 3'd1, S_STREAM = 3'd2, S_EXC = 3'd3;
+// S_IDLE: the input register holds the next segment's first beat (or
+// nothing); its table word is ready, and the clock classifies it.
+localparam [2:0] S_IDLE = 3'd0, S_STREAM = 3'd2, S_EXC = 3'd3;
 
 reg [2:0] state_reg;
 
 // ---- tables -----------------------------------------------------------------
 // st: {en, mrk_en, crc_en, base[8:0], rcv_nxt[31:0], stash[23:0]}
 
-wire [CONN_W-1:0] in_conn = s_axis_tuser[CONN_W+47:48];
-wire [31:0]       in_seq  = s_axis_tuser[47:16];
-wire [15:0]       in_len  = s_axis_tuser[15:0];
+wire [CONN_W-1:0] s_conn = s_axis_tuser[CONN_W+47:48];
+wire [31:0]       s_seq  = s_axis_tuser[47:16];
+wire [15:0]       s_len  = s_axis_tuser[15:0];
+
+// ---- input register and the lookahead ------------------------------------------
+
+reg              in_valid;
+reg [DATA_W-1:0] in_data;
+reg [N-1:0]      in_keep;
+reg              in_last;
+wire             in_take;
+reg              s_first_reg;          // the next s_axis beat starts a segment
+
+// The segment whose first beat is in the input register (or was: these
+// hold until the next first beat comes in).
+reg [CONN_W-1:0] hd_conn;
+reg [31:0]       hd_seq, hd_end;
+reg [15:0]       hd_len;
+
+wire s_fire = s_axis_tvalid && s_axis_tready;
+wire look_start = s_fire && s_first_reg;   // read the tables for it
 
 wire cfg_fire = cfg_valid && cfg_ready;
-wire look_start = state_reg == S_IDLE && !cfg_valid && s_axis_tvalid;
+wire classify;
 
 wire             st_wr_en;
 wire [ST_W-1:0]  st_wr_data;
@@ -140,16 +174,48 @@ wire [ST_W-1:0]  st_rd;
 sdp_ram #(.WIDTH(ST_W), .ADDR_W(CONN_W)) st_ram (
     .clk(clk),
     .wr_en(st_wr_en), .wr_addr(st_wr_addr), .wr_data(st_wr_data),
-    .rd_en(look_start), .rd_addr(in_conn), .rd_data(st_rd)
+    .rd_en(look_start), .rd_addr(s_conn), .rd_data(st_rd)
 );
 
+wire              err_wr_en = err_valid || cfg_fire;
+wire [CONN_W-1:0] err_wr_addr = err_valid ? err_conn : cfg_conn;
 wire err_rd;
 sdp_ram #(.WIDTH(1), .ADDR_W(CONN_W)) err_ram (
     .clk(clk),
-    .wr_en(err_valid || cfg_fire), .wr_addr(err_valid ? err_conn : cfg_conn),
+    .wr_en(err_wr_en), .wr_addr(err_wr_addr),
     .wr_data(err_valid),
-    .rd_en(look_start), .rd_addr(in_conn), .rd_data(err_rd)
+    .rd_en(look_start), .rd_addr(s_conn), .rd_data(err_rd)
 );
+
+// The patch: the newest write to the looked-up connection since its read
+// (a read and a write at one edge return the old word).
+reg              st_pv, err_pv;
+reg [ST_W-1:0]   st_patch;
+reg              err_patch;
+wire [CONN_W-1:0] pt_conn = look_start ? s_conn : hd_conn;
+always @(posedge clk) begin
+    if (look_start) begin
+        st_pv <= 1'b0;
+        err_pv <= 1'b0;
+    end
+    if (st_wr_en && st_wr_addr == pt_conn) begin
+        st_pv <= 1'b1;
+        st_patch <= st_wr_data;
+    end
+    if (err_wr_en && err_wr_addr == pt_conn) begin
+        err_pv <= 1'b1;
+        err_patch <= err_valid;
+    end
+end
+wire [ST_W-1:0] st_now = st_pv ? st_patch : st_rd;
+wire            err_now = err_pv ? err_patch : err_rd;
+// A segment is also classified on the clock of the segment before's last
+// output beat when that beat takes no input (its octets straddled one beat
+// more than they came in): the next first beat already waits in the input
+// register. For the same connection, the word that beat writes is used.
+wire            fw_same;
+wire [ST_W-1:0] st_fw;
+wire [ST_W-1:0] st_cls = fw_same ? st_fw : st_now;
 
 // cfg writes only between segments, and not when an error is being set
 // (the error table has one write port).
@@ -176,41 +242,41 @@ reg [DATA_W-1:0] prev_rot_reg;
 
 // ---- lookup: classify --------------------------------------------------------
 
-wire        st_en   = st_rd[ST_W-1];
-wire        st_mrk  = st_rd[ST_W-2];
-wire        st_crc  = st_rd[ST_W-3];
-wire [8:0]  st_base = st_rd[ST_W-4 -: 9];
-wire [31:0] st_nxt  = st_rd[55:24];
-wire [23:0] st_stash = st_rd[23:0];
+wire        st_en   = st_cls[ST_W-1];
+wire        st_mrk  = st_cls[ST_W-2];
+wire        st_crc  = st_cls[ST_W-3];
+wire [8:0]  st_base = st_cls[ST_W-4 -: 9];
+wire [31:0] st_nxt  = st_cls[55:24];
+wire [23:0] st_stash = st_cls[23:0];
 
-wire [31:0] d_ahead = seq_reg - st_nxt;          // > 0: a hole before the segment
-wire [31:0] d_end   = end_reg - st_nxt;          // <= 0: nothing new
+wire [31:0] d_ahead = hd_seq - st_nxt;           // > 0: a hole before the segment
+wire [31:0] d_end   = hd_end - st_nxt;           // <= 0: nothing new
 wire        is_ooo  = !d_ahead[31] && d_ahead != 32'd0;
 wire        is_dup  = d_end[31] || d_end == 32'd0;
-wire [15:0] skip    = st_nxt[15:0] - seq_reg[15:0]; // octets already received (< len)
-wire [8:0]  off9    = seq_reg[8:0] - st_base;    // (seq - base) mod 512
+wire [15:0] skip    = st_nxt[15:0] - hd_seq[15:0]; // octets already received (< len)
+wire [8:0]  off9    = hd_seq[8:0] - st_base;     // (seq - base) mod 512
 wire [LN-1:0] rot   = off9[LN-1:0];
 wire [17:0] lo_rel  = {2'b00, skip} + {{(18-LN){1'b0}}, rot};
-wire [17:0] hi_rel  = {2'b00, len_reg} + {{(18-LN){1'b0}}, rot};
+wire [17:0] hi_rel  = {2'b00, hd_len} + {{(18-LN){1'b0}}, rot};
 wire [2:0]  look_reason =
     !st_en     ? 3'd1 :
-    err_rd     ? 3'd2 :
-    len_reg == 16'd0 ? 3'd5 :
+    err_now    ? 3'd2 :
+    hd_len == 16'd0 ? 3'd5 :
     is_ooo     ? 3'd3 :
     is_dup     ? 3'd4 : 3'd0;
 wire [1:0]  nxt_n   = st_nxt[1:0] - st_base[1:0];
 wire [17:0] hi_round = hi_rel + (N18 - 18'd1);
 wire [17:0] out_beats = hi_round >> LN;          // beats the octets straddle
-wire [17:0] in_round = {2'b00, len_reg} + (N18 - 18'd1);
+wire [17:0] in_round = {2'b00, hd_len} + (N18 - 18'd1);
 wire [17:0] in_beats = in_round >> LN;           // beats the segment arrives in
 
 // ---- streaming: one output beat a clock ----------------------------------------
 
 wire out_adv = !m_valid || m_ready;
 wire need_in = in_left_reg != 18'd0;
-wire step = state_reg == S_STREAM && out_adv && (!need_in || s_axis_tvalid);
+wire step = state_reg == S_STREAM && out_adv && (!need_in || in_valid);
 
-wire [2*DATA_W-1:0] dbl = {s_axis_tdata, s_axis_tdata};
+wire [2*DATA_W-1:0] dbl = {in_data, in_data};
 wire [LN:0] rot_back = N1 - {1'b0, rot_reg};
 wire [DATA_W-1:0] rot_in = need_in ? dbl[{rot_back, 3'b000} +: DATA_W] : {DATA_W{1'b0}};
 
@@ -260,60 +326,60 @@ wire final_beat = out_left_reg == 18'd1;
 
 // ---- exceptions: the frame passes through ---------------------------------------
 
-assign m_exc_tdata  = s_axis_tdata;
-assign m_exc_tkeep  = s_axis_tkeep;
-assign m_exc_tlast  = s_axis_tlast;
-assign m_exc_tvalid = state_reg == S_EXC && s_axis_tvalid;
+assign m_exc_tdata  = in_data;
+assign m_exc_tkeep  = in_keep;
+assign m_exc_tlast  = in_last;
+assign m_exc_tvalid = state_reg == S_EXC && in_valid;
 assign m_exc_tuser  = {conn_reg, seq_reg, len_reg, reason_reg};
+assign m_hint_conn  = conn_reg;
 
-assign s_axis_tready = (state_reg == S_EXC && m_exc_tready) ||
-                       (state_reg == S_STREAM && need_in && out_adv);
+assign in_take = (state_reg == S_EXC && in_valid && m_exc_tready) || (step && need_in);
+assign s_axis_tready = !in_valid || in_take;
+
+always @(posedge clk) begin
+    if (in_take) begin
+        in_valid <= 1'b0;
+    end
+    if (s_fire) begin
+        in_valid <= 1'b1;
+        in_data <= s_axis_tdata;
+        in_keep <= s_axis_tkeep;
+        in_last <= s_axis_tlast;
+        s_first_reg <= s_axis_tlast;
+    end
+    if (look_start) begin
+        hd_conn <= s_conn;
+        hd_seq <= s_seq;
+        hd_len <= s_len;
+        hd_end <= s_seq + {16'd0, s_len};
+    end
+    if (rst) begin
+        in_valid <= 1'b0;
+        s_first_reg <= 1'b1;
+    end
+end
 
 // ---- registers -----------------------------------------------------------------
 
 // The table is written at the edge that ends a cfg transfer or a segment's
-// last output beat, so the next lookup (a later clock) reads the new word.
-// The two never coincide: cfg_ready is low while a segment streams.
+// last output beat (the patch carries it to a lookup already made). The two
+// never coincide: cfg_ready is low while a segment streams.
 wire seg_done = step && final_beat;
+assign st_fw = {1'b1, mrk_reg, crc_reg, base_reg, end_reg, stash_new};
 assign st_wr_en = cfg_fire || seg_done;
 assign st_wr_addr = cfg_fire ? cfg_conn : conn_reg;
-assign st_wr_data = cfg_fire ? {cfg_en, cfg_mrk_en, cfg_crc_en, cfg_base[8:0], cfg_base, 24'd0}
-                             : {1'b1, mrk_reg, crc_reg, base_reg, end_reg, stash_new};
+assign st_wr_data = cfg_fire ? {cfg_en, cfg_mrk_en, cfg_crc_en, cfg_base[8:0], cfg_base, 24'd0} : st_fw;
+assign fw_same = state_reg == S_STREAM && hd_conn == conn_reg;
+assign classify = in_valid && !cfg_valid &&
+                  (state_reg == S_IDLE || (seg_done && !need_in));
 
 always @(posedge clk) begin
     if (m_valid && m_ready) begin
         m_valid <= 1'b0;
     end
+    m_hint <= classify && look_reason == 3'd0;
 
     case (state_reg)
-    S_IDLE: begin
-        if (look_start) begin
-            conn_reg <= in_conn;
-            seq_reg <= in_seq;
-            len_reg <= in_len;
-            end_reg <= in_seq + {16'd0, in_len};
-            state_reg <= S_LOOK;
-        end
-    end
-    S_LOOK: begin
-        reason_reg <= look_reason;
-        mrk_reg <= st_mrk;
-        crc_reg <= st_crc;
-        base_reg <= st_base;
-        stash_reg <= st_stash;
-        stash_n_reg <= nxt_n;
-        rot_reg <= rot;
-        // Word boundaries: lo rounds down to the stash's word, hi down to
-        // the last whole word.
-        lo_rem_reg <= lo_rel & 18'h3FFFC;
-        hi_rem_reg <= hi_rel & 18'h3FFFC;
-        in_left_reg <= in_beats;
-        out_left_reg <= out_beats;
-        phase_reg <= off9[8:LN];
-        emitted_reg <= 1'b0;
-        prev_rot_reg <= {DATA_W{1'b0}};
-        state_reg <= look_reason == 3'd0 ? S_STREAM : S_EXC;
-    end
     S_STREAM: begin
         if (step) begin
             if (need_in) begin
@@ -343,16 +409,43 @@ always @(posedge clk) begin
         end
     end
     S_EXC: begin
-        if (s_axis_tvalid && m_exc_tready && s_axis_tlast) begin
+        if (in_valid && m_exc_tready && in_last) begin
             state_reg <= S_IDLE;
         end
     end
     default: state_reg <= S_IDLE;
     endcase
 
+    // The next segment (after the case: its registers win over the last
+    // beat's updates of the segment before).
+    if (classify) begin
+        conn_reg <= hd_conn;
+        seq_reg <= hd_seq;
+        len_reg <= hd_len;
+        end_reg <= hd_end;
+        reason_reg <= look_reason;
+        mrk_reg <= st_mrk;
+        crc_reg <= st_crc;
+        base_reg <= st_base;
+        stash_reg <= st_stash;
+        stash_n_reg <= nxt_n;
+        rot_reg <= rot;
+        // Word boundaries: lo rounds down to the stash's word, hi down to
+        // the last whole word.
+        lo_rem_reg <= lo_rel & 18'h3FFFC;
+        hi_rem_reg <= hi_rel & 18'h3FFFC;
+        in_left_reg <= in_beats;
+        out_left_reg <= out_beats;
+        phase_reg <= off9[8:LN];
+        emitted_reg <= 1'b0;
+        prev_rot_reg <= {DATA_W{1'b0}};
+        state_reg <= look_reason == 3'd0 ? S_STREAM : S_EXC;
+    end
+
     if (rst) begin
         state_reg <= S_IDLE;
         m_valid <= 1'b0;
+        m_hint <= 1'b0;
     end
 end
 

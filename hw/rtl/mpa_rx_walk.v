@@ -15,8 +15,10 @@
 // (4.4), markers included. FPDUPTR's low two bits and the marker's RESERVED
 // half are ignored, as in iwarp/mpa's Receiver.
 //
-// Per-connection state (sdp_ram, read when a segment's first beat comes,
-// written after its last): content words to the next ULPDU_Length field
+// Per-connection state (sdp_ram, read at the edge where a segment's first
+// beat enters the precompute stage, written after its last; a write to the
+// same connection at that edge or later, and the running CRC coming back,
+// are kept beside the read word and used instead, "the patch"): content words to the next ULPDU_Length field
 // (0: at an FPDU boundary), words since the open FPDU's ULPDU_Length field,
 // its pad length, and whether one of its markers or its ULPDU_Length was
 // bad; and, in a second table written by the lanes, the running CRC of the
@@ -38,7 +40,8 @@
 //
 // Throughput: one beat a clock while each beat starts at most one FPDU
 // (FPDUs of at least DATA_W/8 octets); a beat that starts k FPDUs takes k
-// clocks. Latency: 3 clocks (lookup, precompute, walk).
+// clocks; one idle clock between segments (the state loads). Latency: 2
+// clocks (precompute and lookup, then the state loads) before the walk.
 
 `resetall
 `timescale 1ns / 1ps
@@ -67,6 +70,10 @@ module mpa_rx_walk #(
     input  wire [$clog2(DATA_W/32):0] s_whi,
     input  wire                    s_mk,
     input  wire                    s_crc_en,
+    // the connection of the segment to come (mpa_rx_align's m_hint): its
+    // table words are read ahead
+    input  wire                    s_hint,
+    input  wire [CONN_W-1:0]       s_hint_conn,
 
     // running CRC of a run that a segment end cut, from the lanes
     input  wire                    wb_valid,
@@ -172,11 +179,28 @@ end
 // ---- per-connection tables -------------------------------------------------------
 // st: {S[15:0], since[15:0], pad[1:0], mkbad, lenbad, lead}
 
-localparam [1:0] W_IDLE = 2'd0, W_LOOK = 2'd1, W_RUN = 2'd2;
+// A segment's state loads at the edge its first beat enters the precompute
+// stage when its words were read at an earlier edge (s_hint) and the walk
+// is idle or ends the segment before at that edge without cutting an FPDU
+// (the word it writes then, for the same connection); otherwise in
+// W_IDLE, a clock later. Either waits until no cut run's CRC is on its way
+// back and no cfg waits.
+localparam [1:0] W_IDLE = 2'd0, W_RUN = 2'd2;
 reg [1:0] wstate_reg;
 reg       pending_reg;     // a cut run's CRC is on its way back
+reg              lk_valid;
+reg [CONN_W-1:0] lk_conn;  // whose words st_rd and crc_rd (and the patch) hold
 
-wire look = wstate_reg == W_IDLE && p_valid && p_first && !pending_reg && !cfg_valid;
+wire look = p_free && s_valid && s_first;    // read the tables for it
+// A hint is read unless a first beat waits in W_IDLE for the words it read.
+wire hint_rd = s_hint && !look && !(wstate_reg == W_IDLE && p_valid && p_first);
+wire rd_en = look || hint_rd;
+wire [CONN_W-1:0] rd_addr = look ? s_conn : s_hint_conn;
+wire idle_ok = wstate_reg == W_IDLE && !pending_reg && !cfg_valid;
+wire lk_hit = look && lk_valid && lk_conn == s_conn && !pending_reg && !cfg_valid;
+wire load_in = lk_hit && wstate_reg == W_IDLE;
+wire load_run;             // lk_hit as the walk ends a segment (below)
+wire load = idle_ok && p_valid && p_first;
 wire [ST_W-1:0] st_rd;
 wire [31:0]     crc_rd;
 wire            st_wr_en;
@@ -186,14 +210,41 @@ wire [ST_W-1:0] st_wr_data;
 sdp_ram #(.WIDTH(ST_W), .ADDR_W(CONN_W)) st_ram (
     .clk(clk),
     .wr_en(st_wr_en), .wr_addr(st_wr_addr), .wr_data(st_wr_data),
-    .rd_en(look), .rd_addr(p_conn), .rd_data(st_rd)
+    .rd_en(rd_en), .rd_addr(rd_addr), .rd_data(st_rd)
 );
 
 sdp_ram #(.WIDTH(32), .ADDR_W(CONN_W)) crc_ram (
     .clk(clk),
     .wr_en(wb_valid), .wr_addr(wb_conn), .wr_data(wb_state),
-    .rd_en(look), .rd_addr(p_conn), .rd_data(crc_rd)
+    .rd_en(rd_en), .rd_addr(rd_addr), .rd_data(crc_rd)
 );
+
+// The patch: the newest write to the looked-up connection since its read.
+reg              st_pv, crc_pv;
+reg [ST_W-1:0]   st_patch;
+reg [31:0]       crc_patch;
+wire [CONN_W-1:0] pt_conn = rd_en ? rd_addr : lk_conn;
+always @(posedge clk) begin
+    if (rd_en) begin
+        st_pv <= 1'b0;
+        crc_pv <= 1'b0;
+        lk_conn <= rd_addr;
+        lk_valid <= 1'b1;
+    end
+    if (rst) begin
+        lk_valid <= 1'b0;
+    end
+    if (st_wr_en && st_wr_addr == pt_conn) begin
+        st_pv <= 1'b1;
+        st_patch <= st_wr_data;
+    end
+    if (wb_valid && wb_conn == pt_conn) begin
+        crc_pv <= 1'b1;
+        crc_patch <= wb_state;
+    end
+end
+wire [ST_W-1:0] st_now = st_pv ? st_patch : st_rd;
+wire [31:0]     crc_now = crc_pv ? crc_patch : crc_rd;
 
 assign cfg_ready = wstate_reg == W_IDLE;
 
@@ -279,6 +330,7 @@ wire [15:0]   s_next = a_cont ? s_reg - {{(16-WL){1'b0}}, avail} :
 wire [15:0]   since_next = a_cont ? since_reg + {{(16-WL){1'b0}}, p_whi - p_wlo} :
                            {{(16-WL){1'b0}}, room};
 wire          seg_end = done && p_last;
+assign load_run = lk_hit && step && seg_end && !open_after;
 
 assign p_take = (step && done) || (wstate_reg == W_IDLE && p_valid && !p_first);
 
@@ -306,14 +358,9 @@ always @(posedge clk) begin
     end
 
     case (wstate_reg)
-    W_IDLE: begin
-        if (look) begin
-            wstate_reg <= W_LOOK;
-        end
-    end
-    W_LOOK: begin
-        {s_reg, since_reg, pad_reg, mkbad_reg, lenbad_reg, lead_reg} <= st_rd;
-        state_reg <= crc_rd;
+    W_IDLE: if (load || load_in) begin
+        {s_reg, since_reg, pad_reg, mkbad_reg, lenbad_reg, lead_reg} <= st_now;
+        state_reg <= crc_now;
         run_open_reg <= 1'b0;
         first_pass_reg <= 1'b1;
         wstate_reg <= W_RUN;
@@ -418,6 +465,15 @@ always @(posedge clk) begin
     end
     default: wstate_reg <= W_IDLE;
     endcase
+
+    // The next segment's state as this one ends (after the case: it wins).
+    if (load_run) begin
+        {s_reg, since_reg, pad_reg, mkbad_reg, lenbad_reg, lead_reg} <= lk_conn == p_conn ? st_wr_data : st_now;
+        state_reg <= crc_now;
+        run_open_reg <= 1'b0;
+        first_pass_reg <= 1'b1;
+        wstate_reg <= W_RUN;
+    end
 
     if (rst) begin
         wstate_reg <= W_IDLE;

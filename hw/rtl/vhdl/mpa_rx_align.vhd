@@ -33,9 +33,15 @@
 -- Exceptions m_exc_*: the frame as it came in, tuser = conn & seq & len &
 -- reason(2 downto 0).
 --
+-- m_hint: high for the clock after an accepted segment's classification,
+-- with m_hint_conn its connection (the delineator reads its tables ahead).
+-- Lookahead: s_axis goes through an input register; the tables are read as
+-- a segment's first beat enters it, and a later write to the same
+-- connection is kept beside the word read (the patch).
+--
 -- Throughput: one output beat a clock within a segment, plus one when its
--- octets straddle one more beat than they arrived in; two idle clocks
--- between segments. Latency: 3 clocks.
+-- octets straddle one more beat than they arrived in; one idle clock
+-- between segments (none after such a straddling one). Latency: 3 clocks.
 
 library ieee;
 use ieee.std_logic_1164.all;
@@ -80,6 +86,8 @@ entity mpa_rx_align is
         m_mk          : out std_logic := '0';
         m_mrk_en      : out std_logic := '0';
         m_crc_en      : out std_logic := '0';
+        m_hint        : out std_logic := '0';
+        m_hint_conn   : out std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
 
         m_exc_tdata   : out std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
         m_exc_tkeep   : out std_logic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
@@ -119,8 +127,9 @@ architecture rtl of mpa_rx_align is
 
     constant N18_c : u18_t := to_unsigned(N_c, 18);
 
+    -- S_IDLE: the input register holds the next segment's first beat (or
+    -- nothing); its table word is ready and the clock classifies it.
     constant S_IDLE_c   : state_t := "000";
-    constant S_LOOK_c   : state_t := "001";
     constant S_STREAM_c : state_t := "010";
     constant S_EXC_c    : state_t := "011";
 
@@ -129,11 +138,32 @@ architecture rtl of mpa_rx_align is
     -- --- tables ---
     -- st: en & mrk_en & crc_en & base(8 downto 0) & rcv_nxt(31 downto 0) & stash(23 downto 0)
 
-    signal in_conn : conn_t := (others => '0');
-    signal in_seq  : u32_t := (others => '0');
-    signal in_len  : unsigned(15 downto 0) := (others => '0');
+    signal s_conn : conn_t := (others => '0');
+    signal s_seq  : u32_t := (others => '0');
+    signal s_len  : unsigned(15 downto 0) := (others => '0');
 
-    signal cfg_ready_i, cfg_fire, look_start : std_ulogic := '0';
+    -- --- input register and the lookahead ---
+    signal in_valid    : std_ulogic := '0';
+    signal in_data     : data_t := (others => '0');
+    signal in_keep     : std_ulogic_vector(N_c - 1 downto 0) := (others => '0');
+    signal in_last     : std_ulogic := '0';
+    signal in_take     : std_ulogic := '0';
+    signal s_first_reg : std_ulogic := '1';     -- the next s_axis beat starts a segment
+    signal s_ready_i, s_fire : std_ulogic := '0';
+    -- the segment whose first beat is (or was) in the input register
+    signal hd_conn : conn_t := (others => '0');
+    signal hd_seq, hd_end : u32_t := (others => '0');
+    signal hd_len  : unsigned(15 downto 0) := (others => '0');
+
+    signal cfg_ready_i, cfg_fire, look_start, classify : std_ulogic := '0';
+    signal m_hint_reg : std_ulogic := '0';
+
+    -- the patch: the newest write to the looked-up connection since its read
+    signal st_pv, err_pv, err_patch : std_ulogic := '0';
+    signal st_patch : st_t := (others => '0');
+    signal pt_conn  : conn_t := (others => '0');
+    signal st_now, st_fw, st_cls : st_t := (others => '0');
+    signal err_now, fw_same : std_ulogic := '0';
 
     signal st_wr_en   : std_ulogic := '0';
     signal st_wr_data : st_t := (others => '0');
@@ -217,22 +247,26 @@ begin
     m_mk <= m_mk_reg;
     m_mrk_en <= m_mrk_en_reg;
     m_crc_en <= m_crc_en_reg;
+    m_hint <= m_hint_reg;
+    m_hint_conn <= conn_reg;
 
     -- --- tables ------------------------------------------------------------------
 
-    in_conn <= s_axis_tuser(CONN_W + 47 downto 48);
-    in_seq <= unsigned(s_axis_tuser(47 downto 16));
-    in_len <= unsigned(s_axis_tuser(15 downto 0));
+    s_conn <= s_axis_tuser(CONN_W + 47 downto 48);
+    s_seq <= unsigned(s_axis_tuser(47 downto 16));
+    s_len <= unsigned(s_axis_tuser(15 downto 0));
+
+    s_fire <= s_axis_tvalid and s_ready_i;
+    look_start <= s_fire and s_first_reg;           -- read the tables for it
 
     cfg_fire <= cfg_valid and cfg_ready_i;
-    look_start <= to_sl(state_reg = S_IDLE_c) and not cfg_valid and s_axis_tvalid;
 
     st_ram : entity work.sdp_ram
         generic map (WIDTH => ST_W_c, ADDR_W => CONN_W)
         port map (
             clk => clk,
             wr_en => st_wr_en, wr_addr => st_wr_addr, wr_data => st_wr_data,
-            rd_en => look_start, rd_addr => in_conn, rd_data => st_rd
+            rd_en => look_start, rd_addr => s_conn, rd_data => st_rd
         );
 
     err_wr_en <= err_valid or cfg_fire;
@@ -244,8 +278,36 @@ begin
         port map (
             clk => clk,
             wr_en => err_wr_en, wr_addr => err_wr_addr, wr_data => err_wr_data,
-            rd_en => look_start, rd_addr => in_conn, rd_data => err_rd
+            rd_en => look_start, rd_addr => s_conn, rd_data => err_rd
         );
+
+    -- The patch (a read and a write at one edge return the old word).
+    pt_conn <= s_conn when look_start = '1' else hd_conn;
+
+    p_patch : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if look_start = '1' then
+                st_pv <= '0';
+                err_pv <= '0';
+            end if;
+            if st_wr_en = '1' and st_wr_addr = pt_conn then
+                st_pv <= '1';
+                st_patch <= st_wr_data;
+            end if;
+            if err_wr_en = '1' and err_wr_addr = pt_conn then
+                err_pv <= '1';
+                err_patch <= err_valid;
+            end if;
+        end if;
+    end process p_patch;
+
+    st_now <= st_patch when st_pv = '1' else st_t(st_rd);
+    err_now <= err_patch when err_pv = '1' else err_rd(0);
+    -- A segment is also classified on the clock of the segment before's
+    -- last output beat when that beat takes no input: the word that beat
+    -- writes is used for the same connection.
+    st_cls <= st_fw when fw_same = '1' else st_now;
 
     -- cfg writes only between segments, and not when an error is being set
     -- (the error table has one write port).
@@ -254,43 +316,43 @@ begin
 
     -- --- lookup: classify ------------------------------------------------------------
 
-    st_en <= st_rd(ST_W_c - 1);
-    st_mrk <= st_rd(ST_W_c - 2);
-    st_crc <= st_rd(ST_W_c - 3);
-    st_base <= unsigned(st_rd(ST_W_c - 4 downto ST_W_c - 12));
-    st_nxt <= unsigned(st_rd(55 downto 24));
-    st_stash <= st_rd(23 downto 0);
+    st_en <= st_cls(ST_W_c - 1);
+    st_mrk <= st_cls(ST_W_c - 2);
+    st_crc <= st_cls(ST_W_c - 3);
+    st_base <= unsigned(st_cls(ST_W_c - 4 downto ST_W_c - 12));
+    st_nxt <= unsigned(st_cls(55 downto 24));
+    st_stash <= st_cls(23 downto 0);
 
-    d_ahead <= seq_reg - st_nxt;                     -- > 0: a hole before the segment
-    d_end <= end_reg - st_nxt;                       -- <= 0: nothing new
+    d_ahead <= hd_seq - st_nxt;                      -- > 0: a hole before the segment
+    d_end <= hd_end - st_nxt;                        -- <= 0: nothing new
     is_ooo <= not d_ahead(31) and (or d_ahead);
     is_dup <= d_end(31) or (nor d_end);
-    skip <= st_nxt(15 downto 0) - seq_reg(15 downto 0);  -- octets already received (< len)
-    off9 <= seq_reg(8 downto 0) - st_base;           -- (seq - base) mod 512
+    skip <= st_nxt(15 downto 0) - hd_seq(15 downto 0);   -- octets already received (< len)
+    off9 <= hd_seq(8 downto 0) - st_base;            -- (seq - base) mod 512
     rot <= off9(LN_c - 1 downto 0);
     lo_rel <= resize(skip, 18) + resize(rot, 18);
-    hi_rel <= resize(len_reg, 18) + resize(rot, 18);
+    hi_rel <= resize(hd_len, 18) + resize(rot, 18);
     look_reason <= to_unsigned(1, 3) when st_en = '0' else
-                   to_unsigned(2, 3) when err_rd(0) = '1' else
-                   to_unsigned(5, 3) when len_reg = 0 else
+                   to_unsigned(2, 3) when err_now = '1' else
+                   to_unsigned(5, 3) when hd_len = 0 else
                    to_unsigned(3, 3) when is_ooo = '1' else
                    to_unsigned(4, 3) when is_dup = '1' else
                    to_unsigned(0, 3);
     nxt_n <= st_nxt(1 downto 0) - st_base(1 downto 0);
     hi_round <= hi_rel + (N18_c - 1);
     out_beats <= shift_right(hi_round, LN_c);        -- beats the octets straddle
-    in_round <= resize(len_reg, 18) + (N18_c - 1);
+    in_round <= resize(hd_len, 18) + (N18_c - 1);
     in_beats <= shift_right(in_round, LN_c);         -- beats the segment arrives in
 
     -- --- streaming: one output beat a clock ------------------------------------------
 
     out_adv <= (not m_valid_reg) or m_ready;
     need_in <= to_sl(in_left_reg /= 0);
-    step <= to_sl(state_reg = S_STREAM_c) and out_adv and ((not need_in) or s_axis_tvalid);
+    step <= to_sl(state_reg = S_STREAM_c) and out_adv and ((not need_in) or in_valid);
 
     -- The input beat rotated up by rot lanes (the Verilog takes it from
     -- {tdata, tdata} at N - rot lanes, rot_back).
-    rot_in <= std_ulogic_vector(rotate_left(unsigned(s_axis_tdata), 8 * to_integer(rot_reg)))
+    rot_in <= std_ulogic_vector(rotate_left(unsigned(in_data), 8 * to_integer(rot_reg)))
               when need_in = '1' else (others => '0');
 
     -- Word range of this beat, the stash merged into the word at lo, and the
@@ -343,28 +405,57 @@ begin
 
     -- --- exceptions: the frame passes through -------------------------------------------
 
-    m_exc_tdata <= s_axis_tdata;
-    m_exc_tkeep <= s_axis_tkeep;
-    m_exc_tlast <= s_axis_tlast;
-    m_exc_tvalid <= to_sl(state_reg = S_EXC_c) and s_axis_tvalid;
+    m_exc_tdata <= in_data;
+    m_exc_tkeep <= in_keep;
+    m_exc_tlast <= in_last;
+    m_exc_tvalid <= to_sl(state_reg = S_EXC_c) and in_valid;
     m_exc_tuser <= conn_reg & std_ulogic_vector(seq_reg) & std_ulogic_vector(len_reg)
                    & std_ulogic_vector(reason_reg);
 
-    s_axis_tready <= (to_sl(state_reg = S_EXC_c) and m_exc_tready) or
-                     (to_sl(state_reg = S_STREAM_c) and need_in and out_adv);
+    in_take <= (to_sl(state_reg = S_EXC_c) and in_valid and m_exc_tready) or (step and need_in);
+    s_ready_i <= (not in_valid) or in_take;
+    s_axis_tready <= s_ready_i;
+
+    p_in : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if in_take = '1' then
+                in_valid <= '0';
+            end if;
+            if s_fire = '1' then
+                in_valid <= '1';
+                in_data <= s_axis_tdata;
+                in_keep <= s_axis_tkeep;
+                in_last <= s_axis_tlast;
+                s_first_reg <= s_axis_tlast;
+            end if;
+            if look_start = '1' then
+                hd_conn <= s_conn;
+                hd_seq <= s_seq;
+                hd_len <= s_len;
+                hd_end <= s_seq + resize(s_len, 32);
+            end if;
+            if rst = '1' then
+                in_valid <= '0';
+                s_first_reg <= '1';
+            end if;
+        end if;
+    end process p_in;
 
     -- --- registers ---------------------------------------------------------------------
 
     -- The table is written at the edge that ends a cfg transfer or a
     -- segment's last output beat (never both: cfg_ready is low while a
-    -- segment streams), so the next lookup reads the new word.
+    -- segment streams); the patch carries it to a lookup already made.
     seg_done <= step and final_beat;
+    st_fw <= '1' & mrk_reg & crc_reg & std_ulogic_vector(base_reg) & std_ulogic_vector(end_reg) & stash_new;
     st_wr_en <= cfg_fire or seg_done;
     st_wr_addr <= cfg_conn when cfg_fire = '1' else conn_reg;
     st_wr_data <= cfg_en & cfg_mrk_en & cfg_crc_en & cfg_base(8 downto 0) & cfg_base & x"000000"
-                  when cfg_fire = '1' else
-                  '1' & mrk_reg & crc_reg & std_ulogic_vector(base_reg) & std_ulogic_vector(end_reg)
-                  & stash_new;
+                  when cfg_fire = '1' else st_fw;
+    fw_same <= to_sl(state_reg = S_STREAM_c and hd_conn = conn_reg);
+    classify <= in_valid and not cfg_valid and
+                (to_sl(state_reg = S_IDLE_c) or (seg_done and not need_in));
 
     p_reg : process (clk) is
     begin
@@ -372,38 +463,9 @@ begin
             if m_valid_reg = '1' and m_ready = '1' then
                 m_valid_reg <= '0';
             end if;
+            m_hint_reg <= classify and to_sl(look_reason = 0);
 
             case state_reg is
-                when S_IDLE_c =>
-                    if look_start = '1' then
-                        conn_reg <= in_conn;
-                        seq_reg <= in_seq;
-                        len_reg <= in_len;
-                        end_reg <= in_seq + resize(in_len, 32);
-                        state_reg <= S_LOOK_c;
-                    end if;
-                when S_LOOK_c =>
-                    reason_reg <= look_reason;
-                    mrk_reg <= st_mrk;
-                    crc_reg <= st_crc;
-                    base_reg <= st_base;
-                    stash_reg <= st_stash;
-                    stash_n_reg <= nxt_n;
-                    rot_reg <= rot;
-                    -- Word boundaries: lo rounds down to the stash's word,
-                    -- hi down to the last whole word.
-                    lo_rem_reg <= lo_rel(17 downto 2) & "00";
-                    hi_rem_reg <= hi_rel(17 downto 2) & "00";
-                    in_left_reg <= in_beats;
-                    out_left_reg <= out_beats;
-                    phase_reg <= off9(8 downto LN_c);
-                    emitted_reg <= '0';
-                    prev_rot_reg <= (others => '0');
-                    if look_reason = 0 then
-                        state_reg <= S_STREAM_c;
-                    else
-                        state_reg <= S_EXC_c;
-                    end if;
                 when S_STREAM_c =>
                     if step = '1' then
                         if need_in = '1' then
@@ -432,16 +494,47 @@ begin
                         end if;
                     end if;
                 when S_EXC_c =>
-                    if s_axis_tvalid = '1' and m_exc_tready = '1' and s_axis_tlast = '1' then
+                    if in_valid = '1' and m_exc_tready = '1' and in_last = '1' then
                         state_reg <= S_IDLE_c;
                     end if;
                 when others =>
                     state_reg <= S_IDLE_c;
             end case;
 
+            -- The next segment (after the case: its registers win over the
+            -- last beat's updates of the segment before).
+            if classify = '1' then
+                conn_reg <= hd_conn;
+                seq_reg <= hd_seq;
+                len_reg <= hd_len;
+                end_reg <= hd_end;
+                reason_reg <= look_reason;
+                mrk_reg <= st_mrk;
+                crc_reg <= st_crc;
+                base_reg <= st_base;
+                stash_reg <= st_stash;
+                stash_n_reg <= nxt_n;
+                rot_reg <= rot;
+                -- Word boundaries: lo rounds down to the stash's word, hi
+                -- down to the last whole word.
+                lo_rem_reg <= lo_rel(17 downto 2) & "00";
+                hi_rem_reg <= hi_rel(17 downto 2) & "00";
+                in_left_reg <= in_beats;
+                out_left_reg <= out_beats;
+                phase_reg <= off9(8 downto LN_c);
+                emitted_reg <= '0';
+                prev_rot_reg <= (others => '0');
+                if look_reason = 0 then
+                    state_reg <= S_STREAM_c;
+                else
+                    state_reg <= S_EXC_c;
+                end if;
+            end if;
+
             if rst = '1' then
                 state_reg <= S_IDLE_c;
                 m_valid_reg <= '0';
+                m_hint_reg <= '0';
             end if;
         end if;
     end process p_reg;

@@ -18,8 +18,9 @@
 -- but its CRC word (4.4), markers included. FPDUPTR's low two bits and the
 -- marker's RESERVED half are ignored, as in iwarp/mpa's Receiver.
 --
--- Per-connection state (sdp_ram, read when a segment's first beat comes,
--- written after its last): S(15 downto 0) & since(15 downto 0) & pad &
+-- Per-connection state (sdp_ram, read as a segment's first beat enters the
+-- precompute stage or ahead on s_hint, written after its last; a later
+-- write to the same connection is kept beside the word read, the patch): S(15 downto 0) & since(15 downto 0) & pad &
 -- mkbad & lenbad & lead; and, written by the lanes (wb_*), the running CRC
 -- of the open FPDU when a segment ended inside it. Until that CRC is back
 -- (about ten clocks) no segment starts.
@@ -31,9 +32,14 @@
 -- ulen, crc_en, mkbad, lenbad; seq (the run's number) and vseq (the FPDU
 -- end's number), in walker order, for mpa_rx to merge the lanes.
 --
+-- A segment's state loads as its first beat enters the precompute stage
+-- when its words were read at an earlier edge and the walk is idle or ends
+-- the segment before then without cutting an FPDU; otherwise a clock later
+-- in W_IDLE.
+--
 -- Throughput: one beat a clock while each beat starts at most one FPDU; a
--- beat that starts k FPDUs takes k clocks. Latency: 3 clocks (lookup,
--- precompute, walk).
+-- beat that starts k FPDUs takes k clocks. Latency: 2 clocks (precompute
+-- and lookup, then the state loads) before the walk.
 
 library ieee;
 use ieee.std_logic_1164.all;
@@ -65,6 +71,9 @@ entity mpa_rx_walk is
         s_whi        : in  std_logic_vector(clog2(DATA_W / 32) downto 0) := (others => '0');
         s_mk         : in  std_logic := '0';
         s_crc_en     : in  std_logic := '0';
+        -- the connection of the segment to come (mpa_rx_align's m_hint)
+        s_hint       : in  std_logic := '0';
+        s_hint_conn  : in  std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
 
         -- running CRC of a run that a segment end cut, from the lanes
         wb_valid     : in  std_logic := '0';
@@ -132,7 +141,6 @@ architecture rtl of mpa_rx_walk is
     constant MAX_ULPDU_c : u16_t := to_unsigned(64768, 16);
 
     constant W_IDLE_c : state_t := "00";
-    constant W_LOOK_c : state_t := "01";
     constant W_RUN_c  : state_t := "10";
 
     -- 0 or 1, to add a flag to a count.
@@ -168,7 +176,16 @@ architecture rtl of mpa_rx_walk is
     signal wstate_reg  : state_t := W_IDLE_c;
     signal pending_reg : std_ulogic := '0';     -- a cut run's CRC is on its way back
 
-    signal look       : std_ulogic := '0';
+    signal look, hint_rd, rd_en, idle_ok, lk_hit, load_in, load_run, load : std_ulogic := '0';
+    signal rd_addr    : conn_t := (others => '0');
+    signal lk_valid   : std_ulogic := '0';
+    signal lk_conn    : conn_t := (others => '0');  -- whose words st_rd and crc_rd (and the patch) hold
+    signal st_pv, crc_pv : std_ulogic := '0';
+    signal st_patch   : st_t := (others => '0');
+    signal crc_patch  : std_ulogic_vector(31 downto 0) := (others => '0');
+    signal pt_conn    : conn_t := (others => '0');
+    signal st_now     : st_t := (others => '0');
+    signal crc_now    : std_ulogic_vector(31 downto 0) := (others => '0');
     signal st_rd      : std_logic_vector(ST_W_c - 1 downto 0) := (others => '0');
     signal crc_rd     : std_logic_vector(31 downto 0) := (others => '0');
     signal st_wr_en   : std_ulogic := '0';
@@ -257,14 +274,23 @@ begin
 
     -- --- per-connection tables -------------------------------------------------------
 
-    look <= to_sl(wstate_reg = W_IDLE_c) and p_valid and p_first and not pending_reg and not cfg_valid;
+    look <= p_free and s_valid and s_first;          -- read the tables for it
+    -- A hint is read unless a first beat waits in W_IDLE for the words it read.
+    hint_rd <= s_hint and not look and not (to_sl(wstate_reg = W_IDLE_c) and p_valid and p_first);
+    rd_en <= look or hint_rd;
+    rd_addr <= s_conn when look = '1' else s_hint_conn;
+    idle_ok <= to_sl(wstate_reg = W_IDLE_c) and not pending_reg and not cfg_valid;
+    lk_hit <= look and lk_valid and to_sl(lk_conn = s_conn) and not pending_reg and not cfg_valid;
+    load_in <= lk_hit and to_sl(wstate_reg = W_IDLE_c);
+    load_run <= lk_hit and step and seg_end and not open_after;
+    load <= idle_ok and p_valid and p_first;
 
     st_ram : entity work.sdp_ram
         generic map (WIDTH => ST_W_c, ADDR_W => CONN_W)
         port map (
             clk => clk,
             wr_en => st_wr_en, wr_addr => st_wr_addr, wr_data => st_wr_data,
-            rd_en => look, rd_addr => p_conn, rd_data => st_rd
+            rd_en => rd_en, rd_addr => rd_addr, rd_data => st_rd
         );
 
     crc_ram : entity work.sdp_ram
@@ -272,8 +298,37 @@ begin
         port map (
             clk => clk,
             wr_en => wb_valid, wr_addr => wb_conn, wr_data => wb_state,
-            rd_en => look, rd_addr => p_conn, rd_data => crc_rd
+            rd_en => rd_en, rd_addr => rd_addr, rd_data => crc_rd
         );
+
+    -- The patch: the newest write to the looked-up connection since its read.
+    pt_conn <= rd_addr when rd_en = '1' else lk_conn;
+
+    p_patch : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if rd_en = '1' then
+                st_pv <= '0';
+                crc_pv <= '0';
+                lk_conn <= rd_addr;
+                lk_valid <= '1';
+            end if;
+            if rst = '1' then
+                lk_valid <= '0';
+            end if;
+            if st_wr_en = '1' and st_wr_addr = pt_conn then
+                st_pv <= '1';
+                st_patch <= st_wr_data;
+            end if;
+            if wb_valid = '1' and wb_conn = pt_conn then
+                crc_pv <= '1';
+                crc_patch <= wb_state;
+            end if;
+        end if;
+    end process p_patch;
+
+    st_now <= st_patch when st_pv = '1' else st_t(st_rd);
+    crc_now <= crc_patch when crc_pv = '1' else std_ulogic_vector(crc_rd);
 
     cfg_ready <= to_sl(wstate_reg = W_IDLE_c);
 
@@ -408,6 +463,7 @@ begin
     p_reg : process (clk) is
         variable len : u16_t;
         variable la_i, lb_i : boolean;
+        variable ld : st_t;
     begin
         if rising_edge(clk) then
             -- precompute stage
@@ -454,20 +510,18 @@ begin
 
             case wstate_reg is
                 when W_IDLE_c =>
-                    if look = '1' then
-                        wstate_reg <= W_LOOK_c;
+                    if load = '1' or load_in = '1' then
+                        s_reg <= unsigned(st_now(36 downto 21));
+                        since_reg <= unsigned(st_now(20 downto 5));
+                        pad_reg <= unsigned(st_now(4 downto 3));
+                        mkbad_reg <= st_now(2);
+                        lenbad_reg <= st_now(1);
+                        lead_reg <= st_now(0);
+                        state_reg <= crc_now;
+                        run_open_reg <= '0';
+                        first_pass_reg <= '1';
+                        wstate_reg <= W_RUN_c;
                     end if;
-                when W_LOOK_c =>
-                    s_reg <= unsigned(st_rd(36 downto 21));
-                    since_reg <= unsigned(st_rd(20 downto 5));
-                    pad_reg <= unsigned(st_rd(4 downto 3));
-                    mkbad_reg <= st_rd(2);
-                    lenbad_reg <= st_rd(1);
-                    lead_reg <= st_rd(0);
-                    state_reg <= crc_rd;
-                    run_open_reg <= '0';
-                    first_pass_reg <= '1';
-                    wstate_reg <= W_RUN_c;
                 when W_RUN_c =>
                     if step = '1' then
                         for i in 0 to 1 loop
@@ -593,6 +647,26 @@ begin
                 when others =>
                     wstate_reg <= W_IDLE_c;
             end case;
+
+            -- The next segment's state as this one ends (after the case: it
+            -- wins); for the same connection, the word written now.
+            if load_run = '1' then
+                if lk_conn = p_conn then
+                    ld := st_wr_data;
+                else
+                    ld := st_now;
+                end if;
+                s_reg <= unsigned(ld(36 downto 21));
+                since_reg <= unsigned(ld(20 downto 5));
+                pad_reg <= unsigned(ld(4 downto 3));
+                mkbad_reg <= ld(2);
+                lenbad_reg <= ld(1);
+                lead_reg <= ld(0);
+                state_reg <= crc_now;
+                run_open_reg <= '0';
+                first_pass_reg <= '1';
+                wstate_reg <= W_RUN_c;
+            end if;
 
             if rst = '1' then
                 p_valid <= '0';
