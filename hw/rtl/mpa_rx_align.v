@@ -50,16 +50,20 @@
 // Exceptions m_exc_*: the segment's frame as it came in, tuser = {conn,
 // seq, len, reason[2:0]}.
 //
-// Lookahead: s_axis goes through one input register (in_*). The table is
-// read at the edge where a segment's first beat enters that register,
-// while the segment before it may still be streaming; a table write that
-// lands at that edge or later (the segment before ends, cfg, err) and
-// concerns the same connection is kept beside it (the patch) and used
-// instead of the RAM's word.
+// Lookahead: s_axis goes through a two-beat input FIFO (in_*, in1_*). The
+// table is read at the edge where a segment's first beat enters it, while
+// the segment before may still be streaming; a table write that lands at
+// that edge or later (the segment before ends, cfg, err) and concerns the
+// same connection is kept beside the word read (the patch) and used
+// instead of the RAM's. The segment is classified on the clock the one
+// before takes its last output beat (or its exception frame its last
+// beat), with the word that beat writes when the connection is the same,
+// or on an idle clock. One first beat at a time waits to be classified: a
+// second waits on s_axis.
 //
-// Throughput: one output beat per clock within a segment, plus one when
-// the segment's octets straddle one more beat than they arrived in; one
-// idle clock between segments (classification). Latency: 3 clocks from a
+// Throughput: one output beat per clock, plus one per segment whose octets
+// straddle one more beat than they arrived in; a segment of one input beat
+// that follows another costs a clock more. Latency: 3 clocks from a
 // segment's first beat on s_axis to its first output beat.
 
 `resetall
@@ -147,12 +151,17 @@ wire [15:0]       s_len  = s_axis_tuser[15:0];
 
 // ---- input register and the lookahead ------------------------------------------
 
-reg              in_valid;
+reg              in_valid;             // the FIFO's head
 reg [DATA_W-1:0] in_data;
 reg [N-1:0]      in_keep;
 reg              in_last;
+reg              in1_valid;            // the beat behind it
+reg [DATA_W-1:0] in1_data;
+reg [N-1:0]      in1_keep;
+reg              in1_last;
 wire             in_take;
 reg              s_first_reg;          // the next s_axis beat starts a segment
+reg              hd_pend;              // a first beat in the FIFO waits to be classified
 
 // The segment whose first beat is in the input register (or was: these
 // hold until the next first beat comes in).
@@ -210,9 +219,7 @@ end
 wire [ST_W-1:0] st_now = st_pv ? st_patch : st_rd;
 wire            err_now = err_pv ? err_patch : err_rd;
 // A segment is also classified on the clock of the segment before's last
-// output beat when that beat takes no input (its octets straddled one beat
-// more than they came in): the next first beat already waits in the input
-// register. For the same connection, the word that beat writes is used.
+// output beat, with the word that beat writes for the same connection.
 wire            fw_same;
 wire [ST_W-1:0] st_fw;
 wire [ST_W-1:0] st_cls = fw_same ? st_fw : st_now;
@@ -333,28 +340,46 @@ assign m_exc_tvalid = state_reg == S_EXC && in_valid;
 assign m_exc_tuser  = {conn_reg, seq_reg, len_reg, reason_reg};
 assign m_hint_conn  = conn_reg;
 
+wire exc_done = state_reg == S_EXC && in_valid && m_exc_tready && in_last;
 assign in_take = (state_reg == S_EXC && in_valid && m_exc_tready) || (step && need_in);
-assign s_axis_tready = !in_valid || in_take;
+assign s_axis_tready = (!in1_valid || in_take) && !(s_first_reg && hd_pend);
 
 always @(posedge clk) begin
     if (in_take) begin
-        in_valid <= 1'b0;
+        in_valid <= in1_valid;
+        in1_valid <= 1'b0;
+        in_data <= in1_data;
+        in_keep <= in1_keep;
+        in_last <= in1_last;
     end
     if (s_fire) begin
-        in_valid <= 1'b1;
-        in_data <= s_axis_tdata;
-        in_keep <= s_axis_tkeep;
-        in_last <= s_axis_tlast;
+        if (!in_valid || (in_take && !in1_valid)) begin
+            in_valid <= 1'b1;
+            in_data <= s_axis_tdata;
+            in_keep <= s_axis_tkeep;
+            in_last <= s_axis_tlast;
+        end else begin
+            in1_valid <= 1'b1;
+            in1_data <= s_axis_tdata;
+            in1_keep <= s_axis_tkeep;
+            in1_last <= s_axis_tlast;
+        end
         s_first_reg <= s_axis_tlast;
     end
     if (look_start) begin
+        hd_pend <= 1'b1;
         hd_conn <= s_conn;
         hd_seq <= s_seq;
         hd_len <= s_len;
         hd_end <= s_seq + {16'd0, s_len};
     end
+    if (classify) begin
+        hd_pend <= 1'b0;
+    end
     if (rst) begin
         in_valid <= 1'b0;
+        in1_valid <= 1'b0;
+        hd_pend <= 1'b0;
         s_first_reg <= 1'b1;
     end
 end
@@ -370,8 +395,7 @@ assign st_wr_en = cfg_fire || seg_done;
 assign st_wr_addr = cfg_fire ? cfg_conn : conn_reg;
 assign st_wr_data = cfg_fire ? {cfg_en, cfg_mrk_en, cfg_crc_en, cfg_base[8:0], cfg_base, 24'd0} : st_fw;
 assign fw_same = state_reg == S_STREAM && hd_conn == conn_reg;
-assign classify = in_valid && !cfg_valid &&
-                  (state_reg == S_IDLE || (seg_done && !need_in));
+assign classify = hd_pend && !cfg_valid && (state_reg == S_IDLE || seg_done || exc_done);
 
 always @(posedge clk) begin
     if (m_valid && m_ready) begin

@@ -35,13 +35,16 @@
 --
 -- m_hint: high for the clock after an accepted segment's classification,
 -- with m_hint_conn its connection (the delineator reads its tables ahead).
--- Lookahead: s_axis goes through an input register; the tables are read as
--- a segment's first beat enters it, and a later write to the same
--- connection is kept beside the word read (the patch).
+-- Lookahead: s_axis goes through a two-beat input FIFO; the tables are read
+-- as a segment's first beat enters it, and a later write to the same
+-- connection is kept beside the word read (the patch). The segment is
+-- classified on the clock the one before takes its last output beat (or
+-- its exception frame its last beat), or on an idle clock; one first beat
+-- at a time waits to be classified.
 --
--- Throughput: one output beat a clock within a segment, plus one when its
--- octets straddle one more beat than they arrived in; one idle clock
--- between segments (none after such a straddling one). Latency: 3 clocks.
+-- Throughput: one output beat a clock, plus one per segment whose octets
+-- straddle one more beat than they arrived in; a one-beat segment after
+-- another costs a clock more. Latency: 3 clocks.
 
 library ieee;
 use ieee.std_logic_1164.all;
@@ -143,12 +146,17 @@ architecture rtl of mpa_rx_align is
     signal s_len  : unsigned(15 downto 0) := (others => '0');
 
     -- --- input register and the lookahead ---
-    signal in_valid    : std_ulogic := '0';
+    signal in_valid    : std_ulogic := '0';     -- the FIFO's head
     signal in_data     : data_t := (others => '0');
     signal in_keep     : std_ulogic_vector(N_c - 1 downto 0) := (others => '0');
     signal in_last     : std_ulogic := '0';
-    signal in_take     : std_ulogic := '0';
+    signal in1_valid   : std_ulogic := '0';     -- the beat behind it
+    signal in1_data    : data_t := (others => '0');
+    signal in1_keep    : std_ulogic_vector(N_c - 1 downto 0) := (others => '0');
+    signal in1_last    : std_ulogic := '0';
+    signal in_take, exc_done : std_ulogic := '0';
     signal s_first_reg : std_ulogic := '1';     -- the next s_axis beat starts a segment
+    signal hd_pend     : std_ulogic := '0';     -- a first beat in the FIFO waits to be classified
     signal s_ready_i, s_fire : std_ulogic := '0';
     -- the segment whose first beat is (or was) in the input register
     signal hd_conn : conn_t := (others => '0');
@@ -305,8 +313,8 @@ begin
     st_now <= st_patch when st_pv = '1' else st_t(st_rd);
     err_now <= err_patch when err_pv = '1' else err_rd(0);
     -- A segment is also classified on the clock of the segment before's
-    -- last output beat when that beat takes no input: the word that beat
-    -- writes is used for the same connection.
+    -- last output beat, with the word that beat writes for the same
+    -- connection.
     st_cls <= st_fw when fw_same = '1' else st_now;
 
     -- cfg writes only between segments, and not when an error is being set
@@ -412,31 +420,49 @@ begin
     m_exc_tuser <= conn_reg & std_ulogic_vector(seq_reg) & std_ulogic_vector(len_reg)
                    & std_ulogic_vector(reason_reg);
 
+    exc_done <= to_sl(state_reg = S_EXC_c) and in_valid and m_exc_tready and in_last;
     in_take <= (to_sl(state_reg = S_EXC_c) and in_valid and m_exc_tready) or (step and need_in);
-    s_ready_i <= (not in_valid) or in_take;
+    s_ready_i <= ((not in1_valid) or in_take) and not (s_first_reg and hd_pend);
     s_axis_tready <= s_ready_i;
 
     p_in : process (clk) is
     begin
         if rising_edge(clk) then
             if in_take = '1' then
-                in_valid <= '0';
+                in_valid <= in1_valid;
+                in1_valid <= '0';
+                in_data <= in1_data;
+                in_keep <= in1_keep;
+                in_last <= in1_last;
             end if;
             if s_fire = '1' then
-                in_valid <= '1';
-                in_data <= s_axis_tdata;
-                in_keep <= s_axis_tkeep;
-                in_last <= s_axis_tlast;
+                if in_valid = '0' or (in_take = '1' and in1_valid = '0') then
+                    in_valid <= '1';
+                    in_data <= s_axis_tdata;
+                    in_keep <= s_axis_tkeep;
+                    in_last <= s_axis_tlast;
+                else
+                    in1_valid <= '1';
+                    in1_data <= s_axis_tdata;
+                    in1_keep <= s_axis_tkeep;
+                    in1_last <= s_axis_tlast;
+                end if;
                 s_first_reg <= s_axis_tlast;
             end if;
             if look_start = '1' then
+                hd_pend <= '1';
                 hd_conn <= s_conn;
                 hd_seq <= s_seq;
                 hd_len <= s_len;
                 hd_end <= s_seq + resize(s_len, 32);
             end if;
+            if classify = '1' then
+                hd_pend <= '0';
+            end if;
             if rst = '1' then
                 in_valid <= '0';
+                in1_valid <= '0';
+                hd_pend <= '0';
                 s_first_reg <= '1';
             end if;
         end if;
@@ -454,8 +480,7 @@ begin
     st_wr_data <= cfg_en & cfg_mrk_en & cfg_crc_en & cfg_base(8 downto 0) & cfg_base & x"000000"
                   when cfg_fire = '1' else st_fw;
     fw_same <= to_sl(state_reg = S_STREAM_c and hd_conn = conn_reg);
-    classify <= in_valid and not cfg_valid and
-                (to_sl(state_reg = S_IDLE_c) or (seg_done and not need_in));
+    classify <= hd_pend and not cfg_valid and (to_sl(state_reg = S_IDLE_c) or seg_done or exc_done);
 
     p_reg : process (clk) is
     begin
