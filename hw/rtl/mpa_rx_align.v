@@ -162,6 +162,7 @@ reg              in1_last;
 wire             in_take;
 reg              s_first_reg;          // the next s_axis beat starts a segment
 reg              hd_pend;              // a first beat in the FIFO waits to be classified
+reg              hd_same;              // ... of the connection of the segment streaming
 
 // The segment whose first beat is in the input register (or was: these
 // hold until the next first beat comes in).
@@ -201,17 +202,19 @@ sdp_ram #(.WIDTH(1), .ADDR_W(CONN_W)) err_ram (
 reg              st_pv, err_pv;
 reg [ST_W-1:0]   st_patch;
 reg              err_patch;
-wire [CONN_W-1:0] pt_conn = look_start ? s_conn : hd_conn;
+// (Compared with both candidates, then chosen: look_start comes late.)
+wire st_pt  = look_start ? st_wr_addr == s_conn : st_wr_addr == hd_conn;
+wire err_pt = look_start ? err_wr_addr == s_conn : err_wr_addr == hd_conn;
 always @(posedge clk) begin
     if (look_start) begin
         st_pv <= 1'b0;
         err_pv <= 1'b0;
     end
-    if (st_wr_en && st_wr_addr == pt_conn) begin
+    if (st_wr_en && st_pt) begin
         st_pv <= 1'b1;
         st_patch <= st_wr_data;
     end
-    if (err_wr_en && err_wr_addr == pt_conn) begin
+    if (err_wr_en && err_pt) begin
         err_pv <= 1'b1;
         err_patch <= err_valid;
     end
@@ -368,6 +371,8 @@ always @(posedge clk) begin
     end
     if (look_start) begin
         hd_pend <= 1'b1;
+        // (look_start never meets classify: conn_reg is the segment's.)
+        hd_same <= s_conn == conn_reg;
         hd_conn <= s_conn;
         hd_seq <= s_seq;
         hd_len <= s_len;
@@ -394,7 +399,7 @@ assign st_fw = {1'b1, mrk_reg, crc_reg, base_reg, end_reg, stash_new};
 assign st_wr_en = cfg_fire || seg_done;
 assign st_wr_addr = cfg_fire ? cfg_conn : conn_reg;
 assign st_wr_data = cfg_fire ? {cfg_en, cfg_mrk_en, cfg_crc_en, cfg_base[8:0], cfg_base, 24'd0} : st_fw;
-assign fw_same = state_reg == S_STREAM && hd_conn == conn_reg;
+assign fw_same = state_reg == S_STREAM && hd_same;
 assign classify = hd_pend && !cfg_valid && (state_reg == S_IDLE || seg_done || exc_done);
 
 always @(posedge clk) begin

@@ -195,7 +195,10 @@ wire look = p_free && s_valid && s_first;    // read the tables for it
 // A hint is read unless a first beat waits in W_IDLE for the words it read.
 wire hint_rd = s_hint && !look && !(wstate_reg == W_IDLE && p_valid && p_first);
 wire rd_en = look || hint_rd;
-wire [CONN_W-1:0] rd_addr = look ? s_conn : s_hint_conn;
+// The address does not wait for look: a first beat on s_* is read (by a
+// hint's read too) before the hinted connection.
+wire sel_s = s_valid && s_first;
+wire [CONN_W-1:0] rd_addr = sel_s ? s_conn : s_hint_conn;
 wire idle_ok = wstate_reg == W_IDLE && !pending_reg && !cfg_valid;
 wire lk_hit = look && lk_valid && lk_conn == s_conn && !pending_reg && !cfg_valid;
 wire load_in = lk_hit && wstate_reg == W_IDLE;
@@ -223,7 +226,9 @@ sdp_ram #(.WIDTH(32), .ADDR_W(CONN_W)) crc_ram (
 reg              st_pv, crc_pv;
 reg [ST_W-1:0]   st_patch;
 reg [31:0]       crc_patch;
-wire [CONN_W-1:0] pt_conn = rd_en ? rd_addr : lk_conn;
+// (Compared with every candidate, then chosen: look comes late.)
+wire st_pt  = !rd_en ? st_wr_addr == lk_conn : sel_s ? st_wr_addr == s_conn : st_wr_addr == s_hint_conn;
+wire crc_pt = !rd_en ? wb_conn == lk_conn : sel_s ? wb_conn == s_conn : wb_conn == s_hint_conn;
 always @(posedge clk) begin
     if (rd_en) begin
         st_pv <= 1'b0;
@@ -234,11 +239,11 @@ always @(posedge clk) begin
     if (rst) begin
         lk_valid <= 1'b0;
     end
-    if (st_wr_en && st_wr_addr == pt_conn) begin
+    if (st_wr_en && st_pt) begin
         st_pv <= 1'b1;
         st_patch <= st_wr_data;
     end
-    if (wb_valid && wb_conn == pt_conn) begin
+    if (wb_valid && crc_pt) begin
         crc_pv <= 1'b1;
         crc_patch <= wb_state;
     end

@@ -157,6 +157,7 @@ architecture rtl of mpa_rx_align is
     signal in_take, exc_done : std_ulogic := '0';
     signal s_first_reg : std_ulogic := '1';     -- the next s_axis beat starts a segment
     signal hd_pend     : std_ulogic := '0';     -- a first beat in the FIFO waits to be classified
+    signal hd_same     : std_ulogic := '0';     -- ... of the connection of the segment streaming
     signal s_ready_i, s_fire : std_ulogic := '0';
     -- the segment whose first beat is (or was) in the input register
     signal hd_conn : conn_t := (others => '0');
@@ -169,7 +170,7 @@ architecture rtl of mpa_rx_align is
     -- the patch: the newest write to the looked-up connection since its read
     signal st_pv, err_pv, err_patch : std_ulogic := '0';
     signal st_patch : st_t := (others => '0');
-    signal pt_conn  : conn_t := (others => '0');
+    signal st_pt, err_pt : std_ulogic := '0';
     signal st_now, st_fw, st_cls : st_t := (others => '0');
     signal err_now, fw_same : std_ulogic := '0';
 
@@ -290,7 +291,9 @@ begin
         );
 
     -- The patch (a read and a write at one edge return the old word).
-    pt_conn <= s_conn when look_start = '1' else hd_conn;
+    -- (Compared with both candidates, then chosen: look_start comes late.)
+    st_pt <= to_sl(st_wr_addr = s_conn) when look_start = '1' else to_sl(st_wr_addr = hd_conn);
+    err_pt <= to_sl(err_wr_addr = s_conn) when look_start = '1' else to_sl(err_wr_addr = hd_conn);
 
     p_patch : process (clk) is
     begin
@@ -299,11 +302,11 @@ begin
                 st_pv <= '0';
                 err_pv <= '0';
             end if;
-            if st_wr_en = '1' and st_wr_addr = pt_conn then
+            if st_wr_en = '1' and st_pt = '1' then
                 st_pv <= '1';
                 st_patch <= st_wr_data;
             end if;
-            if err_wr_en = '1' and err_wr_addr = pt_conn then
+            if err_wr_en = '1' and err_pt = '1' then
                 err_pv <= '1';
                 err_patch <= err_valid;
             end if;
@@ -451,6 +454,8 @@ begin
             end if;
             if look_start = '1' then
                 hd_pend <= '1';
+                -- (look_start never meets classify: conn_reg is the segment's.)
+                hd_same <= to_sl(s_conn = conn_reg);
                 hd_conn <= s_conn;
                 hd_seq <= s_seq;
                 hd_len <= s_len;
@@ -479,7 +484,7 @@ begin
     st_wr_addr <= cfg_conn when cfg_fire = '1' else conn_reg;
     st_wr_data <= cfg_en & cfg_mrk_en & cfg_crc_en & cfg_base(8 downto 0) & cfg_base & x"000000"
                   when cfg_fire = '1' else st_fw;
-    fw_same <= to_sl(state_reg = S_STREAM_c and hd_conn = conn_reg);
+    fw_same <= to_sl(state_reg = S_STREAM_c) and hd_same;
     classify <= hd_pend and not cfg_valid and (to_sl(state_reg = S_IDLE_c) or seg_done or exc_done);
 
     p_reg : process (clk) is

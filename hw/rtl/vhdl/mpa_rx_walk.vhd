@@ -183,7 +183,7 @@ architecture rtl of mpa_rx_walk is
     signal st_pv, crc_pv : std_ulogic := '0';
     signal st_patch   : st_t := (others => '0');
     signal crc_patch  : std_ulogic_vector(31 downto 0) := (others => '0');
-    signal pt_conn    : conn_t := (others => '0');
+    signal st_pt, crc_pt, sel_s : std_ulogic := '0';
     signal st_now     : st_t := (others => '0');
     signal crc_now    : std_ulogic_vector(31 downto 0) := (others => '0');
     signal st_rd      : std_logic_vector(ST_W_c - 1 downto 0) := (others => '0');
@@ -278,7 +278,10 @@ begin
     -- A hint is read unless a first beat waits in W_IDLE for the words it read.
     hint_rd <= s_hint and not look and not (to_sl(wstate_reg = W_IDLE_c) and p_valid and p_first);
     rd_en <= look or hint_rd;
-    rd_addr <= s_conn when look = '1' else s_hint_conn;
+    -- The address does not wait for look: a first beat on s_* is read (by a
+    -- hint's read too) before the hinted connection.
+    sel_s <= s_valid and s_first;
+    rd_addr <= s_conn when sel_s = '1' else s_hint_conn;
     idle_ok <= to_sl(wstate_reg = W_IDLE_c) and not pending_reg and not cfg_valid;
     lk_hit <= look and lk_valid and to_sl(lk_conn = s_conn) and not pending_reg and not cfg_valid;
     load_in <= lk_hit and to_sl(wstate_reg = W_IDLE_c);
@@ -302,7 +305,11 @@ begin
         );
 
     -- The patch: the newest write to the looked-up connection since its read.
-    pt_conn <= rd_addr when rd_en = '1' else lk_conn;
+    -- (Compared with every candidate, then chosen: look comes late.)
+    st_pt <= to_sl(st_wr_addr = lk_conn) when rd_en = '0' else
+             to_sl(st_wr_addr = s_conn) when sel_s = '1' else to_sl(st_wr_addr = s_hint_conn);
+    crc_pt <= to_sl(wb_conn = lk_conn) when rd_en = '0' else
+              to_sl(wb_conn = s_conn) when sel_s = '1' else to_sl(wb_conn = s_hint_conn);
 
     p_patch : process (clk) is
     begin
@@ -316,11 +323,11 @@ begin
             if rst = '1' then
                 lk_valid <= '0';
             end if;
-            if st_wr_en = '1' and st_wr_addr = pt_conn then
+            if st_wr_en = '1' and st_pt = '1' then
                 st_pv <= '1';
                 st_patch <= st_wr_data;
             end if;
-            if wb_valid = '1' and wb_conn = pt_conn then
+            if wb_valid = '1' and crc_pt = '1' then
                 crc_pv <= '1';
                 crc_patch <= wb_state;
             end if;
