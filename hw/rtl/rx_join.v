@@ -35,24 +35,39 @@
 //     effect for pieces of that connection that arrive after it. Do not
 //     clear a connection while one of its pieces is inside the block.
 //
-// Structure: an input register (where the connection's held state is
-// read from its sdp_ram, with a bypass for writes since the read), an
-// octet queue Q of max(45 + 2N, 3N) octets (N = DATA_W / 8) that the input
-// beat is appended to, rotated by the queue's fill, and an output register
-// that takes the queue's first N octets. A first piece, or a piece joined
-// to held octets, gathers in Q until min(46, ulpdu_len) octets are there
-// (then it streams out, rotated), or until its end (then it is held,
-// unless it ends the ULPDU). The held state, {valid, count, ulpdu_len, 45
-// octets}, is written when the piece's tlast beat is taken.
+// Structure (every register's inputs at most 4 LUT levels deep at
+// DATA_W = 512, `make synth`):
+//   A    the input register. The connection's held state is read from its
+//        sdp_ram in the clock the beat arrives (every clock, for the beat
+//        at s_axis), used in the clock after (a write at that edge is
+//        caught in ws_*), and copied, with the writes since, for the
+//        clocks the beat waits (held_reg): no RAM control hangs on the
+//        handshake.
+//   G    the gather register: GD output beats (8 at W = 64, 4 at 128 and
+//        256, 2 at 512), a ring whose indices restart at 0 with each
+//        piece. Each beat taken from A is rotated by r, the held octets'
+//        count mod N (0 but in a join, so a lane-to-lane copy), merged
+//        below lane r with the previous beat's spill (prev_reg), and
+//        written to G; a last beat that spills past lane N-1 takes one
+//        more entry. m_axis is G's entry at its read index: valid once the
+//        piece's header is complete (dec_reg), never for a held piece.
+//   A piece with held octets takes a set-up clock first, which clears
+//   them in the RAM: a join loads them into G (whole beats as entries,
+//   the partial one as prev_reg) and sets r; a first piece just drops
+//   them. A piece that ends short of its header (and of its ULPDU) is
+//   held: one clock more writes G's first 45 octets, with the count, the
+//   octets still missing and ulpdu_len, to the RAM, and frees G. Octets
+//   missing are counted down per beat (rem_reg), so the decision is one
+//   7-bit compare a beat.
 //
 // Latency, from the clock a piece's first beat is taken to the clock its
-// first output beat can be: 2, and for a first piece until min(46,
-// ulpdu_len) octets or its end are in (at DATA_W = 64: 6 beats; at 512,
-// the first beat).
-// Throughput: 1 beat a clock within a piece; the queue empties at a
-// piece's end before the next piece is taken (1 clock more for a piece
-// whose rotated octets spill into another beat); a joined piece costs 1
-// clock to load the held octets.
+// first output beat can be: 2 (1 more for a piece with held octets), and
+// for a first piece until min(46, ulpdu_len) octets or its end are in (at
+// DATA_W = 64: 6 beats; at 512, the first beat).
+// Throughput: 1 beat a clock within a piece and from piece to piece (the
+// next piece starts as G's last entry of the one before leaves), with
+// always-ready outputs; a set-up, a spilled last beat and a hold each cost
+// one clock, and a gathered first piece (W < 512) the beats it gathered.
 //
 // Verification: tests/rx_join/test_rx_join.py (random piece streams,
 // reassembled per connection on both sides), tests/rnic_rx (end to end).
@@ -100,15 +115,15 @@ module rx_join #(
 localparam N = DATA_W / 8;                  // lanes
 localparam LG = $clog2(N);
 localparam HOLD = 45;                       // octets held at most: one short of a header
-localparam QLIM = (HOLD + N > 2 * N) ? HOLD + N : 2 * N;   // the queue takes a beat up to this fill
-localparam QW = QLIM + N;                   // octets in the queue
-localparam HW = 1 + 6 + 16 + 8 * HOLD;      // held state: {valid, count, ulpdu_len, octets}
-localparam UW = CONN_W + 18;
+// G: output beats in the gather register, a power of two above the beats a
+// header can take (46 octets, and held octets rotated in front of them).
+localparam GD = (N == 8) ? 8 : (N == 64) ? 2 : 4;
+localparam GA = $clog2(GD);
+localparam PADW = GD * DATA_W;              // G's data, as one vector
+localparam HW = 1 + 6 + 6 + 16 + 8 * HOLD;  // held state: {valid, rem, count, ulpdu_len, octets}
 localparam [6:0] HDR = 7'd46;               // the longest DDP/RDMAP header (RFC 5040 4.4)
 localparam integer NI = N;
-localparam integer QLIMI = QLIM;
-localparam [7:0] N8 = NI[7:0];
-localparam [7:0] QLIM8 = QLIMI[7:0];
+localparam [LG:0] NC = NI[LG:0];            // a whole beat's count
 
 initial begin
     if (DATA_W != 64 && DATA_W != 128 && DATA_W != 256 && DATA_W != 512) begin
@@ -121,27 +136,32 @@ initial begin
     end
 end
 
-// Octets in a tkeep that is a run from lane 0.
+// Octets in a tkeep that is a run from lane 0: its top lane, one-hot
+// (k & ~(k >> 1)), encoded as top + 1, each count bit an OR of lanes (a
+// flat OR tree, where a priority chain would be N levels deep).
 function [LG:0] keep_count(input [N-1:0] k);
-    integer b;
+    integer b, c;
+    reg [N-1:0] top;
+    reg [LG+1:0] v;
     begin
+        top = k & ~(k >> 1);
         keep_count = 0;
         for (b = 0; b < N; b = b + 1) begin
-            if (k[b]) begin
-                keep_count = b[LG:0] + 1'b1;
+            v = b[LG+1:0] + 1'b1;
+            for (c = 0; c <= LG; c = c + 1) begin
+                keep_count[c] = keep_count[c] | (top[b] & v[c]);
             end
         end
     end
 endfunction
 
-// ---- input register ------------------------------------------------------------------
+// ---- input register A ----------------------------------------------------------------
 
 reg              in_sof_reg;                // the next s_axis beat starts a piece
 reg              a_valid_reg;
 reg [DATA_W-1:0] a_data_reg;
 reg [LG:0]       a_cnt_reg;                 // its octets
 reg              a_tlast_reg;
-reg              a_sof_reg;
 reg [CONN_W-1:0] a_conn_reg;
 reg              a_first_reg;
 reg              a_plast_reg;               // tuser last (on the tlast beat)
@@ -151,13 +171,16 @@ reg [6:0]        a_hdr_reg;                 // min(46, ulpdu_len)
 wire [15:0] s_ulen = s_axis_tuser[CONN_W+17:CONN_W+2];
 wire [CONN_W-1:0] s_conn = s_axis_tuser[CONN_W+1:2];
 
-wire a_take;                                // the queue takes the beat in A
-assign s_axis_tready = !a_valid_reg || a_take;
+wire take;                                  // the beat in A goes into G
+assign s_axis_tready = !a_valid_reg || take;
 wire s_go = s_axis_tvalid && s_axis_tready;
 
 // ---- held state per connection ---------------------------------------------------------
 
-wire          rd_en = s_go && in_sof_reg;
+// The RAM is read every clock for the beat at s_axis (conn is the same on
+// every beat of a piece); the word is used in the clock after the beat is
+// taken (a_fresh), and copied for the clocks it waits in A.
+wire          rd_en = 1'b1;
 wire [HW-1:0] rd_data;
 wire          wr_en;
 wire [CONN_W-1:0] wr_addr;
@@ -170,142 +193,138 @@ sdp_ram #(.WIDTH(HW), .ADDR_W(CONN_W)) held_ram (
 );
 
 // The RAM returns the word as it was at the read; a write to the same
-// connection at or after the read (the end of that connection's previous
-// piece, or a clear) is kept here instead.
-reg          byp_hit_reg;
-reg [HW-1:0] byp_data_reg;
+// connection at the read's edge is kept in ws_*, and the word for the beat
+// in A, with the writes to its connection since, in held_reg.
+reg          a_fresh_reg;                   // A's beat was taken at the last edge
+reg          ws_hit_reg;
+reg [HW-1:0] ws_data_reg;
+reg [HW-1:0] held_reg;
 
-wire [HW-1:0] held = byp_hit_reg ? byp_data_reg : rd_data;
+wire [HW-1:0] held = !a_fresh_reg ? held_reg : ws_hit_reg ? ws_data_reg : rd_data;
 wire          h_valid = held[HW-1];
-wire [7:0]    h_cnt = {2'b0, held[HW-2:HW-7]};
-wire [15:0]   h_ulen = held[HW-8:HW-23];
-wire [8*HOLD-1:0] h_data = held[8*HOLD-1:0];
+wire [5:0]    h_rem = held[HW-2:HW-7];     // octets still short of the header
+wire [5:0]    h_cnt = held[HW-8:HW-13];
+wire [15:0]   h_ulen = held[HW-14:HW-29];
+wire [PADW-1:0] h_pad = {{(PADW-8*HOLD){1'b0}}, held[8*HOLD-1:0]};
+wire [11:0]   h_qw = {6'd0, h_cnt} >> LG;
+wire [GA:0]   h_q = h_qw[GA:0];             // whole beats held (h_cnt div N)
+wire unused_q = &{1'b0, h_qw[11:GA+1]};
+wire [LG-1:0] h_r = h_cnt[LG-1:0];          // octets of the partial beat (h_cnt mod N)
 
-// ---- the queue -------------------------------------------------------------------------
+// ---- G: the gather register ------------------------------------------------------------
+// Output beats of the piece in progress, in a ring written at g_w and read
+// at g_r (GA+1 bit indices); both restart at 0 with each piece, so that a
+// piece's first GD beats are entries 0..GD-1 (the held octets of a hold).
 
-reg [8*QW-1:0]   q_data_reg;
-reg [7:0]        q_cnt_reg;
-reg              act_reg;                   // a piece is in progress in the queue
-reg              dec_reg;                   // its octets may go out (header complete)
-reg              endf_reg;                  // its tlast beat has been taken
-reg              f_first_reg, f_last_reg, f_hv_reg;
-reg [CONN_W-1:0] f_conn_reg;
-reg [15:0]       f_ulen_reg;
-reg [6:0]        f_hdr_reg;
+reg [PADW-1:0]   g_data_reg;
+reg [GD*(LG+1)-1:0] g_cnt_reg;
+reg [GD-1:0]     g_last_reg;
+reg [GA:0]       g_w_reg, g_r_reg;
+reg [GA:0]       g_n_reg;                   // entries in G
 
-// A piece starts when its first beat is in A and the queue is free.
-wire start = !act_reg && a_valid_reg && a_sof_reg;
-// With octets held (and the piece not a new first one: then the held
-// octets are dropped), the queue first loads them, for one clock.
-wire join_load = start && h_valid && !a_first_reg;
+wire g_empty = g_n_reg == 0;
+wire g_one = g_n_reg == 1;
+wire g_full = g_n_reg[GA];
 
-wire e_first = act_reg ? f_first_reg : a_first_reg;
-wire e_dec = act_reg ? dec_reg : !a_first_reg;
-wire [6:0] e_hdr = act_reg ? f_hdr_reg : a_hdr_reg;
-wire e_hv = act_reg ? f_hv_reg : h_valid;
-wire [15:0] e_ulen = act_reg ? f_ulen_reg : a_ulen_reg;
-wire [CONN_W-1:0] e_conn = act_reg ? f_conn_reg : a_conn_reg;
+// The piece in progress (its first beat taken, or its held octets loaded).
+reg              pin_reg;
+reg              dec_reg;                   // its beats may go out (header complete)
+reg              flush_reg;                 // a last beat spilled: one more G entry
+reg              hold_reg;                  // ... and the piece is held
+reg              commit_reg;                // write the held state, then free G
+reg [LG:0]       fcnt_reg;                  // the spilled octets
+reg [5:0]        rem_reg;                   // octets still short of the header
+reg [6:0]        tot_reg;                   // octets so far (while under 46)
+reg [LG-1:0]     r_reg;                     // rotation: held octets mod N (0 but in a join)
+reg [N-1:0]      mask_reg;                  // lanes below r_reg
+reg [DATA_W-1:0] prev_reg;                  // the last beat rotated: its lanes below r_reg are next
+reg [CONN_W-1:0] p_conn_reg;
+reg [15:0]       p_ulen_reg;
+reg              p_first_reg;
+reg              p_plast_reg;
 
-// A beat of the piece in progress (or the first of one starting) is taken
-// while the queue has room for a whole beat.
-assign a_take = a_valid_reg && !endf_reg && q_cnt_reg <= QLIM8 && (act_reg || (start && !join_load));
-wire busy = act_reg || (start && !join_load);
+// ---- output: G's entry at g_r ----------------------------------------------------------
 
-wire [7:0] t = q_cnt_reg + (a_take ? {{(7-LG){1'b0}}, a_cnt_reg} : 8'd0);
-wire tl = a_take && a_tlast_reg;
-wire end_now = endf_reg || tl;
-wire e_plast = endf_reg ? f_last_reg : a_plast_reg;
-wire dec_now = e_dec || {1'b0, t} >= {2'b0, e_hdr} || (end_now && e_plast);
-wire hold = tl && !dec_now;
-
-// A beat goes out as soon as the piece's header is complete (or the piece
-// ends) and a whole beat is in (or the piece's end is). last is driven on
-// the piece's tlast beat only, where ddp_rx reads it (hw/README.md); a
-// piece whose octets all went out before its end was seen closes with an
-// empty tlast beat (tkeep 0), as mpa_rx's pieces may.
-wire emit_can = busy && dec_now && (end_now || t >= N8);
-
-reg o_valid_reg;
-wire o_room = !o_valid_reg || m_axis_tready;
-wire emit = emit_can && o_room;
-wire o_end = end_now && t <= N8;                          // the final beat of the piece
-wire fin = (emit && o_end) || hold;        // the piece leaves the queue
-
-// The beat in A rotated to the queue's fill (lane j holds octet j - fill).
-wire [LG-1:0] q_rot = q_cnt_reg[LG-1:0];
-wire [LG+3:0] rot_up = {1'b0, q_rot, 3'b000};
-wire [LG+3:0] rot_dn = DATA_W[LG+3:0] - rot_up;   // DATA_W when q_rot = 0: shifts to 0
-wire [DATA_W-1:0] rot = (a_data_reg << rot_up) | (a_data_reg >> rot_dn);
-
-// V: the queue's octets followed by the beat's.
-reg [8*QW-1:0] v;
+wire [GA-1:0] rsel = g_r_reg[GA-1:0];
+wire [LG:0]   o_cnt = g_cnt_reg[rsel*(LG+1) +: LG+1];
+wire          o_last = g_last_reg[rsel];
+reg [N-1:0]   o_keep;
 integer i;
 always @* begin
-    for (i = 0; i < QW; i = i + 1) begin
-        v[8*i +: 8] = (i < q_cnt_reg) ? q_data_reg[8*i +: 8] : rot[8*(i % N) +: 8];
+    for (i = 0; i < N; i = i + 1) begin
+        o_keep[i] = i < o_cnt;
     end
 end
 
-reg [N-1:0] o_keep;
+assign m_axis_tdata = g_data_reg[rsel*DATA_W +: DATA_W];
+assign m_axis_tkeep = o_keep;
+assign m_axis_tvalid = dec_reg && !g_empty;
+assign m_axis_tlast = o_last;
+assign m_axis_tuser = {p_ulen_reg, p_conn_reg, p_first_reg, p_plast_reg && o_last};
+wire pop = m_axis_tvalid && m_axis_tready;
+
+// ---- the beat in A ---------------------------------------------------------------------
+
+// A piece starts when G is free, or its one entry leaves in this clock.
+wire start_ok = g_empty || (pop && g_one);
+wire st_cand = a_valid_reg && !pin_reg && !commit_reg;
+// A piece with held octets first takes a set-up clock: a join loads them
+// into G; a first piece drops them. Either clears them in the RAM.
+wire setup = st_cand && h_valid && start_ok;
+wire jn_go = setup && !a_first_reg;
+wire take_st = st_cand && !h_valid && start_ok;
+wire take_ct = a_valid_reg && pin_reg && !flush_reg && !g_full;
+assign take = take_st || take_ct;
+wire do_flush = flush_reg && !g_full;
+
+wire [6:0] rem_e = pin_reg ? {1'b0, rem_reg} : (a_first_reg ? a_hdr_reg : 7'd0);
+wire [6:0] tot_e = pin_reg ? tot_reg : 7'd0;
+wire [GA:0] w_e = pin_reg ? g_w_reg : {(GA+1){1'b0}};
+wire [LG:0] cnt_e = a_tlast_reg ? a_cnt_reg : NC;
+wire [7:0] cnt8 = {{(7-LG){1'b0}}, cnt_e};
+wire [6:0] cnt7 = cnt8[6:0];
+wire unused_cnt = cnt8[7];
+wire dec_now = (pin_reg && dec_reg) || cnt7 >= rem_e || (a_tlast_reg && a_plast_reg);
+wire hold_now = a_tlast_reg && !dec_now;
+
+// The beat rotated by r (lane j to lane j + r mod N), behind the octets
+// of the previous one.
+reg [DATA_W-1:0] rot;
+reg [DATA_W-1:0] ob;
+reg [LG-1:0] src;
+integer l;
 always @* begin
-    for (i = 0; i < N; i = i + 1) begin
-        o_keep[i] = i < t;
+    for (l = 0; l < N; l = l + 1) begin
+        src = l[LG-1:0] - r_reg;
+        rot[8*l +: 8] = a_data_reg[8*src +: 8];
+        ob[8*l +: 8] = (mask_reg[l] || flush_reg) ? prev_reg[8*l +: 8] : rot[8*l +: 8];
     end
 end
+wire [LG+1:0] sum = {2'b0, r_reg} + {1'b0, a_cnt_reg};
+wire spill = a_tlast_reg && sum[LG] && sum[LG-1:0] != 0;
+wire [LG:0] ob_cnt = (!a_tlast_reg || sum[LG]) ? NC : sum[LG:0];
 
 // ---- held state writes -----------------------------------------------------------------
-
-// At a piece's tlast beat: hold its octets, or clear what was held.
-wire fw_en = tl && (hold || e_hv);
-wire [HW-1:0] fw_data = hold ? {1'b1, t[5:0], e_ulen, v[8*HOLD-1:0]} : {HW{1'b0}};
-wire unused_t = &{1'b0, t[7:6]};
 
 reg              clr_pend_reg;
 reg [CONN_W-1:0] clr_conn_reg;
 assign clr_ready = !clr_pend_reg;
 
-assign wr_en = fw_en || clr_pend_reg;
-assign wr_addr = fw_en ? e_conn : clr_conn_reg;
-assign wr_data = fw_en ? fw_data : {HW{1'b0}};
-
-// ---- next state --------------------------------------------------------------------------
-
-reg [8*QW-1:0] q_data_next;
-reg [7:0]      q_cnt_next;
-always @* begin
-    q_data_next = v;
-    q_cnt_next = t;
-    if (join_load) begin
-        q_data_next[8*HOLD-1:0] = h_data;
-        q_cnt_next = h_cnt;
-    end else if (fin) begin
-        q_cnt_next = 8'd0;
-    end else if (emit) begin
-        for (i = 0; i < QLIM; i = i + 1) begin
-            q_data_next[8*i +: 8] = v[8*(i+N) +: 8];
-        end
-        q_cnt_next = t - N8;
-    end
-end
-
-// ---- output register ---------------------------------------------------------------------
-
-reg [DATA_W-1:0] o_data_reg;
-reg [N-1:0]      o_keep_reg;
-reg              o_tlast_reg;
-reg [UW-1:0]     o_user_reg;
-
-assign m_axis_tdata = o_data_reg;
-assign m_axis_tkeep = o_keep_reg;
-assign m_axis_tvalid = o_valid_reg;
-assign m_axis_tlast = o_tlast_reg;
-assign m_axis_tuser = o_user_reg;
+wire [HW-1:0] hold_word = {1'b1, rem_reg, tot_reg[5:0], p_ulen_reg, g_data_reg[8*HOLD-1:0]};
+assign wr_en = commit_reg || setup || clr_pend_reg;
+assign wr_addr = commit_reg ? p_conn_reg : setup ? a_conn_reg : clr_conn_reg;
+assign wr_data = commit_reg ? hold_word : {HW{1'b0}};
+wire clr_go = clr_pend_reg && !commit_reg && !setup;
+wire w_to_a = setup || (commit_reg && p_conn_reg == a_conn_reg) || (clr_go && clr_conn_reg == a_conn_reg);
+// A write at the edge where s_axis's beat is taken (never a set-up: A is
+// full then, and does not take it).
+wire w_to_s = (commit_reg && p_conn_reg == s_conn) || (clr_pend_reg && !commit_reg && clr_conn_reg == s_conn);
+wire unused_tot = tot_reg[6];
 
 // ---- verdicts: in order with the last pieces ----------------------------------------------
 // The counters are 4 bits: a verdict is let go once out_lasts has caught up
 // with the in_lasts it saw, compared modulo 16, which is right while fewer
-// than 8 last pieces are inside the block; its input register, join stage
-// and output register hold at most three.
+// than 8 last pieces are inside the block; A and G hold at most two.
 
 reg [3:0]        in_lasts_reg;              // last pieces taken on s_axis
 reg [3:0]        out_lasts_reg;             // last pieces gone out on m_axis
@@ -324,6 +343,7 @@ assign m_verdict_tdata = v_code_reg;
 assign m_verdict_tuser = v_conn_reg;
 wire v_go = m_verdict_tvalid && m_verdict_tready;
 
+integer j;
 always @(posedge clk) begin
     // input register
     if (s_go) begin
@@ -332,7 +352,6 @@ always @(posedge clk) begin
         a_data_reg <= s_axis_tdata;
         a_cnt_reg <= keep_count(s_axis_tkeep);
         a_tlast_reg <= s_axis_tlast;
-        a_sof_reg <= in_sof_reg;
         a_first_reg <= s_axis_tuser[1];
         a_plast_reg <= s_axis_tuser[0];
         if (in_sof_reg) begin
@@ -340,66 +359,99 @@ always @(posedge clk) begin
             a_ulen_reg <= s_ulen;
             a_hdr_reg <= s_ulen < {9'd0, HDR} ? s_ulen[6:0] : HDR;
         end
-    end else if (a_take) begin
+    end else if (take) begin
         a_valid_reg <= 1'b0;
     end
 
     // bypass of the held-state RAM
-    if (rd_en) begin
-        byp_hit_reg <= wr_en && wr_addr == s_conn;
-        byp_data_reg <= wr_data;
-    end else if (wr_en && wr_addr == a_conn_reg) begin
-        byp_hit_reg <= 1'b1;
-        byp_data_reg <= wr_data;
-    end
+    a_fresh_reg <= s_go;
+    ws_hit_reg <= w_to_s;
+    ws_data_reg <= wr_data;
+    held_reg <= w_to_a ? wr_data : held;
 
-    // queue
-    q_data_reg <= q_data_next;
-    q_cnt_reg <= q_cnt_next;
-    if (join_load) begin
-        act_reg <= 1'b1;
-        dec_reg <= 1'b0;
-        endf_reg <= 1'b0;
-        f_first_reg <= 1'b1;
-        f_hv_reg <= 1'b1;
-        f_conn_reg <= a_conn_reg;
-        f_ulen_reg <= h_ulen;
-        f_hdr_reg <= h_ulen < {9'd0, HDR} ? h_ulen[6:0] : HDR;
-    end else if (busy) begin
-        if (!act_reg) begin
-            f_first_reg <= a_first_reg;
-            f_hv_reg <= h_valid;
-            f_conn_reg <= a_conn_reg;
-            f_ulen_reg <= a_ulen_reg;
-            f_hdr_reg <= a_hdr_reg;
+    // G and the piece
+    if (pop) begin
+        g_r_reg <= g_r_reg + 1'b1;
+    end
+    g_n_reg <= g_n_reg + {{GA{1'b0}}, take_ct || do_flush} - {{GA{1'b0}}, pop};
+    if (take || do_flush) begin
+        for (j = 0; j < GD; j = j + 1) begin
+            if (w_e[GA-1:0] == j[GA-1:0]) begin
+                g_data_reg[j*DATA_W +: DATA_W] <= ob;
+                g_cnt_reg[j*(LG+1) +: LG+1] <= flush_reg ? fcnt_reg : ob_cnt;
+                g_last_reg[j] <= flush_reg || (a_tlast_reg && !spill);
+            end
         end
-        act_reg <= !fin;
+        g_w_reg <= w_e + 1'b1;
+    end
+    if (take) begin
+        if (!pin_reg) begin
+            g_r_reg <= {(GA+1){1'b0}};
+            g_n_reg <= {{GA{1'b0}}, 1'b1};
+            p_conn_reg <= a_conn_reg;
+            p_ulen_reg <= a_ulen_reg;
+            p_first_reg <= a_first_reg;
+        end
         dec_reg <= dec_now;
-        if (tl) begin
-            endf_reg <= 1'b1;
-            f_last_reg <= a_plast_reg;
-        end
-        if (fin) begin
-            endf_reg <= 1'b0;
+        rem_reg <= rem_e[5:0] - cnt7[5:0];
+        tot_reg <= tot_e + cnt7;
+        prev_reg <= rot;
+        pin_reg <= 1'b1;
+        if (a_tlast_reg) begin
+            p_plast_reg <= a_plast_reg;
+            hold_reg <= hold_now;
+            fcnt_reg <= {1'b0, sum[LG-1:0]};
+            if (spill) begin
+                flush_reg <= 1'b1;
+            end else begin
+                pin_reg <= 1'b0;
+                commit_reg <= hold_now;
+                r_reg <= {LG{1'b0}};
+                mask_reg <= {N{1'b0}};
+            end
         end
     end
-
-    // output register
-    if (emit) begin
-        o_valid_reg <= 1'b1;
-        o_data_reg <= v[DATA_W-1:0];
-        o_keep_reg <= o_keep;
-        o_tlast_reg <= o_end;
-        o_user_reg <= {e_ulen, e_conn, e_first, e_plast && o_end};
-    end else if (m_axis_tready) begin
-        o_valid_reg <= 1'b0;
+    if (do_flush) begin
+        flush_reg <= 1'b0;
+        pin_reg <= 1'b0;
+        commit_reg <= hold_reg;
+        r_reg <= {LG{1'b0}};
+        mask_reg <= {N{1'b0}};
+    end
+    if (jn_go) begin
+        g_data_reg <= h_pad;
+        for (j = 0; j < GD; j = j + 1) begin
+            g_cnt_reg[j*(LG+1) +: LG+1] <= NC;
+        end
+        g_last_reg <= {GD{1'b0}};
+        g_w_reg <= h_q;
+        g_r_reg <= {(GA+1){1'b0}};
+        g_n_reg <= h_q;
+        prev_reg <= h_pad[h_q[GA-1:0]*DATA_W +: DATA_W];
+        r_reg <= h_r;
+        for (j = 0; j < N; j = j + 1) begin
+            mask_reg[j] <= j < h_r;
+        end
+        rem_reg <= h_rem;
+        tot_reg <= {1'b0, h_cnt};
+        dec_reg <= 1'b0;
+        p_conn_reg <= a_conn_reg;
+        p_ulen_reg <= h_ulen;
+        p_first_reg <= 1'b1;
+        pin_reg <= 1'b1;
+    end
+    if (commit_reg) begin
+        commit_reg <= 1'b0;
+        g_w_reg <= {(GA+1){1'b0}};
+        g_r_reg <= {(GA+1){1'b0}};
+        g_n_reg <= {(GA+1){1'b0}};
     end
 
     // clears
     if (clr_valid && clr_ready) begin
         clr_pend_reg <= 1'b1;
         clr_conn_reg <= clr_conn;
-    end else if (!fw_en) begin
+    end else if (clr_go) begin
         clr_pend_reg <= 1'b0;
     end
 
@@ -407,7 +459,7 @@ always @(posedge clk) begin
     if (s_go && s_axis_tlast && s_axis_tuser[0]) begin
         in_lasts_reg <= in_lasts_reg + 4'd1;
     end
-    if (o_valid_reg && m_axis_tready && o_tlast_reg && o_user_reg[0]) begin
+    if (pop && o_last && p_plast_reg) begin
         out_lasts_reg <= out_lasts_reg + 4'd1;
     end
     if (s_verdict_tvalid && s_verdict_tready) begin
@@ -426,12 +478,18 @@ always @(posedge clk) begin
     if (rst) begin
         in_sof_reg <= 1'b1;
         a_valid_reg <= 1'b0;
-        byp_hit_reg <= 1'b0;
-        q_cnt_reg <= 8'd0;
-        act_reg <= 1'b0;
+        a_fresh_reg <= 1'b0;
+        ws_hit_reg <= 1'b0;
+        held_reg <= {HW{1'b0}};
+        g_w_reg <= {(GA+1){1'b0}};
+        g_r_reg <= {(GA+1){1'b0}};
+        g_n_reg <= {(GA+1){1'b0}};
+        pin_reg <= 1'b0;
         dec_reg <= 1'b0;
-        endf_reg <= 1'b0;
-        o_valid_reg <= 1'b0;
+        flush_reg <= 1'b0;
+        commit_reg <= 1'b0;
+        r_reg <= {LG{1'b0}};
+        mask_reg <= {N{1'b0}};
         clr_pend_reg <= 1'b0;
         in_lasts_reg <= 4'd0;
         out_lasts_reg <= 4'd0;

@@ -3,9 +3,9 @@
 -- clock.
 --
 -- VHDL-2008 twin of hw/rtl/rx_join.v: same generics, same ports, same
--- registers and clock counts, so tests/rx_join/test_rx_join.py drives both
--- (the Verilog header has the interface, the structure and the figures in
--- full). In brief:
+-- registers (by name) and next-state logic, clock for clock the same, so
+-- tests/rx_join/test_rx_join.py drives both (the Verilog header has the
+-- interface, the structure and the figures in full). In brief:
 --
 -- ddp_rx needs the first piece of every ULPDU to hold at least min(46,
 -- ULPDU_Length) octets, the longest DDP/RDMAP header (RFC 5041 4.3, RFC
@@ -16,21 +16,33 @@
 --
 -- Streams: s_axis, m_axis: ULPDU pieces, one frame each, lane-0 aligned,
 -- tkeep all ones but in the last beat; tuser = ulpdu_len(15 downto 0) &
--- conn & first & last (last on the tlast beat only). s_verdict, m_verdict:
--- tdata = MPA code, tuser = conn, one per ULPDU after its last piece; a
--- verdict goes out only after every last piece that came in before it has
--- left m_axis, never in the clock of that piece's tlast beat. clr_*: clears
--- a connection's held octets.
+-- conn & first & last (last on the tlast beat only). A piece whose octets
+-- all left before its tlast beat came in ends with an empty beat (tkeep 0).
+-- s_verdict, m_verdict: tdata = MPA code, tuser = conn, one per ULPDU after
+-- its last piece; a verdict goes out only after every last piece that came
+-- in before it has left m_axis, never in the clock of that piece's tlast
+-- beat. clr_*: clears a connection's held octets.
 --
--- Structure: an input register (A, where the connection's held state is
--- read from its sdp_ram, with a bypass for writes since the read), an
--- octet queue Q of max(45 + 2N, 3N) octets (N = DATA_W / 8) that the beat
--- in A is appended to, rotated by the queue's fill, and an output register
--- that takes the queue's first N octets. The held state, valid & count &
--- ulpdu_len & 45 octets, is written when a piece's tlast beat is taken.
+-- Structure: A, the input register: the connection's held state is read
+-- from its sdp_ram every clock for the beat at s_axis, used in the clock
+-- after (a write at that edge caught in ws_*), and copied, with the writes
+-- since, for the clocks the beat waits (held_reg). G, the gather register:
+-- GD output beats (8 at W = 64, 4 at 128 and 256, 2 at 512) in a ring
+-- (g_w, g_r, g_n) that restarts at 0 with each piece; each beat from A is
+-- rotated by r (the held octets' count mod N, N = DATA_W / 8), merged below
+-- lane r with the previous beat's spill (prev_reg) and written to G; a last
+-- beat that spills past lane N-1 takes one more entry. m_axis is G's entry
+-- at g_r, valid once the piece's header is complete. A piece with held
+-- octets takes a set-up clock first, which clears them in the RAM: a join
+-- loads them into G and sets r; a first piece drops them. A piece that ends
+-- short of its header (and of its ULPDU) is held: one commit clock writes
+-- G's first 45 octets, with the count, the octets still missing and
+-- ulpdu_len, to the RAM, and frees G. Verdicts wait on 4-bit counters of
+-- last pieces in and out.
 --
--- Latency 2 (a first piece: from when min(46, ulpdu_len) octets or its end
--- are in); 1 beat a clock within a piece (see the Verilog header).
+-- Latency 2 (1 more with held octets; a first piece: from when min(46,
+-- ulpdu_len) octets or its end are in); 1 beat a clock within a piece and
+-- from piece to piece (see the Verilog header).
 --
 -- Verification: tests/rx_join/test_rx_join.py.
 
@@ -93,46 +105,57 @@ architecture rtl of rx_join is
 
     constant GENERICS_OK_c : boolean := check_generics;
 
-    function imax(a : integer; b : integer) return integer is
+    -- G: output beats in the gather register, a power of two above the beats
+    -- a header can take (46 octets, and held octets rotated in front of them).
+    function g_depth(n : positive) return positive is
     begin
-        if a > b then
-            return a;
+        if n = 8 then
+            return 8;
+        elsif n = 64 then
+            return 2;
         end if;
-        return b;
-    end function imax;
+        return 4;
+    end function g_depth;
 
     constant N_c    : positive := DATA_W / 8;                     -- lanes
     constant LG_c   : positive := clog2(N_c);
     constant HOLD_c : natural := 45;                              -- octets held at most: one short of a header
-    constant QLIM_c : natural := imax(HOLD_c + N_c, 2 * N_c);     -- the queue takes a beat up to this fill
-    constant QW_c   : natural := QLIM_c + N_c;                    -- octets in the queue
-    constant HW_c   : natural := 1 + 6 + 16 + 8 * HOLD_c;         -- held state: valid & count & ulpdu_len & octets
+    constant GD_c   : positive := g_depth(N_c);
+    constant GA_c   : positive := clog2(GD_c);
+    constant PADW_c : positive := GD_c * DATA_W;                  -- G's data, as one vector
+    constant HW_c   : natural := 1 + 6 + 6 + 16 + 8 * HOLD_c;     -- held state: valid & rem & count & ulpdu_len & octets
     constant UW_c   : natural := CONN_W + 18;
+    constant CW_c   : positive := LG_c + 1;                       -- a beat's count: 0 .. N
 
     subtype data_t is std_ulogic_vector(DATA_W - 1 downto 0);
     subtype keep_t is std_ulogic_vector(N_c - 1 downto 0);
     subtype conn_t is std_ulogic_vector(CONN_W - 1 downto 0);
-    subtype user_t is std_ulogic_vector(UW_c - 1 downto 0);
     subtype held_t is std_ulogic_vector(HW_c - 1 downto 0);
-    subtype q_t is std_ulogic_vector(8 * QW_c - 1 downto 0);
+    subtype pad_t is std_ulogic_vector(PADW_c - 1 downto 0);
     subtype cnt_t is unsigned(LG_c downto 0);                     -- octets of a beat, 0 .. N
+    subtype gi_t is unsigned(GA_c downto 0);                      -- G's ring indices and fill
+    subtype lane_t is unsigned(LG_c - 1 downto 0);
     subtype u4_t is unsigned(3 downto 0);
+    subtype u6_t is unsigned(5 downto 0);
     subtype u7_t is unsigned(6 downto 0);
-    subtype u8_t is unsigned(7 downto 0);
     subtype u16_t is unsigned(15 downto 0);
 
-    constant HDR_c   : u7_t := to_unsigned(46, 7);                -- the longest DDP/RDMAP header (RFC 5040 4.4)
-    constant N8_c    : u8_t := to_unsigned(N_c, 8);
-    constant QLIM8_c : u8_t := to_unsigned(QLIM_c, 8);
+    constant HDR_c : u7_t := to_unsigned(46, 7);                  -- the longest DDP/RDMAP header (RFC 5040 4.4)
+    constant NC_c  : cnt_t := to_unsigned(N_c, CW_c);             -- a whole beat's count
 
-    -- Octets in a tkeep that is a run from lane 0.
-    function keep_count(k : std_ulogic_vector) return cnt_t is
+    -- Octets in a tkeep that is a run from lane 0: its top lane, one-hot
+    -- (k and not (k srl 1)), encoded as top + 1, an OR over the lanes (as the
+    -- Verilog's keep_count, also for a tkeep that is not a run).
+    function keep_count(k_in : std_ulogic_vector) return cnt_t is
+        variable k, top : keep_t;
         variable c : cnt_t;
     begin
+        k := k_in;
+        top := k and not ('0' & k(N_c - 1 downto 1));
         c := (others => '0');
         for b in 0 to N_c - 1 loop
-            if k(k'low + b) = '1' then
-                c := to_unsigned(b + 1, LG_c + 1);
+            if top(b) = '1' then
+                c := c or to_unsigned(b + 1, CW_c);
             end if;
         end loop;
         return c;
@@ -147,14 +170,13 @@ architecture rtl of rx_join is
         return HDR_c;
     end function hdr_of;
 
-    -- --- input register ---
+    -- --- input register A ---
 
     signal in_sof_reg  : std_ulogic := '1';                       -- the next s_axis beat starts a piece
     signal a_valid_reg : std_ulogic := '0';
     signal a_data_reg  : data_t := (others => '0');
     signal a_cnt_reg   : cnt_t := (others => '0');                -- its octets
     signal a_tlast_reg : std_ulogic := '0';
-    signal a_sof_reg   : std_ulogic := '0';
     signal a_conn_reg  : conn_t := (others => '0');
     signal a_first_reg : std_ulogic := '0';
     signal a_plast_reg : std_ulogic := '0';                       -- tuser last (on the tlast beat)
@@ -163,66 +185,85 @@ architecture rtl of rx_join is
 
     signal s_ulen : u16_t := (others => '0');
     signal s_conn : conn_t := (others => '0');
-    signal s_ready, s_go, a_take : std_ulogic := '0';
+    signal s_ready, s_go, take : std_ulogic := '0';
 
     -- --- held state per connection ---
 
-    signal rd_en   : std_ulogic := '0';
+    signal rd_en   : std_ulogic := '1';
     signal rd_data : held_t := (others => '0');
     signal wr_en   : std_ulogic := '0';
     signal wr_addr : conn_t := (others => '0');
     signal wr_data : held_t := (others => '0');
 
-    signal byp_hit_reg  : std_ulogic := '0';
-    signal byp_data_reg : held_t := (others => '0');
+    signal a_fresh_reg : std_ulogic := '0';                       -- A's beat was taken at the last edge
+    signal ws_hit_reg  : std_ulogic := '0';
+    signal ws_data_reg : held_t := (others => '0');
+    signal held_reg    : held_t := (others => '0');
 
     signal held    : held_t := (others => '0');
     signal h_valid : std_ulogic := '0';
-    signal h_cnt   : u8_t := (others => '0');
+    signal h_rem   : u6_t := (others => '0');                     -- octets still short of the header
+    signal h_cnt   : u6_t := (others => '0');
     signal h_ulen  : u16_t := (others => '0');
+    signal h_pad   : pad_t := (others => '0');
+    signal h_q     : gi_t := (others => '0');                     -- whole beats held (h_cnt div N)
+    signal h_r     : lane_t := (others => '0');                   -- octets of the partial beat (h_cnt mod N)
 
-    -- --- the queue ---
+    -- --- G: the gather register ---
 
-    signal q_data_reg  : q_t := (others => '0');
-    signal q_cnt_reg   : u8_t := (others => '0');
-    signal act_reg     : std_ulogic := '0';                       -- a piece is in progress in the queue
-    signal dec_reg     : std_ulogic := '0';                       -- its octets may go out (header complete)
-    signal endf_reg    : std_ulogic := '0';                       -- its tlast beat has been taken
-    signal f_first_reg : std_ulogic := '0';
-    signal f_last_reg  : std_ulogic := '0';
-    signal f_hv_reg    : std_ulogic := '0';
-    signal f_conn_reg  : conn_t := (others => '0');
-    signal f_ulen_reg  : u16_t := (others => '0');
-    signal f_hdr_reg   : u7_t := (others => '0');
+    signal g_data_reg : pad_t := (others => '0');
+    signal g_cnt_reg  : std_ulogic_vector(GD_c * CW_c - 1 downto 0) := (others => '0');
+    signal g_last_reg : std_ulogic_vector(GD_c - 1 downto 0) := (others => '0');
+    signal g_w_reg    : gi_t := (others => '0');
+    signal g_r_reg    : gi_t := (others => '0');
+    signal g_n_reg    : gi_t := (others => '0');                  -- entries in G
 
-    signal start, join_load : std_ulogic := '0';
-    signal e_first, e_dec, e_hv, e_plast : std_ulogic := '0';
-    signal e_hdr  : u7_t := (others => '0');
-    signal e_ulen : u16_t := (others => '0');
-    signal e_conn : conn_t := (others => '0');
-    signal busy, tl, end_now, dec_now, hold : std_ulogic := '0';
-    signal t : u8_t := (others => '0');                           -- octets in the queue with the beat taken
-    signal emit_can, o_room, emit, o_end, fin : std_ulogic := '0';
-    signal rot : data_t := (others => '0');
-    signal v : q_t := (others => '0');
-    signal o_keep : keep_t := (others => '0');
+    signal g_empty, g_one, g_full : std_ulogic := '0';
 
-    signal fw_en   : std_ulogic := '0';
-    signal fw_data : held_t := (others => '0');
+    -- The piece in progress (its first beat taken, or its held octets loaded).
+    signal pin_reg     : std_ulogic := '0';
+    signal dec_reg     : std_ulogic := '0';                       -- its beats may go out (header complete)
+    signal flush_reg   : std_ulogic := '0';                       -- a last beat spilled: one more G entry
+    signal hold_reg    : std_ulogic := '0';                       -- ... and the piece is held
+    signal commit_reg  : std_ulogic := '0';                       -- write the held state, then free G
+    signal fcnt_reg    : cnt_t := (others => '0');                -- the spilled octets
+    signal rem_reg     : u6_t := (others => '0');                 -- octets still short of the header
+    signal tot_reg     : u7_t := (others => '0');                 -- octets so far (while under 46)
+    signal r_reg       : lane_t := (others => '0');               -- rotation: held octets mod N (0 but in a join)
+    signal mask_reg    : keep_t := (others => '0');               -- lanes below r_reg
+    signal prev_reg    : data_t := (others => '0');               -- the last beat rotated: its lanes below r_reg are next
+    signal p_conn_reg  : conn_t := (others => '0');
+    signal p_ulen_reg  : u16_t := (others => '0');
+    signal p_first_reg : std_ulogic := '0';
+    signal p_plast_reg : std_ulogic := '0';
+
+    -- --- output ---
+
+    signal o_cnt    : cnt_t := (others => '0');
+    signal o_last   : std_ulogic := '0';
+    signal o_keep   : keep_t := (others => '0');
+    signal o_data   : data_t := (others => '0');
+    signal o_tvalid : std_ulogic := '0';
+    signal pop      : std_ulogic := '0';
+
+    -- --- the beat in A ---
+
+    signal start_ok, st_cand, setup, jn_go, take_st, take_ct, do_flush : std_ulogic := '0';
+    signal rem_e, tot_e, cnt7 : u7_t := (others => '0');
+    signal w_e     : gi_t := (others => '0');
+    signal cnt_e   : cnt_t := (others => '0');
+    signal dec_now, hold_now : std_ulogic := '0';
+    signal rot, ob : data_t := (others => '0');
+    signal sum     : unsigned(LG_c + 1 downto 0) := (others => '0');
+    signal spill   : std_ulogic := '0';
+    signal ob_cnt  : cnt_t := (others => '0');
+
+    -- --- held state writes ---
 
     signal clr_pend_reg : std_ulogic := '0';
     signal clr_conn_reg : conn_t := (others => '0');
-
-    signal q_data_next : q_t := (others => '0');
-    signal q_cnt_next  : u8_t := (others => '0');
-
-    -- --- output register ---
-
-    signal o_valid_reg : std_ulogic := '0';
-    signal o_data_reg  : data_t := (others => '0');
-    signal o_keep_reg  : keep_t := (others => '0');
-    signal o_tlast_reg : std_ulogic := '0';
-    signal o_user_reg  : user_t := (others => '0');
+    signal hold_word    : held_t := (others => '0');
+    signal clr_go, w_to_a, w_to_s : std_ulogic := '0';
 
     -- --- verdicts ---
 
@@ -239,18 +280,21 @@ architecture rtl of rx_join is
 
 begin
 
-    -- --- input register -------------------------------------------------------------
+    -- --- input register A -------------------------------------------------------------
 
     s_ulen <= unsigned(s_axis_tuser(CONN_W + 17 downto CONN_W + 2));
     s_conn <= s_axis_tuser(CONN_W + 1 downto 2);
 
-    s_ready <= (not a_valid_reg) or a_take;
+    s_ready <= (not a_valid_reg) or take;
     s_axis_tready <= s_ready;
     s_go <= s_axis_tvalid and s_ready;
 
     -- --- held state per connection -----------------------------------------------------
 
-    rd_en <= s_go and in_sof_reg;
+    -- The RAM is read every clock for the beat at s_axis (conn is the same on
+    -- every beat of a piece); the word is used in the clock after the beat
+    -- is taken (a_fresh_reg), and copied for the clocks it waits in A.
+    rd_en <= '1';
 
     held_ram : entity work.sdp_ram
         generic map (WIDTH => HW_c, ADDR_W => CONN_W)
@@ -261,121 +305,133 @@ begin
         );
 
     -- The RAM returns the word as it was at the read; a write to the same
-    -- connection at or after the read (the end of that connection's previous
-    -- piece, or a clear) is kept here instead.
-    held <= byp_data_reg when byp_hit_reg = '1' else rd_data;
+    -- connection at the read's edge is kept in ws_*, and the word for the
+    -- beat in A, with the writes to its connection since, in held_reg.
+    held <= held_reg when a_fresh_reg = '0' else
+            ws_data_reg when ws_hit_reg = '1' else
+            rd_data;
     h_valid <= held(HW_c - 1);
-    h_cnt <= "00" & unsigned(held(HW_c - 2 downto HW_c - 7));
-    h_ulen <= unsigned(held(HW_c - 8 downto HW_c - 23));
+    h_rem <= unsigned(held(HW_c - 2 downto HW_c - 7));
+    h_cnt <= unsigned(held(HW_c - 8 downto HW_c - 13));
+    h_ulen <= unsigned(held(HW_c - 14 downto HW_c - 29));
+    h_pad <= std_ulogic_vector(resize(unsigned(held(8 * HOLD_c - 1 downto 0)), PADW_c));
+    h_q <= resize(shift_right(h_cnt, LG_c), GA_c + 1);
+    h_r <= resize(h_cnt, LG_c);
 
-    -- --- the queue -----------------------------------------------------------------------
+    -- --- G: the gather register ------------------------------------------------------------
 
-    -- A piece starts when its first beat is in A and the queue is free.
-    start <= (not act_reg) and a_valid_reg and a_sof_reg;
-    -- With octets held (and the piece not a new first one: then the held
-    -- octets are dropped), the queue first loads them, for one clock.
-    join_load <= start and h_valid and not a_first_reg;
+    -- Output beats of the piece in progress, in a ring written at g_w and
+    -- read at g_r (GA+1 bit indices); both restart at 0 with each piece, so
+    -- that a piece's first GD beats are entries 0..GD-1 (the held octets of
+    -- a hold).
+    g_empty <= to_sl(g_n_reg = 0);
+    g_one <= to_sl(g_n_reg = 1);
+    g_full <= g_n_reg(GA_c);
 
-    e_first <= f_first_reg when act_reg = '1' else a_first_reg;
-    e_dec <= dec_reg when act_reg = '1' else not a_first_reg;
-    e_hdr <= f_hdr_reg when act_reg = '1' else a_hdr_reg;
-    e_hv <= f_hv_reg when act_reg = '1' else h_valid;
-    e_ulen <= f_ulen_reg when act_reg = '1' else a_ulen_reg;
-    e_conn <= f_conn_reg when act_reg = '1' else a_conn_reg;
+    -- --- output: G's entry at g_r ----------------------------------------------------------
 
-    -- A beat of the piece in progress (or the first of one starting) is
-    -- taken while the queue has room for a whole beat.
-    busy <= act_reg or (start and not join_load);
-    a_take <= a_valid_reg and (not endf_reg) and to_sl(q_cnt_reg <= QLIM8_c) and busy;
-
-    t <= q_cnt_reg + resize(a_cnt_reg, 8) when a_take = '1' else q_cnt_reg;
-    tl <= a_take and a_tlast_reg;
-    end_now <= endf_reg or tl;
-    e_plast <= f_last_reg when endf_reg = '1' else a_plast_reg;
-    dec_now <= e_dec or to_sl(t >= e_hdr) or (end_now and e_plast);
-    hold <= tl and not dec_now;
-
-    -- A beat goes out as soon as the piece's header is complete (or the
-    -- piece ends) and a whole beat is in (or the piece's end is).
-    emit_can <= busy and dec_now and (end_now or to_sl(t >= N8_c));
-    o_room <= (not o_valid_reg) or m_axis_tready;
-    emit <= emit_can and o_room;
-    o_end <= end_now and to_sl(t <= N8_c);                        -- the final beat of the piece
-    fin <= (emit and o_end) or hold;                              -- the piece leaves the queue
-
-    -- The beat in A rotated to the queue's fill (lane j holds octet j - fill).
-    rot <= std_ulogic_vector(rotate_left(unsigned(a_data_reg),
-                                         8 * to_integer(q_cnt_reg(LG_c - 1 downto 0))));
-
-    -- V: the queue's octets followed by the beat's.
-    p_v : process (all) is
-        variable qc : natural;
-        variable r : q_t;
+    p_out : process (all) is
+        variable rsel : natural;
+        variable c : cnt_t;
     begin
-        qc := to_integer(q_cnt_reg);
-        for i in 0 to QW_c - 1 loop
-            if i < qc then
-                r(8 * i + 7 downto 8 * i) := q_data_reg(8 * i + 7 downto 8 * i);
-            else
-                r(8 * i + 7 downto 8 * i) := rot(8 * (i mod N_c) + 7 downto 8 * (i mod N_c));
+        rsel := to_integer(g_r_reg(GA_c - 1 downto 0));
+        o_data <= (others => '0');
+        c := (others => '0');
+        o_last <= '0';
+        for j in 0 to GD_c - 1 loop
+            if j = rsel then
+                o_data <= g_data_reg(j * DATA_W + DATA_W - 1 downto j * DATA_W);
+                c := unsigned(g_cnt_reg(j * CW_c + CW_c - 1 downto j * CW_c));
+                o_last <= g_last_reg(j);
             end if;
         end loop;
-        v <= r;
-    end process p_v;
-
-    p_o_keep : process (all) is
-        variable tc : natural;
-    begin
-        tc := to_integer(t);
+        o_cnt <= c;
         for i in 0 to N_c - 1 loop
-            o_keep(i) <= to_sl(i < tc);
+            o_keep(i) <= to_sl(i < to_integer(c));
         end loop;
-    end process p_o_keep;
+    end process p_out;
 
-    -- --- held state writes ---------------------------------------------------------------
+    o_tvalid <= dec_reg and not g_empty;
+    m_axis_tdata <= o_data;
+    m_axis_tkeep <= o_keep;
+    m_axis_tvalid <= o_tvalid;
+    m_axis_tlast <= o_last;
+    m_axis_tuser <= std_ulogic_vector(p_ulen_reg) & p_conn_reg & p_first_reg & (p_plast_reg and o_last);
+    pop <= o_tvalid and m_axis_tready;
 
-    -- At a piece's tlast beat: hold its octets, or clear what was held.
-    fw_en <= tl and (hold or e_hv);
-    fw_data <= '1' & std_ulogic_vector(t(5 downto 0)) & std_ulogic_vector(e_ulen) & v(8 * HOLD_c - 1 downto 0)
-               when hold = '1' else (others => '0');
+    -- --- the beat in A ---------------------------------------------------------------------
+
+    -- A piece starts when G is free, or its one entry leaves in this clock.
+    start_ok <= g_empty or (pop and g_one);
+    st_cand <= a_valid_reg and not pin_reg and not commit_reg;
+    -- A piece with held octets first takes a set-up clock: a join loads them
+    -- into G; a first piece drops them. Either clears them in the RAM.
+    setup <= st_cand and h_valid and start_ok;
+    jn_go <= setup and not a_first_reg;
+    take_st <= st_cand and not h_valid and start_ok;
+    take_ct <= a_valid_reg and pin_reg and not flush_reg and not g_full;
+    take <= take_st or take_ct;
+    do_flush <= flush_reg and not g_full;
+
+    rem_e <= resize(rem_reg, 7) when pin_reg = '1' else
+             a_hdr_reg when a_first_reg = '1' else
+             (others => '0');
+    tot_e <= tot_reg when pin_reg = '1' else (others => '0');
+    w_e <= g_w_reg when pin_reg = '1' else (others => '0');
+    cnt_e <= a_cnt_reg when a_tlast_reg = '1' else NC_c;
+    cnt7 <= resize(cnt_e, 7);
+    dec_now <= (pin_reg and dec_reg) or to_sl(cnt7 >= rem_e) or (a_tlast_reg and a_plast_reg);
+    hold_now <= a_tlast_reg and not dec_now;
+
+    -- The beat rotated by r (lane j to lane j + r mod N), behind the octets
+    -- of the previous one.
+    p_rot : process (all) is
+        variable r : natural;
+        variable src : natural;
+        variable ro, o : data_t;
+    begin
+        r := to_integer(r_reg);
+        for i in 0 to N_c - 1 loop
+            src := (i - r) mod N_c;
+            ro(8 * i + 7 downto 8 * i) := a_data_reg(8 * src + 7 downto 8 * src);
+            if mask_reg(i) = '1' or flush_reg = '1' then
+                o(8 * i + 7 downto 8 * i) := prev_reg(8 * i + 7 downto 8 * i);
+            else
+                o(8 * i + 7 downto 8 * i) := ro(8 * i + 7 downto 8 * i);
+            end if;
+        end loop;
+        rot <= ro;
+        ob <= o;
+    end process p_rot;
+
+    sum <= resize(r_reg, LG_c + 2) + resize(a_cnt_reg, LG_c + 2);
+    spill <= a_tlast_reg and sum(LG_c) and to_sl(sum(LG_c - 1 downto 0) /= 0);
+    ob_cnt <= NC_c when a_tlast_reg = '0' or sum(LG_c) = '1' else sum(LG_c downto 0);
+
+    -- --- held state writes -----------------------------------------------------------------
 
     clr_ready <= not clr_pend_reg;
 
-    wr_en <= fw_en or clr_pend_reg;
-    wr_addr <= e_conn when fw_en = '1' else clr_conn_reg;
-    wr_data <= fw_data when fw_en = '1' else (others => '0');
-
-    -- --- next state ------------------------------------------------------------------------
-
-    p_q_next : process (all) is
-        variable d : q_t;
-    begin
-        d := v;
-        q_cnt_next <= t;
-        if join_load = '1' then
-            d(8 * HOLD_c - 1 downto 0) := held(8 * HOLD_c - 1 downto 0);
-            q_cnt_next <= h_cnt;
-        elsif fin = '1' then
-            q_cnt_next <= (others => '0');
-        elsif emit = '1' then
-            d(8 * QLIM_c - 1 downto 0) := v(8 * QW_c - 1 downto 8 * N_c);
-            q_cnt_next <= t - N8_c;
-        end if;
-        q_data_next <= d;
-    end process p_q_next;
-
-    -- --- output register -------------------------------------------------------------------
-
-    m_axis_tdata <= o_data_reg;
-    m_axis_tkeep <= o_keep_reg;
-    m_axis_tvalid <= o_valid_reg;
-    m_axis_tlast <= o_tlast_reg;
-    m_axis_tuser <= o_user_reg;
+    hold_word <= '1' & std_ulogic_vector(rem_reg) & std_ulogic_vector(tot_reg(5 downto 0))
+                 & std_ulogic_vector(p_ulen_reg) & g_data_reg(8 * HOLD_c - 1 downto 0);
+    wr_en <= commit_reg or setup or clr_pend_reg;
+    wr_addr <= p_conn_reg when commit_reg = '1' else
+               a_conn_reg when setup = '1' else
+               clr_conn_reg;
+    wr_data <= hold_word when commit_reg = '1' else (others => '0');
+    clr_go <= clr_pend_reg and not commit_reg and not setup;
+    w_to_a <= setup or (commit_reg and to_sl(p_conn_reg = a_conn_reg))
+              or (clr_go and to_sl(clr_conn_reg = a_conn_reg));
+    -- A write at the edge where s_axis's beat is taken (never a set-up: A is
+    -- full then, and does not take it).
+    w_to_s <= (commit_reg and to_sl(p_conn_reg = s_conn))
+              or (clr_pend_reg and not commit_reg and to_sl(clr_conn_reg = s_conn));
 
     -- --- verdicts: in order with the last pieces ---------------------------------------------
 
-    -- The counters are 4 bits, compared modulo 16: right while fewer than 8
-    -- last pieces are inside the block (its registers hold at most three).
+    -- The counters are 4 bits: a verdict is let go once out_lasts has caught
+    -- up with the in_lasts it saw, compared modulo 16, which is right while
+    -- fewer than 8 last pieces are inside the block; A and G hold at most two.
     v_diff <= out_lasts_reg - v_tgt_reg;                          -- in 0..7: all of them out
     v_ok <= v_ok_reg or not v_diff(3);
     s_verdict_tready <= not v_valid_reg;
@@ -388,6 +444,7 @@ begin
     -- --- registers -------------------------------------------------------------------------
 
     p_reg : process (clk) is
+        variable hq : natural;
     begin
         if rising_edge(clk) then
             -- input register
@@ -397,7 +454,6 @@ begin
                 a_data_reg <= s_axis_tdata;
                 a_cnt_reg <= keep_count(s_axis_tkeep);
                 a_tlast_reg <= s_axis_tlast;
-                a_sof_reg <= in_sof_reg;
                 a_first_reg <= s_axis_tuser(1);
                 a_plast_reg <= s_axis_tuser(0);
                 if in_sof_reg = '1' then
@@ -405,66 +461,112 @@ begin
                     a_ulen_reg <= s_ulen;
                     a_hdr_reg <= hdr_of(s_ulen);
                 end if;
-            elsif a_take = '1' then
+            elsif take = '1' then
                 a_valid_reg <= '0';
             end if;
 
             -- bypass of the held-state RAM
-            if rd_en = '1' then
-                byp_hit_reg <= wr_en and to_sl(wr_addr = s_conn);
-                byp_data_reg <= wr_data;
-            elsif wr_en = '1' and wr_addr = a_conn_reg then
-                byp_hit_reg <= '1';
-                byp_data_reg <= wr_data;
+            a_fresh_reg <= s_go;
+            ws_hit_reg <= w_to_s;
+            ws_data_reg <= wr_data;
+            if w_to_a = '1' then
+                held_reg <= wr_data;
+            else
+                held_reg <= held;
             end if;
 
-            -- queue
-            q_data_reg <= q_data_next;
-            q_cnt_reg <= q_cnt_next;
-            if join_load = '1' then
-                act_reg <= '1';
-                dec_reg <= '0';
-                endf_reg <= '0';
-                f_first_reg <= '1';
-                f_hv_reg <= '1';
-                f_conn_reg <= a_conn_reg;
-                f_ulen_reg <= h_ulen;
-                f_hdr_reg <= hdr_of(h_ulen);
-            elsif busy = '1' then
-                if act_reg = '0' then
-                    f_first_reg <= a_first_reg;
-                    f_hv_reg <= h_valid;
-                    f_conn_reg <= a_conn_reg;
-                    f_ulen_reg <= a_ulen_reg;
-                    f_hdr_reg <= a_hdr_reg;
+            -- G and the piece
+            if pop = '1' then
+                g_r_reg <= g_r_reg + 1;
+            end if;
+            if (take_ct or do_flush) = '1' and pop = '0' then
+                g_n_reg <= g_n_reg + 1;
+            elsif (take_ct or do_flush) = '0' and pop = '1' then
+                g_n_reg <= g_n_reg - 1;
+            end if;
+            if take = '1' or do_flush = '1' then
+                for j in 0 to GD_c - 1 loop
+                    if to_integer(w_e(GA_c - 1 downto 0)) = j then
+                        g_data_reg(j * DATA_W + DATA_W - 1 downto j * DATA_W) <= ob;
+                        if flush_reg = '1' then
+                            g_cnt_reg(j * CW_c + CW_c - 1 downto j * CW_c) <= std_ulogic_vector(fcnt_reg);
+                        else
+                            g_cnt_reg(j * CW_c + CW_c - 1 downto j * CW_c) <= std_ulogic_vector(ob_cnt);
+                        end if;
+                        g_last_reg(j) <= flush_reg or (a_tlast_reg and not spill);
+                    end if;
+                end loop;
+                g_w_reg <= w_e + 1;
+            end if;
+            if take = '1' then
+                if pin_reg = '0' then
+                    g_r_reg <= (others => '0');
+                    g_n_reg <= to_unsigned(1, GA_c + 1);
+                    p_conn_reg <= a_conn_reg;
+                    p_ulen_reg <= a_ulen_reg;
+                    p_first_reg <= a_first_reg;
                 end if;
-                act_reg <= not fin;
                 dec_reg <= dec_now;
-                if tl = '1' then
-                    endf_reg <= '1';
-                    f_last_reg <= a_plast_reg;
-                end if;
-                if fin = '1' then
-                    endf_reg <= '0';
+                rem_reg <= rem_e(5 downto 0) - cnt7(5 downto 0);
+                tot_reg <= tot_e + cnt7;
+                prev_reg <= rot;
+                pin_reg <= '1';
+                if a_tlast_reg = '1' then
+                    p_plast_reg <= a_plast_reg;
+                    hold_reg <= hold_now;
+                    fcnt_reg <= '0' & sum(LG_c - 1 downto 0);
+                    if spill = '1' then
+                        flush_reg <= '1';
+                    else
+                        pin_reg <= '0';
+                        commit_reg <= hold_now;
+                        r_reg <= (others => '0');
+                        mask_reg <= (others => '0');
+                    end if;
                 end if;
             end if;
-
-            -- output register
-            if emit = '1' then
-                o_valid_reg <= '1';
-                o_data_reg <= v(DATA_W - 1 downto 0);
-                o_keep_reg <= o_keep;
-                o_tlast_reg <= o_end;
-                o_user_reg <= std_ulogic_vector(e_ulen) & e_conn & e_first & (e_plast and o_end);
-            elsif m_axis_tready = '1' then
-                o_valid_reg <= '0';
+            if do_flush = '1' then
+                flush_reg <= '0';
+                pin_reg <= '0';
+                commit_reg <= hold_reg;
+                r_reg <= (others => '0');
+                mask_reg <= (others => '0');
+            end if;
+            if jn_go = '1' then
+                g_data_reg <= h_pad;
+                for j in 0 to GD_c - 1 loop
+                    g_cnt_reg(j * CW_c + CW_c - 1 downto j * CW_c) <= std_ulogic_vector(NC_c);
+                end loop;
+                g_last_reg <= (others => '0');
+                g_w_reg <= h_q;
+                g_r_reg <= (others => '0');
+                g_n_reg <= h_q;
+                hq := to_integer(h_q(GA_c - 1 downto 0));
+                prev_reg <= h_pad(hq * DATA_W + DATA_W - 1 downto hq * DATA_W);
+                r_reg <= h_r;
+                for j in 0 to N_c - 1 loop
+                    mask_reg(j) <= to_sl(j < to_integer(h_r));
+                end loop;
+                rem_reg <= h_rem;
+                tot_reg <= resize(h_cnt, 7);
+                dec_reg <= '0';
+                p_conn_reg <= a_conn_reg;
+                p_ulen_reg <= h_ulen;
+                p_first_reg <= '1';
+                pin_reg <= '1';
+            end if;
+            if commit_reg = '1' then
+                commit_reg <= '0';
+                g_w_reg <= (others => '0');
+                g_r_reg <= (others => '0');
+                g_n_reg <= (others => '0');
             end if;
 
             -- clears
             if clr_valid = '1' and clr_pend_reg = '0' then
                 clr_pend_reg <= '1';
                 clr_conn_reg <= clr_conn;
-            elsif fw_en = '0' then
+            elsif clr_go = '1' then
                 clr_pend_reg <= '0';
             end if;
 
@@ -472,7 +574,7 @@ begin
             if s_go = '1' and s_axis_tlast = '1' and s_axis_tuser(0) = '1' then
                 in_lasts_reg <= in_lasts_reg + 1;
             end if;
-            if o_valid_reg = '1' and m_axis_tready = '1' and o_tlast_reg = '1' and o_user_reg(0) = '1' then
+            if pop = '1' and o_last = '1' and p_plast_reg = '1' then
                 out_lasts_reg <= out_lasts_reg + 1;
             end if;
             if s_verdict_tvalid = '1' and v_valid_reg = '0' then
@@ -491,12 +593,18 @@ begin
             if rst = '1' then
                 in_sof_reg <= '1';
                 a_valid_reg <= '0';
-                byp_hit_reg <= '0';
-                q_cnt_reg <= (others => '0');
-                act_reg <= '0';
+                a_fresh_reg <= '0';
+                ws_hit_reg <= '0';
+                held_reg <= (others => '0');
+                g_w_reg <= (others => '0');
+                g_r_reg <= (others => '0');
+                g_n_reg <= (others => '0');
+                pin_reg <= '0';
                 dec_reg <= '0';
-                endf_reg <= '0';
-                o_valid_reg <= '0';
+                flush_reg <= '0';
+                commit_reg <= '0';
+                r_reg <= (others => '0');
+                mask_reg <= (others => '0');
                 clr_pend_reg <= '0';
                 in_lasts_reg <= (others => '0');
                 out_lasts_reg <= (others => '0');
