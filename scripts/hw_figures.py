@@ -68,15 +68,16 @@ BLOCKS = [
     Block("mpa_tx_mark", "DATA_W", (64, 512), {512: 5}),
     Block("ddp_tx", "DATA_W", (64, 512), {512: 5}),
     Block("rnic_tx", "DATA_W", (64, 512), {512: 5}),
-    # The receive blocks miss the 5-level target so far (README, "Figures");
-    # they are reported without failing the command until they meet it.
+    Block("mpa_rx_lane", "DATA_W", (64, 512), {512: 5}),
+    Block("rx_join", "DATA_W", (64, 512), {512: 5}),
+    # The other receive blocks miss the 5-level target so far (README,
+    # "Figures"); they are reported without failing the command until they
+    # meet it.
     Block("mpa_rx", "DATA_W", (64, 512), {}),
     Block("mpa_rx_align", "DATA_W", (64, 512), {}),
     Block("mpa_rx_walk", "DATA_W", (64, 512), {}),
-    Block("mpa_rx_lane", "DATA_W", (64, 512), {}),
     Block("ddp_rx", "DATA_W", (64, 512), {}),
     Block("mpa_rx_ooo", "DATA_W", (64, 512), {}),
-    Block("rx_join", "DATA_W", (64, 512), {}),
     Block("rnic_rx", "DATA_W", (64, 512), {}),
 ]
 

@@ -43,31 +43,35 @@
 //        caught in ws_*), and copied, with the writes since, for the
 //        clocks the beat waits (held_reg): no RAM control hangs on the
 //        handshake.
-//   G    the gather register: GD output beats (8 at W = 64, 4 at 128 and
-//        256, 2 at 512), a ring whose indices restart at 0 with each
-//        piece. Each beat taken from A is rotated by r, the held octets'
-//        count mod N (0 but in a join, so a lane-to-lane copy), merged
-//        below lane r with the previous beat's spill (prev_reg), and
-//        written to G; a last beat that spills past lane N-1 takes one
-//        more entry. m_axis is G's entry at its read index: valid once the
-//        piece's header is complete (dec_reg), never for a held piece.
+//   G    the gather register: a ring of GD output beats (8 at W = 64, 4
+//        at 128 and 256, 2 at 512), each with its tuser. A piece starts
+//        behind the entries of the pieces before it while G has room (it
+//        need not wait for them to leave). Each beat taken from A is
+//        rotated by r, the held octets' count mod N (0 but in a join, so
+//        a lane-to-lane copy), merged below lane r with the previous
+//        beat's spill (prev_reg), and written to G; a last beat that
+//        spills past lane N-1 takes one more entry. m_axis is G's entry at its read index: valid when it
+//        belongs to an earlier piece, or once the piece's header is
+//        complete (dec_reg); never for a held piece.
 //   A piece with held octets takes a set-up clock first, which clears
-//   them in the RAM: a join loads them into G (whole beats as entries,
-//   the partial one as prev_reg) and sets r; a first piece just drops
-//   them. A piece that ends short of its header (and of its ULPDU) is
-//   held: one clock more writes G's first 45 octets, with the count, the
-//   octets still missing and ulpdu_len, to the RAM, and frees G. Octets
-//   missing are counted down per beat (rem_reg), so the decision is one
-//   7-bit compare a beat.
+//   them in the RAM: a join, once G is empty, loads them into G (whole
+//   beats as entries from entry 0, the partial one as prev_reg) and sets
+//   r; a first piece just drops them. A piece that ends short of its
+//   header (and of its ULPDU) is held: one clock more writes its first 45
+//   octets in G, with the count, the octets still missing and ulpdu_len,
+//   to the RAM, and takes its entries out of G. Octets missing are
+//   counted down per beat (rem_reg), so the decision is one 7-bit compare
+//   a beat.
 //
 // Latency, from the clock a piece's first beat is taken to the clock its
 // first output beat can be: 2 (1 more for a piece with held octets), and
 // for a first piece until min(46, ulpdu_len) octets or its end are in (at
 // DATA_W = 64: 6 beats; at 512, the first beat).
-// Throughput: 1 beat a clock within a piece and from piece to piece (the
-// next piece starts as G's last entry of the one before leaves), with
-// always-ready outputs; a set-up, a spilled last beat and a hold each cost
-// one clock, and a gathered first piece (W < 512) the beats it gathered.
+// Throughput: 1 beat a clock within a piece and from piece to piece, with
+// always-ready outputs, gathered first pieces (W < 512) included: their
+// beats wait in G while the next pieces come in behind them. A set-up
+// (and for a join the wait for G to empty before it), a spilled last beat
+// and a hold each cost a clock.
 //
 // Verification: tests/rx_join/test_rx_join.py (random piece streams,
 // reassembled per connection on both sides), tests/rnic_rx (end to end).
@@ -212,21 +216,33 @@ wire unused_q = &{1'b0, h_qw[11:GA+1]};
 wire [LG-1:0] h_r = h_cnt[LG-1:0];          // octets of the partial beat (h_cnt mod N)
 
 // ---- G: the gather register ------------------------------------------------------------
-// Output beats of the piece in progress, in a ring written at g_w and read
-// at g_r (GA+1 bit indices); both restart at 0 with each piece, so that a
-// piece's first GD beats are entries 0..GD-1 (the held octets of a hold).
+// Output beats, in a ring written at g_w and read at g_r (GA+1 bit
+// indices), each with its tuser: the piece in progress from g_base on, and
+// before it old_n entries of pieces that have ended (and may go out).
+
+localparam UF = CONN_W + 17;                // an entry's {ulpdu_len, conn, first}
 
 reg [PADW-1:0]   g_data_reg;
 reg [GD*(LG+1)-1:0] g_cnt_reg;
-reg [GD-1:0]     g_last_reg;
+reg [GD*UF-1:0]  g_user_reg;
+reg [GD-1:0]     g_last_reg;                // the piece's tlast beat
+reg [GD-1:0]     g_ulast_reg;               // ... and it ends the ULPDU (tuser last)
 reg [GA:0]       g_w_reg, g_r_reg;
 reg [GA:0]       g_n_reg;                   // entries in G
+reg [GA:0]       g_base_reg;                // the piece in progress's first entry
+reg [GA:0]       old_n_reg;                 // entries before it
 
 wire g_empty = g_n_reg == 0;
 wire g_one = g_n_reg == 1;
 wire g_full = g_n_reg[GA];
 
 // The piece in progress (its first beat taken, or its held octets loaded).
+// g_base_reg and old_n_reg keep their values after a piece ends until the
+// next starts: old_n only counts down, and a piece that ended unheld has
+// dec_reg set, so its entries go out; a held piece's entries never go out
+// (dec_reg stays 0), so g_base and old_n still describe it at the commit.
+// A hold writes 45 octets from g_base on: past the held count they may be
+// a later entry's (W = 128, 256), never read back.
 reg              pin_reg;
 reg              dec_reg;                   // its beats may go out (header complete)
 reg              flush_reg;                 // a last beat spilled: one more G entry
@@ -248,6 +264,7 @@ reg              p_plast_reg;
 wire [GA-1:0] rsel = g_r_reg[GA-1:0];
 wire [LG:0]   o_cnt = g_cnt_reg[rsel*(LG+1) +: LG+1];
 wire          o_last = g_last_reg[rsel];
+wire          o_ulast = g_ulast_reg[rsel];
 reg [N-1:0]   o_keep;
 integer i;
 always @* begin
@@ -258,28 +275,29 @@ end
 
 assign m_axis_tdata = g_data_reg[rsel*DATA_W +: DATA_W];
 assign m_axis_tkeep = o_keep;
-assign m_axis_tvalid = dec_reg && !g_empty;
+assign m_axis_tvalid = !g_empty && (old_n_reg != 0 || dec_reg);
 assign m_axis_tlast = o_last;
-assign m_axis_tuser = {p_ulen_reg, p_conn_reg, p_first_reg, p_plast_reg && o_last};
+assign m_axis_tuser = {g_user_reg[rsel*UF +: UF], o_ulast};
 wire pop = m_axis_tvalid && m_axis_tready;
 
 // ---- the beat in A ---------------------------------------------------------------------
 
-// A piece starts when G is free, or its one entry leaves in this clock.
+// A piece starts behind the ones before it in G while there is room. A
+// piece with held octets first takes a set-up clock, which clears them in
+// the RAM: a join, once G is empty (or its one entry leaves in this
+// clock), loads them into G from entry 0; a first piece drops them.
 wire start_ok = g_empty || (pop && g_one);
 wire st_cand = a_valid_reg && !pin_reg && !commit_reg;
-// A piece with held octets first takes a set-up clock: a join loads them
-// into G; a first piece drops them. Either clears them in the RAM.
-wire setup = st_cand && h_valid && start_ok;
+wire setup = st_cand && h_valid && (a_first_reg || start_ok);
 wire jn_go = setup && !a_first_reg;
-wire take_st = st_cand && !h_valid && start_ok;
+wire take_st = st_cand && !h_valid && !g_full;
 wire take_ct = a_valid_reg && pin_reg && !flush_reg && !g_full;
 assign take = take_st || take_ct;
 wire do_flush = flush_reg && !g_full;
 
 wire [6:0] rem_e = pin_reg ? {1'b0, rem_reg} : (a_first_reg ? a_hdr_reg : 7'd0);
 wire [6:0] tot_e = pin_reg ? tot_reg : 7'd0;
-wire [GA:0] w_e = pin_reg ? g_w_reg : {(GA+1){1'b0}};
+wire [UF-1:0] e_user = pin_reg ? {p_ulen_reg, p_conn_reg, p_first_reg} : {a_ulen_reg, a_conn_reg, a_first_reg};
 wire [LG:0] cnt_e = a_tlast_reg ? a_cnt_reg : NC;
 wire [7:0] cnt8 = {{(7-LG){1'b0}}, cnt_e};
 wire [6:0] cnt7 = cnt8[6:0];
@@ -310,7 +328,18 @@ reg              clr_pend_reg;
 reg [CONN_W-1:0] clr_conn_reg;
 assign clr_ready = !clr_pend_reg;
 
-wire [HW-1:0] hold_word = {1'b1, rem_reg, tot_reg[5:0], p_ulen_reg, g_data_reg[8*HOLD-1:0]};
+// A hold's octets: G's entries from the piece's first on.
+reg [PADW-1:0] g_from_base;
+reg [GA-1:0] gi;
+integer m;
+always @* begin
+    for (m = 0; m < GD; m = m + 1) begin
+        gi = g_base_reg[GA-1:0] + m[GA-1:0];   // mod GD
+        g_from_base[m*DATA_W +: DATA_W] = g_data_reg[gi*DATA_W +: DATA_W];
+    end
+end
+wire unused_fb = &{1'b0, g_from_base[PADW-1:8*HOLD]};
+wire [HW-1:0] hold_word = {1'b1, rem_reg, tot_reg[5:0], p_ulen_reg, g_from_base[8*HOLD-1:0]};
 assign wr_en = commit_reg || setup || clr_pend_reg;
 assign wr_addr = commit_reg ? p_conn_reg : setup ? a_conn_reg : clr_conn_reg;
 assign wr_data = commit_reg ? hold_word : {HW{1'b0}};
@@ -322,21 +351,21 @@ wire w_to_s = (commit_reg && p_conn_reg == s_conn) || (clr_pend_reg && !commit_r
 wire unused_tot = tot_reg[6];
 
 // ---- verdicts: in order with the last pieces ----------------------------------------------
-// The counters are 4 bits: a verdict is let go once out_lasts has caught up
-// with the in_lasts it saw, compared modulo 16, which is right while fewer
-// than 8 last pieces are inside the block; A and G hold at most two.
+// The counters are 5 bits: a verdict is let go once out_lasts has caught up
+// with the in_lasts it saw, compared modulo 32, which is right while fewer
+// than 16 last pieces are inside the block; A and G hold at most GD + 1.
 
-reg [3:0]        in_lasts_reg;              // last pieces taken on s_axis
-reg [3:0]        out_lasts_reg;             // last pieces gone out on m_axis
+reg [4:0]        in_lasts_reg;              // last pieces taken on s_axis
+reg [4:0]        out_lasts_reg;             // last pieces gone out on m_axis
 reg              v_valid_reg;
 reg              v_ok_reg;
-reg [3:0]        v_tgt_reg;
+reg [4:0]        v_tgt_reg;
 reg [2:0]        v_code_reg;
 reg [CONN_W-1:0] v_conn_reg;
 
-wire [3:0] v_diff = out_lasts_reg - v_tgt_reg;   // in 0..7: all of them out
-wire v_ok = v_ok_reg || !v_diff[3];
-wire unused_ok = &{1'b0, v_diff[2:0]};
+wire [4:0] v_diff = out_lasts_reg - v_tgt_reg;   // in 0..15: all of them out
+wire v_ok = v_ok_reg || !v_diff[4];
+wire unused_ok = &{1'b0, v_diff[3:0]};
 assign s_verdict_tready = !v_valid_reg;
 assign m_verdict_tvalid = v_valid_reg && v_ok;
 assign m_verdict_tdata = v_code_reg;
@@ -372,22 +401,27 @@ always @(posedge clk) begin
     // G and the piece
     if (pop) begin
         g_r_reg <= g_r_reg + 1'b1;
+        if (old_n_reg != 0) begin
+            old_n_reg <= old_n_reg - 1'b1;
+        end
     end
-    g_n_reg <= g_n_reg + {{GA{1'b0}}, take_ct || do_flush} - {{GA{1'b0}}, pop};
+    g_n_reg <= g_n_reg + {{GA{1'b0}}, take || do_flush} - {{GA{1'b0}}, pop};
     if (take || do_flush) begin
         for (j = 0; j < GD; j = j + 1) begin
-            if (w_e[GA-1:0] == j[GA-1:0]) begin
+            if (g_w_reg[GA-1:0] == j[GA-1:0]) begin
                 g_data_reg[j*DATA_W +: DATA_W] <= ob;
                 g_cnt_reg[j*(LG+1) +: LG+1] <= flush_reg ? fcnt_reg : ob_cnt;
+                g_user_reg[j*UF +: UF] <= e_user;
                 g_last_reg[j] <= flush_reg || (a_tlast_reg && !spill);
+                g_ulast_reg[j] <= flush_reg ? p_plast_reg : a_tlast_reg && !spill && a_plast_reg;
             end
         end
-        g_w_reg <= w_e + 1'b1;
+        g_w_reg <= g_w_reg + 1'b1;
     end
     if (take) begin
         if (!pin_reg) begin
-            g_r_reg <= {(GA+1){1'b0}};
-            g_n_reg <= {{GA{1'b0}}, 1'b1};
+            g_base_reg <= g_w_reg;
+            old_n_reg <= g_n_reg - {{GA{1'b0}}, pop};
             p_conn_reg <= a_conn_reg;
             p_ulen_reg <= a_ulen_reg;
             p_first_reg <= a_first_reg;
@@ -422,11 +456,15 @@ always @(posedge clk) begin
         g_data_reg <= h_pad;
         for (j = 0; j < GD; j = j + 1) begin
             g_cnt_reg[j*(LG+1) +: LG+1] <= NC;
+            g_user_reg[j*UF +: UF] <= {h_ulen, a_conn_reg, 1'b1};
         end
         g_last_reg <= {GD{1'b0}};
+        g_ulast_reg <= {GD{1'b0}};
         g_w_reg <= h_q;
         g_r_reg <= {(GA+1){1'b0}};
         g_n_reg <= h_q;
+        g_base_reg <= {(GA+1){1'b0}};
+        old_n_reg <= {(GA+1){1'b0}};
         prev_reg <= h_pad[h_q[GA-1:0]*DATA_W +: DATA_W];
         r_reg <= h_r;
         for (j = 0; j < N; j = j + 1) begin
@@ -441,10 +479,10 @@ always @(posedge clk) begin
         pin_reg <= 1'b1;
     end
     if (commit_reg) begin
+        // the held piece's entries leave G; those before it stay
         commit_reg <= 1'b0;
-        g_w_reg <= {(GA+1){1'b0}};
-        g_r_reg <= {(GA+1){1'b0}};
-        g_n_reg <= {(GA+1){1'b0}};
+        g_w_reg <= g_base_reg;
+        g_n_reg <= old_n_reg - {{GA{1'b0}}, pop};
     end
 
     // clears
@@ -457,10 +495,10 @@ always @(posedge clk) begin
 
     // verdicts
     if (s_go && s_axis_tlast && s_axis_tuser[0]) begin
-        in_lasts_reg <= in_lasts_reg + 4'd1;
+        in_lasts_reg <= in_lasts_reg + 5'd1;
     end
-    if (pop && o_last && p_plast_reg) begin
-        out_lasts_reg <= out_lasts_reg + 4'd1;
+    if (pop && o_ulast) begin
+        out_lasts_reg <= out_lasts_reg + 5'd1;
     end
     if (s_verdict_tvalid && s_verdict_tready) begin
         v_valid_reg <= 1'b1;
@@ -484,6 +522,8 @@ always @(posedge clk) begin
         g_w_reg <= {(GA+1){1'b0}};
         g_r_reg <= {(GA+1){1'b0}};
         g_n_reg <= {(GA+1){1'b0}};
+        g_base_reg <= {(GA+1){1'b0}};
+        old_n_reg <= {(GA+1){1'b0}};
         pin_reg <= 1'b0;
         dec_reg <= 1'b0;
         flush_reg <= 1'b0;
@@ -491,8 +531,8 @@ always @(posedge clk) begin
         r_reg <= {LG{1'b0}};
         mask_reg <= {N{1'b0}};
         clr_pend_reg <= 1'b0;
-        in_lasts_reg <= 4'd0;
-        out_lasts_reg <= 4'd0;
+        in_lasts_reg <= 5'd0;
+        out_lasts_reg <= 5'd0;
         v_valid_reg <= 1'b0;
         v_ok_reg <= 1'b0;
     end

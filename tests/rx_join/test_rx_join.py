@@ -18,6 +18,10 @@ The cocotb tests:
   clear_drops_held  a held short first piece, a clear of its connection,
                     then a new ULPDU: the held octets are gone; other
                     connections' held octets stay.
+  first_drops_held  a held short first piece, then a new ULPDU's first
+                    piece on the same connection behind another
+                    connection's pieces (output stalled): the new ULPDU
+                    comes out alone, the held octets are dropped.
   pass_through      pieces that need no join, back to back, always-ready
                     outputs: one beat a clock, from piece to piece too, and
                     the latency (asserted).
@@ -348,6 +352,37 @@ async def clear_drops_held(dut):
 
 
 @cocotb.test()
+async def first_drops_held(dut):
+    """A first piece drops the octets its connection holds (a new ULPDU
+    after a stream that stopped inside one), also while earlier pieces
+    still wait to go out."""
+    tb = TB(dut)
+    await tb.start()
+    rng = tb.rng
+    a, b = rng.sample(range(1 << CONN_W), 2)
+    old, ua, ub = rng.randbytes(300), rng.randbytes(90), rng.randbytes(tb.lanes)
+    tb.send(a, old[:20], True, False, len(old))          # held, never finished
+    await tb.drain(50)
+    assert not tb.out_beats, "a short first piece went out"
+    tb.ready_p = 0.0                                     # b's beats wait in the block
+    tb.sent[b].append(ub)
+    tb.send(b, ub, True, True, len(ub))
+    tb.sent[a].append(ua)
+    tb.send(a, ua[:50], True, False, len(ua))            # a new ULPDU: drops the 20
+    tb.send(a, ua[50:], False, True, 0)
+    for conn in (b, a):
+        tb.verdict_codes.append((conn, 0))
+        tb.verdicts_in.append((len(tb.verdict_codes), conn, 0))
+    for _ in range(30):
+        await RisingEdge(dut.clk)
+    tb.ready_p = 1.0
+    await tb.drain()
+    tb.check()
+    assert [len(p) for p in tb.got[a]] == [90]
+    tb.finish("first_drops_held")
+
+
+@cocotb.test()
 async def pass_through(dut):
     """Pieces needing no join, back to back: one beat a clock and the
     latency (asserted)."""
@@ -381,8 +416,8 @@ async def pass_through(dut):
     dut._log.info("pass_through: %d beats in %d clocks in, %d out; latency %d clocks (first piece), "
                   "%d..%d (later pieces)", beats, in_clocks, out_clocks, latency, min(lat_next), max(lat_next))
     assert len(tb.out_beats) == beats
-    # A piece starts as the last beat of the one before leaves: no clock
-    # between pieces (only the first piece's gathered beats wait).
+    # A piece starts behind the one before while the gather ring has room:
+    # no clock between pieces (only the first piece's gathered beats wait).
     pieces = len(cuts) - 1
     assert in_clocks <= beats + first_wait, f"{beats} beats of {pieces} pieces took {in_clocks} clocks"
     assert latency <= 2 + first_wait, f"latency {latency}"

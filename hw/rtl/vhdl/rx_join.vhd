@@ -28,17 +28,21 @@
 -- after (a write at that edge caught in ws_*), and copied, with the writes
 -- since, for the clocks the beat waits (held_reg). G, the gather register:
 -- GD output beats (8 at W = 64, 4 at 128 and 256, 2 at 512) in a ring
--- (g_w, g_r, g_n) that restarts at 0 with each piece; each beat from A is
--- rotated by r (the held octets' count mod N, N = DATA_W / 8), merged below
--- lane r with the previous beat's spill (prev_reg) and written to G; a last
--- beat that spills past lane N-1 takes one more entry. m_axis is G's entry
--- at g_r, valid once the piece's header is complete. A piece with held
--- octets takes a set-up clock first, which clears them in the RAM: a join
--- loads them into G and sets r; a first piece drops them. A piece that ends
--- short of its header (and of its ULPDU) is held: one commit clock writes
--- G's first 45 octets, with the count, the octets still missing and
--- ulpdu_len, to the RAM, and frees G. Verdicts wait on 4-bit counters of
--- last pieces in and out.
+-- (g_w, g_r, g_n), each with its tuser: the piece in progress from g_base
+-- on, and before it old_n entries of pieces that have ended (and may go
+-- out); a piece without held octets starts behind them while G is not
+-- full. Each beat from A is rotated by r (the held octets' count mod N,
+-- N = DATA_W / 8), merged below lane r with the previous beat's spill
+-- (prev_reg) and written to G; a last beat that spills past lane N-1 takes
+-- one more entry. m_axis is G's entry at g_r, valid for earlier pieces'
+-- entries and for the piece in progress's once its header is complete. A
+-- piece with held octets takes a set-up clock first, once G is empty (or
+-- its one entry leaves), which clears them in the RAM: a join loads them
+-- into G from entry 0 and sets r; a first piece drops them. A piece that
+-- ends short of its header (and of its ULPDU) is held: one commit clock
+-- writes its first 45 octets (G from g_base on), with the count, the octets
+-- still missing and ulpdu_len, to the RAM, and frees its entries. Verdicts
+-- wait on 5-bit counters of last pieces in and out.
 --
 -- Latency 2 (1 more with held octets; a first piece: from when min(46,
 -- ulpdu_len) octets or its end are in); 1 beat a clock within a piece and
@@ -125,6 +129,7 @@ architecture rtl of rx_join is
     constant PADW_c : positive := GD_c * DATA_W;                  -- G's data, as one vector
     constant HW_c   : natural := 1 + 6 + 6 + 16 + 8 * HOLD_c;     -- held state: valid & rem & count & ulpdu_len & octets
     constant UW_c   : natural := CONN_W + 18;
+    constant UF_c   : natural := CONN_W + 17;                     -- an entry's ulpdu_len & conn & first
     constant CW_c   : positive := LG_c + 1;                       -- a beat's count: 0 .. N
 
     subtype data_t is std_ulogic_vector(DATA_W - 1 downto 0);
@@ -135,10 +140,11 @@ architecture rtl of rx_join is
     subtype cnt_t is unsigned(LG_c downto 0);                     -- octets of a beat, 0 .. N
     subtype gi_t is unsigned(GA_c downto 0);                      -- G's ring indices and fill
     subtype lane_t is unsigned(LG_c - 1 downto 0);
-    subtype u4_t is unsigned(3 downto 0);
+    subtype u5_t is unsigned(4 downto 0);
     subtype u6_t is unsigned(5 downto 0);
     subtype u7_t is unsigned(6 downto 0);
     subtype u16_t is unsigned(15 downto 0);
+    subtype user_t is std_ulogic_vector(UF_c - 1 downto 0);
 
     constant HDR_c : u7_t := to_unsigned(46, 7);                  -- the longest DDP/RDMAP header (RFC 5040 4.4)
     constant NC_c  : cnt_t := to_unsigned(N_c, CW_c);             -- a whole beat's count
@@ -213,10 +219,14 @@ architecture rtl of rx_join is
 
     signal g_data_reg : pad_t := (others => '0');
     signal g_cnt_reg  : std_ulogic_vector(GD_c * CW_c - 1 downto 0) := (others => '0');
-    signal g_last_reg : std_ulogic_vector(GD_c - 1 downto 0) := (others => '0');
+    signal g_user_reg : std_ulogic_vector(GD_c * UF_c - 1 downto 0) := (others => '0');
+    signal g_last_reg : std_ulogic_vector(GD_c - 1 downto 0) := (others => '0');  -- the piece's tlast beat
+    signal g_ulast_reg : std_ulogic_vector(GD_c - 1 downto 0) := (others => '0'); -- ... and it ends the ULPDU (tuser last)
     signal g_w_reg    : gi_t := (others => '0');
     signal g_r_reg    : gi_t := (others => '0');
     signal g_n_reg    : gi_t := (others => '0');                  -- entries in G
+    signal g_base_reg : gi_t := (others => '0');                  -- the piece in progress's first entry
+    signal old_n_reg  : gi_t := (others => '0');                  -- entries before it
 
     signal g_empty, g_one, g_full : std_ulogic := '0';
 
@@ -241,6 +251,8 @@ architecture rtl of rx_join is
 
     signal o_cnt    : cnt_t := (others => '0');
     signal o_last   : std_ulogic := '0';
+    signal o_ulast  : std_ulogic := '0';
+    signal o_user   : user_t := (others => '0');
     signal o_keep   : keep_t := (others => '0');
     signal o_data   : data_t := (others => '0');
     signal o_tvalid : std_ulogic := '0';
@@ -250,7 +262,7 @@ architecture rtl of rx_join is
 
     signal start_ok, st_cand, setup, jn_go, take_st, take_ct, do_flush : std_ulogic := '0';
     signal rem_e, tot_e, cnt7 : u7_t := (others => '0');
-    signal w_e     : gi_t := (others => '0');
+    signal e_user  : user_t := (others => '0');
     signal cnt_e   : cnt_t := (others => '0');
     signal dec_now, hold_now : std_ulogic := '0';
     signal rot, ob : data_t := (others => '0');
@@ -262,20 +274,21 @@ architecture rtl of rx_join is
 
     signal clr_pend_reg : std_ulogic := '0';
     signal clr_conn_reg : conn_t := (others => '0');
+    signal g_from_base  : pad_t := (others => '0');
     signal hold_word    : held_t := (others => '0');
     signal clr_go, w_to_a, w_to_s : std_ulogic := '0';
 
     -- --- verdicts ---
 
-    signal in_lasts_reg  : u4_t := (others => '0');               -- last pieces taken on s_axis
-    signal out_lasts_reg : u4_t := (others => '0');               -- last pieces gone out on m_axis
+    signal in_lasts_reg  : u5_t := (others => '0');               -- last pieces taken on s_axis
+    signal out_lasts_reg : u5_t := (others => '0');               -- last pieces gone out on m_axis
     signal v_valid_reg   : std_ulogic := '0';
     signal v_ok_reg      : std_ulogic := '0';
-    signal v_tgt_reg     : u4_t := (others => '0');
+    signal v_tgt_reg     : u5_t := (others => '0');
     signal v_code_reg    : std_ulogic_vector(2 downto 0) := (others => '0');
     signal v_conn_reg    : conn_t := (others => '0');
 
-    signal v_diff : u4_t := (others => '0');
+    signal v_diff : u5_t := (others => '0');
     signal v_ok, v_tvalid, v_go : std_ulogic := '0';
 
 begin
@@ -320,10 +333,9 @@ begin
 
     -- --- G: the gather register ------------------------------------------------------------
 
-    -- Output beats of the piece in progress, in a ring written at g_w and
-    -- read at g_r (GA+1 bit indices); both restart at 0 with each piece, so
-    -- that a piece's first GD beats are entries 0..GD-1 (the held octets of
-    -- a hold).
+    -- Output beats, in a ring written at g_w and read at g_r (GA+1 bit
+    -- indices), each with its tuser: the piece in progress from g_base on,
+    -- and before it old_n entries of pieces that have ended (and may go out).
     g_empty <= to_sl(g_n_reg = 0);
     g_one <= to_sl(g_n_reg = 1);
     g_full <= g_n_reg(GA_c);
@@ -337,12 +349,16 @@ begin
         rsel := to_integer(g_r_reg(GA_c - 1 downto 0));
         o_data <= (others => '0');
         c := (others => '0');
+        o_user <= (others => '0');
         o_last <= '0';
+        o_ulast <= '0';
         for j in 0 to GD_c - 1 loop
             if j = rsel then
                 o_data <= g_data_reg(j * DATA_W + DATA_W - 1 downto j * DATA_W);
                 c := unsigned(g_cnt_reg(j * CW_c + CW_c - 1 downto j * CW_c));
+                o_user <= g_user_reg(j * UF_c + UF_c - 1 downto j * UF_c);
                 o_last <= g_last_reg(j);
+                o_ulast <= g_ulast_reg(j);
             end if;
         end loop;
         o_cnt <= c;
@@ -351,24 +367,25 @@ begin
         end loop;
     end process p_out;
 
-    o_tvalid <= dec_reg and not g_empty;
+    o_tvalid <= (not g_empty) and (to_sl(old_n_reg /= 0) or dec_reg);
     m_axis_tdata <= o_data;
     m_axis_tkeep <= o_keep;
     m_axis_tvalid <= o_tvalid;
     m_axis_tlast <= o_last;
-    m_axis_tuser <= std_ulogic_vector(p_ulen_reg) & p_conn_reg & p_first_reg & (p_plast_reg and o_last);
+    m_axis_tuser <= o_user & o_ulast;
     pop <= o_tvalid and m_axis_tready;
 
     -- --- the beat in A ---------------------------------------------------------------------
 
-    -- A piece starts when G is free, or its one entry leaves in this clock.
+    -- A piece starts behind the ones before it in G while there is room. A
+    -- piece with held octets first takes a set-up clock, once G is empty (or
+    -- its one entry leaves in this clock): a join loads them into G from
+    -- entry 0; a first piece drops them. Either clears them in the RAM.
     start_ok <= g_empty or (pop and g_one);
     st_cand <= a_valid_reg and not pin_reg and not commit_reg;
-    -- A piece with held octets first takes a set-up clock: a join loads them
-    -- into G; a first piece drops them. Either clears them in the RAM.
-    setup <= st_cand and h_valid and start_ok;
+    setup <= st_cand and h_valid and (a_first_reg or start_ok);
     jn_go <= setup and not a_first_reg;
-    take_st <= st_cand and not h_valid and start_ok;
+    take_st <= st_cand and not h_valid and not g_full;
     take_ct <= a_valid_reg and pin_reg and not flush_reg and not g_full;
     take <= take_st or take_ct;
     do_flush <= flush_reg and not g_full;
@@ -377,7 +394,8 @@ begin
              a_hdr_reg when a_first_reg = '1' else
              (others => '0');
     tot_e <= tot_reg when pin_reg = '1' else (others => '0');
-    w_e <= g_w_reg when pin_reg = '1' else (others => '0');
+    e_user <= std_ulogic_vector(p_ulen_reg) & p_conn_reg & p_first_reg when pin_reg = '1' else
+              std_ulogic_vector(a_ulen_reg) & a_conn_reg & a_first_reg;
     cnt_e <= a_cnt_reg when a_tlast_reg = '1' else NC_c;
     cnt7 <= resize(cnt_e, 7);
     dec_now <= (pin_reg and dec_reg) or to_sl(cnt7 >= rem_e) or (a_tlast_reg and a_plast_reg);
@@ -412,8 +430,19 @@ begin
 
     clr_ready <= not clr_pend_reg;
 
+    -- A hold's octets: G's entries from the piece's first on.
+    p_from_base : process (all) is
+        variable gi : natural;
+    begin
+        for m in 0 to GD_c - 1 loop
+            gi := (to_integer(g_base_reg(GA_c - 1 downto 0)) + m) mod GD_c;
+            g_from_base(m * DATA_W + DATA_W - 1 downto m * DATA_W) <=
+                g_data_reg(gi * DATA_W + DATA_W - 1 downto gi * DATA_W);
+        end loop;
+    end process p_from_base;
+
     hold_word <= '1' & std_ulogic_vector(rem_reg) & std_ulogic_vector(tot_reg(5 downto 0))
-                 & std_ulogic_vector(p_ulen_reg) & g_data_reg(8 * HOLD_c - 1 downto 0);
+                 & std_ulogic_vector(p_ulen_reg) & g_from_base(8 * HOLD_c - 1 downto 0);
     wr_en <= commit_reg or setup or clr_pend_reg;
     wr_addr <= p_conn_reg when commit_reg = '1' else
                a_conn_reg when setup = '1' else
@@ -429,11 +458,12 @@ begin
 
     -- --- verdicts: in order with the last pieces ---------------------------------------------
 
-    -- The counters are 4 bits: a verdict is let go once out_lasts has caught
-    -- up with the in_lasts it saw, compared modulo 16, which is right while
-    -- fewer than 8 last pieces are inside the block; A and G hold at most two.
-    v_diff <= out_lasts_reg - v_tgt_reg;                          -- in 0..7: all of them out
-    v_ok <= v_ok_reg or not v_diff(3);
+    -- The counters are 5 bits: a verdict is let go once out_lasts has caught
+    -- up with the in_lasts it saw, compared modulo 32, which is right while
+    -- fewer than 16 last pieces are inside the block; A and G hold at most
+    -- GD + 1.
+    v_diff <= out_lasts_reg - v_tgt_reg;                          -- in 0..15: all of them out
+    v_ok <= v_ok_reg or not v_diff(4);
     s_verdict_tready <= not v_valid_reg;
     v_tvalid <= v_valid_reg and v_ok;
     m_verdict_tvalid <= v_tvalid;
@@ -478,30 +508,43 @@ begin
             -- G and the piece
             if pop = '1' then
                 g_r_reg <= g_r_reg + 1;
+                if old_n_reg /= 0 then
+                    old_n_reg <= old_n_reg - 1;
+                end if;
             end if;
-            if (take_ct or do_flush) = '1' and pop = '0' then
+            if (take or do_flush) = '1' and pop = '0' then
                 g_n_reg <= g_n_reg + 1;
-            elsif (take_ct or do_flush) = '0' and pop = '1' then
+            elsif (take or do_flush) = '0' and pop = '1' then
                 g_n_reg <= g_n_reg - 1;
             end if;
             if take = '1' or do_flush = '1' then
                 for j in 0 to GD_c - 1 loop
-                    if to_integer(w_e(GA_c - 1 downto 0)) = j then
+                    if to_integer(g_w_reg(GA_c - 1 downto 0)) = j then
                         g_data_reg(j * DATA_W + DATA_W - 1 downto j * DATA_W) <= ob;
                         if flush_reg = '1' then
                             g_cnt_reg(j * CW_c + CW_c - 1 downto j * CW_c) <= std_ulogic_vector(fcnt_reg);
                         else
                             g_cnt_reg(j * CW_c + CW_c - 1 downto j * CW_c) <= std_ulogic_vector(ob_cnt);
                         end if;
+                        g_user_reg(j * UF_c + UF_c - 1 downto j * UF_c) <= e_user;
                         g_last_reg(j) <= flush_reg or (a_tlast_reg and not spill);
+                        if flush_reg = '1' then
+                            g_ulast_reg(j) <= p_plast_reg;
+                        else
+                            g_ulast_reg(j) <= a_tlast_reg and not spill and a_plast_reg;
+                        end if;
                     end if;
                 end loop;
-                g_w_reg <= w_e + 1;
+                g_w_reg <= g_w_reg + 1;
             end if;
             if take = '1' then
                 if pin_reg = '0' then
-                    g_r_reg <= (others => '0');
-                    g_n_reg <= to_unsigned(1, GA_c + 1);
+                    g_base_reg <= g_w_reg;
+                    if pop = '1' then
+                        old_n_reg <= g_n_reg - 1;
+                    else
+                        old_n_reg <= g_n_reg;
+                    end if;
                     p_conn_reg <= a_conn_reg;
                     p_ulen_reg <= a_ulen_reg;
                     p_first_reg <= a_first_reg;
@@ -536,11 +579,15 @@ begin
                 g_data_reg <= h_pad;
                 for j in 0 to GD_c - 1 loop
                     g_cnt_reg(j * CW_c + CW_c - 1 downto j * CW_c) <= std_ulogic_vector(NC_c);
+                    g_user_reg(j * UF_c + UF_c - 1 downto j * UF_c) <= std_ulogic_vector(h_ulen) & a_conn_reg & '1';
                 end loop;
                 g_last_reg <= (others => '0');
+                g_ulast_reg <= (others => '0');
                 g_w_reg <= h_q;
                 g_r_reg <= (others => '0');
                 g_n_reg <= h_q;
+                g_base_reg <= (others => '0');
+                old_n_reg <= (others => '0');
                 hq := to_integer(h_q(GA_c - 1 downto 0));
                 prev_reg <= h_pad(hq * DATA_W + DATA_W - 1 downto hq * DATA_W);
                 r_reg <= h_r;
@@ -556,10 +603,14 @@ begin
                 pin_reg <= '1';
             end if;
             if commit_reg = '1' then
+                -- the held piece's entries leave G; those before it stay
                 commit_reg <= '0';
-                g_w_reg <= (others => '0');
-                g_r_reg <= (others => '0');
-                g_n_reg <= (others => '0');
+                g_w_reg <= g_base_reg;
+                if pop = '1' then
+                    g_n_reg <= old_n_reg - 1;
+                else
+                    g_n_reg <= old_n_reg;
+                end if;
             end if;
 
             -- clears
@@ -574,7 +625,7 @@ begin
             if s_go = '1' and s_axis_tlast = '1' and s_axis_tuser(0) = '1' then
                 in_lasts_reg <= in_lasts_reg + 1;
             end if;
-            if pop = '1' and o_last = '1' and p_plast_reg = '1' then
+            if pop = '1' and o_ulast = '1' then
                 out_lasts_reg <= out_lasts_reg + 1;
             end if;
             if s_verdict_tvalid = '1' and v_valid_reg = '0' then
@@ -599,6 +650,8 @@ begin
                 g_w_reg <= (others => '0');
                 g_r_reg <= (others => '0');
                 g_n_reg <= (others => '0');
+                g_base_reg <= (others => '0');
+                old_n_reg <= (others => '0');
                 pin_reg <= '0';
                 dec_reg <= '0';
                 flush_reg <= '0';
