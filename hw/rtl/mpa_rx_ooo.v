@@ -29,10 +29,11 @@
 // Where a segment's markers disagree with each other (a corrupted or
 // hostile stream), the OOOReceiver tries candidates in stream order, the
 // block in marker order with the rules above, and they may find different
-// subsets; the in-order check that follows is the same either way. The block does not know how far the in-order stream
-// has got: the OOOReceiver also refuses a candidate inside the FPDU its
-// in-order chain is reading, which with markers that agree never lies
-// inside a segment beyond that chain.
+// subsets; the in-order check that follows is the same either way. The
+// block does not know how far the in-order stream has got: the
+// OOOReceiver also refuses a candidate inside the FPDU its in-order chain
+// is reading, which with markers that agree never lies inside a segment
+// beyond that chain.
 //
 // Interfaces.
 // cfg_*: as mpa_rx's (cfg_en is not needed here); written at once,
@@ -63,10 +64,13 @@
 // markers are then read, one a clock, into a table of candidates. Each
 // candidate FPDU is walked a beat a clock through an mpa_rx_lane (CRC32c
 // and ULPDU packing) into an output buffer that keeps the frame only if
-// its verdict is good. One candidate at a time: about 12 clocks per FPDU
-// plus one per beat, and the segment's beats once more to copy it.
-// Latency is not a goal here; placement of the in-order stream is the
-// fast path.
+// its verdict is good. The walk is set up from the FPDU's header over four
+// clocks, works out each beat's figures a beat ahead and hands the lane a
+// registered command (see "the walk through one FPDU"), so that its logic
+// stays shallow; the marker checks that make an FPDU bad are made beside
+// the lane. One candidate at a time: about 16 clocks per FPDU plus one
+// per beat, and the segment's beats once more to copy it. Latency is not a
+// goal here; placement of the in-order stream is the fast path.
 
 `resetall
 `timescale 1ns / 1ps
@@ -154,7 +158,8 @@ wire [15:0]       x_len = s_exc_tuser[18:3];
 wire [2:0]        x_reason = s_exc_tuser[2:0];
 
 localparam [3:0] S_IDLE = 4'd0, S_LOOK = 4'd1, S_CAP = 4'd2, S_FLUSH = 4'd3, S_DISC = 4'd4,
-                 S_SEL = 4'd5, S_HDR = 4'd6, S_HDR2 = 4'd7, S_WALK = 4'd8, S_VWAIT = 4'd9;
+                 S_SEL = 4'd5, S_HDR = 4'd6, S_HDR2 = 4'd7, S_WALK = 4'd8, S_VWAIT = 4'd9,
+                 S_HDR3 = 4'd10, S_HDR4 = 4'd11;
 reg [3:0] state_reg;
 
 reg exc_mid_reg;           // inside an exception frame: the next beat is not a first beat
@@ -271,53 +276,101 @@ wire          c_take = v_tab[sel_i_reg] && !is_mk(mb_reg, c_t) && c_t >= floor_r
 wire          sel_end = sel_i_reg >= mk_n_reg;
 
 // ---- the walk through one FPDU --------------------------------------------------------------
+// The walker makes one command a beat for the lane from its registers: a
+// beat's figures (content words and ULPDU octets in it, whether the CRC
+// word is in it, its marker) are worked out one beat ahead, against
+// thresholds that are constants or set per FPDU. The command register C
+// holds a beat's command while the beat is read from the buffer, and the
+// lane takes it from there. C also checks the beat's marker against the
+// beat's octets; a bad marker, an FPDU cut by the segment's end, or a
+// marker behind the FPDU pointing to it (checked after the walk) make the
+// FPDU bad outside the lane, which then drops its frame as for a bad CRC.
 
-reg [SEG_AW:0] k_reg;          // beat
+localparam MW = 9 - LN;                     // MKP = 2^MW beats from one marker to the next
+localparam integer NI = N;
+localparam integer W2I = 2 * WORDS;
+localparam integer N2I = 2 * N;
+localparam [6:0] W2 = W2I[6:0];
+localparam [OL+1:0] N2 = N2I[OL+1:0];
+localparam [OL-1:0] NO = NI[OL-1:0];
+localparam [OL+1:0] FOUR = 4;
+
+reg [SEG_AW:0] k_reg;          // the walker's beat
+reg            wk_reg;         // it has a beat to issue
 reg            first_reg;
-reg [14:0]     t_rem_reg;      // content words left, the CRC word included
+reg            kmk_reg;        // a marker in the beat's word 0 (not on the first beat)
+reg [MW-1:0]   mkc_reg;        // beats after this one to the next marker beat, less 1
+reg [14:0]     t_rem_reg;      // content words left (the beat's on), the CRC word included
 reg [15:0]     u_rem_reg;      // ULPDU octets left
 reg [15:0]     ulen_reg;
-reg            mkbad_reg;
+reg [15:0]     h_len_reg;
+reg [WL-1:0]   avail_reg;      // content words in the beat
+reg            w_ends_reg;     // its CRC word is in the beat
+reg [WL-1:0]   crcw_reg;       // ... that word (mod 2^WL)
+reg [6:0]      thr_t0_reg;     // next beat ends the FPDU if t_rem <= this (no marker in it)
+reg [6:0]      thr_t1_reg;     // ... (a marker in it)
+reg [OL-1:0]   ulp_lo_reg;     // the ULPDU's first lane in the beat
+reg [OL-1:0]   room_reg;       // N - ulp_lo
+reg            u_fills_reg;    // u_rem >= room
+reg [OL-1:0]   uh_reg;         // ulp_lo + u_rem (mod 2^OL; the ULPDU's end if it ends here)
+reg [OL+1:0]   thr_u0_reg;     // next beat filled if u_rem >= this (no marker in it)
+reg [OL+1:0]   thr_u1_reg;     // ... (a marker in it)
+reg            k_last_reg;     // the beat holds the segment's last octet
+reg [PW-1:0]   dist_reg;       // k * N - s
+reg [PW-1:0]   kp4_reg;        // k * N + 4
+reg            mkbad_reg;      // the FPDU is bad (markers, or cut by the segment's end)
 reg [PW-1:0]   end_reg;        // past the FPDU's CRC
 reg            vgot_reg, vgood_reg, fdone_reg;
+// per segment
+reg [SEG_AW:0] lastk_reg;      // the beat of its last octet
+reg [SEG_AW:0] lastkm1_reg;
+reg [WL-1:0]   e_w_reg;        // whole words of it in that beat
+reg [MW-1:0]   mk0_reg;        // the first marker beat, mod MKP
+
+wire [WL-1:0] s_w = {1'b0, s_reg[LN-1:2]};
+wire          w_abort = k_last_reg && (!w_ends_reg || crcw_reg >= e_w_reg);
+wire          w_last = w_ends_reg || w_abort;
+// the next beat
+wire          kmk_n = mkc_reg == {MW{1'b0}};
+wire [14:0]   t_rem_n = t_rem_reg - {{(15-WL){1'b0}}, avail_reg};
+wire          le_t0 = t_rem_reg <= {8'd0, thr_t0_reg};
+wire          le_t1 = t_rem_reg <= {8'd0, thr_t1_reg};
+wire          ge_u0 = u_rem_reg >= {{(16-OL-2){1'b0}}, thr_u0_reg};
+wire          ge_u1 = u_rem_reg >= {{(16-OL-2){1'b0}}, thr_u1_reg};
+wire [OL-1:0] u_low_n = u_fills_reg ? u_rem_reg[OL-1:0] - room_reg : {OL{1'b0}};
+
+// ---- C: the beat's command, its octets on seg_rd --------------------------------------------
+
+reg            c_valid_reg;
+reg            c_first_reg, c_last_reg, c_abort_reg, c_lead_reg, c_kmk_reg;
+reg [PW-1:0]   c_dist_reg;
+reg [WL-1:0]   c_crc_lo_reg, c_crc_hi_reg, c_crcw_reg;
+reg [OL-1:0]   c_ulp_lo_reg, c_ulp_hi_reg;
 
 wire lane_ready;
-wire [PW-1:0] k_pos = {{(PW-SEG_AW-1-LN){1'b0}}, k_reg, {LN{1'b0}}};
-wire          k_mk = is_mk(mb_reg, k_pos);
-wire [WL-1:0] s_w = {1'b0, s_reg[LN-1:2]};
-wire [WL-1:0] cw_lo = first_reg ? s_w : {{(WL-1){1'b0}}, k_mk};
-wire [WL-1:0] avail = WORDS_W - cw_lo;
-wire          w_ends = {{(15-WL){1'b0}}, avail} >= t_rem_reg;
-wire [WL-1:0] crcw = cw_lo + t_rem_reg[WL-1:0] - 1'b1;
-wire [WL-1:0] w_hi = w_ends ? crcw + 1'b1 : WORDS_W;
-wire [PW-1:0] w_end = k_pos + {{(PW-WL-2){1'b0}}, w_hi, 2'b00};
-wire          w_abort = w_end > e_reg;
-wire          w_last = w_ends || w_abort;
-// The marker of this beat: the leading one must say 0, one inside the
-// distance back to the ULPDU_Length field, in words (FPDUPTR's low bits
-// ignored, as in mpa_rx_walk).
+wire c_adv = !c_valid_reg || lane_ready;
+wire issue = state_reg == S_WALK && wk_reg && c_adv;
+wire l_take = c_valid_reg && lane_ready;
+// The beat's marker: the leading one must say 0, one inside the distance
+// back to the ULPDU_Length field, in words (FPDUPTR's low bits ignored, as
+// in mpa_rx_walk).
 wire [13:0]   w_ptr = {seg_rd[23:16], seg_rd[31:26]};
-wire [PW-1:0] w_dist = k_pos - s_reg;
-wire          w_mkbad = first_reg ? (lead_reg && w_ptr != 14'd0) :
-                        (k_mk && {{(PW-16){1'b0}}, w_ptr} != w_dist[PW-1:2]);
-// No marker behind the FPDU may point to it.
-reg           loc_bad;
-integer li;
-always @* begin
-    loc_bad = 1'b0;
-    for (li = 0; li < K; li = li + 1) begin
-        if (li < mk_n_reg && v_tab[li] && t_tab[li] == s_reg && m_tab[li] >= w_end) begin
-            loc_bad = 1'b1;
-        end
-    end
-end
-wire          l_mkbad = mkbad_reg || w_mkbad || w_abort || (w_ends && loc_bad);
-wire [OL-1:0] ulp_lo = first_reg ? {1'b0, s_reg[LN-1:2], 2'b10} : {{(OL-3){1'b0}}, k_mk, 2'b00};
-wire [OL-1:0] room = {1'b1, {LN{1'b0}}} - ulp_lo;
-wire          u_fills = u_rem_reg >= {{(16-OL){1'b0}}, room};
-wire [OL-1:0] ulp_hi = u_fills ? {1'b1, {LN{1'b0}}} : ulp_lo + u_rem_reg[OL-1:0];
-wire          walk_go = state_reg == S_WALK && lane_ready;
+wire          w_mkbad = c_first_reg ? (c_lead_reg && w_ptr != 14'd0) :
+                        (c_kmk_reg && {{(PW-16){1'b0}}, w_ptr} != c_dist_reg[PW-1:2]);
 wire [15:0]   h_len = {seg_rd[32*s_w +: 8], seg_rd[32*s_w + 8 +: 8]};
+
+// Per segment: its last octet's position, the octets of the segment in
+// that beat, the first marker beat.
+wire [PW-1:0] e_last = e_reg - 1'b1;
+wire [LN:0]   e_lo = {1'b0, e_last[LN-1:0]} + 1'b1;
+wire [8:0]    mk_first = 9'd0 - mb_reg;
+
+// No marker behind the FPDU may point to it: checked over two clocks after
+// the walk (lb_*), before the verdict can be used.
+reg [K-1:0]   lb_vec_reg;
+reg           lb_reg;
+reg [1:0]     lb_n_reg;
+integer li;
 
 // ---- the lane: CRC32c, ULPDU packing, verdict ---------------------------------------------------
 
@@ -335,14 +388,12 @@ wire [31:0]       wb_state_unused;
 
 mpa_rx_lane #(.DATA_W(DATA_W), .CONN_W(CONN_W)) lane (
     .clk(clk), .rst(rst),
-    .s_valid(state_reg == S_WALK), .s_ready(lane_ready), .s_data(seg_rd),
-    .s_crc_lo(first_reg ? {1'b0, from_reg[LN-1:2]} : {WL{1'b0}}),
-    .s_crc_hi(w_ends && !w_abort ? crcw : WORDS_W),
-    .s_crcw(crcw[WL-2:0]),
-    .s_ulp_lo(ulp_lo), .s_ulp_hi(ulp_hi),
-    .s_run_first(first_reg), .s_run_last(w_last), .s_resume(1'b0), .s_nopiece(1'b0),
+    .s_valid(c_valid_reg), .s_ready(lane_ready), .s_data(seg_rd),
+    .s_crc_lo(c_crc_lo_reg), .s_crc_hi(c_crc_hi_reg), .s_crcw(c_crcw_reg[WL-2:0]),
+    .s_ulp_lo(c_ulp_lo_reg), .s_ulp_hi(c_ulp_hi_reg),
+    .s_run_first(c_first_reg), .s_run_last(c_last_reg), .s_resume(1'b0), .s_nopiece(1'b0),
     .s_state(32'd0), .s_fpdu_first(1'b1), .s_fpdu_end(1'b1), .s_conn(conn_reg),
-    .s_ulen(ulen_reg), .s_crc_en(crc_en_reg), .s_mkbad(l_mkbad), .s_lenbad(1'b0),
+    .s_ulen(ulen_reg), .s_crc_en(crc_en_reg), .s_mkbad(1'b0), .s_lenbad(1'b0),
     .s_seq(8'd0), .s_vseq(8'd0),
     .m_tdata(p_tdata), .m_tkeep(p_tkeep), .m_tvalid(p_tvalid), .m_tready(p_tready),
     .m_tlast(p_tlast), .m_conn(p_conn_unused), .m_ulen(p_ulen), .m_first(p_first_unused),
@@ -356,9 +407,21 @@ mpa_rx_lane #(.DATA_W(DATA_W), .CONN_W(CONN_W)) lane (
 
 reg [SEG_AW:0] o_wp_reg, o_cp_reg, o_rp_reg;   // written, committed, read
 wire [SEG_AW:0] o_used = o_wp_reg - o_rp_reg;
-assign p_tready = !o_used[SEG_AW];
+// Room for the lane's next word, from registers: room in the next clock
+// while at least two words will be free after this clock's write (at most
+// one goes in a clock), so the buffer holds up to 2^SEG_AW - 1 words; a
+// frame waiting for its verdict (at most 2047 words of a 9000-octet ULPDU
+// at W = 64) fits.
+reg o_room_reg;
+assign p_tready = o_room_reg;
 wire o_push = p_tvalid && p_tready;
-wire [31:0] s_seq32 = seq_reg + {{(32-PW){1'b0}}, s_reg} - {{(32-LN){1'b0}}, a_reg};
+// The FPDU's ULPDU_Length field's sequence number, set up before its walk:
+// base = seq - a per segment (two clocks after it is known), then s_seq =
+// base + s in two steps.
+reg [17:0] bl_reg;
+reg [31:0] base_reg;
+reg [17:0] sl_reg;
+reg [31:0] s_seq32;
 
 reg  o_vld_reg;                  // o_rd holds a word not yet at the output
 wire o_move = o_vld_reg && (!m_early_tvalid || m_early_tready);
@@ -381,6 +444,7 @@ always @(posedge clk) begin
         {m_early_tdata, m_early_tkeep, m_early_tlast, m_early_tuser} <= o_rd;
     end
     o_vld_reg <= o_issue || (o_vld_reg && !o_move);
+    o_room_reg <= o_used < {1'b0, {SEG_AW{1'b1}}} && !(o_push && o_used == {1'b0, {SEG_AW{1'b1}}} - 1'b1);
     if (o_issue) begin
         o_rp_reg <= o_rp_reg + 1'b1;
     end
@@ -388,6 +452,7 @@ always @(posedge clk) begin
         m_early_tvalid <= 1'b0;
         o_vld_reg <= 1'b0;
         o_rp_reg <= {(SEG_AW + 1){1'b0}};
+        o_room_reg <= 1'b0;
     end
 end
 
@@ -395,10 +460,14 @@ assign busy = state_reg != S_IDLE || o_rp_reg != o_wp_reg || o_vld_reg || m_earl
 
 // ---- control ------------------------------------------------------------------------------
 
-// After an FPDU is found: the one right behind it (past a marker at its end).
-wire [PW-1:0] next_s = is_mk(mb_reg, end_reg) ? end_reg + 4 : end_reg;
-wire          v_done = (vgot_reg || v_valid) && (fdone_reg || (o_push && p_tlast));
-wire          v_good = vgot_reg ? vgood_reg : v_code == 3'd0;
+// After an FPDU is found: the one right behind it (past a marker at its
+// end), worked out while the verdict is awaited. The verdict is taken from
+// registers: the lane's (vgot, vgood), its frame's end (fdone), and the
+// checks outside the lane (mkbad, lb).
+reg [PW-1:0]  next_s_reg;
+reg           next_mk_reg;
+wire          v_done = vgot_reg && fdone_reg && lb_n_reg == 2'd2;
+wire          v_good = vgood_reg && !mkbad_reg && !lb_reg;
 
 always @(*) begin
     seg_re = 1'b0;
@@ -410,8 +479,8 @@ always @(*) begin
         seg_ra = from_reg[SEG_AW+LN-1:LN];
     end
     S_WALK: begin
-        seg_re = walk_go && !w_last;
-        seg_ra = k_reg[SEG_AW-1:0] + 1'b1;
+        seg_re = issue;
+        seg_ra = k_reg[SEG_AW-1:0];
     end
     default: ;
     endcase
@@ -506,27 +575,70 @@ always @(posedge clk) begin
     S_HDR2: begin
         // The ULPDU_Length field, big-endian, in the word of s (FPDUs
         // start on words).
-        ulen_reg <= h_len;
-        u_rem_reg <= h_len;
+        h_len_reg <= h_len;
+        sl_reg <= {1'b0, base_reg[16:0]} + {1'b0, s_reg[16:0]};
+        state_reg <= S_HDR3;
+    end
+    S_HDR3: begin
+        ulen_reg <= h_len_reg;
+        u_rem_reg <= h_len_reg;
         // Content words from the ULPDU_Length word through the CRC word:
         // (2 + len + pad) / 4 + 1 = floor((len + 9) / 4).
-        t_rem_reg <= {1'b0, h_len[15:2]} + (h_len[1:0] == 2'b11 ? 15'd3 : 15'd2);
+        t_rem_reg <= {1'b0, h_len_reg[15:2]} + (h_len_reg[1:0] == 2'b11 ? 15'd3 : 15'd2);
+        s_seq32 <= {base_reg[31:17] + {14'd0, sl_reg[17]}, sl_reg[16:0]};
         first_reg <= 1'b1;
+        avail_reg <= WORDS_W - s_w;
+        ulp_lo_reg <= {1'b0, s_reg[LN-1:2], 2'b10};
+        room_reg <= NO - {1'b0, s_reg[LN-1:2], 2'b10};
+        k_last_reg <= k_reg == lastk_reg;
+        dist_reg <= {{(PW-SEG_AW-1-LN){1'b0}}, k_reg, {LN{1'b0}}} - s_reg;
+        kp4_reg <= {{(PW-SEG_AW-1-LN){1'b0}}, k_reg, {LN{1'b0}}} + 4;
+        mkc_reg <= mk0_reg - k_reg[MW-1:0] - 1'b1;
         mkbad_reg <= 1'b0;
         vgot_reg <= 1'b0;
         fdone_reg <= 1'b0;
+        state_reg <= S_HDR4;
+    end
+    S_HDR4: begin
+        w_ends_reg <= {{(15-WL){1'b0}}, avail_reg} >= t_rem_reg;
+        crcw_reg <= s_w + t_rem_reg[WL-1:0] - 1'b1;
+        u_fills_reg <= u_rem_reg >= {{(16-OL){1'b0}}, room_reg};
+        uh_reg <= ulp_lo_reg + u_rem_reg[OL-1:0];
+        thr_t0_reg <= {{(7-WL){1'b0}}, avail_reg} + {{(7-WL){1'b0}}, WORDS_W};
+        thr_t1_reg <= {{(7-WL){1'b0}}, avail_reg} + {{(7-WL){1'b0}}, WORDS_W} - 1'b1;
+        thr_u0_reg <= {2'b00, room_reg} + {2'b00, NO};
+        thr_u1_reg <= {2'b00, room_reg} + {2'b00, NO} - FOUR;
+        wk_reg <= 1'b1;
         state_reg <= S_WALK;
     end
     S_WALK: begin
-        if (walk_go) begin
-            first_reg <= 1'b0;
-            mkbad_reg <= l_mkbad;
-            k_reg <= k_reg + 1'b1;
-            t_rem_reg <= t_rem_reg - {{(15-WL){1'b0}}, avail};
-            u_rem_reg <= u_rem_reg - {{(16-OL){1'b0}}, ulp_hi - ulp_lo};
+        if (issue) begin
             if (w_last) begin
-                end_reg <= w_end;
+                wk_reg <= 1'b0;
+                end_reg <= kp4_reg + {{(PW-WL-2){1'b0}}, crcw_reg, 2'b00};
+                lb_n_reg <= 2'd0;
                 state_reg <= S_VWAIT;
+            end else begin
+                k_reg <= k_reg + 1'b1;
+                first_reg <= 1'b0;
+                kmk_reg <= kmk_n;
+                mkc_reg <= kmk_n ? {MW{1'b1}} : mkc_reg - 1'b1;   // 2^MW - 1, or one less
+                t_rem_reg <= t_rem_n;
+                avail_reg <= WORDS_W - {{(WL-1){1'b0}}, kmk_n};
+                w_ends_reg <= kmk_n ? le_t1 : le_t0;
+                crcw_reg <= t_rem_reg[WL-1:0] - avail_reg + {{(WL-1){1'b0}}, kmk_n} - 1'b1;
+                thr_t0_reg <= W2 - {6'd0, kmk_n};
+                thr_t1_reg <= W2 - 7'd1 - {6'd0, kmk_n};
+                u_rem_reg <= u_fills_reg ? u_rem_reg - {{(16-OL){1'b0}}, room_reg} : 16'd0;
+                ulp_lo_reg <= {{(OL-3){1'b0}}, kmk_n, 2'b00};
+                room_reg <= NO - {{(OL-3){1'b0}}, kmk_n, 2'b00};
+                u_fills_reg <= u_fills_reg && (kmk_n ? ge_u1 : ge_u0);
+                uh_reg <= {{(OL-3){1'b0}}, kmk_n, 2'b00} + u_low_n;
+                thr_u0_reg <= N2 - {{(OL-1){1'b0}}, kmk_n, 2'b00};
+                thr_u1_reg <= N2 - FOUR - {{(OL-1){1'b0}}, kmk_n, 2'b00};
+                k_last_reg <= k_reg == lastkm1_reg;
+                dist_reg <= dist_reg + NI[PW-1:0];
+                kp4_reg <= kp4_reg + NI[PW-1:0];
             end
         end
     end
@@ -538,15 +650,18 @@ always @(posedge clk) begin
         if (o_push && p_tlast) begin
             fdone_reg <= 1'b1;
         end
+        if (lb_n_reg != 2'd2) begin
+            lb_n_reg <= lb_n_reg + 1'b1;
+        end
         if (v_done) begin
             if (v_good) begin
-                o_cp_reg <= o_wp_reg + {{SEG_AW{1'b0}}, o_push};
+                o_cp_reg <= o_wp_reg;
                 cov_reg <= end_reg;
                 if (end_reg < e_reg) begin
                     // RFC 5044 6 case 3: the FPDU right behind this one.
-                    s_reg <= next_s;
+                    s_reg <= next_s_reg;
                     from_reg <= end_reg;
-                    lead_reg <= is_mk(mb_reg, end_reg);
+                    lead_reg <= next_mk_reg;
                     state_reg <= S_HDR;
                 end else begin
                     state_reg <= S_SEL;
@@ -559,6 +674,42 @@ always @(posedge clk) begin
     end
     default: state_reg <= S_IDLE;
     endcase
+
+    // C: a command issued, or taken by the lane
+    if (l_take) begin
+        c_valid_reg <= 1'b0;
+        mkbad_reg <= mkbad_reg || w_mkbad || c_abort_reg;
+    end
+    if (issue) begin
+        c_valid_reg <= 1'b1;
+        c_first_reg <= first_reg;
+        c_last_reg <= w_last;
+        c_abort_reg <= w_abort;
+        c_lead_reg <= lead_reg;
+        c_kmk_reg <= kmk_reg;
+        c_dist_reg <= dist_reg;
+        c_crc_lo_reg <= first_reg ? {1'b0, from_reg[LN-1:2]} : {WL{1'b0}};
+        c_crc_hi_reg <= (w_ends_reg && !w_abort) ? crcw_reg : WORDS_W;
+        c_crcw_reg <= crcw_reg;
+        c_ulp_lo_reg <= ulp_lo_reg;
+        c_ulp_hi_reg <= u_fills_reg ? NO : uh_reg;
+    end
+
+    // after the walk: markers behind the FPDU pointing to it; the next FPDU
+    for (li = 0; li < K; li = li + 1) begin
+        lb_vec_reg[li] <= li < mk_n_reg && v_tab[li] && t_tab[li] == s_reg && m_tab[li] >= end_reg;
+    end
+    lb_reg <= |lb_vec_reg;
+    next_mk_reg <= is_mk(mb_reg, end_reg);
+    next_s_reg <= is_mk(mb_reg, end_reg) ? end_reg + 4 : end_reg;
+
+    // per segment, from its settings and length (stable for the search)
+    bl_reg <= {1'b0, seq_reg[16:0]} - {{(18-LN){1'b0}}, a_reg};
+    base_reg <= {seq_reg[31:17] - {14'd0, bl_reg[17]}, bl_reg[16:0]};
+    lastk_reg <= e_last[SEG_AW+LN:LN];
+    lastkm1_reg <= e_last[SEG_AW+LN:LN] - 1'b1;
+    e_w_reg <= e_lo[LN:2];
+    mk0_reg <= mk_first[8:LN];
 
     if (d_valid_reg) begin
         t_tab[d_idx_reg] <= d_t;
@@ -574,15 +725,18 @@ always @(posedge clk) begin
         o_wp_reg <= {(SEG_AW + 1){1'b0}};
         o_cp_reg <= {(SEG_AW + 1){1'b0}};
         v_tab <= {K{1'b0}};
+        c_valid_reg <= 1'b0;
+        wk_reg <= 1'b0;
     end
 end
 
 // Bits not needed: the base above its offset in 512, the word offset of a
 // candidate's first octet (a word), the lanes' per-frame fields the block
 // keeps itself.
-wire unused_ok = &{1'b0, cfg_base[31:9], from_reg[1:0], from_reg[PW-1:SEG_AW+LN], w_dist[1:0],
+wire unused_ok = &{1'b0, cfg_base[31:9], from_reg[1:0], from_reg[PW-1:SEG_AW+LN], c_dist_reg[1:0],
     p_first_unused, p_last_unused, p_conn_unused, v_conn_unused, wb_conn_unused, p_seq_unused,
-    v_vseq_unused, wb_valid_unused, wb_state_unused};
+    v_vseq_unused, wb_valid_unused, wb_state_unused, c_crcw_reg[WL-1], e_last[PW-1:SEG_AW+LN+1],
+    e_lo[1:0], mk_first[LN-1:0]};
 
 endmodule
 

@@ -49,8 +49,12 @@
 -- 0 of their beat and FPDUs start on words; the markers are read, one a
 -- clock, into a table of candidates; each candidate FPDU is walked a beat a
 -- clock through an mpa_rx_lane (CRC32c, ULPDU packing) into an output
--- buffer that keeps the frame only if its verdict is good. About 12 clocks
--- per FPDU plus one per beat, and the segment's beats once more to copy it.
+-- buffer that keeps the frame only if its verdict is good. The walk is set
+-- up from the FPDU's header over four clocks, works out each beat's figures
+-- a beat ahead and hands the lane a registered command (see "the walk
+-- through one FPDU"), so that its logic stays shallow; the marker checks
+-- that make an FPDU bad are made beside the lane. About 16 clocks per FPDU
+-- plus one per beat, and the segment's beats once more to copy it.
 
 library ieee;
 use ieee.std_logic_1164.all;
@@ -156,6 +160,21 @@ architecture rtl of mpa_rx_ooo is
     constant S_HDR2_c  : state_t := "0111";
     constant S_WALK_c  : state_t := "1000";
     constant S_VWAIT_c : state_t := "1001";
+    constant S_HDR3_c  : state_t := "1010";
+    constant S_HDR4_c  : state_t := "1011";
+
+    -- the walk through one FPDU
+    constant MKP_c     : positive := 512 / N_c;             -- beats from one marker to the next
+    constant MW_c      : positive := 9 - LN_c;
+    constant WORDS_W_c : w_t := to_unsigned(WORDS_c, WL_c);
+    constant W2_c      : unsigned(6 downto 0) := to_unsigned(2 * WORDS_c, 7);
+    constant N2_c      : unsigned(OL_c + 1 downto 0) := to_unsigned(2 * N_c, OL_c + 2);
+    constant NO_c      : o_t := to_unsigned(N_c, OL_c);
+    constant FOUR_c    : unsigned(OL_c + 1 downto 0) := to_unsigned(4, OL_c + 2);
+
+    subtype mkc_t is unsigned(MW_c - 1 downto 0);
+    subtype thr_t_t is unsigned(6 downto 0);
+    subtype thr_u_t is unsigned(OL_c + 1 downto 0);
 
     -- Marker positions: stream offset mod 512 = 0, i.e. buffer position p
     -- with (mb + p) mod 512 = 0.
@@ -253,38 +272,74 @@ architecture rtl of mpa_rx_ooo is
 
     -- --- the walk through one FPDU ---
 
-    signal k_reg     : beat_t := (others => '0');         -- beat
-    signal first_reg : std_ulogic := '0';
-    signal t_rem_reg : unsigned(14 downto 0) := (others => '0');  -- content words left, the CRC word included
-    signal u_rem_reg : u16_t := (others => '0');          -- ULPDU octets left
-    signal ulen_reg  : u16_t := (others => '0');
-    signal mkbad_reg : std_ulogic := '0';
-    signal end_reg   : pos_t := (others => '0');          -- past the FPDU's CRC
+    signal k_reg       : beat_t := (others => '0');       -- the walker's beat
+    signal wk_reg      : std_ulogic := '0';               -- it has a beat to issue
+    signal first_reg   : std_ulogic := '0';
+    signal kmk_reg     : std_ulogic := '0';               -- a marker in the beat's word 0 (not on the first beat)
+    signal mkc_reg     : mkc_t := (others => '0');        -- beats after this one to the next marker beat, less 1
+    signal t_rem_reg   : unsigned(14 downto 0) := (others => '0');  -- content words left (the beat's on), the CRC word included
+    signal u_rem_reg   : u16_t := (others => '0');        -- ULPDU octets left
+    signal ulen_reg    : u16_t := (others => '0');
+    signal h_len_reg   : u16_t := (others => '0');
+    signal avail_reg   : w_t := (others => '0');          -- content words in the beat
+    signal w_ends_reg  : std_ulogic := '0';               -- its CRC word is in the beat
+    signal crcw_reg    : w_t := (others => '0');          -- ... that word (mod 2^WL)
+    signal thr_t0_reg  : thr_t_t := (others => '0');      -- next beat ends the FPDU if t_rem <= this (no marker in it)
+    signal thr_t1_reg  : thr_t_t := (others => '0');      -- ... (a marker in it)
+    signal ulp_lo_reg  : o_t := (others => '0');          -- the ULPDU's first lane in the beat
+    signal room_reg    : o_t := (others => '0');          -- N - ulp_lo
+    signal u_fills_reg : std_ulogic := '0';               -- u_rem >= room
+    signal uh_reg      : o_t := (others => '0');          -- ulp_lo + u_rem (mod 2^OL; the ULPDU's end if it ends here)
+    signal thr_u0_reg  : thr_u_t := (others => '0');      -- next beat filled if u_rem >= this (no marker in it)
+    signal thr_u1_reg  : thr_u_t := (others => '0');      -- ... (a marker in it)
+    signal k_last_reg  : std_ulogic := '0';               -- the beat holds the segment's last octet
+    signal dist_reg    : pos_t := (others => '0');        -- k * N - s
+    signal kp4_reg     : pos_t := (others => '0');        -- k * N + 4
+    signal mkbad_reg   : std_ulogic := '0';               -- the FPDU is bad (markers, or cut by the segment's end)
+    signal end_reg     : pos_t := (others => '0');        -- past the FPDU's CRC
     signal vgot_reg, vgood_reg, fdone_reg : std_ulogic := '0';
+    -- per segment
+    signal lastk_reg   : beat_t := (others => '0');       -- the beat of its last octet
+    signal lastkm1_reg : beat_t := (others => '0');
+    signal e_w_reg     : w_t := (others => '0');          -- whole words of it in that beat
+    signal mk0_reg     : mkc_t := (others => '0');        -- the first marker beat, mod MKP
 
-    signal lane_ready : std_logic := '0';
-    signal k_pos   : pos_t := (others => '0');
-    signal k_mk    : std_ulogic := '0';
     signal s_w     : w_t := (others => '0');
-    signal cw_lo   : w_t := (others => '0');
-    signal avail   : w_t := (others => '0');
-    signal w_ends  : std_ulogic := '0';
-    signal crcw    : w_t := (others => '0');
-    signal w_hi    : w_t := (others => '0');
-    signal w_end   : pos_t := (others => '0');
     signal w_abort : std_ulogic := '0';
     signal w_last  : std_ulogic := '0';
+    -- the next beat
+    signal kmk_n   : std_ulogic := '0';
+    signal t_rem_n : unsigned(14 downto 0) := (others => '0');
+    signal le_t0, le_t1, ge_u0, ge_u1 : std_ulogic := '0';
+    signal u_low_n : o_t := (others => '0');
+
+    -- --- C: the beat's command, its octets on seg_rd ---
+
+    signal c_valid_reg : std_ulogic := '0';
+    signal c_first_reg, c_last_reg, c_abort_reg, c_lead_reg, c_kmk_reg : std_ulogic := '0';
+    signal c_dist_reg  : pos_t := (others => '0');
+    signal c_crc_lo_reg, c_crc_hi_reg, c_crcw_reg : w_t := (others => '0');
+    signal c_ulp_lo_reg, c_ulp_hi_reg : o_t := (others => '0');
+
+    signal lane_ready : std_logic := '0';
+    signal c_adv   : std_ulogic := '0';
+    signal issue   : std_ulogic := '0';
+    signal l_take  : std_ulogic := '0';
     signal w_ptr   : unsigned(13 downto 0) := (others => '0');
-    signal w_dist  : pos_t := (others => '0');
     signal w_mkbad : std_ulogic := '0';
-    signal loc_bad : std_ulogic := '0';
-    signal l_mkbad : std_ulogic := '0';
-    signal ulp_lo  : o_t := (others => '0');
-    signal room    : o_t := (others => '0');
-    signal u_fills : std_ulogic := '0';
-    signal ulp_hi  : o_t := (others => '0');
-    signal walk_go : std_ulogic := '0';
     signal h_len   : u16_t := (others => '0');
+
+    -- per segment: its last octet's position, the octets of the segment in
+    -- that beat, the first marker beat
+    signal e_last   : pos_t := (others => '0');
+    signal e_lo     : unsigned(LN_c downto 0) := (others => '0');
+    signal mk_first : unsigned(8 downto 0) := (others => '0');
+
+    -- no marker behind the FPDU may point to it: checked over two clocks
+    -- after the walk
+    signal lb_vec_reg : std_ulogic_vector(K_c - 1 downto 0) := (others => '0');
+    signal lb_reg     : std_ulogic := '0';
+    signal lb_n_reg   : unsigned(1 downto 0) := (others => '0');
 
     -- --- the lane ---
 
@@ -314,7 +369,13 @@ architecture rtl of mpa_rx_ooo is
     signal o_wp_reg, o_cp_reg, o_rp_reg : beat_t := (others => '0');   -- written, committed, read
     signal o_used  : beat_t := (others => '0');
     signal o_push  : std_ulogic := '0';
-    signal s_seq32 : u32_t := (others => '0');
+    signal o_room_reg : std_ulogic := '0';                -- room for the lane's next word
+    -- the FPDU's ULPDU_Length field's sequence number: base = seq - a per
+    -- segment, then s_seq = base + s in two steps
+    signal bl_reg   : unsigned(17 downto 0) := (others => '0');
+    signal base_reg : u32_t := (others => '0');
+    signal sl_reg   : unsigned(17 downto 0) := (others => '0');
+    signal s_seq32  : u32_t := (others => '0');
     signal o_vld_reg : std_ulogic := '0';                 -- o_rd holds a word not yet at the output
     signal o_move, o_issue : std_ulogic := '0';
     signal o_wd    : std_ulogic_vector(OUT_W_c - 1 downto 0) := (others => '0');
@@ -330,7 +391,8 @@ architecture rtl of mpa_rx_ooo is
 
     -- --- control ---
 
-    signal next_s : pos_t := (others => '0');
+    signal next_s_reg  : pos_t := (others => '0');
+    signal next_mk_reg : std_ulogic := '0';
     signal v_done, v_good : std_ulogic := '0';
 
 begin
@@ -435,46 +497,46 @@ begin
 
     -- --- the walk through one FPDU --------------------------------------------------------
 
-    k_pos <= resize(k_reg & to_unsigned(0, LN_c), PW_c);
-    k_mk <= to_sl(is_mk(mb_reg, k_pos));
-    s_w <= resize(s_reg(LN_c - 1 downto 2), WL_c);
-    cw_lo <= s_w when first_reg = '1' else to_unsigned(as_u(k_mk), WL_c);
-    avail <= to_unsigned(WORDS_c, WL_c) - cw_lo;
-    w_ends <= to_sl(resize(avail, 15) >= t_rem_reg);
-    crcw <= cw_lo + t_rem_reg(WL_c - 1 downto 0) - 1;
-    w_hi <= crcw + 1 when w_ends = '1' else to_unsigned(WORDS_c, WL_c);
-    w_end <= k_pos + resize(w_hi & "00", PW_c);
-    w_abort <= to_sl(w_end > e_reg);
-    w_last <= w_ends or w_abort;
+    -- The walker makes one command a beat for the lane from its registers:
+    -- a beat's figures (content words and ULPDU octets in it, whether the
+    -- CRC word is in it, its marker) are worked out one beat ahead, against
+    -- thresholds that are constants or set per FPDU. The command register C
+    -- holds a beat's command while the beat is read from the buffer, and the
+    -- lane takes it from there. C also checks the beat's marker against the
+    -- beat's octets; a bad marker, an FPDU cut by the segment's end, or a
+    -- marker behind the FPDU pointing to it (checked after the walk) make
+    -- the FPDU bad outside the lane, which then drops its frame as for a bad
+    -- CRC.
 
-    -- The marker of this beat: the leading one must say 0, one inside the
+    s_w <= resize(s_reg(LN_c - 1 downto 2), WL_c);
+    w_abort <= k_last_reg and ((not w_ends_reg) or to_sl(crcw_reg >= e_w_reg));
+    w_last <= w_ends_reg or w_abort;
+    -- the next beat
+    kmk_n <= to_sl(mkc_reg = 0);
+    t_rem_n <= t_rem_reg - resize(avail_reg, 15);
+    le_t0 <= to_sl(t_rem_reg <= resize(thr_t0_reg, 15));
+    le_t1 <= to_sl(t_rem_reg <= resize(thr_t1_reg, 15));
+    ge_u0 <= to_sl(u_rem_reg >= resize(thr_u0_reg, 16));
+    ge_u1 <= to_sl(u_rem_reg >= resize(thr_u1_reg, 16));
+    u_low_n <= u_rem_reg(OL_c - 1 downto 0) - room_reg when u_fills_reg = '1' else (others => '0');
+
+    -- C: the beat's command, its octets on seg_rd
+    c_adv <= (not c_valid_reg) or lane_ready;
+    issue <= to_sl(state_reg = S_WALK_c) and wk_reg and c_adv;
+    l_take <= c_valid_reg and lane_ready;
+
+    -- The beat's marker: the leading one must say 0, one inside the
     -- distance back to the ULPDU_Length field, in words (FPDUPTR's low bits
     -- ignored, as in mpa_rx_walk).
     w_ptr <= unsigned(seg_rd(23 downto 16)) & unsigned(seg_rd(31 downto 26));
-    w_dist <= k_pos - s_reg;
-    w_mkbad <= lead_reg and to_sl(w_ptr /= 0) when first_reg = '1' else
-               k_mk and to_sl(to_integer(w_ptr) /= to_integer(w_dist(PW_c - 1 downto 2)));
+    w_mkbad <= c_lead_reg and to_sl(w_ptr /= 0) when c_first_reg = '1' else
+               c_kmk_reg and to_sl(resize(w_ptr, PW_c - 2) /= c_dist_reg(PW_c - 1 downto 2));
 
-    -- No marker behind the FPDU may point to it.
-    p_loc_bad : process (all) is
-        variable b : std_ulogic;
-    begin
-        b := '0';
-        for li in 0 to K_c - 1 loop
-            if li < to_integer(mk_n_reg) and v_tab(li) = '1' and t_tab(li) = s_reg and m_tab(li) >= w_end then
-                b := '1';
-            end if;
-        end loop;
-        loc_bad <= b;
-    end process p_loc_bad;
-
-    l_mkbad <= mkbad_reg or w_mkbad or w_abort or (w_ends and loc_bad);
-    ulp_lo <= '0' & s_reg(LN_c - 1 downto 2) & "10" when first_reg = '1' else
-              to_unsigned(4 * as_u(k_mk), OL_c);
-    room <= to_unsigned(N_c, OL_c) - ulp_lo;
-    u_fills <= to_sl(u_rem_reg >= resize(room, 16));
-    ulp_hi <= to_unsigned(N_c, OL_c) when u_fills = '1' else ulp_lo + u_rem_reg(OL_c - 1 downto 0);
-    walk_go <= to_sl(state_reg = S_WALK_c) and lane_ready;
+    -- Per segment: its last octet's position, the octets of the segment in
+    -- that beat, the first marker beat.
+    e_last <= e_reg - 1;
+    e_lo <= resize(e_last(LN_c - 1 downto 0), LN_c + 1) + 1;
+    mk_first <= 0 - mb_reg;
 
     p_h_len : process (all) is
         variable w : natural;
@@ -485,13 +547,12 @@ begin
 
     -- --- the lane: CRC32c, ULPDU packing, verdict ------------------------------------------
 
-    l_valid <= to_sl(state_reg = S_WALK_c);
-    l_crc_lo <= std_ulogic_vector('0' & from_reg(LN_c - 1 downto 2)) when first_reg = '1' else (others => '0');
-    l_crc_hi <= std_ulogic_vector(crcw) when w_ends = '1' and w_abort = '0' else
-                std_ulogic_vector(to_unsigned(WORDS_c, WL_c));
-    l_crcw <= std_ulogic_vector(crcw(WL_c - 2 downto 0));
-    l_ulp_lo <= std_ulogic_vector(ulp_lo);
-    l_ulp_hi <= std_ulogic_vector(ulp_hi);
+    l_valid <= c_valid_reg;
+    l_crc_lo <= std_ulogic_vector(c_crc_lo_reg);
+    l_crc_hi <= std_ulogic_vector(c_crc_hi_reg);
+    l_crcw <= std_ulogic_vector(c_crcw_reg(WL_c - 2 downto 0));
+    l_ulp_lo <= std_ulogic_vector(c_ulp_lo_reg);
+    l_ulp_hi <= std_ulogic_vector(c_ulp_hi_reg);
     l_ulen <= std_ulogic_vector(ulen_reg);
 
     lane : entity work.mpa_rx_lane
@@ -501,9 +562,9 @@ begin
             s_valid => l_valid, s_ready => lane_ready, s_data => seg_rd,
             s_crc_lo => l_crc_lo, s_crc_hi => l_crc_hi, s_crcw => l_crcw,
             s_ulp_lo => l_ulp_lo, s_ulp_hi => l_ulp_hi,
-            s_run_first => first_reg, s_run_last => w_last, s_resume => '0', s_nopiece => '0',
+            s_run_first => c_first_reg, s_run_last => c_last_reg, s_resume => '0', s_nopiece => '0',
             s_state => (others => '0'), s_fpdu_first => '1', s_fpdu_end => '1', s_conn => conn_reg,
-            s_ulen => l_ulen, s_crc_en => crc_en_reg, s_mkbad => l_mkbad, s_lenbad => '0',
+            s_ulen => l_ulen, s_crc_en => crc_en_reg, s_mkbad => '0', s_lenbad => '0',
             s_seq => (others => '0'), s_vseq => (others => '0'),
             m_tdata => p_tdata, m_tkeep => p_tkeep, m_tvalid => p_tvalid, m_tready => p_tready,
             m_tlast => p_tlast, m_conn => p_conn_unused, m_ulen => p_ulen, m_first => p_first_unused,
@@ -516,9 +577,11 @@ begin
     -- --- output buffer: a frame is kept only if its verdict is good --------------------------
 
     o_used <= o_wp_reg - o_rp_reg;
-    p_tready <= not o_used(SEG_AW_c);
+    -- Room for the lane's next word, from registers: at most one word a
+    -- clock goes in, so a buffer with two words free (or one, not written in
+    -- this clock) has room in the next.
+    p_tready <= o_room_reg;
     o_push <= p_tvalid and p_tready;
-    s_seq32 <= seq_reg + resize(s_reg, 32) - resize(a_reg, 32);
 
     o_move <= o_vld_reg and ((not m_early_tvalid_reg) or m_early_tready);
     o_issue <= to_sl(o_rp_reg /= o_cp_reg) and ((not o_vld_reg) or o_move);
@@ -555,6 +618,7 @@ begin
                 m_early_tuser_reg <= o_rd(CONN_W + 47 downto 0);
             end if;
             o_vld_reg <= o_issue or (o_vld_reg and not o_move);
+            o_room_reg <= to_sl(o_used < 2 ** SEG_AW_c - 1 and not (o_push = '1' and o_used = 2 ** SEG_AW_c - 2));
             if o_issue = '1' then
                 o_rp_reg <= o_rp_reg + 1;
             end if;
@@ -562,6 +626,7 @@ begin
                 m_early_tvalid_reg <= '0';
                 o_vld_reg <= '0';
                 o_rp_reg <= (others => '0');
+                o_room_reg <= '0';
             end if;
         end if;
     end process p_out_reg;
@@ -570,10 +635,13 @@ begin
 
     -- --- control ---------------------------------------------------------------------------
 
-    -- After an FPDU is found: the one right behind it (past a marker at its end).
-    next_s <= end_reg + 4 when is_mk(mb_reg, end_reg) else end_reg;
-    v_done <= (vgot_reg or v_valid) and (fdone_reg or (o_push and p_tlast));
-    v_good <= vgood_reg when vgot_reg = '1' else to_sl(v_code = "000");
+    -- After an FPDU is found: the one right behind it (past a marker at its
+    -- end), worked out while the verdict is awaited (next_s_reg,
+    -- next_mk_reg). The verdict is taken from registers: the lane's (vgot,
+    -- vgood), its frame's end (fdone), and the checks outside the lane
+    -- (mkbad, lb).
+    v_done <= vgot_reg and fdone_reg and to_sl(lb_n_reg = 2);
+    v_good <= vgood_reg and (not mkbad_reg) and (not lb_reg);
 
     p_seg_rd : process (all) is
     begin
@@ -586,8 +654,8 @@ begin
                 seg_re <= '1';
                 seg_ra <= from_reg(SEG_AW_c + LN_c - 1 downto LN_c);
             when S_WALK_c =>
-                seg_re <= walk_go and not w_last;
-                seg_ra <= k_reg(SEG_AW_c - 1 downto 0) + 1;
+                seg_re <= issue;
+                seg_ra <= k_reg(SEG_AW_c - 1 downto 0);
             when others =>
                 null;
         end case;
@@ -686,30 +754,87 @@ begin
                 when S_HDR2_c =>
                     -- The ULPDU_Length field, big-endian, in the word of s
                     -- (FPDUs start on words).
-                    ulen_reg <= h_len;
-                    u_rem_reg <= h_len;
+                    h_len_reg <= h_len;
+                    sl_reg <= ('0' & base_reg(16 downto 0)) + ('0' & s_reg(16 downto 0));
+                    state_reg <= S_HDR3_c;
+                when S_HDR3_c =>
+                    ulen_reg <= h_len_reg;
+                    u_rem_reg <= h_len_reg;
                     -- Content words from the ULPDU_Length word through the
                     -- CRC word: (2 + len + pad) / 4 + 1 = floor((len + 9) / 4).
-                    if h_len(1 downto 0) = "11" then
-                        t_rem_reg <= ('0' & h_len(15 downto 2)) + 3;
+                    if h_len_reg(1 downto 0) = "11" then
+                        t_rem_reg <= ('0' & h_len_reg(15 downto 2)) + 3;
                     else
-                        t_rem_reg <= ('0' & h_len(15 downto 2)) + 2;
+                        t_rem_reg <= ('0' & h_len_reg(15 downto 2)) + 2;
                     end if;
+                    s_seq32 <= (base_reg(31 downto 17) + sl_reg(17 downto 17)) & sl_reg(16 downto 0);
                     first_reg <= '1';
+                    avail_reg <= WORDS_W_c - s_w;
+                    ulp_lo_reg <= unsigned'('0' & s_reg(LN_c - 1 downto 2) & "10");
+                    room_reg <= NO_c - unsigned'('0' & s_reg(LN_c - 1 downto 2) & "10");
+                    k_last_reg <= to_sl(k_reg = lastk_reg);
+                    dist_reg <= resize(k_reg & to_unsigned(0, LN_c), PW_c) - s_reg;
+                    kp4_reg <= resize(k_reg & to_unsigned(0, LN_c), PW_c) + 4;
+                    mkc_reg <= mk0_reg - k_reg(MW_c - 1 downto 0) - 1;
                     mkbad_reg <= '0';
                     vgot_reg <= '0';
                     fdone_reg <= '0';
+                    state_reg <= S_HDR4_c;
+                when S_HDR4_c =>
+                    w_ends_reg <= to_sl(resize(avail_reg, 15) >= t_rem_reg);
+                    crcw_reg <= s_w + t_rem_reg(WL_c - 1 downto 0) - 1;
+                    u_fills_reg <= to_sl(u_rem_reg >= resize(room_reg, 16));
+                    uh_reg <= ulp_lo_reg + u_rem_reg(OL_c - 1 downto 0);
+                    thr_t0_reg <= resize(avail_reg, 7) + resize(WORDS_W_c, 7);
+                    thr_t1_reg <= resize(avail_reg, 7) + resize(WORDS_W_c, 7) - 1;
+                    thr_u0_reg <= resize(room_reg, OL_c + 2) + resize(NO_c, OL_c + 2);
+                    thr_u1_reg <= resize(room_reg, OL_c + 2) + resize(NO_c, OL_c + 2) - FOUR_c;
+                    wk_reg <= '1';
                     state_reg <= S_WALK_c;
                 when S_WALK_c =>
-                    if walk_go = '1' then
-                        first_reg <= '0';
-                        mkbad_reg <= l_mkbad;
-                        k_reg <= k_reg + 1;
-                        t_rem_reg <= t_rem_reg - resize(avail, 15);
-                        u_rem_reg <= u_rem_reg - resize(ulp_hi - ulp_lo, 16);
+                    if issue = '1' then
                         if w_last = '1' then
-                            end_reg <= w_end;
+                            wk_reg <= '0';
+                            end_reg <= kp4_reg + resize(crcw_reg & "00", PW_c);
+                            lb_n_reg <= "00";
                             state_reg <= S_VWAIT_c;
+                        else
+                            k_reg <= k_reg + 1;
+                            first_reg <= '0';
+                            kmk_reg <= kmk_n;
+                            if kmk_n = '1' then
+                                mkc_reg <= to_unsigned(MKP_c - 1, MW_c);
+                            else
+                                mkc_reg <= mkc_reg - 1;
+                            end if;
+                            t_rem_reg <= t_rem_n;
+                            avail_reg <= WORDS_W_c - as_u(kmk_n);
+                            if kmk_n = '1' then
+                                w_ends_reg <= le_t1;
+                            else
+                                w_ends_reg <= le_t0;
+                            end if;
+                            crcw_reg <= t_rem_reg(WL_c - 1 downto 0) - avail_reg + as_u(kmk_n) - 1;
+                            thr_t0_reg <= W2_c - as_u(kmk_n);
+                            thr_t1_reg <= W2_c - 1 - as_u(kmk_n);
+                            if u_fills_reg = '1' then
+                                u_rem_reg <= u_rem_reg - resize(room_reg, 16);
+                            else
+                                u_rem_reg <= (others => '0');
+                            end if;
+                            ulp_lo_reg <= to_unsigned(4 * as_u(kmk_n), OL_c);
+                            room_reg <= NO_c - 4 * as_u(kmk_n);
+                            if kmk_n = '1' then
+                                u_fills_reg <= u_fills_reg and ge_u1;
+                            else
+                                u_fills_reg <= u_fills_reg and ge_u0;
+                            end if;
+                            uh_reg <= to_unsigned(4 * as_u(kmk_n), OL_c) + u_low_n;
+                            thr_u0_reg <= N2_c - 4 * as_u(kmk_n);
+                            thr_u1_reg <= N2_c - FOUR_c - 4 * as_u(kmk_n);
+                            k_last_reg <= to_sl(k_reg = lastkm1_reg);
+                            dist_reg <= dist_reg + N_c;
+                            kp4_reg <= kp4_reg + N_c;
                         end if;
                     end if;
                 when S_VWAIT_c =>
@@ -720,19 +845,18 @@ begin
                     if o_push = '1' and p_tlast = '1' then
                         fdone_reg <= '1';
                     end if;
+                    if lb_n_reg /= 2 then
+                        lb_n_reg <= lb_n_reg + 1;
+                    end if;
                     if v_done = '1' then
                         if v_good = '1' then
-                            if o_push = '1' then
-                                o_cp_reg <= o_wp_reg + 1;
-                            else
-                                o_cp_reg <= o_wp_reg;
-                            end if;
+                            o_cp_reg <= o_wp_reg;
                             cov_reg <= end_reg;
                             if end_reg < e_reg then
                                 -- RFC 5044 6 case 3: the FPDU right behind this one.
-                                s_reg <= next_s;
+                                s_reg <= next_s_reg;
                                 from_reg <= end_reg;
-                                lead_reg <= to_sl(is_mk(mb_reg, end_reg));
+                                lead_reg <= next_mk_reg;
                                 state_reg <= S_HDR_c;
                             else
                                 state_reg <= S_SEL_c;
@@ -745,6 +869,59 @@ begin
                 when others =>
                     state_reg <= S_IDLE_c;
             end case;
+
+            -- C: a command issued, or taken by the lane
+            if l_take = '1' then
+                c_valid_reg <= '0';
+                mkbad_reg <= mkbad_reg or w_mkbad or c_abort_reg;
+            end if;
+            if issue = '1' then
+                c_valid_reg <= '1';
+                c_first_reg <= first_reg;
+                c_last_reg <= w_last;
+                c_abort_reg <= w_abort;
+                c_lead_reg <= lead_reg;
+                c_kmk_reg <= kmk_reg;
+                c_dist_reg <= dist_reg;
+                if first_reg = '1' then
+                    c_crc_lo_reg <= resize(from_reg(LN_c - 1 downto 2), WL_c);
+                else
+                    c_crc_lo_reg <= (others => '0');
+                end if;
+                if w_ends_reg = '1' and w_abort = '0' then
+                    c_crc_hi_reg <= crcw_reg;
+                else
+                    c_crc_hi_reg <= WORDS_W_c;
+                end if;
+                c_crcw_reg <= crcw_reg;
+                c_ulp_lo_reg <= ulp_lo_reg;
+                if u_fills_reg = '1' then
+                    c_ulp_hi_reg <= NO_c;
+                else
+                    c_ulp_hi_reg <= uh_reg;
+                end if;
+            end if;
+
+            -- after the walk: markers behind the FPDU pointing to it; the next FPDU
+            for li in 0 to K_c - 1 loop
+                lb_vec_reg(li) <= to_sl(li < to_integer(mk_n_reg) and v_tab(li) = '1' and t_tab(li) = s_reg
+                                        and m_tab(li) >= end_reg);
+            end loop;
+            lb_reg <= or lb_vec_reg;
+            next_mk_reg <= to_sl(is_mk(mb_reg, end_reg));
+            if is_mk(mb_reg, end_reg) then
+                next_s_reg <= end_reg + 4;
+            else
+                next_s_reg <= end_reg;
+            end if;
+
+            -- per segment, from its settings and length (stable for the search)
+            bl_reg <= ('0' & seq_reg(16 downto 0)) - resize(a_reg, 18);
+            base_reg <= (seq_reg(31 downto 17) - bl_reg(17 downto 17)) & bl_reg(16 downto 0);
+            lastk_reg <= e_last(SEG_AW_c + LN_c downto LN_c);
+            lastkm1_reg <= e_last(SEG_AW_c + LN_c downto LN_c) - 1;
+            e_w_reg <= e_lo(LN_c downto 2);
+            mk0_reg <= mk_first(8 downto LN_c);
 
             if d_valid_reg = '1' and d_idx_reg < K_c then
                 t_tab(to_integer(d_idx_reg)) <= d_t;
@@ -760,6 +937,8 @@ begin
                 o_wp_reg <= (others => '0');
                 o_cp_reg <= (others => '0');
                 v_tab <= (others => '0');
+                c_valid_reg <= '0';
+                wk_reg <= '0';
             end if;
         end if;
     end process p_reg;
