@@ -1,9 +1,11 @@
-"""Testbench scaffolding the cocotb benches share: clock and reset, and
-random pause generators for cocotbext-axi's sources and sinks."""
+"""Testbench scaffolding the cocotb benches share: clock and reset, random
+pause generators for cocotbext-axi's sources and sinks, and the transfer
+digest that a Verilog block and its VHDL twin must agree on."""
 
 from __future__ import annotations
 
 import random
+import zlib
 from typing import Iterable, Iterator
 
 from cocotb.clock import Clock
@@ -34,3 +36,11 @@ def pauses(rng: random.Random, p: float) -> Iterator[bool]:
     r = random.Random(rng.getrandbits(64))
     while True:
         yield r.random() < p
+
+
+def transfer_digest(digest: int, cycle: int, *fields) -> int:
+    """digest extended by one transfer and the clock it happened in (CRC-32
+    of its repr): a run's final value, logged with its last clock, is equal
+    for the Verilog and its VHDL twin when they behave clock for clock
+    alike."""
+    return zlib.crc32(repr((cycle,) + fields).encode(), digest)

@@ -51,7 +51,6 @@ import json
 import logging
 import os
 import random
-import zlib
 
 import cocotb
 import pytest
@@ -113,7 +112,7 @@ class TB:
         self.digest = 0                                        # CRC-32 of every transfer and its clock
 
     def _log_transfer(self, *fields):
-        self.digest = zlib.crc32(repr((self.cycle,) + fields).encode(), self.digest)
+        self.digest = tbutil.transfer_digest(self.digest, self.cycle, *fields)
 
     def report_end(self, test: str):
         """The clock count and transfer digest that the Verilog and its VHDL

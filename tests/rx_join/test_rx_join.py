@@ -43,7 +43,6 @@ from __future__ import annotations
 import logging
 import os
 import random
-import zlib
 from collections import defaultdict, deque
 
 import cocotb
@@ -90,10 +89,10 @@ class TB:
         self._out_user = None
         self.digest = 0                      # CRC-32 of every transfer and its clock
 
-    def _note(self, *fields):
-        self.digest = zlib.crc32(repr((self.cycle,) + fields).encode(), self.digest)
+    def _log_transfer(self, *fields):
+        self.digest = tbutil.transfer_digest(self.digest, self.cycle, *fields)
 
-    def finish(self, test: str):
+    def report_end(self, test: str):
         """The clock count and transfer digest that the Verilog and its VHDL
         twin must agree on."""
         self.dut._log.info("%s: end at clock %d, %d beats in, %d out, transfer digest %08x",
@@ -122,7 +121,7 @@ class TB:
             # Input beats, and the verdicts they release.
             if dut.s_axis_tvalid.value == 1 and dut.s_axis_tready.value == 1:
                 self.in_beats.append(self.cycle)
-                self._note("in", int(dut.s_axis_tkeep.value))
+                self._log_transfer("in", int(dut.s_axis_tkeep.value))
                 if in_sof:
                     self.in_frame_start.append(self.cycle)
                 in_sof = dut.s_axis_tlast.value == 1
@@ -130,7 +129,7 @@ class TB:
                     self.in_lasts += 1
             if vvalid and dut.s_verdict_tready.value == 1:
                 vvalid = False
-                self._note("vin")
+                self._log_transfer("vin")
                 self.verdicts_in.popleft()
             if not vvalid and self.verdicts_in and self.verdicts_in[0][0] <= self.in_lasts:
                 # A verdict after its last piece's tlast beat (a later clock).
@@ -143,11 +142,11 @@ class TB:
             # Output pieces.
             if dut.m_axis_tvalid.value == 1 and dut.m_axis_tready.value == 1:
                 self.out_beats.append(self.cycle)
-                self._note("out", int(dut.m_axis_tdata.value), int(dut.m_axis_tkeep.value),
+                self._log_transfer("out", int(dut.m_axis_tdata.value), int(dut.m_axis_tkeep.value),
                            int(dut.m_axis_tuser.value), int(dut.m_axis_tlast.value))
                 self._out_beat(n)
             if dut.m_verdict_tvalid.value == 1 and dut.m_verdict_tready.value == 1:
-                self._note("vout", int(dut.m_verdict_tdata.value), int(dut.m_verdict_tuser.value))
+                self._log_transfer("vout", int(dut.m_verdict_tdata.value), int(dut.m_verdict_tuser.value))
                 self.verdicts_out.append((int(dut.m_verdict_tuser.value), int(dut.m_verdict_tdata.value), self.cycle))
             dut.m_axis_tready.value = int(rng.random() < self.ready_p)
             dut.m_verdict_tready.value = int(rng.random() < self.ready_p)
@@ -310,7 +309,7 @@ async def random_pieces(dut):
     pieces = len(tb.in_frame_start)
     dut._log.info("%d ULPDUs in %d pieces on %d connections, %d pieces out",
                   sum(len(v) for v in tb.sent.values()), pieces, len(conns), len(tb.out_frame_start))
-    tb.finish("random_pieces")
+    tb.report_end("random_pieces")
 
 
 @cocotb.test()
@@ -348,7 +347,7 @@ async def clear_drops_held(dut):
     await tb.drain()
     tb.check()
     assert [len(p) for p in tb.got[a]] == [90]
-    tb.finish("clear_drops_held")
+    tb.report_end("clear_drops_held")
 
 
 @cocotb.test()
@@ -379,7 +378,7 @@ async def first_drops_held(dut):
     await tb.drain()
     tb.check()
     assert [len(p) for p in tb.got[a]] == [90]
-    tb.finish("first_drops_held")
+    tb.report_end("first_drops_held")
 
 
 @cocotb.test()
@@ -424,7 +423,7 @@ async def pass_through(dut):
     # A later piece's first beat may wait in the input register behind the
     # first piece's backlog.
     assert max(lat_next) <= 2 + first_wait, f"latency of a later piece {max(lat_next)}"
-    tb.finish("pass_through")
+    tb.report_end("pass_through")
 
 
 # --- pytest ------------------------------------------------------------------
