@@ -21,8 +21,19 @@ shorten. Prints a table and writes build/synth/report.json:
 
 "deep" lists the registers (and output ports) whose inputs are more than 5
 LUT levels from any register or input port, deepest first, as [levels,
-name]: ltp names only one path, this names every register to work on.
-`synth --deep N` prints the N deepest of each record under the table.
+name]: ltp names only one path, this names the others. Read it with care:
+ABC recovers area on every path shorter than the block's longest, up to
+that length, so a register listed a little below the top may need far
+fewer levels of its own (hw/README.md, "LUT levels").
+`synth --deep N` prints the N deepest of each record under the table;
+`synth --width W` synthesises only that width.
+
+path: reads a netlist that synth wrote (build/synth/<block>-W<width>.json)
+and prints the deepest LUT path into one register or output port, from the
+register or input port it starts at, one net a line with its depth: what to
+cut when a register shows up under --deep.
+
+    scripts/hw_figures.py path ddp_rx 512 chk_ok_reg
 
 The issue's target is at most 5 LUT levels everywhere at W=512; a block
 lists it in BLOCKS (max_levels), and a record over its limit makes the
@@ -221,7 +232,10 @@ def synth(args) -> int:
         print(f"synth: unknown blocks {sorted(unknown)}; known: {[b.name for b in BLOCKS]}", file=sys.stderr)
         return 2
     SYNTH_DIR.mkdir(parents=True, exist_ok=True)
-    jobs = [(b, w) for b in blocks for w in b.widths]
+    jobs = [(b, w) for b in blocks for w in b.widths if not args.width or w == args.width]
+    if not jobs:
+        print(f"synth: no block has width {args.width}", file=sys.stderr)
+        return 2
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         records = list(pool.map(lambda job: synth_one(*job), jobs))
     tool = subprocess.run(["yosys", "-V"], capture_output=True, text=True).stdout.strip()
@@ -255,6 +269,89 @@ def synth(args) -> int:
     return 0
 
 
+# --- path --------------------------------------------------------------------
+
+
+def path(args) -> int:
+    netlist = SYNTH_DIR / f"{args.block}-W{args.width}.json"
+    if not netlist.exists():
+        print(f"path: no netlist {netlist.relative_to(REPO_ROOT)}; run "
+              f"scripts/hw_figures.py synth {args.block} --width {args.width} first", file=sys.stderr)
+        return 2
+    mod = json.loads(netlist.read_text())["modules"].get(args.block)
+    if mod is None:
+        print(f"path: {netlist.name} has no module {args.block}", file=sys.stderr)
+        return 2
+    names = {}  # bit -> "net[i]", preferring names without '$'
+    for name, net in mod["netnames"].items():
+        for i, bit in enumerate(net["bits"]):
+            if isinstance(bit, int) and (bit not in names or "$" in names[bit][0]):
+                names[bit] = (name.lstrip("\\"), i, len(net["bits"]))
+    drivers, ends, sources = {}, defaultdict(list), set()
+    for cname, cell in mod["cells"].items():
+        conns, dirs = cell["connections"], cell.get("port_directions", {})
+        if "DFF" in cell["type"]:
+            reg = names.get(conns["Q"][0], (cname, 0, 1))[0]
+            ends[reg].extend(b for p in ("D", "E", "R", "S") for b in conns.get(p, []) if isinstance(b, int))
+            sources.update(b for b in conns["Q"] if isinstance(b, int))
+            continue
+        ins = [b for p, bits in conns.items() if dirs.get(p) == "input" for b in bits if isinstance(b, int)]
+        for p, bits in conns.items():
+            if dirs.get(p) == "output":
+                for b in bits:
+                    if isinstance(b, int):
+                        drivers[b] = ins
+    for pname, port in mod["ports"].items():
+        bits = [b for b in port["bits"] if isinstance(b, int)]
+        if port["direction"] == "input":
+            sources.update(bits)
+        else:
+            ends["port " + pname].extend(bits)
+    if args.register not in ends:
+        close = sorted(n for n in ends if args.register in n)[:20]
+        print(f"path: no register or output port {args.register!r} in {args.block} W={args.width}"
+              + (f"; names containing it: {', '.join(close)}" if close else ""), file=sys.stderr)
+        return 2
+    memo = {}
+
+    def depth(bit: int) -> int:
+        stack = [bit]
+        while stack:
+            b = stack[-1]
+            if b in memo:
+                stack.pop()
+            elif b in sources:
+                memo[b] = 0
+                stack.pop()
+            elif b not in drivers:
+                memo[b] = -1
+                stack.pop()
+            else:
+                todo = [i for i in drivers[b] if i not in memo]
+                if todo:
+                    stack.extend(todo)
+                    continue
+                best = max((memo[i] for i in drivers[b]), default=-1)
+                memo[b] = best + 1 if best >= 0 else -1
+                stack.pop()
+        return memo[bit]
+
+    def label(bit: int) -> str:
+        if bit not in names:
+            return f"bit {bit}"
+        n, i, w = names[bit]
+        return n if w == 1 else f"{n}[{i}]"
+
+    bit = max(ends[args.register], key=depth)
+    print(f"{args.block} W={args.width}: {depth(bit)} LUT levels into {args.register}")
+    chain = [bit]
+    while depth(chain[-1]) > 0:
+        chain.append(max(drivers[chain[-1]], key=depth))
+    for b in reversed(chain):
+        print(f"  {depth(b):>3}  {label(b)}")
+    return 0
+
+
 # --- bench -------------------------------------------------------------------
 
 
@@ -283,7 +380,13 @@ def main() -> int:
     p.add_argument("blocks", nargs="*", help="block names (default: all)")
     p.add_argument("--deep", type=int, default=0, metavar="N",
                    help="also print the N registers of each block with the deepest inputs")
+    p.add_argument("--width", type=int, default=0, help="only this width (default: every width of the block)")
     p.set_defaults(run=synth)
+    p = sub.add_parser("path", help="print the deepest LUT path into a register of a synthesised block")
+    p.add_argument("block")
+    p.add_argument("width", type=int)
+    p.add_argument("register", help="register or 'port <name>', as synth --deep names it")
+    p.set_defaults(run=path)
     p = sub.add_parser("bench", help="collect the testbenches' throughput and latency")
     p.set_defaults(run=bench)
     args = ap.parse_args()

@@ -132,15 +132,20 @@
 //            once the header is in: at the first beat for W >= 256.
 //   H        the context, STag entry and posted buffer of the record are
 //            read, with addresses taken from the header as it is.
-//   C1       header classification; the arithmetic of the checks of 7.1
-//            on what was read (tree adders, carry-save for sums of three).
-//   C1b      the comparisons on C1's sums and differences.
+//   C1       header classification; the first clock of the checks' sums
+//            (7.1) on what was read (sum72a on 8-bit chunks, carry-save
+//            for three or four operands, equalities by sumeq).
+//   C1b      the sums' second clock (sum72b) and the comparisons, each
+//            the sign of a sum.
 //   C2       the decision, in the order above, and its effects written
 //            back. A piece's table reads miss the effects of the three
 //            pieces ahead of it: C2 takes those from the last three
 //            decisions (the context, the deliveries of each queue, the
-//            invalidated STag indexes) instead. The check pipeline stops
-//            only when the descriptor queue is full.
+//            invalidated STag indexes) instead, with the matches worked
+//            out as the pieces move up (fs, fq, fk), the connection's
+//            B-response error bit looked up over C1b and C2, and a
+//            queue's new head taken as the delivered MSN + 1. The check
+//            pipeline stops only when the descriptor queue is full.
 //   D0       set-up of a piece's placement (rotation, first address,
 //            write range). A piece that continues a ULPDU waits until
 //            placement is empty and reads where the last one ended.
@@ -408,10 +413,6 @@ function [64:0] add64(input [63:0] x, input [63:0] y, input ci);
     end
 endfunction
 
-// Carry-save of three 64-bit words: x + y + z = s + c (mod 2^64).
-function [127:0] csa64(input [63:0] x, input [63:0] y, input [63:0] z);
-    csa64 = {x ^ y ^ z, (x[62:0] & y[62:0]) | (x[62:0] & z[62:0]) | (y[62:0] & z[62:0]), 1'b0};
-endfunction
 
 // Queue qn of a check context.
 function [Q_W-1:0] cx_q(input [3*Q_W-1:0] cx, input [1:0] qn);
@@ -430,6 +431,8 @@ localparam [Q_W-1:0] Q_INIT = {32'd1, {(RQ_AW+1){1'b0}}};
 // last (re)start: nothing more of them is placed, and the next delivery
 // record of the connection reports a Local Catastrophic Error.
 reg [NCONN-1:0]        herr_reg = {NCONN{1'b0}};
+wire                   herr_set;               // herr_reg[herr_set_conn] is set at this edge
+wire [CONN_W-1:0]      herr_set_conn;
 reg [NCONN-1:0]        dead_reg = {NCONN{1'b0}};
 
 // --- tables -----------------------------------------------------------------
@@ -519,7 +522,16 @@ wire [1:0]           i_hcnt = i_inpiece_reg ? i_hcnt_reg : 2'd0;
 wire                 i_hdone = i_inpiece_reg && i_hdone_reg;
 reg  [143:0]         i_hdr;
 reg                  i_hpush;
-reg  [32:0]          i_n;             // {no borrow, ulen - header length}
+// The payload length, n = ulen - header length (14 or 18 octets by the T
+// bit, octet 0 bit 7: RFC 5041 4.2, 4.3), and short = ulen < header
+// length, from the first beat's tuser and T, kept for the later beats.
+wire [15:0]          i_ulen_t = s_axis_tuser[CONN_W+17:CONN_W+2];
+wire [32:0]          i_n14_t = fadd({16'd0, i_ulen_t}, 32'h0000fff1, 1'b1);
+wire [32:0]          i_n18_t = fadd({16'd0, i_ulen_t}, 32'h0000ffed, 1'b1);
+wire                 i_t_t = s_axis_tdata[7];
+wire [16:0]          i_ns_t = i_t_t ? {i_ulen_t < 16'd14, i_n14_t[15:0]} : {i_ulen_t < 16'd18, i_n18_t[15:0]};
+reg  [16:0]          i_ns_reg = 17'd0;       // {short, n}
+wire [16:0]          i_ns = i_inpiece_reg ? i_ns_reg : i_ns_t;
 
 always @* begin : intake_hdr
     integer o;
@@ -532,9 +544,6 @@ always @* begin : intake_hdr
     // A later piece's record goes out with its first beat; a first
     // piece's once its header is in (or at its end, if shorter).
     i_hpush = i_take && !i_hdone && (!i_user[0] || s_axis_tlast || {30'd0, i_hcnt} == HB - 1);
-    // The payload length, from the T bit (octet 0 bit 7): 14 or 18 header
-    // octets (RFC 5041 4.2, 4.3).
-    i_n = fadd({16'd0, i_user[16+CONN_W:CONN_W+1]}, i_hdr[7] ? 32'hfffffff1 : 32'hffffffed, 1'b1);
 end
 
 always @(posedge clk) begin
@@ -544,6 +553,7 @@ always @(posedge clk) begin
         i_hdr_reg <= i_hdr;
         i_hcnt_reg <= ({30'd0, i_hcnt} == HB) ? i_hcnt : i_hcnt + 2'd1;
         i_hdone_reg <= i_hdone || i_hpush;
+        i_ns_reg <= i_ns;
     end
     if (rst) begin
         i_inpiece_reg <= 1'b0;
@@ -570,8 +580,8 @@ wire                 c_adv;
 
 ddp_rx_fifo #(.WIDTH(HF_W), .AW(3)) hf_fifo (
     .clk(clk), .rst(rst),
-    .in_data({i_user[17+CONN_W], !i_n[32], i_n[15:0], i_user[16+CONN_W:0], i_hdr}), .in_valid(i_hpush),
-    .in_data2({i_user[17+CONN_W], !i_n[32], i_n[15:0], i_user[16+CONN_W:0], i_hdr}), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[1]),
+    .in_data({i_user[17+CONN_W], i_ns, i_user[16+CONN_W:0], i_hdr}), .in_valid(i_hpush),
+    .in_data2({i_user[17+CONN_W], i_ns, i_user[16+CONN_W:0], i_hdr}), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[1]),
     .in_ready(hf_in_ready),
     .out_data(hf_out), .out_valid(hf_out_valid), .out_ready(c_adv)
 );
@@ -666,9 +676,24 @@ always @* begin
     {h_first, h_cnt} = h_q;
 end
 
-// Checks on the STag entry and the posted buffer just read: C1 does the
-// arithmetic (tree adders, carry-save for three operands), C1b the
-// comparisons on its results.
+// Checks on the STag entry and the posted buffer just read, over two
+// clocks, C1 and C1b, each at most 5 LUT levels: every sum of 16 bits or
+// more is split in 8-bit chunks (sum72a at C1, sum72b at C1b, through
+// the b_*_a registers), and every comparison of a sum is the sign of one
+// (bit 71 of a 72-bit sum, operands one's complemented to 72 bits) or an
+// equality found without a carry chain (sumeq). What the decision needs:
+//   bounds:  TO < base, or TO + n > base + len (as integers: the same as
+//            TO - base outside 0 .. 2^32-1 or off + n > len, 7.1);
+//   address: addr + TO - base (tagged), addr + MO (untagged);
+//   MO + n:  the message length, its check against the buffer and 28;
+//   d_j:     MSN - first - j for j = 0..3 (the window checks): whether its
+//            bits above RQ_AW are zero, its low bits, its sign, whether it
+//            is zero.
+localparam integer LQ = RQ_AW + 1;           // low bits of d_j that the window check compares
+localparam [71:0] MASK32 = {40'd0, {32{1'b1}}};
+localparam [71:0] MASK33 = {39'd0, {33{1'b1}}};
+localparam [71:0] MASK_HI = MASK32 >> LQ;    // d_j's bits LQ..31, shifted down
+
 reg                    st_valid, st_bound;
 reg [7:0]              st_key;
 reg [31:0]             st_pd, st_len;
@@ -679,48 +704,76 @@ reg [ADDR_W-1:0]       st_addr;
 reg [ADDR_W-1:0]       rg_addr;
 reg [31:0]             rg_len;
 reg [ID_W-1:0]         rg_id;
-reg [63:0]             st_addr64, rg_addr64;
-reg [64:0]             a_off;           // TO - base, bit 64 set when TO >= base
-reg [127:0]            a_cs;
-reg [64:0]             a_dt, a_du, a_s;
-reg [32:0]             a_mon;
-reg                    a_wrap, a_nb, a_mo_gt;
+reg [71:0]             x_to, x_nbase, x_n, x_mo, x_nlen, x_nrglen, x_staddr, x_rgaddr;
+reg [143:0]            a_cs, a_cs2;
+reg [161:0]            a_lt, a_gt, a_dt, a_du, a_mon, a_long;
+reg                    a_wrap, a_mo_gt, a_rr_eq;
+reg [32:0]             a_msn1;
 reg                    c1_stag_bad, c1_assoc_bad;
-reg [32:0]             a_d0, a_d1, a_d2, a_d3;
-reg [63:0]             a_cs2, a_cs3;
+reg [4*162-1:0]        a_sg;            // d_j's sign, first clock
+reg [3:0]              a_uz, a_z;       // d_j's bits LQ..31 zero, d_j zero
+reg [4*LQ-1:0]         a_low;           // d_j's bits 0..LQ-1
+reg [4*(LQ+1)-1:0]     a_cm;            // count - j: the window's size
+reg [31:0]             a_kj;
+reg [LQ:0]             a_c;
+reg [LQ:0]             a_fl, a_dl;      // first + j, MSN - (first + j): low bits, carry/borrow
+reg [1:0]              a_hc;
 
-always @* begin
+always @* begin : c1_arith
+    integer j;
     {st_valid, st_key, st_pd, st_bound, st_conn, st_acc, st_base, st_len, st_addr} = st_rd_data;
     {rg_addr, rg_len, rg_id} = rg_rd_data;
-    st_addr64 = 64'd0;
-    st_addr64[ADDR_W-1:0] = st_addr;
-    rg_addr64 = 64'd0;
-    rg_addr64[ADDR_W-1:0] = rg_addr;
-    a_off = add64(h_to, ~st_base, 1'b1);
-    // Bounds (C1b): off[31:0] + n > len, with S = TO_lo + ~base_lo + 1 + n
-    // = off[31:0] + n + 2^32 when TO_lo >= base_lo (nb), else off[31:0] + n.
-    a_cs = csa64({32'd0, h_to[31:0]}, {32'd0, ~st_base[31:0]}, {48'd0, h_n});
-    a_s = add64(a_cs[127:64], a_cs[63:0], 1'b1);
-    a_nb = !gt33({1'b0, st_base[31:0]}, {1'b0, h_to[31:0]});
-    // The host address: addr + TO - base.
-    a_cs = csa64(st_addr64, h_to, ~st_base);
-    a_dt = add64(a_cs[127:64], a_cs[63:0], 1'b1);
-    a_du = add64(rg_addr64, {32'd0, h_mo}, 1'b0);
-    a_mon = fadd(h_mo, {16'd0, h_n}, 1'b0);
+    x_to = {8'd0, h_to};
+    x_nbase = ~{8'd0, st_base};
+    x_n = {56'd0, h_n};
+    x_mo = {40'd0, h_mo};
+    x_nlen = ~{40'd0, st_len};
+    x_nrglen = ~{40'd0, rg_len};
+    x_staddr = 72'd0;
+    x_staddr[ADDR_W-1:0] = st_addr;
+    x_rgaddr = 72'd0;
+    x_rgaddr[ADDR_W-1:0] = rg_addr;
+    // TO < base: TO - base is negative.
+    a_lt = sum72a(x_to, x_nbase, 1'b1);
+    // TO + n > base + len: TO + n - base - len - 1 (TO + n + ~base + ~len
+    // + 1) is not negative.
+    a_cs = csa72(x_to, x_n, x_nbase);
+    a_cs2 = csa72(a_cs[143:72], a_cs[71:0], x_nlen);
+    a_gt = sum72a(a_cs2[143:72], a_cs2[71:0] | 72'd1, 1'b0);
+    // The host address: addr + TO - base (mod 2^64), or addr + MO.
+    a_cs = csa72(x_staddr, x_to, x_nbase);
+    a_dt = sum72a(a_cs[143:72], a_cs[71:0] | 72'd1, 1'b0);
+    a_du = sum72a(x_rgaddr, x_mo, 1'b0);
+    // MO + n, and MO + n > the buffer's length: MO + n - len - 1 not negative.
+    a_mon = sum72a(x_mo, x_n, 1'b0);
+    a_cs = csa72(x_mo, x_n, x_nrglen);
+    a_long = sum72a(a_cs[143:72], a_cs[71:0], 1'b0);
+    a_rr_eq = sumeq(x_mo, x_n, 1'b0, 72'd28, MASK33);
+    a_msn1 = fadd(h_msn, 32'd0, 1'b1);
     // TO + n carries out of 64 bits (n < 2^16).
     a_wrap = (&h_to[63:16]) && gt33({17'd0, h_to[15:0]}, {17'd0, ~h_n});
     a_mo_gt = gt33({1'b0, h_mo}, {1'b0, rg_len});
     c1_stag_bad = !st_valid || st_key != h_stag[7:0] || (h_stag >> (8 + STAG_AW)) != 32'd0;
     c1_assoc_bad = st_pd != cx_rd_data[CX_W-2 -: 32] || (st_bound && st_conn != p1_conn);
-    // MSN - first - j, for j deliveries of the queue the context read has
-    // not seen (j = 0..3).
-    a_d0 = fadd(h_msn, ~h_first, 1'b1);
-    a_d1 = fadd(h_msn, ~h_first, 1'b0);
-    a_cs2 = {h_msn ^ ~h_first ^ 32'hffffffff, ((h_msn & ~h_first) | h_msn | ~h_first)};
-    a_d2 = fadd(a_cs2[63:32], {a_cs2[30:0], 1'b0}, 1'b0);
-    a_cs3 = {h_msn ^ ~h_first ^ 32'hfffffffe,
-             ((h_msn & ~h_first) | ((h_msn | ~h_first) & 32'hfffffffe))};
-    a_d3 = fadd(a_cs3[63:32], {a_cs3[30:0], 1'b0}, 1'b0);
+    // d_j = MSN - first - j = MSN + ~first + (1 - j), for j deliveries of
+    // the queue that the context read has not seen (j = 0..3).
+    for (j = 0; j < 4; j = j + 1) begin
+        a_kj = 32'd1 - j;
+        a_cs = csa72({40'd0, h_msn}, {40'd0, ~h_first}, {40'd0, a_kj});
+        a_sg[162*j +: 162] = sum72a(a_cs[143:72] & MASK32, a_cs[71:0] & MASK32, 1'b0);
+        // d_j == 0: MSN = first + j. d_j's bits LQ.. zero: MSN's bits
+        // LQ.. are first + j's plus the borrow of d_j's low bits, that is
+        // first's plus a_hc (0..2). Both as equalities (sumeq) on MSN and
+        // first, not on the sums.
+        a_z[j] = sumeq({40'd0, h_first}, {70'd0, j[1:0]}, 1'b0, {40'd0, h_msn}, MASK32);
+        a_fl = {1'b0, h_first[LQ-1:0]} + j[LQ:0];
+        a_dl = {1'b0, h_msn[LQ-1:0]} - {1'b0, a_fl[LQ-1:0]};
+        a_hc = {1'b0, a_fl[LQ]} + {1'b0, a_dl[LQ]};
+        a_uz[j] = sumeq({40'd0, h_first} >> LQ, {70'd0, a_hc}, 1'b0, {40'd0, h_msn} >> LQ, MASK_HI);
+        a_low[LQ*j +: LQ] = a_dl[LQ-1:0];
+        a_c = {1'b0, h_cnt} - j[LQ:0];
+        a_cm[(LQ+1)*j +: LQ+1] = a_c;
+    end
 end
 
 // C1b registers.
@@ -730,21 +783,20 @@ reg                    b_first_reg, b_early_reg;
 reg [CX_W-1:0]         b_cx_reg;
 reg                    b_t_reg, b_l_reg;
 reg [3:0]              b_op_reg;
-reg [31:0]             b_stag_reg, b_msn_reg;
+reg [31:0]             b_stag_reg, b_msn_reg, b_msn1_reg;
 reg [1:0]              b_qn_reg;
 reg [15:0]             b_n_reg;
 reg [4:0]              b_hlen_reg;
 reg                    b_cerr_reg;
 reg [15:0]             b_cerr_code_reg;
 reg                    b_stag_bad_reg, b_assoc_bad_reg, b_acc_reg, b_wrap_reg;
-reg                    b_off_neg_reg, b_nb_reg, b_mo_gt_reg;
-reg [31:0]             b_off_hi_reg, b_st_len_reg, b_rg_len_reg;
-reg [33:0]             b_s_reg;
-reg [ADDR_W-1:0]       b_dt_reg, b_du_reg;
-reg [32:0]             b_mon_reg;
+reg                    b_mo_gt_reg, b_rr_eq_reg;
+reg [161:0]            b_lt_a, b_gt_a, b_dt_a, b_du_a, b_mon_a, b_long_a;
+reg [4*162-1:0]        b_sg_a;
+reg [3:0]              b_uz_reg, b_z_reg;
+reg [4*LQ-1:0]         b_low_reg;
+reg [4*(LQ+1)-1:0]     b_cm_reg;
 reg [ID_W-1:0]         b_id_reg;
-reg [31:0]             b_d0_reg, b_d1_reg, b_d2_reg, b_d3_reg;
-reg [RQ_AW:0]          b_qcnt_reg;
 reg [ST_W-2:0]         b_st_reg;
 
 always @(posedge clk) begin
@@ -759,6 +811,7 @@ always @(posedge clk) begin
         b_op_reg <= h_op;
         b_stag_reg <= h_stag;
         b_msn_reg <= h_msn;
+        b_msn1_reg <= a_msn1[31:0];
         b_qn_reg <= h_qn[1:0];
         b_n_reg <= h_n;
         b_hlen_reg <= h_hlen;
@@ -768,22 +821,20 @@ always @(posedge clk) begin
         b_assoc_bad_reg <= c1_assoc_bad;
         b_acc_reg <= !st_acc[0];
         b_wrap_reg <= a_wrap;
-        b_off_neg_reg <= !a_off[64];
-        b_off_hi_reg <= a_off[63:32];
-        b_nb_reg <= a_nb;
-        b_s_reg <= a_s[33:0];
-        b_st_len_reg <= st_len;
-        b_rg_len_reg <= rg_len;
         b_mo_gt_reg <= a_mo_gt;
-        b_dt_reg <= a_dt[ADDR_W-1:0];
-        b_du_reg <= a_du[ADDR_W-1:0];
-        b_mon_reg <= a_mon;
+        b_rr_eq_reg <= a_rr_eq;
+        b_lt_a <= a_lt;
+        b_gt_a <= a_gt;
+        b_dt_a <= a_dt;
+        b_du_a <= a_du;
+        b_mon_a <= a_mon;
+        b_long_a <= a_long;
+        b_sg_a <= a_sg;
+        b_uz_reg <= a_uz;
+        b_z_reg <= a_z;
+        b_low_reg <= a_low;
+        b_cm_reg <= a_cm;
         b_id_reg <= rg_id;
-        b_d0_reg <= a_d0[31:0];
-        b_d1_reg <= a_d1[31:0];
-        b_d2_reg <= a_d2[31:0];
-        b_d3_reg <= a_d3[31:0];
-        b_qcnt_reg <= h_cnt;
         b_st_reg <= st_rd_data[ST_W-2:0];
     end
     if (rst) begin
@@ -791,15 +842,27 @@ always @(posedge clk) begin
     end
 end
 
-// The MSN window checks with j earlier deliveries of the queue that the
-// context read has not seen (d = MSN - first - j, the window j shorter).
-function nobuf_j(input [31:0] d, input [RQ_AW:0] cnt, input [1:0] j);
-    reg [RQ_AW+1:0] c;
-    begin
-        c = {1'b0, cnt} - {{RQ_AW{1'b0}}, j};
-        nobuf_j = (d >> (RQ_AW + 1)) != 32'd0 || {1'b0, d[RQ_AW:0]} >= c;
+// C1b: the sums' second clock, and the window checks: d_j outside 0 ..
+// count - j - 1 (its bits above RQ_AW not zero, or its low bits at or past
+// count - j).
+reg [72:0]             bs_lt, bs_gt, bs_dt, bs_du, bs_mon, bs_long;
+reg [3:0]              bs_nobuf, bs_behind;
+reg [72:0]             bs_sg;
+
+always @* begin : c1b_sums
+    integer j;
+    bs_lt = sum72b(b_lt_a);
+    bs_gt = sum72b(b_gt_a);
+    bs_dt = sum72b(b_dt_a);
+    bs_du = sum72b(b_du_a);
+    bs_mon = sum72b(b_mon_a);
+    bs_long = sum72b(b_long_a);
+    for (j = 0; j < 4; j = j + 1) begin
+        bs_sg = sum72b(b_sg_a[162*j +: 162]);
+        bs_behind[j] = bs_sg[31];
+        bs_nobuf[j] = !b_uz_reg[j] || {1'b0, b_low_reg[LQ*j +: LQ]} >= b_cm_reg[(LQ+1)*j +: LQ+1];
     end
-endfunction
+end
 
 // C2 registers.
 reg                    c2_valid_reg = 1'b0;
@@ -808,7 +871,7 @@ reg                    c2_first_reg, c2_early_reg;
 reg [CX_W-1:0]         c2_cx_reg;
 reg                    k_tagged_reg, k_l_reg;
 reg [3:0]              k_op_reg;
-reg [31:0]             k_stag_reg, k_msn_reg;
+reg [31:0]             k_stag_reg, k_msn_reg, k_msn1_reg;
 reg [1:0]              k_qn_reg;
 reg [15:0]             k_n_reg;
 reg [4:0]              k_hlen_reg;
@@ -835,6 +898,7 @@ always @(posedge clk) begin
         k_op_reg <= b_op_reg;
         k_stag_reg <= b_stag_reg;
         k_msn_reg <= b_msn_reg;
+        k_msn1_reg <= b_msn1_reg;
         k_qn_reg <= b_qn_reg;
         k_n_reg <= b_n_reg;
         k_hlen_reg <= b_hlen_reg;
@@ -846,22 +910,19 @@ always @(posedge clk) begin
         e_t_assoc_reg <= b_assoc_bad_reg;
         e_t_acc_reg <= b_acc_reg;
         e_t_wrap_reg <= b_wrap_reg;
-        e_t_bounds_reg <= b_off_neg_reg || b_off_hi_reg != 32'd0 || b_s_reg[33]
-                          || gt33(b_s_reg[32:0], {b_nb_reg, b_st_len_reg});
-        e_dt_reg <= b_dt_reg;
-        e_u_nobuf_reg <= {nobuf_j(b_d3_reg, b_qcnt_reg, 2'd3), nobuf_j(b_d2_reg, b_qcnt_reg, 2'd2),
-                          nobuf_j(b_d1_reg, b_qcnt_reg, 2'd1), nobuf_j(b_d0_reg, b_qcnt_reg, 2'd0)};
-        e_u_behind_reg <= {b_d3_reg[31], b_d2_reg[31], b_d1_reg[31], b_d0_reg[31]};
-        e_u_lorder_reg <= {b_l_reg && b_d3_reg != 32'd0, b_l_reg && b_d2_reg != 32'd0,
-                           b_l_reg && b_d1_reg != 32'd0, b_l_reg && b_d0_reg != 32'd0};
+        e_t_bounds_reg <= bs_lt[71] || !bs_gt[71];
+        e_dt_reg <= bs_dt[ADDR_W-1:0];
+        e_u_nobuf_reg <= bs_nobuf;
+        e_u_behind_reg <= bs_behind;
+        e_u_lorder_reg <= {4{b_l_reg}} & ~b_z_reg;
         e_u_mo_reg <= b_mo_gt_reg;
-        e_u_long_reg <= gt33(b_mon_reg, {1'b0, b_rg_len_reg});
-        e_du_reg <= b_du_reg;
-        e_len_reg <= b_mon_reg[31:0];
+        e_u_long_reg <= !bs_long[71];
+        e_du_reg <= bs_du[ADDR_W-1:0];
+        e_len_reg <= bs_mon[31:0];
         e_id_reg <= b_id_reg;
         // rdmap.Invalidate: ddp.STagTable.InvalidateRemote's checks.
         e_i_bad_reg <= b_stag_bad_reg || b_assoc_bad_reg;
-        e_rr_bad_reg <= b_mon_reg != 33'd28;
+        e_rr_bad_reg <= !b_rr_eq_reg;
         e_st_reg <= b_st_reg;
     end
     if (rst) begin
@@ -870,14 +931,66 @@ always @(posedge clk) begin
 end
 
 // The last three decisions (0 the newest): {valid, conn, context written,
-// popped, popped QN, invalidated, invalidated index}.
-reg                    hs0_valid_reg = 1'b0, hs1_valid_reg = 1'b0, hs2_valid_reg = 1'b0;
-reg [CONN_W-1:0]       hs0_conn_reg, hs1_conn_reg, hs2_conn_reg;
+// popped, popped QN, invalidated, invalidated index}; the oldest needs
+// only what fs/fq/fk (below) do not say.
+reg                    hs0_valid_reg = 1'b0, hs1_valid_reg = 1'b0;
+reg [CONN_W-1:0]       hs0_conn_reg, hs1_conn_reg;
 reg [CX_W-1:0]         hs0_cx_reg, hs1_cx_reg, hs2_cx_reg;
 reg                    hs0_pop_reg, hs1_pop_reg, hs2_pop_reg;
-reg [1:0]              hs0_qn_reg, hs1_qn_reg, hs2_qn_reg;
+reg [1:0]              hs0_qn_reg, hs1_qn_reg;
 reg                    hs0_inv_reg, hs1_inv_reg, hs2_inv_reg;
-reg [STAG_AW-1:0]      hs0_idx_reg, hs1_idx_reg, hs2_idx_reg;
+reg [STAG_AW-1:0]      hs0_idx_reg, hs1_idx_reg;
+
+// Which of the last three decisions C2's piece must take in, worked out
+// as the pieces move up (so C2 has no comparison of its own to make):
+// fs, the decision is of the same connection; fq, and of the same queue;
+// fk, it invalidated (if it did) the STag index the piece uses. Bit k is
+// for hs<k> as it will be after the next move.
+reg  [2:0]             fs_reg = 3'd0, fq_reg = 3'd0, fk_reg = 3'd0;
+wire [STAG_AW-1:0]     b_idx = b_stag_reg[8 +: STAG_AW];
+
+// herr_reg's bit for C2's piece, looked up over two clocks as the piece
+// moves up (a group of 2^HG bits at C1b, then the bit), with what is set
+// meanwhile. (No bit is cleared while a piece is in the pipeline:
+// configuration waits for it to empty.)
+localparam integer HG = CONN_W < 4 ? CONN_W : 4;
+localparam integer NHG = 1 << HG;
+localparam integer HG_MASK_I = NHG - 1;
+localparam [CONN_W-1:0] HG_MASK = HG_MASK_I[CONN_W-1:0];
+reg  [NHG-1:0]         b_hgrp_reg = {NHG{1'b0}};
+reg                    c2_herr_reg = 1'b0;
+
+function [NHG-1:0] herr_group(input [NCONN-1:0] h, input [CONN_W-1:0] c);
+    herr_group = h[c & ~HG_MASK +: NHG];
+endfunction
+
+function herr_bit(input [NHG-1:0] g, input [CONN_W-1:0] c);
+    integer i;
+    begin
+        herr_bit = 1'b0;
+        for (i = 0; i < NHG; i = i + 1) begin
+            if ((c & HG_MASK) == i[CONN_W-1:0]) begin
+                herr_bit = g[i];
+            end
+        end
+    end
+endfunction
+
+// The bits of c's group set at this edge.
+function [NHG-1:0] herr_group_set(input [CONN_W-1:0] c);
+    herr_group_set = (herr_set && (herr_set_conn >> HG) == (c >> HG))
+                     ? ({{(NHG-1){1'b0}}, 1'b1} << (herr_set_conn & HG_MASK)) : {NHG{1'b0}};
+endfunction
+
+always @(posedge clk) begin
+    if (c_adv) begin
+        b_hgrp_reg <= herr_group(herr_reg, p1_conn) | herr_group_set(p1_conn);
+        c2_herr_reg <= herr_bit(b_hgrp_reg, b_conn_reg) || (herr_set && herr_set_conn == b_conn_reg);
+    end else begin
+        b_hgrp_reg <= b_hgrp_reg | herr_group_set(b_conn_reg);
+        c2_herr_reg <= c2_herr_reg || (herr_set && herr_set_conn == c2_conn_reg);
+    end
+end
 
 // C2: decision, with the effects of the decisions the tables had not seen.
 reg                    f_same0, f_same1, f_same2;
@@ -888,16 +1001,11 @@ wire [STAG_AW-1:0]     k_idx = k_stag_reg[8 +: STAG_AW];
 reg                    t_inv, i_bad, u_nobuf, u_behind, u_lorder;
 
 always @* begin
-    f_same0 = hs0_valid_reg && hs0_conn_reg == c2_conn_reg;
-    f_same1 = hs1_valid_reg && hs1_conn_reg == c2_conn_reg;
-    f_same2 = hs2_valid_reg && hs2_conn_reg == c2_conn_reg;
+    {f_same2, f_same1, f_same0} = fs_reg;
     f_cx = f_same0 ? hs0_cx_reg : f_same1 ? hs1_cx_reg : f_same2 ? hs2_cx_reg : c2_cx_reg;
-    f_pops = {1'b0, f_same0 && hs0_pop_reg && hs0_qn_reg == k_qn_reg}
-           + {1'b0, f_same1 && hs1_pop_reg && hs1_qn_reg == k_qn_reg}
-           + {1'b0, f_same2 && hs2_pop_reg && hs2_qn_reg == k_qn_reg};
-    f_killed = (hs0_valid_reg && hs0_inv_reg && hs0_idx_reg == k_idx)
-            || (hs1_valid_reg && hs1_inv_reg && hs1_idx_reg == k_idx)
-            || (hs2_valid_reg && hs2_inv_reg && hs2_idx_reg == k_idx);
+    f_pops = {1'b0, fq_reg[0] && hs0_pop_reg} + {1'b0, fq_reg[1] && hs1_pop_reg}
+           + {1'b0, fq_reg[2] && hs2_pop_reg};
+    f_killed = (fk_reg[0] && hs0_inv_reg) || (fk_reg[1] && hs1_inv_reg) || (fk_reg[2] && hs2_inv_reg);
     t_inv = e_t_inv_reg || f_killed;
     i_bad = e_i_bad_reg || f_killed;
     u_nobuf = e_u_nobuf_reg[f_pops];
@@ -905,14 +1013,11 @@ always @* begin
     u_lorder = e_u_lorder_reg[f_pops];
 end
 
-// Queue state after popping the head (a delivered untagged message).
-function [Q_W-1:0] q_pop(input [Q_W-1:0] q);
-    reg [31:0] first;
-    reg [RQ_AW:0] cnt;
-    begin
-        {first, cnt} = q;
-        q_pop = {first + 32'd1, cnt - 1'b1};
-    end
+// Queue state after popping the head (a delivered untagged message): a
+// pop is of the oldest MSN (the checks allow no other), so the new head is
+// the message's MSN + 1 (msn1, worked out at C1), and C2 needs no sum.
+function [Q_W-1:0] q_pop(input [RQ_AW:0] cnt, input [31:0] msn1);
+    q_pop = {msn1, cnt - 1'b1};
 endfunction
 
 reg [1:0]              r_kind;
@@ -934,7 +1039,7 @@ always @* begin
     r_pop = 1'b0;
     r_inval = 1'b0;
     r_dest = e_du_reg;
-    if (c_fail || !c_en || herr_reg[c2_conn_reg]) begin
+    if (c_fail || !c_en || c2_herr_reg) begin
         r_kind = K_NONE;            // the stream has failed: dropped
     end else if (k_cerr_reg) begin
         r_kind = K_ERR;
@@ -1004,9 +1109,9 @@ always @* begin
     r_cx = {c2_cx_reg[CX_W-1 -: 33], c_fail || r_kind == K_ERR || r_kind == K_TERM, f_cx[3*Q_W-1:0]};
     if (r_pop) begin
         case (k_qn_reg)
-            2'd1: r_cx[Q_W +: Q_W] = q_pop(f_cx[Q_W +: Q_W]);
-            2'd2: r_cx[2*Q_W +: Q_W] = q_pop(f_cx[2*Q_W +: Q_W]);
-            default: r_cx[0 +: Q_W] = q_pop(f_cx[0 +: Q_W]);
+            2'd1: r_cx[Q_W +: Q_W] = q_pop(f_cx[Q_W +: RQ_AW+1], k_msn1_reg);
+            2'd2: r_cx[2*Q_W +: Q_W] = q_pop(f_cx[2*Q_W +: RQ_AW+1], k_msn1_reg);
+            default: r_cx[0 +: Q_W] = q_pop(f_cx[0 +: RQ_AW+1], k_msn1_reg);
         endcase
     end
     if (k_tagged_reg) begin
@@ -1022,13 +1127,9 @@ wire                   c2_decide = c2_go && c2_first_reg;
 
 always @(posedge clk) begin
     if (c_adv) begin
-        hs2_valid_reg <= hs1_valid_reg;
-        hs2_conn_reg <= hs1_conn_reg;
         hs2_cx_reg <= hs1_cx_reg;
         hs2_pop_reg <= hs1_pop_reg;
-        hs2_qn_reg <= hs1_qn_reg;
         hs2_inv_reg <= hs1_inv_reg;
-        hs2_idx_reg <= hs1_idx_reg;
         hs1_valid_reg <= hs0_valid_reg;
         hs1_conn_reg <= hs0_conn_reg;
         hs1_cx_reg <= hs0_cx_reg;
@@ -1037,6 +1138,13 @@ always @(posedge clk) begin
         hs1_inv_reg <= hs0_inv_reg;
         hs1_idx_reg <= hs0_idx_reg;
         hs0_valid_reg <= c2_valid_reg && c2_first_reg;
+        fs_reg <= {hs1_valid_reg && hs1_conn_reg == b_conn_reg, hs0_valid_reg && hs0_conn_reg == b_conn_reg,
+                   c2_valid_reg && c2_first_reg && c2_conn_reg == b_conn_reg};
+        fq_reg <= {hs1_valid_reg && hs1_conn_reg == b_conn_reg && hs1_qn_reg == b_qn_reg,
+                   hs0_valid_reg && hs0_conn_reg == b_conn_reg && hs0_qn_reg == b_qn_reg,
+                   c2_valid_reg && c2_first_reg && c2_conn_reg == b_conn_reg && k_qn_reg == b_qn_reg};
+        fk_reg <= {hs1_valid_reg && hs1_idx_reg == b_idx, hs0_valid_reg && hs0_idx_reg == b_idx,
+                   c2_valid_reg && c2_first_reg && k_idx == b_idx};
         hs0_conn_reg <= c2_conn_reg;
         hs0_cx_reg <= r_cx;
         hs0_pop_reg <= r_pop;
@@ -1047,7 +1155,9 @@ always @(posedge clk) begin
     if (rst) begin
         hs0_valid_reg <= 1'b0;
         hs1_valid_reg <= 1'b0;
-        hs2_valid_reg <= 1'b0;
+        fs_reg <= 3'd0;
+        fq_reg <= 3'd0;
+        fk_reg <= 3'd0;
     end
 end
 
@@ -1820,6 +1930,8 @@ wire                   dv_go = rf_out_valid && s_verdict_tvalid && ev_free && dv
 wire                   b_hold = rf_out_valid && dv_bdone && m_axi_bvalid && m_axi_bresp[1];
 
 assign b_go = m_axi_bvalid && bq_out_valid && !b_hold;
+assign herr_set = b_go && m_axi_bresp[1];
+assign herr_set_conn = bq_out_data;
 assign m_axi_bready = bq_out_valid && !b_hold;
 
 assign rf_out_ready = dv_go;
@@ -1862,8 +1974,8 @@ always @(posedge clk) begin
             end
         end
     end
-    if (b_go && m_axi_bresp[1]) begin
-        herr_reg[bq_out_data] <= 1'b1;
+    if (herr_set) begin
+        herr_reg[herr_set_conn] <= 1'b1;
     end
     if (cf_conn) begin
         dead_reg[s_conn_conn] <= 1'b0;
@@ -1958,7 +2070,9 @@ assign {m_err_layer, m_err_etype, m_err_code} = ev_err_reg;
 // unused header bits.
 wire unused_ok = &{1'b0, s_verdict_tuser, m_axi_bid, st_acc[1],
     rot_d_cur[DATA_W-1:0], rot_d_prev[DATA_W-1:0], rot_k_cur[KEEP_W-1:0], rot_k_prev[KEEP_W-1:0],
-    a_off[31:0], i_n[31:16], e2_diff[31:17], e3_nd[64], e3_nr[64], e3_rd[32:16], a_cs2[31], a_cs3[31], a_dt[64], a_du[64], a_s[64:34], a_d0[32], a_d1[32], a_d2[32], a_d3[32],
+    i_n14_t[32:16], i_n18_t[32:16], e2_diff[31:17], e3_nd[64], e3_nr[64], e3_rd[32:16],
+    b_lt_a, b_gt_a, b_dt_a, b_du_a, b_mon_a, b_long_a, b_sg_a, bs_lt, bs_gt, bs_dt, bs_du, bs_mon, bs_long, bs_sg,
+    b_msn_reg, rg_len, st_len, a_msn1[32],
     ev_rec_reg[RECC_W-1 -: 2], ev_rec_reg[15:0], hf_idx32, g_s8,
     fifo_ready2_unused};
 

@@ -28,10 +28,11 @@
 --
 -- Structure: intake (every beat into df_fifo, a header record per piece
 -- into hf_fifo); H (context, STag entry and posted buffer read from their
--- sdp_rams), C1 (classification and the checks' arithmetic, as trees:
--- fadd, gt33, carry-save), C1b (comparisons), C2 (the decision, with the
--- effects of the three decisions ahead that the table reads missed, and
--- its effects written back); placement D0 (set-up: rotation, window,
+-- sdp_rams), C1 (classification and the checks' arithmetic: the first
+-- clock of the sums, sum72a, carry-save, sumeq), C1b (the sums' second
+-- clock, sum72b, and the comparisons), C2 (the decision, with the effects
+-- of the three decisions ahead that the table reads missed, and its
+-- effects written back); placement D0 (set-up: rotation, window,
 -- first address), D1 (one input beat a clock, rotated to the host
 -- address, AW and W queued), D2 (the piece's end, the delivery record),
 -- D3 (where a ULPDU's next piece goes on); delivery in the order of last
@@ -273,10 +274,8 @@ architecture rtl of ddp_rx is
     subtype u18_t is unsigned(17 downto 0);
     subtype u20_t is unsigned(19 downto 0);
     subtype u32_t is unsigned(31 downto 0);
-    subtype u34_t is unsigned(33 downto 0);
     subtype u64_t is unsigned(63 downto 0);
     subtype u65_t is unsigned(64 downto 0);
-    subtype u128_t is unsigned(127 downto 0);
     subtype w16_t is std_ulogic_vector(15 downto 0);
     subtype w32_t is std_ulogic_vector(31 downto 0);
 
@@ -309,15 +308,6 @@ architecture rtl of ddp_rx is
         end if;
         return h0 & lo(31 downto 0);
     end function add64;
-
-    -- Carry-save of three 64-bit words: x + y + z = s + c (mod 2**64); s on top.
-    function csa64(x : u64_t; y : u64_t; z : u64_t) return u128_t is
-    begin
-        return (x xor y xor z)
-            & ((x(62 downto 0) and y(62 downto 0)) or (x(62 downto 0) and z(62 downto 0))
-               or (y(62 downto 0) and z(62 downto 0)))
-            & '0';
-    end function csa64;
 
     -- Big-endian field of 4 octets starting at octet o of the header (RFC
     -- 5041 4: octet 0 in lane 0).
@@ -359,24 +349,13 @@ architecture rtl of ddp_rx is
         end case;
     end function cx_q;
 
-    -- Queue state after popping the head (a delivered untagged message).
-    function q_pop(q : q_t) return q_t is
-        variable first : u32_t;
-        variable cnt : qcnt_t;
+    -- Queue state after popping the head (a delivered untagged message): a
+    -- pop is of the oldest MSN (the checks allow no other), so the new head
+    -- is the message's MSN + 1 (msn1, worked out at C1), and C2 needs no sum.
+    function q_pop(cnt : qcnt_t; msn1 : u32_t) return q_t is
     begin
-        first := unsigned(q(Q_W_c - 1 downto RQ_AW + 1));
-        cnt := unsigned(q(RQ_AW downto 0));
-        return std_ulogic_vector(first + 1) & std_ulogic_vector(cnt - 1);
+        return std_ulogic_vector(msn1) & std_ulogic_vector(cnt - 1);
     end function q_pop;
-
-    -- The MSN window checks with j earlier deliveries of the queue that the
-    -- context read has not seen (d = MSN - first - j, the window j shorter).
-    function nobuf_j(d : u32_t; cnt : qcnt_t; j : natural) return std_ulogic is
-        variable c : unsigned(RQ_AW + 1 downto 0);
-    begin
-        c := ('0' & cnt) - to_unsigned(j, RQ_AW + 2);
-        return to_sl(shift_right(d, RQ_AW + 1) /= 0 or ('0' & d(RQ_AW downto 0)) >= c);
-    end function nobuf_j;
 
     -- Lanes of output beat m that are in the window [m0*N + lo, m1*N + hi]:
     -- q0 = m0 - m, q1 = m1 - m (two's complement), lo_m = lanes >= lo,
@@ -428,6 +407,8 @@ architecture rtl of ddp_rx is
     -- Connections that took an error B response since their last (re)start,
     -- and connections whose stream has ended (error, Terminate).
     signal herr_reg : std_ulogic_vector(NCONN_c - 1 downto 0) := (others => '0');
+    signal herr_set : std_ulogic := '0';               -- herr_reg(herr_set_conn) is set at this edge
+    signal herr_set_conn : conn_t := (others => '0');
     signal dead_reg : std_ulogic_vector(NCONN_c - 1 downto 0) := (others => '0');
 
     -- --- tables ------------------------------------------------------------------
@@ -477,7 +458,15 @@ architecture rtl of ddp_rx is
     signal i_hcnt : u2_t := (others => '0');
     signal i_hdr : hdr_t := (others => '0');
     signal i_hpush : std_ulogic := '0';
-    signal i_n : u33_t := (others => '0');         -- no borrow & ulen - header length
+    -- The payload length, n = ulen - header length (14 or 18 octets by the
+    -- T bit, octet 0 bit 7: RFC 5041 4.2, 4.3), and short = ulen < header
+    -- length, from the first beat's tuser and T, kept for the later beats.
+    signal i_ulen_t : u16_t := (others => '0');
+    signal i_n14_t, i_n18_t : u33_t := (others => '0');
+    signal i_t_t : std_ulogic := '0';
+    signal i_ns_t : u17_t := (others => '0');
+    signal i_ns_reg : u17_t := (others => '0');        -- short & n
+    signal i_ns : u17_t := (others => '0');
 
     signal df_in_data : df_t := (others => '0');
     signal df_out : std_logic_vector(DF_W_c - 1 downto 0) := (others => '0');
@@ -511,14 +500,37 @@ architecture rtl of ddp_rx is
     signal h_cnt : qcnt_t := (others => '0');
     signal h_n : u16_t := (others => '0');
     signal st_acc0 : std_ulogic := '0';
-    signal st_len, rg_len : u32_t := (others => '0');
     signal rg_id : id_t := (others => '0');
-    signal a_off : u65_t := (others => '0');
-    signal a_s : u65_t := (others => '0');
-    signal a_dt, a_du : u65_t := (others => '0');
-    signal a_mon : u33_t := (others => '0');
-    signal a_wrap, a_nb, a_mo_gt, c1_stag_bad, c1_assoc_bad : std_ulogic := '0';
-    signal a_d0, a_d1, a_d2, a_d3 : u33_t := (others => '0');
+
+    -- Checks on the STag entry and the posted buffer just read, over two
+    -- clocks, C1 and C1b, each at most 5 LUT levels: every sum of 16 bits
+    -- or more is split in 8-bit chunks (sum72a at C1, sum72b at C1b,
+    -- through the b_*_a registers), and every comparison of a sum is the
+    -- sign of one (bit 71 of a 72-bit sum, operands one's complemented to
+    -- 72 bits) or an equality found without a carry chain (sumeq). What the
+    -- decision needs:
+    --   bounds:  TO < base, or TO + n > base + len (as integers: the same
+    --            as TO - base outside 0 .. 2**32-1 or off + n > len, 7.1);
+    --   address: addr + TO - base (tagged), addr + MO (untagged);
+    --   MO + n:  the message length, its check against the buffer and 28;
+    --   d_j:     MSN - first - j for j = 0..3 (the window checks): whether
+    --            its bits above RQ_AW are zero, its low bits, its sign,
+    --            whether it is zero.
+    constant LQ_c : positive := RQ_AW + 1;          -- low bits of d_j that the window check compares
+    constant MASK32_c : u72_t := resize(unsigned'(x"ffffffff"), 72);
+    constant MASK33_c : u72_t := resize(unsigned'('1' & x"ffffffff"), 72);
+    constant MASK_HI_c : u72_t := shift_right(MASK32_c, LQ_c);   -- d_j's bits LQ..31, shifted down
+    subtype sg4_t is unsigned(4 * 162 - 1 downto 0);
+    subtype low4_t is unsigned(4 * LQ_c - 1 downto 0);
+    subtype cm4_t is unsigned(4 * (LQ_c + 1) - 1 downto 0);
+
+    signal a_lt, a_gt, a_dt, a_du, a_mon, a_long : u162_t := (others => '0');
+    signal a_wrap, a_mo_gt, a_rr_eq, c1_stag_bad, c1_assoc_bad : std_ulogic := '0';
+    signal a_msn1 : u33_t := (others => '0');
+    signal a_sg : sg4_t := (others => '0');           -- d_j's sign, first clock
+    signal a_uz, a_z : std_ulogic_vector(3 downto 0) := (others => '0');   -- d_j's bits LQ..31 zero, d_j zero
+    signal a_low : low4_t := (others => '0');         -- d_j's bits 0..LQ-1
+    signal a_cm : cm4_t := (others => '0');           -- count - j: the window's size
 
     -- C1b registers.
     signal b_valid_reg : std_ulogic := '0';
@@ -527,22 +539,25 @@ architecture rtl of ddp_rx is
     signal b_cx_reg : cx_t := (others => '0');
     signal b_t_reg, b_l_reg : std_ulogic := '0';
     signal b_op_reg : u4_t := (others => '0');
-    signal b_stag_reg, b_msn_reg : u32_t := (others => '0');
+    signal b_stag_reg, b_msn_reg, b_msn1_reg : u32_t := (others => '0');
     signal b_qn_reg : u2_t := (others => '0');
     signal b_n_reg : u16_t := (others => '0');
     signal b_hlen_reg : u5_t := (others => '0');
     signal b_cerr_reg : std_ulogic := '0';
     signal b_cerr_code_reg : w16_t := (others => '0');
     signal b_stag_bad_reg, b_assoc_bad_reg, b_acc_reg, b_wrap_reg : std_ulogic := '0';
-    signal b_off_neg_reg, b_nb_reg, b_mo_gt_reg : std_ulogic := '0';
-    signal b_off_hi_reg, b_st_len_reg, b_rg_len_reg : u32_t := (others => '0');
-    signal b_s_reg : u34_t := (others => '0');
-    signal b_dt_reg, b_du_reg : addr_t := (others => '0');
-    signal b_mon_reg : u33_t := (others => '0');
+    signal b_mo_gt_reg, b_rr_eq_reg : std_ulogic := '0';
+    signal b_lt_a, b_gt_a, b_dt_a, b_du_a, b_mon_a, b_long_a : u162_t := (others => '0');
+    signal b_sg_a : sg4_t := (others => '0');
+    signal b_uz_reg, b_z_reg : std_ulogic_vector(3 downto 0) := (others => '0');
+    signal b_low_reg : low4_t := (others => '0');
+    signal b_cm_reg : cm4_t := (others => '0');
     signal b_id_reg : id_t := (others => '0');
-    signal b_d0_reg, b_d1_reg, b_d2_reg, b_d3_reg : u32_t := (others => '0');
-    signal b_qcnt_reg : qcnt_t := (others => '0');
     signal b_st_reg : std_ulogic_vector(ST_W_c - 2 downto 0) := (others => '0');
+
+    -- C1b: the sums' second clock, and the window checks.
+    signal bs_lt, bs_gt, bs_dt, bs_du, bs_mon, bs_long : u73_t := (others => '0');
+    signal bs_nobuf, bs_behind : std_ulogic_vector(3 downto 0) := (others => '0');
 
     -- C2 registers.
     signal c2_valid_reg : std_ulogic := '0';
@@ -551,7 +566,7 @@ architecture rtl of ddp_rx is
     signal c2_cx_reg : cx_t := (others => '0');
     signal k_tagged_reg, k_l_reg : std_ulogic := '0';
     signal k_op_reg : u4_t := (others => '0');
-    signal k_stag_reg, k_msn_reg : u32_t := (others => '0');
+    signal k_stag_reg, k_msn_reg, k_msn1_reg : u32_t := (others => '0');
     signal k_qn_reg : u2_t := (others => '0');
     signal k_n_reg : u16_t := (others => '0');
     signal k_hlen_reg : u5_t := (others => '0');
@@ -566,14 +581,58 @@ architecture rtl of ddp_rx is
     signal e_id_reg : id_t := (others => '0');
     signal e_st_reg : std_ulogic_vector(ST_W_c - 2 downto 0) := (others => '0');
 
-    -- The last three decisions (0 the newest).
-    signal hs0_valid_reg, hs1_valid_reg, hs2_valid_reg : std_ulogic := '0';
-    signal hs0_conn_reg, hs1_conn_reg, hs2_conn_reg : conn_t := (others => '0');
+    -- The last three decisions (0 the newest): valid, conn, context
+    -- written, popped, popped QN, invalidated, invalidated index; the oldest
+    -- needs only what fs/fq/fk (below) do not say.
+    signal hs0_valid_reg, hs1_valid_reg : std_ulogic := '0';
+    signal hs0_conn_reg, hs1_conn_reg : conn_t := (others => '0');
     signal hs0_cx_reg, hs1_cx_reg, hs2_cx_reg : cx_t := (others => '0');
     signal hs0_pop_reg, hs1_pop_reg, hs2_pop_reg : std_ulogic := '0';
-    signal hs0_qn_reg, hs1_qn_reg, hs2_qn_reg : u2_t := (others => '0');
+    signal hs0_qn_reg, hs1_qn_reg : u2_t := (others => '0');
     signal hs0_inv_reg, hs1_inv_reg, hs2_inv_reg : std_ulogic := '0';
-    signal hs0_idx_reg, hs1_idx_reg, hs2_idx_reg : stagi_t := (others => '0');
+    signal hs0_idx_reg, hs1_idx_reg : stagi_t := (others => '0');
+
+    -- Which of the last three decisions C2's piece must take in, worked out
+    -- as the pieces move up (so C2 has no comparison of its own to make):
+    -- fs, the decision is of the same connection; fq, and of the same
+    -- queue; fk, it invalidated (if it did) the STag index the piece uses.
+    -- Bit k is for hs<k> as it will be after the next move.
+    signal fs_reg, fq_reg, fk_reg : std_ulogic_vector(2 downto 0) := (others => '0');
+    signal b_idx : stagi_t := (others => '0');
+
+    -- herr_reg's bit for C2's piece, looked up over two clocks as the piece
+    -- moves up (a group of 2**HG bits at C1b, then the bit), with what is
+    -- set meanwhile. (No bit is cleared while a piece is in the pipeline:
+    -- configuration waits for it to empty.)
+    constant HG_c : natural := imin(CONN_W, 4);
+    constant NHG_c : positive := 2 ** HG_c;
+    constant HG_MASK_c : conn_t := std_ulogic_vector(to_unsigned(NHG_c - 1, CONN_W));
+    subtype hgrp_t is std_ulogic_vector(NHG_c - 1 downto 0);
+    signal b_hgrp_reg : hgrp_t := (others => '0');
+    signal c2_herr_reg : std_ulogic := '0';
+
+    function herr_group(h : std_ulogic_vector(NCONN_c - 1 downto 0); c : conn_t) return hgrp_t is
+        variable base : natural;
+    begin
+        base := ci(c and not HG_MASK_c);
+        return h(base + NHG_c - 1 downto base);
+    end function herr_group;
+
+    function herr_bit(g : hgrp_t; c : conn_t) return std_ulogic is
+    begin
+        return g(ci(c and HG_MASK_c));
+    end function herr_bit;
+
+    -- The bits of c's group set at this edge (set, at set_conn).
+    function herr_group_set(c : conn_t; set : std_ulogic; set_conn : conn_t) return hgrp_t is
+        variable r : hgrp_t;
+    begin
+        r := (others => '0');
+        if set = '1' and shift_right(unsigned(set_conn), HG_c) = shift_right(unsigned(c), HG_c) then
+            r(ci(set_conn and HG_MASK_c)) := '1';
+        end if;
+        return r;
+    end function herr_group_set;
 
     -- C2 decision.
     signal k_idx : stagi_t := (others => '0');
@@ -830,9 +889,16 @@ begin
     i_hcnt <= i_hcnt_reg when i_inpiece_reg = '1' else "00";
     i_hdone <= i_inpiece_reg and i_hdone_reg;
 
+    i_ulen_t <= unsigned(s_axis_tuser(CONN_W + 17 downto CONN_W + 2));
+    i_n14_t <= fadd(resize(i_ulen_t, 32), x"0000fff1", '1');
+    i_n18_t <= fadd(resize(i_ulen_t, 32), x"0000ffed", '1');
+    i_t_t <= s_axis_tdata(7);
+    i_ns_t <= to_sl(i_ulen_t < 14) & i_n14_t(15 downto 0) when i_t_t = '1'
+              else to_sl(i_ulen_t < 18) & i_n18_t(15 downto 0);
+    i_ns <= i_ns_reg when i_inpiece_reg = '1' else i_ns_t;
+
     p_intake_hdr : process (all) is
         variable h : hdr_t;
-        variable y : u32_t;
     begin
         if i_inpiece_reg = '1' then
             h := i_hdr_reg;
@@ -849,14 +915,6 @@ begin
         -- piece's once its header is in (or at its end, if shorter).
         i_hpush <= i_take and (not i_hdone)
                    and ((not i_user(0)) or s_axis_tlast or to_sl(to_integer(i_hcnt) = HB_c - 1));
-        -- The payload length, from the T bit (octet 0 bit 7): 14 or 18
-        -- header octets (RFC 5041 4.2, 4.3).
-        if h(7) = '1' then
-            y := x"fffffff1";
-        else
-            y := x"ffffffed";
-        end if;
-        i_n <= fadd(resize(unsigned(i_user(16 + CONN_W downto CONN_W + 1)), 32), y, '1');
     end process p_intake_hdr;
 
     p_intake : process (clk) is
@@ -872,6 +930,7 @@ begin
                     i_hcnt_reg <= i_hcnt + 1;
                 end if;
                 i_hdone_reg <= i_hdone or i_hpush;
+                i_ns_reg <= i_ns;
             end if;
             if rst = '1' then
                 i_inpiece_reg <= '0';
@@ -892,8 +951,7 @@ begin
             out_data => df_out, out_valid => df_out_valid, out_ready => df_out_ready
         );
 
-    hf_in_data <= i_user(17 + CONN_W) & (not i_n(32)) & std_ulogic_vector(i_n(15 downto 0))
-                  & i_user(16 + CONN_W downto 0) & i_hdr;
+    hf_in_data <= i_user(17 + CONN_W) & std_ulogic_vector(i_ns) & i_user(16 + CONN_W downto 0) & i_hdr;
 
     hf_fifo : entity work.ddp_rx_fifo
         generic map (WIDTH => HF_W_c, AW => 3)
@@ -955,10 +1013,17 @@ begin
         variable st_pd : w32_t;
         variable st_conn : conn_t;
         variable st_base : u64_t;
-        variable st_addr64, rg_addr64 : u64_t;
-        variable cs : u128_t;
-        variable cs2, cs3 : u64_t;
-        variable nf : u32_t;
+        variable st_len, rg_len : u32_t;
+        variable cnt : qcnt_t;
+        variable x_to, x_nbase, x_n, x_mo, x_nlen, x_nrglen, x_staddr, x_rgaddr : u72_t;
+        variable cs, cs2 : u144_t;
+        variable sg : sg4_t;
+        variable uz, z : std_ulogic_vector(3 downto 0);
+        variable low : low4_t;
+        variable cm : cm4_t;
+        variable kj : u32_t;
+        variable fl, dl : unsigned(LQ_c downto 0);   -- first + j, MSN - (first + j): low bits, carry/borrow
+        variable hc : u2_t;
     begin
         hdr := c1_rec_reg(143 downto 0);
         t := hdr(7);
@@ -1016,10 +1081,11 @@ begin
         cx := cx_rd_data;
         q := cx_q(cx(3 * Q_W_c - 1 downto 0), std_ulogic_vector(qn(1 downto 0)));
         first := unsigned(q(Q_W_c - 1 downto RQ_AW + 1));
-        h_cnt <= unsigned(q(RQ_AW downto 0));
+        cnt := unsigned(q(RQ_AW downto 0));
+        h_cnt <= cnt;
 
-        -- The STag entry and the posted buffer: C1 does the arithmetic,
-        -- C1b the comparisons on its results.
+        -- c1_arith: the STag entry and the posted buffer (see the comment at
+        -- the C1 results above).
         st := st_rd_data;
         rg := rg_rd_data;
         st_valid := st(ST_W_c - 1);
@@ -1029,39 +1095,69 @@ begin
         st_conn := st(ADDR_W + 97 + CONN_W downto ADDR_W + 98);
         st_acc0 <= st(ADDR_W + 96);
         st_base := unsigned(st(ADDR_W + 95 downto ADDR_W + 32));
-        st_len <= unsigned(st(ADDR_W + 31 downto ADDR_W));
-        st_addr64 := resize(unsigned(st(ADDR_W - 1 downto 0)), 64);
-        rg_addr64 := resize(unsigned(rg(RG_W_c - 1 downto ID_W + 32)), 64);
-        rg_len <= unsigned(rg(ID_W + 31 downto ID_W));
+        st_len := unsigned(st(ADDR_W + 31 downto ADDR_W));
+        rg_len := unsigned(rg(ID_W + 31 downto ID_W));
         rg_id <= rg(ID_W - 1 downto 0);
-        a_off <= add64(to64, not st_base, '1');
-        -- Bounds (C1b): off(31:0) + n > len, with S = TO_lo + ~base_lo + 1 + n
-        -- = off(31:0) + n + 2**32 when TO_lo >= base_lo (nb), else off(31:0) + n.
-        cs := csa64(resize(to64(31 downto 0), 64), resize(not st_base(31 downto 0), 64), resize(n, 64));
-        a_s <= add64(cs(127 downto 64), cs(63 downto 0), '1');
-        a_nb <= not gt33('0' & st_base(31 downto 0), '0' & to64(31 downto 0));
-        -- The host address: addr + TO - base.
-        cs := csa64(st_addr64, to64, not st_base);
-        a_dt <= add64(cs(127 downto 64), cs(63 downto 0), '1');
-        a_du <= add64(rg_addr64, resize(mo, 64), '0');
-        a_mon <= fadd(mo, resize(n, 32), '0');
+        x_to := resize(to64, 72);
+        x_nbase := not resize(st_base, 72);
+        x_n := resize(n, 72);
+        x_mo := resize(mo, 72);
+        x_nlen := not resize(st_len, 72);
+        x_nrglen := not resize(rg_len, 72);
+        x_staddr := resize(unsigned(st(ADDR_W - 1 downto 0)), 72);
+        x_rgaddr := resize(unsigned(rg(RG_W_c - 1 downto ID_W + 32)), 72);
+        -- TO < base: TO - base is negative.
+        a_lt <= sum72a(x_to, x_nbase, '1');
+        -- TO + n > base + len: TO + n - base - len - 1 (TO + n + not base +
+        -- not len + 1) is not negative.
+        cs := csa72(x_to, x_n, x_nbase);
+        cs2 := csa72(cs(143 downto 72), cs(71 downto 0), x_nlen);
+        a_gt <= sum72a(cs2(143 downto 72), cs2(71 downto 0) or to_unsigned(1, 72), '0');
+        -- The host address: addr + TO - base (mod 2**64), or addr + MO.
+        cs := csa72(x_staddr, x_to, x_nbase);
+        a_dt <= sum72a(cs(143 downto 72), cs(71 downto 0) or to_unsigned(1, 72), '0');
+        a_du <= sum72a(x_rgaddr, x_mo, '0');
+        -- MO + n, and MO + n > the buffer's length: MO + n - len - 1 not
+        -- negative.
+        a_mon <= sum72a(x_mo, x_n, '0');
+        cs := csa72(x_mo, x_n, x_nrglen);
+        a_long <= sum72a(cs(143 downto 72), cs(71 downto 0), '0');
+        a_rr_eq <= sumeq(x_mo, x_n, '0', to_unsigned(28, 72), MASK33_c);
+        a_msn1 <= fadd(msn, to_unsigned(0, 32), '1');
         -- TO + n carries out of 64 bits (n < 2**16).
         a_wrap <= to_sl(to64(63 downto 16) = (63 downto 16 => '1'))
                   and gt33(resize(to64(15 downto 0), 33), resize(not n, 33));
-        a_mo_gt <= gt33('0' & mo, '0' & unsigned(rg(ID_W + 31 downto ID_W)));
+        a_mo_gt <= gt33('0' & mo, '0' & rg_len);
         c1_stag_bad <= (not st_valid) or to_sl(st_key /= std_ulogic_vector(stag(7 downto 0)))
                        or to_sl(shift_right(stag, 8 + STAG_AW) /= 0);
         c1_assoc_bad <= to_sl(st_pd /= cx(CX_W_c - 2 downto CX_W_c - 33))
                         or (st_bound and to_sl(st_conn /= p1_conn));
-        -- MSN - first - j, for j deliveries of the queue the context read has
-        -- not seen (j = 0..3).
-        nf := not first;
-        a_d0 <= fadd(msn, nf, '1');
-        a_d1 <= fadd(msn, nf, '0');
-        cs2 := (msn xor nf xor x"ffffffff") & ((msn and nf) or msn or nf);
-        a_d2 <= fadd(cs2(63 downto 32), cs2(30 downto 0) & '0', '0');
-        cs3 := (msn xor nf xor x"fffffffe") & ((msn and nf) or ((msn or nf) and x"fffffffe"));
-        a_d3 <= fadd(cs3(63 downto 32), cs3(30 downto 0) & '0', '0');
+        -- d_j = MSN - first - j = MSN + not first + (1 - j), for j
+        -- deliveries of the queue that the context read has not seen (j =
+        -- 0..3).
+        for j in 0 to 3 loop
+            kj := to_unsigned(1, 32) - to_unsigned(j, 32);
+            cs := csa72(resize(msn, 72), resize(not first, 72), resize(kj, 72));
+            sg(162 * j + 161 downto 162 * j) := sum72a(cs(143 downto 72) and MASK32_c,
+                                                       cs(71 downto 0) and MASK32_c, '0');
+            -- d_j = 0: MSN = first + j. d_j's bits LQ.. zero: MSN's bits LQ..
+            -- are first + j's plus the borrow of d_j's low bits, that is
+            -- first's plus hc (0..2). Both as equalities (sumeq) on MSN and
+            -- first, not on the sums.
+            z(j) := sumeq(resize(first, 72), to_unsigned(j, 72), '0', resize(msn, 72), MASK32_c);
+            fl := ('0' & first(LQ_c - 1 downto 0)) + to_unsigned(j, LQ_c + 1);
+            dl := ('0' & msn(LQ_c - 1 downto 0)) - ('0' & fl(LQ_c - 1 downto 0));
+            hc := ('0' & fl(LQ_c)) + ('0' & dl(LQ_c));
+            uz(j) := sumeq(shift_right(resize(first, 72), LQ_c), resize(hc, 72), '0',
+                           shift_right(resize(msn, 72), LQ_c), MASK_HI_c);
+            low(LQ_c * j + LQ_c - 1 downto LQ_c * j) := dl(LQ_c - 1 downto 0);
+            cm((LQ_c + 1) * j + LQ_c downto (LQ_c + 1) * j) := ('0' & cnt) - to_unsigned(j, LQ_c + 1);
+        end loop;
+        a_sg <= sg;
+        a_z <= z;
+        a_uz <= uz;
+        a_low <= low;
+        a_cm <= cm;
     end process p_c1;
 
     -- C1b registers.
@@ -1079,6 +1175,7 @@ begin
                 b_op_reg <= h_op;
                 b_stag_reg <= h_stag;
                 b_msn_reg <= h_msn;
+                b_msn1_reg <= a_msn1(31 downto 0);
                 b_qn_reg <= h_qn(1 downto 0);
                 b_n_reg <= h_n;
                 b_hlen_reg <= h_hlen;
@@ -1088,22 +1185,20 @@ begin
                 b_assoc_bad_reg <= c1_assoc_bad;
                 b_acc_reg <= not st_acc0;
                 b_wrap_reg <= a_wrap;
-                b_off_neg_reg <= not a_off(64);
-                b_off_hi_reg <= a_off(63 downto 32);
-                b_nb_reg <= a_nb;
-                b_s_reg <= a_s(33 downto 0);
-                b_st_len_reg <= st_len;
-                b_rg_len_reg <= rg_len;
                 b_mo_gt_reg <= a_mo_gt;
-                b_dt_reg <= a_dt(ADDR_W - 1 downto 0);
-                b_du_reg <= a_du(ADDR_W - 1 downto 0);
-                b_mon_reg <= a_mon;
+                b_rr_eq_reg <= a_rr_eq;
+                b_lt_a <= a_lt;
+                b_gt_a <= a_gt;
+                b_dt_a <= a_dt;
+                b_du_a <= a_du;
+                b_mon_a <= a_mon;
+                b_long_a <= a_long;
+                b_sg_a <= a_sg;
+                b_uz_reg <= a_uz;
+                b_z_reg <= a_z;
+                b_low_reg <= a_low;
+                b_cm_reg <= a_cm;
                 b_id_reg <= rg_id;
-                b_d0_reg <= a_d0(31 downto 0);
-                b_d1_reg <= a_d1(31 downto 0);
-                b_d2_reg <= a_d2(31 downto 0);
-                b_d3_reg <= a_d3(31 downto 0);
-                b_qcnt_reg <= h_cnt;
                 b_st_reg <= st_rd_data(ST_W_c - 2 downto 0);
             end if;
             if rst = '1' then
@@ -1111,6 +1206,27 @@ begin
             end if;
         end if;
     end process p_c1b_reg;
+
+    -- C1b: the sums' second clock, and the window checks: d_j outside 0 ..
+    -- count - j - 1 (its bits above RQ_AW not zero, or its low bits at or
+    -- past count - j).
+    p_c1b_sums : process (all) is
+        variable sg : u73_t;
+    begin
+        bs_lt <= sum72b(b_lt_a);
+        bs_gt <= sum72b(b_gt_a);
+        bs_dt <= sum72b(b_dt_a);
+        bs_du <= sum72b(b_du_a);
+        bs_mon <= sum72b(b_mon_a);
+        bs_long <= sum72b(b_long_a);
+        for j in 0 to 3 loop
+            sg := sum72b(b_sg_a(162 * j + 161 downto 162 * j));
+            bs_behind(j) <= sg(31);
+            bs_nobuf(j) <= (not b_uz_reg(j))
+                           or to_sl(('0' & b_low_reg(LQ_c * j + LQ_c - 1 downto LQ_c * j))
+                                    >= b_cm_reg((LQ_c + 1) * j + LQ_c downto (LQ_c + 1) * j));
+        end loop;
+    end process p_c1b_sums;
 
     -- C2 registers.
     p_c2_reg : process (clk) is
@@ -1127,6 +1243,7 @@ begin
                 k_op_reg <= b_op_reg;
                 k_stag_reg <= b_stag_reg;
                 k_msn_reg <= b_msn_reg;
+                k_msn1_reg <= b_msn1_reg;
                 k_qn_reg <= b_qn_reg;
                 k_n_reg <= b_n_reg;
                 k_hlen_reg <= b_hlen_reg;
@@ -1138,22 +1255,19 @@ begin
                 e_t_assoc_reg <= b_assoc_bad_reg;
                 e_t_acc_reg <= b_acc_reg;
                 e_t_wrap_reg <= b_wrap_reg;
-                e_t_bounds_reg <= b_off_neg_reg or to_sl(b_off_hi_reg /= 0) or b_s_reg(33)
-                                  or gt33(b_s_reg(32 downto 0), b_nb_reg & b_st_len_reg);
-                e_dt_reg <= b_dt_reg;
-                e_u_nobuf_reg <= nobuf_j(b_d3_reg, b_qcnt_reg, 3) & nobuf_j(b_d2_reg, b_qcnt_reg, 2)
-                                 & nobuf_j(b_d1_reg, b_qcnt_reg, 1) & nobuf_j(b_d0_reg, b_qcnt_reg, 0);
-                e_u_behind_reg <= b_d3_reg(31) & b_d2_reg(31) & b_d1_reg(31) & b_d0_reg(31);
-                e_u_lorder_reg <= (b_l_reg and to_sl(b_d3_reg /= 0)) & (b_l_reg and to_sl(b_d2_reg /= 0))
-                                  & (b_l_reg and to_sl(b_d1_reg /= 0)) & (b_l_reg and to_sl(b_d0_reg /= 0));
+                e_t_bounds_reg <= bs_lt(71) or not bs_gt(71);
+                e_dt_reg <= bs_dt(ADDR_W - 1 downto 0);
+                e_u_nobuf_reg <= bs_nobuf;
+                e_u_behind_reg <= bs_behind;
+                e_u_lorder_reg <= (3 downto 0 => b_l_reg) and not b_z_reg;
                 e_u_mo_reg <= b_mo_gt_reg;
-                e_u_long_reg <= gt33(b_mon_reg, '0' & b_rg_len_reg);
-                e_du_reg <= b_du_reg;
-                e_len_reg <= b_mon_reg(31 downto 0);
+                e_u_long_reg <= not bs_long(71);
+                e_du_reg <= bs_du(ADDR_W - 1 downto 0);
+                e_len_reg <= bs_mon(31 downto 0);
                 e_id_reg <= b_id_reg;
                 -- rdmap.Invalidate: ddp.STagTable.InvalidateRemote's checks.
                 e_i_bad_reg <= b_stag_bad_reg or b_assoc_bad_reg;
-                e_rr_bad_reg <= to_sl(b_mon_reg /= 28);
+                e_rr_bad_reg <= not b_rr_eq_reg;
                 e_st_reg <= b_st_reg;
             end if;
             if rst = '1' then
@@ -1163,6 +1277,20 @@ begin
     end process p_c2_reg;
 
     k_idx <= std_ulogic_vector(k_stag_reg(8 + STAG_AW - 1 downto 8));
+    b_idx <= std_ulogic_vector(b_stag_reg(8 + STAG_AW - 1 downto 8));
+
+    p_herr_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if c_adv = '1' then
+                b_hgrp_reg <= herr_group(herr_reg, p1_conn) or herr_group_set(p1_conn, herr_set, herr_set_conn);
+                c2_herr_reg <= herr_bit(b_hgrp_reg, b_conn_reg) or (herr_set and to_sl(herr_set_conn = b_conn_reg));
+            else
+                b_hgrp_reg <= b_hgrp_reg or herr_group_set(b_conn_reg, herr_set, herr_set_conn);
+                c2_herr_reg <= c2_herr_reg or (herr_set and to_sl(herr_set_conn = c2_conn_reg));
+            end if;
+        end if;
+    end process p_herr_reg;
 
     -- C2: decision, with the effects of the decisions the tables had not seen.
     p_c2 : process (all) is
@@ -1180,9 +1308,9 @@ begin
         variable nz : std_ulogic;
         variable inv_stag : u32_t;
     begin
-        same0 := hs0_valid_reg = '1' and hs0_conn_reg = c2_conn_reg;
-        same1 := hs1_valid_reg = '1' and hs1_conn_reg = c2_conn_reg;
-        same2 := hs2_valid_reg = '1' and hs2_conn_reg = c2_conn_reg;
+        same0 := fs_reg(0) = '1';
+        same1 := fs_reg(1) = '1';
+        same2 := fs_reg(2) = '1';
         if same0 then
             f_cx := hs0_cx_reg;
         elsif same1 then
@@ -1193,18 +1321,17 @@ begin
             f_cx := c2_cx_reg;
         end if;
         pops := 0;
-        if same0 and hs0_pop_reg = '1' and hs0_qn_reg = k_qn_reg then
+        if fq_reg(0) = '1' and hs0_pop_reg = '1' then
             pops := pops + 1;
         end if;
-        if same1 and hs1_pop_reg = '1' and hs1_qn_reg = k_qn_reg then
+        if fq_reg(1) = '1' and hs1_pop_reg = '1' then
             pops := pops + 1;
         end if;
-        if same2 and hs2_pop_reg = '1' and hs2_qn_reg = k_qn_reg then
+        if fq_reg(2) = '1' and hs2_pop_reg = '1' then
             pops := pops + 1;
         end if;
-        killed := (hs0_valid_reg = '1' and hs0_inv_reg = '1' and hs0_idx_reg = k_idx)
-                  or (hs1_valid_reg = '1' and hs1_inv_reg = '1' and hs1_idx_reg = k_idx)
-                  or (hs2_valid_reg = '1' and hs2_inv_reg = '1' and hs2_idx_reg = k_idx);
+        killed := (fk_reg(0) = '1' and hs0_inv_reg = '1') or (fk_reg(1) = '1' and hs1_inv_reg = '1')
+                  or (fk_reg(2) = '1' and hs2_inv_reg = '1');
         t_inv := e_t_inv_reg or to_sl(killed);
         i_bad := e_i_bad_reg or to_sl(killed);
         u_nobuf := e_u_nobuf_reg(pops);
@@ -1220,7 +1347,7 @@ begin
         pop := '0';
         inval := '0';
         dest := e_du_reg;
-        if fail = '1' or en = '0' or herr_reg(ci(c2_conn_reg)) = '1' then
+        if fail = '1' or en = '0' or c2_herr_reg = '1' then
             kind := K_NONE_c;            -- the stream has failed: dropped
         elsif k_cerr_reg = '1' then
             kind := K_ERR_c;
@@ -1301,11 +1428,12 @@ begin
         if pop = '1' then
             case k_qn_reg is
                 when "01" =>
-                    cx(2 * Q_W_c - 1 downto Q_W_c) := q_pop(f_cx(2 * Q_W_c - 1 downto Q_W_c));
+                    cx(2 * Q_W_c - 1 downto Q_W_c) := q_pop(unsigned(f_cx(Q_W_c + RQ_AW downto Q_W_c)), k_msn1_reg);
                 when "10" =>
-                    cx(3 * Q_W_c - 1 downto 2 * Q_W_c) := q_pop(f_cx(3 * Q_W_c - 1 downto 2 * Q_W_c));
+                    cx(3 * Q_W_c - 1 downto 2 * Q_W_c) :=
+                        q_pop(unsigned(f_cx(2 * Q_W_c + RQ_AW downto 2 * Q_W_c)), k_msn1_reg);
                 when others =>
-                    cx(Q_W_c - 1 downto 0) := q_pop(f_cx(Q_W_c - 1 downto 0));
+                    cx(Q_W_c - 1 downto 0) := q_pop(unsigned(f_cx(RQ_AW downto 0)), k_msn1_reg);
             end case;
         end if;
         if k_tagged_reg = '1' then
@@ -1338,13 +1466,9 @@ begin
     begin
         if rising_edge(clk) then
             if c_adv = '1' then
-                hs2_valid_reg <= hs1_valid_reg;
-                hs2_conn_reg <= hs1_conn_reg;
                 hs2_cx_reg <= hs1_cx_reg;
                 hs2_pop_reg <= hs1_pop_reg;
-                hs2_qn_reg <= hs1_qn_reg;
                 hs2_inv_reg <= hs1_inv_reg;
-                hs2_idx_reg <= hs1_idx_reg;
                 hs1_valid_reg <= hs0_valid_reg;
                 hs1_conn_reg <= hs0_conn_reg;
                 hs1_cx_reg <= hs0_cx_reg;
@@ -1353,6 +1477,16 @@ begin
                 hs1_inv_reg <= hs0_inv_reg;
                 hs1_idx_reg <= hs0_idx_reg;
                 hs0_valid_reg <= c2_valid_reg and c2_first_reg;
+                fs_reg <= (hs1_valid_reg and to_sl(hs1_conn_reg = b_conn_reg))
+                          & (hs0_valid_reg and to_sl(hs0_conn_reg = b_conn_reg))
+                          & (c2_valid_reg and c2_first_reg and to_sl(c2_conn_reg = b_conn_reg));
+                fq_reg <= (hs1_valid_reg and to_sl(hs1_conn_reg = b_conn_reg and hs1_qn_reg = b_qn_reg))
+                          & (hs0_valid_reg and to_sl(hs0_conn_reg = b_conn_reg and hs0_qn_reg = b_qn_reg))
+                          & (c2_valid_reg and c2_first_reg
+                             and to_sl(c2_conn_reg = b_conn_reg and k_qn_reg = b_qn_reg));
+                fk_reg <= (hs1_valid_reg and to_sl(hs1_idx_reg = b_idx))
+                          & (hs0_valid_reg and to_sl(hs0_idx_reg = b_idx))
+                          & (c2_valid_reg and c2_first_reg and to_sl(k_idx = b_idx));
                 hs0_conn_reg <= c2_conn_reg;
                 hs0_cx_reg <= r_cx;
                 hs0_pop_reg <= r_pop;
@@ -1363,7 +1497,9 @@ begin
             if rst = '1' then
                 hs0_valid_reg <= '0';
                 hs1_valid_reg <= '0';
-                hs2_valid_reg <= '0';
+                fs_reg <= "000";
+                fq_reg <= "000";
+                fk_reg <= "000";
             end if;
         end if;
     end process p_hs_reg;
@@ -2072,6 +2208,8 @@ begin
     b_hold <= rf_out_valid and dv_bdone and m_axi_bvalid and m_axi_bresp(1);
 
     b_go <= m_axi_bvalid and bq_out_valid and not b_hold;
+    herr_set <= b_go and m_axi_bresp(1);
+    herr_set_conn <= bq_out_data;
     axi_bready <= bq_out_valid and not b_hold;
     m_axi_bready <= axi_bready;
 
@@ -2118,8 +2256,8 @@ begin
                     end if;
                 end if;
             end if;
-            if b_go = '1' and m_axi_bresp(1) = '1' then
-                herr(ci(bq_out_data)) := '1';
+            if herr_set = '1' then
+                herr(ci(herr_set_conn)) := '1';
             end if;
             if cf_conn = '1' then
                 dead(ci(s_conn_conn)) := '0';
