@@ -147,21 +147,26 @@ def synth_one(block: Block, width: int) -> dict:
     }
 
 
-def netlist_figures(netlist: dict, top: str) -> tuple[int, int, str, list]:
-    """Flip-flop count, the deepest register-to-itself loop in LUT levels
-    with the register's name, and the registers and output ports whose
-    inputs are more than 5 levels deep ([levels, name], deepest first), from
-    a Yosys JSON netlist."""
+@dataclass
+class Netlist:
+    """What the figures need from a Yosys JSON netlist's module."""
+    names: dict  # bit -> (net name, index, width), preferring names without '$'
+    drivers: dict  # bit -> the input bits of the cell that drives it
+    ff_inputs: dict  # register name -> bits into its flip-flops (D, E, R, S)
+    ff_outputs: dict  # register name -> its Q bits
+    ffs: int
+    in_bits: set  # bits of the input ports
+    out_ports: dict  # "port <name>" -> bits of an output port
+
+
+def read_netlist(netlist: dict, top: str) -> Netlist:
     mod = netlist["modules"][top]
-    names = {}  # bit -> register name, preferring a name without '$'
+    names = {}
     for name, net in mod["netnames"].items():
-        for bit in net["bits"]:
-            if isinstance(bit, int) and (bit not in names or "$" in names[bit]):
-                names[bit] = name
-    drivers = {}  # bit -> (cell, its input bits)
-    ff_inputs = {}  # register name -> bits feeding its flip-flops
-    ff_outputs = defaultdict(set)  # register name -> its Q bits
-    ffs = 0
+        for i, bit in enumerate(net["bits"]):
+            if isinstance(bit, int) and (bit not in names or "$" in names[bit][0]):
+                names[bit] = (name, i, len(net["bits"]))
+    drivers, ff_inputs, ff_outputs, ffs = {}, {}, defaultdict(set), 0
     for cname, cell in mod["cells"].items():
         conns = cell["connections"]
         dirs = cell.get("port_directions", {})
@@ -169,64 +174,74 @@ def netlist_figures(netlist: dict, top: str) -> tuple[int, int, str, list]:
         outs = [b for p, bits in conns.items() if dirs.get(p) == "output" for b in bits if isinstance(b, int)]
         if "DFF" in cell["type"]:
             ffs += 1
-            reg = names.get(conns["Q"][0], cname)
+            reg = names[conns["Q"][0]][0] if conns["Q"][0] in names else cname
             data = [b for p in ("D", "E", "R", "S") for b in conns.get(p, []) if isinstance(b, int)]
             ff_inputs.setdefault(reg, []).extend(data)
             ff_outputs[reg].update(b for b in conns["Q"] if isinstance(b, int))
         else:
             for b in outs:
                 drivers[b] = ins
+    in_bits, out_ports = set(), {}
+    for pname, port in mod["ports"].items():
+        bits = [b for b in port["bits"] if isinstance(b, int)]
+        if port["direction"] == "input":
+            in_bits.update(bits)
+        else:
+            out_ports["port " + pname] = bits
+    return Netlist(names, drivers, ff_inputs, ff_outputs, ffs, in_bits, out_ports)
 
-    def depth_from(sources: set, bit: int, memo: dict) -> int:
-        """Most LUTs on a path from a source bit to bit (-1: none)."""
-        stack = [bit]
-        while stack:
-            b = stack[-1]
-            if b in memo:
-                stack.pop()
-                continue
-            if b in sources:
-                memo[b] = 0
-                stack.pop()
-                continue
-            ins = drivers.get(b)
-            if ins is None:
-                memo[b] = -1
-                stack.pop()
-                continue
-            todo = [i for i in ins if i not in memo]
-            if todo:
-                stack.extend(todo)
-                continue
-            best = max((memo[i] for i in ins), default=-1)
-            memo[b] = best + 1 if best >= 0 else -1
+
+def depth_from(drivers: dict, sources: set, bit: int, memo: dict) -> int:
+    """Most LUTs on a path from a source bit to bit (-1: none)."""
+    stack = [bit]
+    while stack:
+        b = stack[-1]
+        if b in memo:
             stack.pop()
-        return memo[bit]
+            continue
+        if b in sources:
+            memo[b] = 0
+            stack.pop()
+            continue
+        ins = drivers.get(b)
+        if ins is None:
+            memo[b] = -1
+            stack.pop()
+            continue
+        todo = [i for i in ins if i not in memo]
+        if todo:
+            stack.extend(todo)
+            continue
+        best = max((memo[i] for i in ins), default=-1)
+        memo[b] = best + 1 if best >= 0 else -1
+        stack.pop()
+    return memo[bit]
 
+
+def netlist_figures(netlist: dict, top: str) -> tuple[int, int, str, list]:
+    """Flip-flop count, the deepest register-to-itself loop in LUT levels
+    with the register's name, and the registers and output ports whose
+    inputs are more than 5 levels deep ([levels, name], deepest first), from
+    a Yosys JSON netlist."""
+    nl = read_netlist(netlist, top)
     worst, worst_reg = 0, ""
-    for reg, bits in ff_inputs.items():
+    for reg, bits in nl.ff_inputs.items():
         memo: dict = {}
-        levels = max((depth_from(ff_outputs[reg], b, memo) for b in bits), default=-1)
+        levels = max((depth_from(nl.drivers, nl.ff_outputs[reg], b, memo) for b in bits), default=-1)
         if levels > worst:
             worst, worst_reg = levels, reg
 
     # Input depths: from every register and input port, as ltp -noff counts.
-    sources = set().union(*ff_outputs.values()) if ff_outputs else set()
-    for port in mod["ports"].values():
-        if port["direction"] == "input":
-            sources.update(b for b in port["bits"] if isinstance(b, int))
+    sources = set().union(*nl.ff_outputs.values()) if nl.ff_outputs else set()
+    sources |= nl.in_bits
     memo = {}
-    ends = dict(ff_inputs)
-    for pname, port in mod["ports"].items():
-        if port["direction"] == "output":
-            ends["port " + pname] = [b for b in port["bits"] if isinstance(b, int)]
     deep = []
-    for name, bits in ends.items():
-        levels = max((depth_from(sources, b, memo) for b in bits), default=-1)
+    for name, bits in {**nl.ff_inputs, **nl.out_ports}.items():
+        levels = max((depth_from(nl.drivers, sources, b, memo) for b in bits), default=-1)
         if levels > 5:
             deep.append([levels, name.lstrip("\\")])
     deep.sort(key=lambda x: (-x[0], x[1]))
-    return ffs, worst, worst_reg.lstrip("\\"), deep
+    return nl.ffs, worst, worst_reg.lstrip("\\"), deep
 
 
 def synth(args) -> int:
@@ -282,75 +297,35 @@ def path(args) -> int:
         print(f"path: no netlist {netlist.relative_to(REPO_ROOT)}; run "
               f"scripts/hw_figures.py synth {args.block} --width {args.width} first", file=sys.stderr)
         return 2
-    mod = json.loads(netlist.read_text())["modules"].get(args.block)
-    if mod is None:
+    data = json.loads(netlist.read_text())
+    if args.block not in data["modules"]:
         print(f"path: {netlist.name} has no module {args.block}", file=sys.stderr)
         return 2
-    names = {}  # bit -> "net[i]", preferring names without '$'
-    for name, net in mod["netnames"].items():
-        for i, bit in enumerate(net["bits"]):
-            if isinstance(bit, int) and (bit not in names or "$" in names[bit][0]):
-                names[bit] = (name.lstrip("\\"), i, len(net["bits"]))
-    drivers, ends, sources = {}, defaultdict(list), set()
-    for cname, cell in mod["cells"].items():
-        conns, dirs = cell["connections"], cell.get("port_directions", {})
-        if "DFF" in cell["type"]:
-            reg = names.get(conns["Q"][0], (cname, 0, 1))[0]
-            ends[reg].extend(b for p in ("D", "E", "R", "S") for b in conns.get(p, []) if isinstance(b, int))
-            sources.update(b for b in conns["Q"] if isinstance(b, int))
-            continue
-        ins = [b for p, bits in conns.items() if dirs.get(p) == "input" for b in bits if isinstance(b, int)]
-        for p, bits in conns.items():
-            if dirs.get(p) == "output":
-                for b in bits:
-                    if isinstance(b, int):
-                        drivers[b] = ins
-    for pname, port in mod["ports"].items():
-        bits = [b for b in port["bits"] if isinstance(b, int)]
-        if port["direction"] == "input":
-            sources.update(bits)
-        else:
-            ends["port " + pname].extend(bits)
+    nl = read_netlist(data, args.block)
+    ends = {name.lstrip("\\"): bits for name, bits in {**nl.ff_inputs, **nl.out_ports}.items()}
+    sources = set().union(*nl.ff_outputs.values()) | nl.in_bits
     if args.register not in ends:
         close = sorted(n for n in ends if args.register in n)[:20]
         print(f"path: no register or output port {args.register!r} in {args.block} W={args.width}"
               + (f"; names containing it: {', '.join(close)}" if close else ""), file=sys.stderr)
         return 2
-    memo = {}
+    memo: dict = {}
 
     def depth(bit: int) -> int:
-        stack = [bit]
-        while stack:
-            b = stack[-1]
-            if b in memo:
-                stack.pop()
-            elif b in sources:
-                memo[b] = 0
-                stack.pop()
-            elif b not in drivers:
-                memo[b] = -1
-                stack.pop()
-            else:
-                todo = [i for i in drivers[b] if i not in memo]
-                if todo:
-                    stack.extend(todo)
-                    continue
-                best = max((memo[i] for i in drivers[b]), default=-1)
-                memo[b] = best + 1 if best >= 0 else -1
-                stack.pop()
-        return memo[bit]
+        return depth_from(nl.drivers, sources, bit, memo)
 
     def label(bit: int) -> str:
-        if bit not in names:
+        if bit not in nl.names:
             return f"bit {bit}"
-        n, i, w = names[bit]
+        n, i, w = nl.names[bit]
+        n = n.lstrip("\\")
         return n if w == 1 else f"{n}[{i}]"
 
     bit = max(ends[args.register], key=depth)
     print(f"{args.block} W={args.width}: {depth(bit)} LUT levels into {args.register}")
     chain = [bit]
     while depth(chain[-1]) > 0:
-        chain.append(max(drivers[chain[-1]], key=depth))
+        chain.append(max(nl.drivers[chain[-1]], key=depth))
     for b in reversed(chain):
         print(f"  {depth(b):>3}  {label(b)}")
     return 0
