@@ -2072,7 +2072,7 @@ wire unused_ok = &{1'b0, s_verdict_tuser, m_axi_bid, st_acc[1],
     rot_d_cur[DATA_W-1:0], rot_d_prev[DATA_W-1:0], rot_k_cur[KEEP_W-1:0], rot_k_prev[KEEP_W-1:0],
     i_n14_t[32:16], i_n18_t[32:16], e2_diff[31:17], e3_nd[64], e3_nr[64], e3_rd[32:16],
     b_lt_a, b_gt_a, b_dt_a, b_du_a, b_mon_a, b_long_a, b_sg_a, bs_lt, bs_gt, bs_dt, bs_du, bs_mon, bs_long, bs_sg,
-    b_msn_reg, rg_len, st_len, a_msn1[32],
+    a_msn1[32],
     ev_rec_reg[RECC_W-1 -: 2], ev_rec_reg[15:0], hf_idx32, g_s8,
     fifo_ready2_unused};
 
