@@ -81,6 +81,7 @@ BLOCKS = [
     Block("rnic_tx", "DATA_W", (64, 512), {512: 5}),
     Block("mpa_rx_lane", "DATA_W", (64, 512), {512: 5}),
     Block("rx_join", "DATA_W", (64, 512), {512: 5}),
+    Block("mpa_rx_ooo", "DATA_W", (64, 512), {512: 5}),
     # The arithmetic shapes alone (hw/synth/arith_probe.v), at operand
     # width 72: inside a block they map deeper than their own depth.
     Block("arith_probe", "W", (72,), {72: 5}),
@@ -91,7 +92,6 @@ BLOCKS = [
     Block("mpa_rx_align", "DATA_W", (64, 512), {}),
     Block("mpa_rx_walk", "DATA_W", (64, 512), {}),
     Block("ddp_rx", "DATA_W", (64, 512), {}),
-    Block("mpa_rx_ooo", "DATA_W", (64, 512), {}),
     Block("rnic_rx", "DATA_W", (64, 512), {}),
 ]
 

@@ -61,16 +61,21 @@
 // How. The segment is written into a buffer (sdp_ram, 2^SEG_AW beats)
 // stream-aligned, octet s of the stream in lane s mod N (see mpa_rx_align),
 // so that markers are word 0 of their beat and FPDUs start on words. The
-// markers are then read, one a clock, into a table of candidates. Each
-// candidate FPDU is walked a beat a clock through an mpa_rx_lane (CRC32c
-// and ULPDU packing) into an output buffer that keeps the frame only if
-// its verdict is good. The walk is set up from the FPDU's header over four
-// clocks, works out each beat's figures a beat ahead and hands the lane a
-// registered command (see "the walk through one FPDU"), so that its logic
-// stays shallow; the marker checks that make an FPDU bad are made beside
-// the lane. One candidate at a time: about 16 clocks per FPDU plus one
-// per beat, and the segment's beats once more to copy it. Latency is not a
-// goal here; placement of the in-order stream is the fast path.
+// markers are then read, one a clock, into a table of candidates (see
+// "the candidates"), and tried one after another (see "candidate
+// selection"). Each candidate FPDU is walked a beat a clock through an
+// mpa_rx_lane (CRC32c and ULPDU packing) into an output buffer that keeps
+// the frame only if its verdict is good. The walk is set up from the
+// FPDU's header over four clocks, works out each beat's figures a beat
+// ahead and hands the lane a registered command (see "the walk through
+// one FPDU"); the marker checks that make an FPDU bad are made beside the
+// lane. One candidate at a time: about 17 clocks per FPDU plus one per
+// beat, the segment's beats once more to copy it, and about ten clocks
+// per segment for its figures and the marker pipeline. Latency is not a
+// goal here; placement of the in-order stream is the fast path, and the
+// clocks buy shallow logic: every sum is an fadd (one clock) or a
+// two-clock sum72a/sum72b, every comparison of positions a gt33
+// (rnic_arith.vh), and the block maps in at most 5 LUT levels.
 
 `resetall
 `timescale 1ns / 1ps
@@ -134,7 +139,6 @@ localparam [15:0] SEG_MAX = SEG_MAX_I[15:0];
 localparam [2:0] EXC_OUT_OF_ORDER = 3'd3;
 localparam OUT_W = DATA_W + N + 1 + 32 + 16 + CONN_W;
 localparam [WL-1:0] WORDS_W = WORDS[WL-1:0];
-localparam [KW-1:0] K_W = K[KW-1:0];
 
 initial begin
     if (DATA_W != 64 && DATA_W != 128 && DATA_W != 256 && DATA_W != 512) begin
@@ -159,7 +163,7 @@ wire [2:0]        x_reason = s_exc_tuser[2:0];
 
 localparam [3:0] S_IDLE = 4'd0, S_LOOK = 4'd1, S_CAP = 4'd2, S_FLUSH = 4'd3, S_DISC = 4'd4,
                  S_SEL = 4'd5, S_HDR = 4'd6, S_HDR2 = 4'd7, S_WALK = 4'd8, S_VWAIT = 4'd9,
-                 S_HDR3 = 4'd10, S_HDR4 = 4'd11;
+                 S_HDR3 = 4'd10, S_HDR4 = 4'd11, S_PREP = 4'd12;
 reg [3:0] state_reg;
 
 reg exc_mid_reg;           // inside an exception frame: the next beat is not a first beat
@@ -190,15 +194,20 @@ wire x_go = s_exc_tvalid && s_exc_tready;
 
 // ---- the segment being delineated ------------------------------------------------------
 
+`include "rnic_arith.vh"
+
+localparam PWW = PW - 2;                         // a buffer position in words
+
 reg              cap_en_reg;     // copy it (markers on)
 reg              crc_en_reg;
 reg [CONN_W-1:0] conn_reg;
 reg [31:0]       seq_reg;
 reg [LN-1:0]     a_reg;          // lane of its first octet: (seq - base) mod N
 reg [8:0]        mb_reg;         // stream offset of buffer position 0, mod 512
-reg [PW-1:0]     e_reg;          // buffer position past its last octet
+reg [15:0]       len_reg;        // its length
 reg [DATA_W-1:0] prev_reg;       // the previous input beat
 reg [SEG_AW:0]   wr_beat_reg;
+reg [1:0]        prep_n_reg;     // S_PREP: clocks left
 
 // Stream alignment: beat k of the buffer is input beats k-1 and k, shifted
 // up by a lanes.
@@ -212,8 +221,11 @@ wire [DATA_W-1:0]   al_fl = dbl_fl[{a_up, 3'b000} +: DATA_W];
 // a + (len mod N, or N) > N.
 wire [OL-1:0] len_tail = (x_len[LN-1:0] == {LN{1'b0}}) ? {1'b1, {LN{1'b0}}} : {1'b0, x_len[LN-1:0]};
 reg           extra_reg;
+// While the segment is copied its beats come at the input's pace (the
+// stream passes through in S_CAP whatever the segment's tuser says).
+wire          cap_go = s_exc_tvalid && m_exc_tready;
 
-wire             seg_wr = (state_reg == S_CAP && cap_en_reg && x_go) || state_reg == S_FLUSH;
+wire             seg_wr = (state_reg == S_CAP && cap_en_reg && cap_go) || state_reg == S_FLUSH;
 wire [DATA_W-1:0] seg_wd = state_reg == S_FLUSH ? al_fl : al_in;
 reg              seg_re;
 reg [SEG_AW-1:0] seg_ra;
@@ -224,6 +236,25 @@ sdp_ram #(.WIDTH(DATA_W), .ADDR_W(SEG_AW)) seg_ram (
     .wr_en(seg_wr), .wr_addr(wr_beat_reg[SEG_AW-1:0]), .wr_data(seg_wd),
     .rd_en(seg_re), .rd_addr(seg_ra), .rd_data(seg_rd)
 );
+
+// Figures of the segment, worked out a sum a clock from its length and
+// lane (stable from its first beat on; S_PREP waits for them): e, the
+// buffer position past its last octet; e - 1; e - 1 - N; e - 8 (the
+// furthest a candidate's ULPDU_Length field may lie: the shortest FPDU,
+// header, pad and CRC, takes 8 octets); e - 4 - p0, from which the number
+// of markers whose four octets are in it; its base, seq - a. Each is one
+// fadd (4 LUT levels) or a two-clock sum.
+reg [PW-1:0]  e_reg;
+reg [PW-1:0]  el_reg;            // e - 1: its last octet
+reg [PW-1:0]  elm_reg;           // e - 1 - N
+reg [PW:0]    em8_reg;           // e - 8, signed
+reg [PW:0]    lim_reg;           // e - 4 - p0, signed
+reg [KW-1:0]  mk_cnt_reg;        // markers in the segment
+reg [PWW:0]   w8_reg;            // floor((e - 8) / 4), signed: a candidate's word is at most this
+reg [WL-1:0]  aw_reg;            // its first whole word, ceil(a / 4)
+reg [6:0]     m0w_reg;           // marker positions mod 512, in words
+reg [161:0]   bs_sa_reg;
+reg [31:0]    base_reg;          // seq - a: the stream's sequence number at buffer position 0
 
 // Marker positions: stream offset mod 512 == 0, i.e. buffer position p with
 // (mb + p) mod 512 == 0.
@@ -240,40 +271,78 @@ function is_mk;
 endfunction
 
 // ---- the candidates: one per marker -------------------------------------------------------
+// A marker at buffer position p (words P) with FPDUPTR q (words Q) points
+// to the ULPDU_Length field at t = p - q (RFC 5044 4.2), or at p + 4 for
+// q = 0, the FPDU right behind it. Read one a clock, and worked out over
+// four clocks into the tables: D1 has the marker on seg_rd and sums U = P
+// - Q - 1 and T = P - Q; D2 picks them (q = 0: T = P + 1, U = P) and
+// checks t against the marker positions; D3 the bounds; D4 writes. What
+// does not change while candidates are tried is worked out here: whether
+// a leading marker sits at t - 4 (then the FPDU starts there), the FPDU's
+// first position, and whether the candidate may be tried at all (it lies
+// at or after position 0, is not itself a marker position, leaves room
+// for the shortest FPDU before e, and its first octet is in the segment).
 
-reg [PW-1:0] mk_pos_reg;       // next marker to read
-reg [KW-1:0] mk_n_reg;         // markers read
-reg          d_valid_reg;      // a marker's beat is on seg_rd
-reg [PW-1:0] d_pos_reg;
-reg [KW-1:0] d_idx_reg;
-reg [PW-1:0] t_tab [0:K-1];    // its candidate's position
-reg [PW-1:0] m_tab [0:K-1];    // the marker's position
-reg [K-1:0]  v_tab;            // the candidate lies at or after position 0
+reg [PW-1:0]  p0_reg;            // the first marker position at or after a
+reg [PW-1:0]  mk_pos_reg;        // next marker to read
+reg [KW-1:0]  mk_n_reg;          // markers read
+reg [PWW-1:0] t_tab [0:K-1];     // its candidate's position, in words
+reg [PWW-1:0] f_tab [0:K-1];     // the candidate FPDU's first position, in words
+reg [PWW-1:0] m_tab [0:K-1];     // the marker's position, in words
+reg [K-1:0]   v_tab;             // the candidate lies at or after position 0
+reg [K-1:0]   s_tab;             // ... and may be tried
+reg [K-1:0]   l_tab;             // ... and has a leading marker
 
-wire [15:0] d_ptr = {seg_rd[23:16], seg_rd[31:26], 2'b00};
-wire [PW:0] d_back = {1'b0, d_pos_reg} - {{(PW-15){1'b0}}, d_ptr};
-wire [PW-1:0] d_t = d_ptr == 16'd0 ? d_pos_reg + 4 : d_back[PW-1:0];
-wire d_ok = d_ptr == 16'd0 || !d_back[PW];
+wire disc_more = state_reg == S_DISC && mk_n_reg != mk_cnt_reg;
 
-wire [PW-1:0] mk_end = mk_pos_reg + 4;
-wire disc_more = state_reg == S_DISC && mk_end <= e_reg && mk_n_reg < K_W;
+reg           d1_valid_reg, d2_valid_reg, d3_valid_reg, d4_valid_reg;
+reg [KW-1:0]  d1_idx_reg, d2_idx_reg, d3_idx_reg, d4_idx_reg;
+reg [PWW-1:0] d1_p_reg, d2_p_reg, d3_p_reg, d4_p_reg;
+reg           d2_z_reg;                      // FPDUPTR 0
+reg [PWW:0]   d2_u_reg, d2_t_reg;            // U and T, signed
+reg [PWW-1:0] d3_t_reg, d3_f_reg, d4_t_reg, d4_f_reg;
+reg           d3_ok_reg, d3_onmk_reg, d3_lead_reg;
+reg           d4_ok_reg, d4_st_reg, d4_lead_reg;
+
+// D1: P + ~Q (+ 1) within PWW + 1 bits, the sign on top.
+wire [13:0]   d1_q = {seg_rd[23:16], seg_rd[31:26]};
+wire [31:0]   d1_x = {{(32-PWW){1'b0}}, d1_p_reg};
+wire [31:0]   d1_y = {{(31-PWW){1'b0}}, ~{{(PWW-13){1'b0}}, d1_q}};
+wire [32:0]   d1_u = fadd(d1_x, d1_y, 1'b0);
+wire [32:0]   d1_t = fadd(d1_x, d1_y, 1'b1);
+// D2: pick; a leading marker at t - 4 (t >= 4).
+wire [PWW-1:0] d2_tw = d2_z_reg ? (d2_p_reg | {{(PWW-1){1'b0}}, 1'b1}) : d2_t_reg[PWW-1:0];
+wire [PWW-1:0] d2_uw = d2_z_reg ? d2_p_reg : d2_u_reg[PWW-1:0];
+wire          d2_lead = d2_z_reg || (!d2_u_reg[PWW] && d2_u_reg[6:0] == m0w_reg);
+// D3: the bounds.
+wire          d3_fits = !w8_reg[PWW] && !gt33({{(33-PWW){1'b0}}, d3_t_reg}, {{(33-PWW){1'b0}}, w8_reg[PWW-1:0]});
+wire          d3_fge = !gt33({{(33-WL){1'b0}}, aw_reg}, {{(33-PWW){1'b0}}, d3_f_reg});
 
 // ---- candidate selection ----------------------------------------------------------------
+// Candidates are tried in marker order, over three clocks: R reads the
+// tables, G checks the candidate against what was tried and found before
+// (it lies past the last one tried and its FPDU past the last one found),
+// and a candidate that passes is taken a clock later; the two behind it
+// are dropped and read again after its walk, against the new bounds.
 
-reg [KW-1:0] sel_i_reg;
-reg [PW-1:0] cov_reg;          // past the last FPDU found
-reg [PW-1:0] floor_reg;        // past the last candidate tried
-reg [PW-1:0] s_reg;            // the candidate being tried: its ULPDU_Length
-reg [PW-1:0] from_reg;         // its first octet (its leading marker, if any)
-reg          lead_reg;
+reg [KW-1:0]  sel_i_reg;         // next to read
+reg           r_valid_reg, r_st_reg, r_lead_reg;
+reg [KW-1:0]  r_i_reg;
+reg [PWW-1:0] r_t_reg, r_f_reg;
+reg           g_go_reg, g_lead_reg;
+reg [KW-1:0]  g_i_reg;
+reg [PWW-1:0] g_t_reg, g_f_reg;
+reg [PWW-1:0] fl_reg;            // the last candidate tried
+reg           fl_any_reg;
+reg [PWW-1:0] cov_reg;           // past the last FPDU found, in words
+reg [PW-1:0]  s_reg;             // the candidate being tried: its ULPDU_Length
+reg [PW-1:0]  from_reg;          // its first octet (its leading marker, if any)
+reg           lead_reg;
 
-wire [PW-1:0] c_t = t_tab[sel_i_reg];
-wire          c_lead = is_mk(mb_reg, c_t - 4);
-wire [PW-1:0] c_from = c_lead ? c_t - 4 : c_t;
-wire          c_take = v_tab[sel_i_reg] && !is_mk(mb_reg, c_t) && c_t >= floor_reg &&
-                       c_from >= cov_reg && c_from >= {{(PW-LN){1'b0}}, a_reg} && (!c_lead || c_t >= 4) &&
-                       c_t + 8 <= e_reg;   // room for the shortest FPDU (header, pad, CRC)
-wire          sel_end = sel_i_reg >= mk_n_reg;
+wire r_go = r_valid_reg && r_st_reg &&
+            (!fl_any_reg || gt33({{(33-PWW){1'b0}}, r_t_reg}, {{(33-PWW){1'b0}}, fl_reg})) &&
+            !gt33({{(33-PWW){1'b0}}, cov_reg}, {{(33-PWW){1'b0}}, r_f_reg});
+wire sel_end = sel_i_reg == mk_n_reg && !r_valid_reg && !g_go_reg;
 
 // ---- the walk through one FPDU --------------------------------------------------------------
 // The walker makes one command a beat for the lane from its registers: a
@@ -317,7 +386,6 @@ reg [OL+1:0]   thr_u0_reg;     // next beat filled if u_rem >= this (no marker i
 reg [OL+1:0]   thr_u1_reg;     // ... (a marker in it)
 reg            k_last_reg;     // the beat holds the segment's last octet
 reg [PW-1:0]   dist_reg;       // k * N - s
-reg [PW-1:0]   kp4_reg;        // k * N + 4
 reg            mkbad_reg;      // the FPDU is bad (markers, or cut by the segment's end)
 reg [PW-1:0]   end_reg;        // past the FPDU's CRC
 reg            vgot_reg, vgood_reg, fdone_reg;
@@ -332,11 +400,14 @@ wire          w_abort = k_last_reg && (!w_ends_reg || crcw_reg >= e_w_reg);
 wire          w_last = w_ends_reg || w_abort;
 // the next beat
 wire          kmk_n = mkc_reg == {MW{1'b0}};
-wire [14:0]   t_rem_n = t_rem_reg - {{(15-WL){1'b0}}, avail_reg};
-wire          le_t0 = t_rem_reg <= {8'd0, thr_t0_reg};
-wire          le_t1 = t_rem_reg <= {8'd0, thr_t1_reg};
-wire          ge_u0 = u_rem_reg >= {{(16-OL-2){1'b0}}, thr_u0_reg};
-wire          ge_u1 = u_rem_reg >= {{(16-OL-2){1'b0}}, thr_u1_reg};
+// (The loop's sums and comparisons as fadd and gt33: 4 LUT levels at most.)
+wire [32:0]   t_rem_d = fadd({17'd0, t_rem_reg}, {17'd0, ~{{(15-WL){1'b0}}, avail_reg}}, 1'b1);
+wire [14:0]   t_rem_n = t_rem_d[14:0];
+wire          le_t0 = !gt33({18'd0, t_rem_reg}, {26'd0, thr_t0_reg});
+wire          le_t1 = !gt33({18'd0, t_rem_reg}, {26'd0, thr_t1_reg});
+wire          ge_u0 = !gt33({{(31-OL){1'b0}}, thr_u0_reg}, {17'd0, u_rem_reg});
+wire          ge_u1 = !gt33({{(31-OL){1'b0}}, thr_u1_reg}, {17'd0, u_rem_reg});
+wire [32:0]   u_rem_d = fadd({16'd0, u_rem_reg}, {16'd0, ~{{(16-OL){1'b0}}, room_reg}}, 1'b1);
 wire [OL-1:0] u_low_n = u_fills_reg ? u_rem_reg[OL-1:0] - room_reg : {OL{1'b0}};
 
 // ---- C: the beat's command, its octets on seg_rd --------------------------------------------
@@ -359,10 +430,9 @@ wire          w_mkbad = c_first_reg ? (c_lead_reg && w_ptr != 14'd0) :
                         (c_kmk_reg && {{(PW-16){1'b0}}, w_ptr} != c_dist_reg[PW-1:2]);
 wire [15:0]   h_len = {seg_rd[32*s_w +: 8], seg_rd[32*s_w + 8 +: 8]};
 
-// Per segment: its last octet's position, the octets of the segment in
-// that beat, the first marker beat.
-wire [PW-1:0] e_last = e_reg - 1'b1;
-wire [LN:0]   e_lo = {1'b0, e_last[LN-1:0]} + 1'b1;
+// Per segment: the octets of the segment in its last beat, the first
+// marker beat.
+wire [LN:0]   e_lo = {1'b0, el_reg[LN-1:0]} + 1'b1;
 wire [8:0]    mk_first = 9'd0 - mb_reg;
 
 // No marker behind the FPDU may point to it: checked over two clocks after
@@ -415,13 +485,11 @@ wire [SEG_AW:0] o_used = o_wp_reg - o_rp_reg;
 reg o_room_reg;
 assign p_tready = o_room_reg;
 wire o_push = p_tvalid && p_tready;
-// The FPDU's ULPDU_Length field's sequence number, set up before its walk:
-// base = seq - a per segment (two clocks after it is known), then s_seq =
-// base + s in two steps.
-reg [17:0] bl_reg;
-reg [31:0] base_reg;
-reg [17:0] sl_reg;
-reg [31:0] s_seq32;
+// The FPDU's ULPDU_Length field's sequence number, base + s, a two-clock
+// sum worked out while its header is read (s is set two clocks before its
+// first beat can reach the lane, and stays until its last is written).
+reg [161:0] sq_sa_reg;
+reg [31:0]  s_seq32;
 
 reg  o_vld_reg;                  // o_rd holds a word not yet at the output
 wire o_move = o_vld_reg && (!m_early_tvalid || m_early_tready);
@@ -466,8 +534,31 @@ assign busy = state_reg != S_IDLE || o_rp_reg != o_wp_reg || o_vld_reg || m_earl
 // checks outside the lane (mkbad, lb).
 reg [PW-1:0]  next_s_reg;
 reg           next_mk_reg;
+reg           end_in_reg;        // end < e: the segment goes on behind the FPDU
 wire          v_done = vgot_reg && fdone_reg && lb_n_reg == 2'd2;
 wire          v_good = vgood_reg && !mkbad_reg && !lb_reg;
+// Past the CRC word of the walker's beat: 4 (crcw + 1) octets into it.
+wire [SEG_AW:0] k_inc = k_reg + 1'b1;
+wire [WL-2:0]   crcw_inc = crcw_reg[WL-2:0] + 1'b1;
+wire [PW-1:0]   w_end = {{(PW-SEG_AW-1-LN){1'b0}},
+                         (crcw_inc == {(WL-1){1'b0}}) ? {k_inc, {LN{1'b0}}} : {k_reg, crcw_inc, 2'b00}};
+
+// The sums (fadd: one clock, 4 LUT levels); operands zero-extended, a
+// subtrahend as its complement within the sum's width.
+localparam [PW-1:0] N_PW = NI[PW-1:0];
+localparam [PW-1:0] FOUR_PW = 4;
+wire [LN:0] a_p3 = {1'b0, a_reg} + {{(LN-1){1'b0}}, 2'd3};
+wire [32:0] e_sum = fadd({{(32-LN){1'b0}}, a_reg}, {16'd0, len_reg}, 1'b0);
+wire [32:0] el_sum = fadd({{(32-PW){1'b0}}, e_reg}, {{(32-PW){1'b0}}, {PW{1'b1}}}, 1'b0);
+wire [32:0] elm_sum = fadd({{(32-PW){1'b0}}, e_reg}, {{(32-PW){1'b0}}, ~N_PW}, 1'b0);
+wire [32:0] em8_sum = fadd({{(31-PW){1'b0}}, 1'b0, e_reg}, {{(31-PW){1'b0}}, ~{{(PW-2){1'b0}}, 3'd7}}, 1'b0);
+wire [32:0] lim_sum = fadd({{(31-PW){1'b0}}, 1'b0, e_reg}, {{(31-PW){1'b0}}, ~{1'b0, p0_reg | FOUR_PW}}, 1'b1);
+wire [32:0] ds_sum = fadd({{(32-PW){1'b0}}, {{(PW-SEG_AW-1-LN){1'b0}}, k_reg, {LN{1'b0}}}},
+                          {{(32-PW){1'b0}}, ~s_reg}, 1'b1);
+wire [32:0] t_rem0 = fadd({16'd0, h_len_reg}, 32'd9, 1'b0);
+reg  [PW-1:0] ds_reg;
+wire [72:0] sq_sum = sum72b(sq_sa_reg);
+wire [72:0] bs_sum = sum72b(bs_sa_reg);
 
 always @(*) begin
     seg_re = 1'b0;
@@ -494,7 +585,6 @@ always @(posedge clk) begin
     m_skip_conn <= x_conn;
     m_skip_seq <= x_seq;
     m_skip_reason <= x_cap ? 2'd1 : 2'd2;
-    d_valid_reg <= 1'b0;
     if (o_push) begin
         o_wp_reg <= o_wp_reg + 1'b1;
     end
@@ -511,72 +601,87 @@ always @(posedge clk) begin
         cap_en_reg <= set_rd[10];
         crc_en_reg <= set_rd[9];
         a_reg <= seq_reg[LN-1:0] - set_rd[LN-1:0];
-        mb_reg <= seq_reg[8:0] - set_rd[8:0] - {{(9-LN){1'b0}}, seq_reg[LN-1:0] - set_rd[LN-1:0]};
+        mb_reg <= {seq_reg[8:LN] - set_rd[8:LN] - {{(8-LN){1'b0}}, seq_reg[LN-1:0] < set_rd[LN-1:0]},
+                   {LN{1'b0}}};
         prev_reg <= {DATA_W{1'b0}};
         wr_beat_reg <= {(SEG_AW + 1){1'b0}};
         state_reg <= S_CAP;
     end
     S_CAP: begin
-        if (x_go) begin
+        if (cap_go) begin
             prev_reg <= s_exc_tdata;
             if (seg_wr) begin
                 wr_beat_reg <= wr_beat_reg + 1'b1;
             end
             if (!exc_mid_reg) begin
-                e_reg <= {{(PW-LN){1'b0}}, a_reg} + {{(PW-16){1'b0}}, x_len};
+                len_reg <= x_len;
                 extra_reg <= {1'b0, a_reg} + len_tail > {1'b1, {LN{1'b0}}};
             end
             if (s_exc_tlast) begin
                 state_reg <= !cap_en_reg ? S_IDLE :
                              ((!exc_mid_reg ? {1'b0, a_reg} + len_tail > {1'b1, {LN{1'b0}}} : extra_reg) ?
-                              S_FLUSH : S_DISC);
+                              S_FLUSH : S_PREP);
+                prep_n_reg <= 2'd2;
             end
         end
         // The first marker position at or after the segment's first octet.
-        mk_pos_reg <= (mb_reg == 9'd0 && a_reg != {LN{1'b0}}) ? 512 :
-                      {{(PW-9){1'b0}}, 9'd0 - mb_reg};
+        p0_reg <= (mb_reg == 9'd0 && a_reg != {LN{1'b0}}) ? 512 :
+                  {{(PW-9){1'b0}}, 9'd0 - mb_reg};
         mk_n_reg <= {KW{1'b0}};
     end
     S_FLUSH: begin
-        state_reg <= S_DISC;
+        state_reg <= S_PREP;
+    end
+    S_PREP: begin
+        // The segment's figures: three clocks from its length (S_CAP's
+        // last clock may have been the clock its length came in).
+        prep_n_reg <= prep_n_reg - 1'b1;
+        mk_pos_reg <= p0_reg;
+        if (prep_n_reg == 2'd0) begin
+            state_reg <= S_DISC;
+        end
     end
     S_DISC: begin
         if (disc_more) begin
-            d_valid_reg <= 1'b1;
-            d_pos_reg <= mk_pos_reg;
-            d_idx_reg <= mk_n_reg;
-            mk_pos_reg <= mk_pos_reg + 512;
+            mk_pos_reg <= {mk_pos_reg[PW-1:9] + 1'b1, mk_pos_reg[8:0]};
             mk_n_reg <= mk_n_reg + 1'b1;
-        end else if (!d_valid_reg) begin
+        end else if (!d1_valid_reg && !d2_valid_reg && !d3_valid_reg && !d4_valid_reg) begin
             sel_i_reg <= {KW{1'b0}};
-            cov_reg <= {PW{1'b0}};
-            floor_reg <= {PW{1'b0}};
+            cov_reg <= {PWW{1'b0}};
+            fl_any_reg <= 1'b0;
             state_reg <= S_SEL;
         end
     end
     S_SEL: begin
-        if (sel_end) begin
-            state_reg <= S_IDLE;
-        end else begin
+        // R: read the next candidate; G: check the one read; take the one
+        // checked.
+        r_valid_reg <= sel_i_reg != mk_n_reg;
+        if (sel_i_reg != mk_n_reg) begin
             sel_i_reg <= sel_i_reg + 1'b1;
-            if (c_take) begin
-                s_reg <= c_t;
-                from_reg <= c_from;
-                lead_reg <= c_lead;
-                state_reg <= S_HDR;
-            end
+        end
+        g_go_reg <= r_go;
+        if (g_go_reg) begin
+            s_reg <= {g_t_reg, 2'b00};
+            from_reg <= {g_f_reg, 2'b00};
+            lead_reg <= g_lead_reg;
+            sel_i_reg <= g_i_reg + 1'b1;
+            r_valid_reg <= 1'b0;
+            g_go_reg <= 1'b0;
+            state_reg <= S_HDR;
+        end else if (sel_end) begin
+            state_reg <= S_IDLE;
         end
     end
     S_HDR: begin
         k_reg <= {1'b0, from_reg[SEG_AW+LN-1:LN]};
-        floor_reg <= s_reg + 4;
+        fl_reg <= s_reg[PW-1:2];
+        fl_any_reg <= 1'b1;
         state_reg <= S_HDR2;
     end
     S_HDR2: begin
         // The ULPDU_Length field, big-endian, in the word of s (FPDUs
         // start on words).
         h_len_reg <= h_len;
-        sl_reg <= {1'b0, base_reg[16:0]} + {1'b0, s_reg[16:0]};
         state_reg <= S_HDR3;
     end
     S_HDR3: begin
@@ -584,15 +689,13 @@ always @(posedge clk) begin
         u_rem_reg <= h_len_reg;
         // Content words from the ULPDU_Length word through the CRC word:
         // (2 + len + pad) / 4 + 1 = floor((len + 9) / 4).
-        t_rem_reg <= {1'b0, h_len_reg[15:2]} + (h_len_reg[1:0] == 2'b11 ? 15'd3 : 15'd2);
-        s_seq32 <= {base_reg[31:17] + {14'd0, sl_reg[17]}, sl_reg[16:0]};
+        t_rem_reg <= t_rem0[16:2];
         first_reg <= 1'b1;
         avail_reg <= WORDS_W - s_w;
         ulp_lo_reg <= {1'b0, s_reg[LN-1:2], 2'b10};
         room_reg <= NO - {1'b0, s_reg[LN-1:2], 2'b10};
         k_last_reg <= k_reg == lastk_reg;
-        dist_reg <= {{(PW-SEG_AW-1-LN){1'b0}}, k_reg, {LN{1'b0}}} - s_reg;
-        kp4_reg <= {{(PW-SEG_AW-1-LN){1'b0}}, k_reg, {LN{1'b0}}} + 4;
+        dist_reg <= ds_reg;
         mkc_reg <= mk0_reg - k_reg[MW-1:0] - 1'b1;
         mkbad_reg <= 1'b0;
         vgot_reg <= 1'b0;
@@ -615,11 +718,11 @@ always @(posedge clk) begin
         if (issue) begin
             if (w_last) begin
                 wk_reg <= 1'b0;
-                end_reg <= kp4_reg + {{(PW-WL-2){1'b0}}, crcw_reg, 2'b00};
+                end_reg <= w_end;
                 lb_n_reg <= 2'd0;
                 state_reg <= S_VWAIT;
             end else begin
-                k_reg <= k_reg + 1'b1;
+                k_reg <= k_inc;
                 first_reg <= 1'b0;
                 kmk_reg <= kmk_n;
                 mkc_reg <= kmk_n ? {MW{1'b1}} : mkc_reg - 1'b1;   // 2^MW - 1, or one less
@@ -629,7 +732,7 @@ always @(posedge clk) begin
                 crcw_reg <= t_rem_reg[WL-1:0] - avail_reg + {{(WL-1){1'b0}}, kmk_n} - 1'b1;
                 thr_t0_reg <= W2 - {6'd0, kmk_n};
                 thr_t1_reg <= W2 - 7'd1 - {6'd0, kmk_n};
-                u_rem_reg <= u_fills_reg ? u_rem_reg - {{(16-OL){1'b0}}, room_reg} : 16'd0;
+                u_rem_reg <= u_fills_reg ? u_rem_d[15:0] : 16'd0;
                 ulp_lo_reg <= {{(OL-3){1'b0}}, kmk_n, 2'b00};
                 room_reg <= NO - {{(OL-3){1'b0}}, kmk_n, 2'b00};
                 u_fills_reg <= u_fills_reg && (kmk_n ? ge_u1 : ge_u0);
@@ -637,8 +740,7 @@ always @(posedge clk) begin
                 thr_u0_reg <= N2 - {{(OL-1){1'b0}}, kmk_n, 2'b00};
                 thr_u1_reg <= N2 - FOUR - {{(OL-1){1'b0}}, kmk_n, 2'b00};
                 k_last_reg <= k_reg == lastkm1_reg;
-                dist_reg <= dist_reg + NI[PW-1:0];
-                kp4_reg <= kp4_reg + NI[PW-1:0];
+                dist_reg <= {dist_reg[PW-1:LN] + 1'b1, dist_reg[LN-1:0]};
             end
         end
     end
@@ -656,8 +758,8 @@ always @(posedge clk) begin
         if (v_done) begin
             if (v_good) begin
                 o_cp_reg <= o_wp_reg;
-                cov_reg <= end_reg;
-                if (end_reg < e_reg) begin
+                cov_reg <= end_reg[PW-1:2];
+                if (end_in_reg) begin
                     // RFC 5044 6 case 3: the FPDU right behind this one.
                     s_reg <= next_s_reg;
                     from_reg <= end_reg;
@@ -695,33 +797,95 @@ always @(posedge clk) begin
         c_ulp_hi_reg <= u_fills_reg ? NO : uh_reg;
     end
 
+    // discovery: D1..D4 (see "the candidates")
+    d1_valid_reg <= disc_more;
+    d1_p_reg <= mk_pos_reg[PW-1:2];
+    d1_idx_reg <= mk_n_reg;
+    d2_valid_reg <= d1_valid_reg;
+    d2_idx_reg <= d1_idx_reg;
+    d2_p_reg <= d1_p_reg;
+    d2_z_reg <= d1_q == 14'd0;
+    d2_u_reg <= d1_u[PWW:0];
+    d2_t_reg <= d1_t[PWW:0];
+    d3_valid_reg <= d2_valid_reg;
+    d3_idx_reg <= d2_idx_reg;
+    d3_p_reg <= d2_p_reg;
+    d3_t_reg <= d2_tw;
+    d3_f_reg <= d2_lead ? d2_uw : d2_tw;
+    d3_ok_reg <= d2_z_reg || !d2_t_reg[PWW];
+    d3_onmk_reg <= d2_tw[6:0] == m0w_reg;
+    d3_lead_reg <= d2_lead;
+    d4_valid_reg <= d3_valid_reg;
+    d4_idx_reg <= d3_idx_reg;
+    d4_p_reg <= d3_p_reg;
+    d4_t_reg <= d3_t_reg;
+    d4_f_reg <= d3_f_reg;
+    d4_ok_reg <= d3_ok_reg;
+    d4_st_reg <= d3_ok_reg && !d3_onmk_reg && d3_fits && d3_fge;
+    d4_lead_reg <= d3_lead_reg;
+    if (d4_valid_reg) begin
+        t_tab[d4_idx_reg] <= d4_t_reg;
+        f_tab[d4_idx_reg] <= d4_f_reg;
+        m_tab[d4_idx_reg] <= d4_p_reg;
+        v_tab[d4_idx_reg] <= d4_ok_reg;
+        s_tab[d4_idx_reg] <= d4_st_reg;
+        l_tab[d4_idx_reg] <= d4_lead_reg;
+    end
+
+    // selection: R and G (see "candidate selection")
+    r_i_reg <= sel_i_reg;
+    r_t_reg <= t_tab[sel_i_reg];
+    r_f_reg <= f_tab[sel_i_reg];
+    r_st_reg <= s_tab[sel_i_reg];
+    r_lead_reg <= l_tab[sel_i_reg];
+    g_i_reg <= r_i_reg;
+    g_t_reg <= r_t_reg;
+    g_f_reg <= r_f_reg;
+    g_lead_reg <= r_lead_reg;
+
     // after the walk: markers behind the FPDU pointing to it; the next FPDU
     for (li = 0; li < K; li = li + 1) begin
-        lb_vec_reg[li] <= li < mk_n_reg && v_tab[li] && t_tab[li] == s_reg && m_tab[li] >= end_reg;
+        lb_vec_reg[li] <= li < mk_n_reg && v_tab[li] && t_tab[li] == s_reg[PW-1:2] &&
+                          !gt33({{(33-PWW){1'b0}}, end_reg[PW-1:2]}, {{(33-PWW){1'b0}}, m_tab[li]});
     end
     lb_reg <= |lb_vec_reg;
     next_mk_reg <= is_mk(mb_reg, end_reg);
-    next_s_reg <= is_mk(mb_reg, end_reg) ? end_reg + 4 : end_reg;
+    // A marker position is a multiple of N: + 4 carries nothing.
+    next_s_reg <= is_mk(mb_reg, end_reg) ? (end_reg | 4) : end_reg;
+    end_in_reg <= gt33({{(33-PW){1'b0}}, e_reg}, {{(33-PW){1'b0}}, end_reg});
+
+    // per FPDU, from s and k (set up while the header is read)
+    sq_sa_reg <= sum72a({40'd0, base_reg}, {{(72-PW){1'b0}}, s_reg}, 1'b0);
+    s_seq32 <= sq_sum[31:0];
+    ds_reg <= ds_sum[PW-1:0];
 
     // per segment, from its settings and length (stable for the search)
-    bl_reg <= {1'b0, seq_reg[16:0]} - {{(18-LN){1'b0}}, a_reg};
-    base_reg <= {seq_reg[31:17] - {14'd0, bl_reg[17]}, bl_reg[16:0]};
-    lastk_reg <= e_last[SEG_AW+LN:LN];
-    lastkm1_reg <= e_last[SEG_AW+LN:LN] - 1'b1;
+    bs_sa_reg <= sum72a({40'd0, seq_reg}, ~{{(72-LN){1'b0}}, a_reg}, 1'b1);
+    base_reg <= bs_sum[31:0];
+    e_reg <= e_sum[PW-1:0];
+    el_reg <= el_sum[PW-1:0];
+    elm_reg <= elm_sum[PW-1:0];
+    em8_reg <= em8_sum[PW:0];
+    lim_reg <= lim_sum[PW:0];
+    mk_cnt_reg <= lim_reg[PW] ? {KW{1'b0}} : lim_reg[KW+8:9] + 1'b1;
+    w8_reg <= em8_reg[PW:2];
+    aw_reg <= a_p3[LN:2];
+    m0w_reg <= mk_first[8:2];
+    lastk_reg <= el_reg[SEG_AW+LN:LN];
+    lastkm1_reg <= elm_reg[SEG_AW+LN:LN];
     e_w_reg <= e_lo[LN:2];
     mk0_reg <= mk_first[8:LN];
-
-    if (d_valid_reg) begin
-        t_tab[d_idx_reg] <= d_t;
-        m_tab[d_idx_reg] <= d_pos_reg;
-        v_tab[d_idx_reg] <= d_ok;
-    end
 
     if (rst) begin
         state_reg <= S_IDLE;
         exc_mid_reg <= 1'b0;
         m_skip_valid <= 1'b0;
-        d_valid_reg <= 1'b0;
+        d1_valid_reg <= 1'b0;
+        d2_valid_reg <= 1'b0;
+        d3_valid_reg <= 1'b0;
+        d4_valid_reg <= 1'b0;
+        r_valid_reg <= 1'b0;
+        g_go_reg <= 1'b0;
         o_wp_reg <= {(SEG_AW + 1){1'b0}};
         o_cp_reg <= {(SEG_AW + 1){1'b0}};
         v_tab <= {K{1'b0}};
@@ -735,8 +899,11 @@ end
 // keeps itself.
 wire unused_ok = &{1'b0, cfg_base[31:9], from_reg[1:0], from_reg[PW-1:SEG_AW+LN], c_dist_reg[1:0],
     p_first_unused, p_last_unused, p_conn_unused, v_conn_unused, wb_conn_unused, p_seq_unused,
-    v_vseq_unused, wb_valid_unused, wb_state_unused, c_crcw_reg[WL-1], e_last[PW-1:SEG_AW+LN+1],
-    e_lo[1:0], mk_first[LN-1:0]};
+    v_vseq_unused, wb_valid_unused, wb_state_unused, c_crcw_reg[WL-1], e_lo[1:0], mk_first[LN-1:0],
+    el_reg[PW-1:SEG_AW+LN+1], elm_reg[PW-1:SEG_AW+LN+1], elm_reg[LN-1:0], em8_reg[1:0], a_p3[1:0],
+    d1_u[32:PWW+1], d1_t[32:PWW+1], e_sum[32:PW], el_sum[32:PW], elm_sum[32:PW], em8_sum[32:PW+1],
+    lim_sum[32:PW+1], ds_sum[32:PW], t_rem0[32:17], t_rem0[1:0], sq_sum[72:32], bs_sum[72:32],
+    t_rem_d[32:15], u_rem_d[32:16]};
 
 endmodule
 

@@ -47,14 +47,19 @@
 -- How: the segment is written stream-aligned into a buffer (sdp_ram, octet
 -- s of the stream in lane s mod N, as in mpa_rx_align), so markers are word
 -- 0 of their beat and FPDUs start on words; the markers are read, one a
--- clock, into a table of candidates; each candidate FPDU is walked a beat a
--- clock through an mpa_rx_lane (CRC32c, ULPDU packing) into an output
--- buffer that keeps the frame only if its verdict is good. The walk is set
--- up from the FPDU's header over four clocks, works out each beat's figures
--- a beat ahead and hands the lane a registered command (see "the walk
--- through one FPDU"), so that its logic stays shallow; the marker checks
--- that make an FPDU bad are made beside the lane. About 16 clocks per FPDU
--- plus one per beat, and the segment's beats once more to copy it.
+-- clock, into a table of candidates (see "the candidates"), and tried one
+-- after another (see "candidate selection"); each candidate FPDU is walked
+-- a beat a clock through an mpa_rx_lane (CRC32c, ULPDU packing) into an
+-- output buffer that keeps the frame only if its verdict is good. The walk
+-- is set up from the FPDU's header over four clocks, works out each beat's
+-- figures a beat ahead and hands the lane a registered command (see "the
+-- walk through one FPDU"); the marker checks that make an FPDU bad are made
+-- beside the lane. About 17 clocks per FPDU plus one per beat, the
+-- segment's beats once more to copy it, and about ten clocks per segment
+-- for its figures and the marker pipeline: the clocks buy shallow logic,
+-- every sum an fadd (one clock) or a two-clock sum72a/sum72b, every
+-- comparison of positions a gt33 (rnic_pkg, as rnic_arith.vh in the
+-- Verilog).
 
 library ieee;
 use ieee.std_logic_1164.all;
@@ -131,6 +136,7 @@ architecture rtl of mpa_rx_ooo is
     constant OL_c      : positive := LN_c + 1;                -- an octet position 0 .. N
     constant SEG_AW_c  : positive := clog2(SEG_OCTETS) - LN_c;
     constant PW_c      : positive := 17;                      -- a position in the buffer (< SEG_OCTETS + N), with room above
+    constant PWW_c     : positive := PW_c - 2;                -- a buffer position in words
     constant K_c       : positive := SEG_OCTETS / 512 + 1;    -- markers a segment can hold
     constant KW_c      : positive := clog2(K_c + 1);
     constant SEG_MAX_c : natural := SEG_OCTETS - N_c;
@@ -139,6 +145,7 @@ architecture rtl of mpa_rx_ooo is
     subtype data_t is std_ulogic_vector(DATA_W - 1 downto 0);
     subtype conn_t is std_ulogic_vector(CONN_W - 1 downto 0);
     subtype pos_t is unsigned(PW_c - 1 downto 0);
+    subtype posw_t is unsigned(PWW_c - 1 downto 0);
     subtype w_t is unsigned(WL_c - 1 downto 0);
     subtype o_t is unsigned(OL_c - 1 downto 0);
     subtype beat_t is unsigned(SEG_AW_c downto 0);
@@ -146,7 +153,7 @@ architecture rtl of mpa_rx_ooo is
     subtype u16_t is unsigned(15 downto 0);
     subtype u32_t is unsigned(31 downto 0);
     subtype state_t is std_ulogic_vector(3 downto 0);
-    type pos_arr_t is array (0 to K_c - 1) of pos_t;
+    type posw_arr_t is array (0 to K_c - 1) of posw_t;
 
     constant EXC_OUT_OF_ORDER_c : unsigned(2 downto 0) := "011";
 
@@ -162,6 +169,7 @@ architecture rtl of mpa_rx_ooo is
     constant S_VWAIT_c : state_t := "1001";
     constant S_HDR3_c  : state_t := "1010";
     constant S_HDR4_c  : state_t := "1011";
+    constant S_PREP_c  : state_t := "1100";
 
     -- the walk through one FPDU
     constant MKP_c     : positive := 512 / N_c;             -- beats from one marker to the next
@@ -219,10 +227,14 @@ architecture rtl of mpa_rx_ooo is
     signal seq_reg     : u32_t := (others => '0');
     signal a_reg       : unsigned(LN_c - 1 downto 0) := (others => '0');  -- lane of its first octet: (seq - base) mod N
     signal mb_reg      : unsigned(8 downto 0) := (others => '0');        -- stream offset of buffer position 0, mod 512
-    signal e_reg       : pos_t := (others => '0');        -- buffer position past its last octet
+    signal len_reg     : u16_t := (others => '0');        -- its length
     signal prev_reg    : data_t := (others => '0');       -- the previous input beat
     signal wr_beat_reg : beat_t := (others => '0');
+    signal prep_n_reg  : unsigned(1 downto 0) := (others => '0');  -- S_PREP: clocks left
     signal extra_reg   : std_ulogic := '0';
+    -- While the segment is copied its beats come at the input's pace (the
+    -- stream passes through in S_CAP whatever the segment's tuser says).
+    signal cap_go      : std_ulogic := '0';
 
     signal a_up     : o_t := (others => '0');
     signal al_in    : data_t := (others => '0');
@@ -237,37 +249,97 @@ architecture rtl of mpa_rx_ooo is
     signal seg_ra_v : std_ulogic_vector(SEG_AW_c - 1 downto 0) := (others => '0');
     signal seg_rd   : std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
 
+    -- Figures of the segment, worked out a sum a clock from its length and
+    -- lane (stable from its first beat on; S_PREP waits for them): e, the
+    -- buffer position past its last octet; e - 1; e - 1 - N; e - 8 (the
+    -- furthest a candidate's ULPDU_Length field may lie: the shortest FPDU,
+    -- header, pad and CRC, takes 8 octets); e - 4 - p0, from which the
+    -- number of markers whose four octets are in it; its base, seq - a.
+    -- Each is one fadd (4 LUT levels) or a two-clock sum.
+    signal e_reg      : pos_t := (others => '0');
+    signal el_reg     : pos_t := (others => '0');         -- e - 1: its last octet
+    signal elm_reg    : pos_t := (others => '0');         -- e - 1 - N
+    signal em8_reg    : unsigned(PW_c downto 0) := (others => '0');   -- e - 8, signed
+    signal lim_reg    : unsigned(PW_c downto 0) := (others => '0');   -- e - 4 - p0, signed
+    signal mk_cnt_reg : kidx_t := (others => '0');        -- markers in the segment
+    signal w8_reg     : unsigned(PWW_c downto 0) := (others => '0');  -- floor((e - 8) / 4), signed: a candidate's word is at most this
+    signal aw_reg     : w_t := (others => '0');           -- its first whole word, ceil(a / 4)
+    signal m0w_reg    : unsigned(6 downto 0) := (others => '0');      -- marker positions mod 512, in words
+    signal bs_sa_reg  : u162_t := (others => '0');
+    signal base_reg   : u32_t := (others => '0');         -- seq - a: the stream's sequence number at buffer position 0
+
     -- --- the candidates: one per marker ---
+    -- A marker at buffer position p (words P) with FPDUPTR q (words Q)
+    -- points to the ULPDU_Length field at t = p - q (RFC 5044 4.2), or at
+    -- p + 4 for q = 0, the FPDU right behind it. Read one a clock, and
+    -- worked out over four clocks into the tables: D1 has the marker on
+    -- seg_rd and sums U = P - Q - 1 and T = P - Q; D2 picks them (q = 0:
+    -- T = P + 1, U = P) and checks t against the marker positions; D3 the
+    -- bounds; D4 writes. What does not change while candidates are tried is
+    -- worked out here: whether a leading marker sits at t - 4 (then the
+    -- FPDU starts there), the FPDU's first position, and whether the
+    -- candidate may be tried at all (it lies at or after position 0, is not
+    -- itself a marker position, leaves room for the shortest FPDU before e,
+    -- and its first octet is in the segment).
 
-    signal mk_pos_reg  : pos_t := (others => '0');        -- next marker to read
-    signal mk_n_reg    : kidx_t := (others => '0');       -- markers read
-    signal d_valid_reg : std_ulogic := '0';               -- a marker's beat is on seg_rd
-    signal d_pos_reg   : pos_t := (others => '0');
-    signal d_idx_reg   : kidx_t := (others => '0');
-    signal t_tab       : pos_arr_t := (others => (others => '0'));   -- its candidate's position
-    signal m_tab       : pos_arr_t := (others => (others => '0'));   -- the marker's position
-    signal v_tab       : std_ulogic_vector(K_c - 1 downto 0) := (others => '0');  -- the candidate lies at or after position 0
+    signal p0_reg     : pos_t := (others => '0');         -- the first marker position at or after a
+    signal mk_pos_reg : pos_t := (others => '0');         -- next marker to read
+    signal mk_n_reg   : kidx_t := (others => '0');        -- markers read
+    signal t_tab      : posw_arr_t := (others => (others => '0'));   -- its candidate's position, in words
+    signal f_tab      : posw_arr_t := (others => (others => '0'));   -- the candidate FPDU's first position, in words
+    signal m_tab      : posw_arr_t := (others => (others => '0'));   -- the marker's position, in words
+    signal v_tab      : std_ulogic_vector(K_c - 1 downto 0) := (others => '0');  -- the candidate lies at or after position 0
+    signal s_tab      : std_ulogic_vector(K_c - 1 downto 0) := (others => '0');  -- ... and may be tried
+    signal l_tab      : std_ulogic_vector(K_c - 1 downto 0) := (others => '0');  -- ... and has a leading marker
 
-    signal d_ptr     : u16_t := (others => '0');
-    signal d_t       : pos_t := (others => '0');
-    signal d_ok      : std_ulogic := '0';
-    signal mk_end    : pos_t := (others => '0');
     signal disc_more : std_ulogic := '0';
 
+    signal d1_valid_reg, d2_valid_reg, d3_valid_reg, d4_valid_reg : std_ulogic := '0';
+    signal d1_idx_reg, d2_idx_reg, d3_idx_reg, d4_idx_reg : kidx_t := (others => '0');
+    signal d1_p_reg, d2_p_reg, d3_p_reg, d4_p_reg : posw_t := (others => '0');
+    signal d2_z_reg : std_ulogic := '0';                                    -- FPDUPTR 0
+    signal d2_u_reg, d2_t_reg : unsigned(PWW_c downto 0) := (others => '0');   -- U and T, signed
+    signal d3_t_reg, d3_f_reg, d4_t_reg, d4_f_reg : posw_t := (others => '0');
+    signal d3_ok_reg, d3_onmk_reg, d3_lead_reg : std_ulogic := '0';
+    signal d4_ok_reg, d4_st_reg, d4_lead_reg : std_ulogic := '0';
+
+    -- D1: P + not Q (+ 1) within PWW + 1 bits, the sign on top.
+    signal d1_q : unsigned(13 downto 0) := (others => '0');
+    signal d1_x : u32_t := (others => '0');
+    signal d1_y : u32_t := (others => '0');
+    signal d1_u : u33_t := (others => '0');
+    signal d1_t : u33_t := (others => '0');
+    -- D2: pick; a leading marker at t - 4 (t >= 4).
+    signal d2_tw   : posw_t := (others => '0');
+    signal d2_uw   : posw_t := (others => '0');
+    signal d2_lead : std_ulogic := '0';
+    -- D3: the bounds.
+    signal d3_fits : std_ulogic := '0';
+    signal d3_fge  : std_ulogic := '0';
+
     -- --- candidate selection ---
+    -- Candidates are tried in marker order, over three clocks: R reads the
+    -- tables, G checks the candidate against what was tried and found
+    -- before (it lies past the last one tried and its FPDU past the last
+    -- one found), and a candidate that passes is taken a clock later; the
+    -- two behind it are dropped and read again after its walk, against the
+    -- new bounds.
 
-    signal sel_i_reg : kidx_t := (others => '0');
-    signal cov_reg   : pos_t := (others => '0');          -- past the last FPDU found
-    signal floor_reg : pos_t := (others => '0');          -- past the last candidate tried
-    signal s_reg     : pos_t := (others => '0');          -- the candidate being tried: its ULPDU_Length
-    signal from_reg  : pos_t := (others => '0');          -- its first octet (its leading marker, if any)
-    signal lead_reg  : std_ulogic := '0';
+    signal sel_i_reg  : kidx_t := (others => '0');        -- next to read
+    signal r_valid_reg, r_st_reg, r_lead_reg : std_ulogic := '0';
+    signal r_i_reg    : kidx_t := (others => '0');
+    signal r_t_reg, r_f_reg : posw_t := (others => '0');
+    signal g_go_reg, g_lead_reg : std_ulogic := '0';
+    signal g_i_reg    : kidx_t := (others => '0');
+    signal g_t_reg, g_f_reg : posw_t := (others => '0');
+    signal fl_reg     : posw_t := (others => '0');        -- the last candidate tried
+    signal fl_any_reg : std_ulogic := '0';
+    signal cov_reg    : posw_t := (others => '0');        -- past the last FPDU found, in words
+    signal s_reg      : pos_t := (others => '0');         -- the candidate being tried: its ULPDU_Length
+    signal from_reg   : pos_t := (others => '0');         -- its first octet (its leading marker, if any)
+    signal lead_reg   : std_ulogic := '0';
 
-    signal c_t     : pos_t := (others => '0');
-    signal c_v     : std_ulogic := '0';
-    signal c_lead  : std_ulogic := '0';
-    signal c_from  : pos_t := (others => '0');
-    signal c_take  : std_ulogic := '0';
+    signal r_go    : std_ulogic := '0';
     signal sel_end : std_ulogic := '0';
 
     -- --- the walk through one FPDU ---
@@ -294,7 +366,6 @@ architecture rtl of mpa_rx_ooo is
     signal thr_u1_reg  : thr_u_t := (others => '0');      -- ... (a marker in it)
     signal k_last_reg  : std_ulogic := '0';               -- the beat holds the segment's last octet
     signal dist_reg    : pos_t := (others => '0');        -- k * N - s
-    signal kp4_reg     : pos_t := (others => '0');        -- k * N + 4
     signal mkbad_reg   : std_ulogic := '0';               -- the FPDU is bad (markers, or cut by the segment's end)
     signal end_reg     : pos_t := (others => '0');        -- past the FPDU's CRC
     signal vgot_reg, vgood_reg, fdone_reg : std_ulogic := '0';
@@ -310,6 +381,7 @@ architecture rtl of mpa_rx_ooo is
     -- the next beat
     signal kmk_n   : std_ulogic := '0';
     signal t_rem_n : unsigned(14 downto 0) := (others => '0');
+    signal t_rem_d, u_rem_d : u33_t := (others => '0');
     signal le_t0, le_t1, ge_u0, ge_u1 : std_ulogic := '0';
     signal u_low_n : o_t := (others => '0');
 
@@ -329,9 +401,8 @@ architecture rtl of mpa_rx_ooo is
     signal w_mkbad : std_ulogic := '0';
     signal h_len   : u16_t := (others => '0');
 
-    -- per segment: its last octet's position, the octets of the segment in
-    -- that beat, the first marker beat
-    signal e_last   : pos_t := (others => '0');
+    -- per segment: the octets of the segment in its last beat, the first
+    -- marker beat
     signal e_lo     : unsigned(LN_c downto 0) := (others => '0');
     signal mk_first : unsigned(8 downto 0) := (others => '0');
 
@@ -370,12 +441,12 @@ architecture rtl of mpa_rx_ooo is
     signal o_used  : beat_t := (others => '0');
     signal o_push  : std_ulogic := '0';
     signal o_room_reg : std_ulogic := '0';                -- room for the lane's next word
-    -- the FPDU's ULPDU_Length field's sequence number: base = seq - a per
-    -- segment, then s_seq = base + s in two steps
-    signal bl_reg   : unsigned(17 downto 0) := (others => '0');
-    signal base_reg : u32_t := (others => '0');
-    signal sl_reg   : unsigned(17 downto 0) := (others => '0');
-    signal s_seq32  : u32_t := (others => '0');
+    -- The FPDU's ULPDU_Length field's sequence number, base + s, a
+    -- two-clock sum worked out while its header is read (s is set two
+    -- clocks before its first beat can reach the lane, and stays until its
+    -- last is written).
+    signal sq_sa_reg : u162_t := (others => '0');
+    signal s_seq32   : u32_t := (others => '0');
     signal o_vld_reg : std_ulogic := '0';                 -- o_rd holds a word not yet at the output
     signal o_move, o_issue : std_ulogic := '0';
     signal o_wd    : std_ulogic_vector(OUT_W_c - 1 downto 0) := (others => '0');
@@ -393,7 +464,29 @@ architecture rtl of mpa_rx_ooo is
 
     signal next_s_reg  : pos_t := (others => '0');
     signal next_mk_reg : std_ulogic := '0';
+    signal end_in_reg  : std_ulogic := '0';               -- end < e: the segment goes on behind the FPDU
     signal v_done, v_good : std_ulogic := '0';
+    -- Past the CRC word of the walker's beat: 4 (crcw + 1) octets into it.
+    signal k_inc    : beat_t := (others => '0');
+    signal crcw_inc : unsigned(WL_c - 2 downto 0) := (others => '0');
+    signal w_end    : pos_t := (others => '0');
+
+    -- The sums (fadd: one clock, 4 LUT levels); operands zero-extended, a
+    -- subtrahend as its complement within the sum's width.
+    constant N_PW_c    : pos_t := to_unsigned(N_c, PW_c);
+    constant FOUR_PW_c : pos_t := to_unsigned(4, PW_c);
+    constant ONES_PW_c : pos_t := (others => '1');
+    signal a_p3    : unsigned(LN_c downto 0) := (others => '0');
+    signal e_sum   : u33_t := (others => '0');
+    signal el_sum  : u33_t := (others => '0');
+    signal elm_sum : u33_t := (others => '0');
+    signal em8_sum : u33_t := (others => '0');
+    signal lim_sum : u33_t := (others => '0');
+    signal ds_sum  : u33_t := (others => '0');
+    signal t_rem0  : u33_t := (others => '0');
+    signal ds_reg  : pos_t := (others => '0');
+    signal sq_sum  : u73_t := (others => '0');
+    signal bs_sum  : u73_t := (others => '0');
 
 begin
 
@@ -458,7 +551,9 @@ begin
     len_tail <= to_unsigned(N_c, OL_c) when x_len(LN_c - 1 downto 0) = 0 else
                 resize(x_len(LN_c - 1 downto 0), OL_c);
 
-    seg_wr <= (to_sl(state_reg = S_CAP_c) and cap_en_reg and x_go) or to_sl(state_reg = S_FLUSH_c);
+    cap_go <= s_exc_tvalid and m_exc_tready;
+
+    seg_wr <= (to_sl(state_reg = S_CAP_c) and cap_en_reg and cap_go) or to_sl(state_reg = S_FLUSH_c);
     seg_wd <= al_fl when state_reg = S_FLUSH_c else al_in;
     seg_wa <= std_ulogic_vector(wr_beat_reg(SEG_AW_c - 1 downto 0));
     seg_ra_v <= std_ulogic_vector(seg_ra);
@@ -471,29 +566,30 @@ begin
             rd_en => seg_re, rd_addr => seg_ra_v, rd_data => seg_rd
         );
 
-    -- --- the candidates: one per marker -------------------------------------------------
+    -- --- the candidates: one per marker (see their declarations) -------------------------
 
-    -- FPDUPTR, octets 2 and 3 of the marker, big-endian, low two bits
-    -- cleared; it points back from the marker (0: the FPDU behind it). A
-    -- pointer back past position 0 gives no candidate.
-    d_ptr <= unsigned(seg_rd(23 downto 16)) & unsigned(seg_rd(31 downto 26)) & "00";
-    d_t <= d_pos_reg + 4 when d_ptr = 0 else d_pos_reg - resize(d_ptr, PW_c);
-    d_ok <= to_sl(d_ptr = 0 or to_integer(d_ptr) <= to_integer(d_pos_reg));
+    disc_more <= to_sl(state_reg = S_DISC_c and mk_n_reg /= mk_cnt_reg);
 
-    mk_end <= mk_pos_reg + 4;
-    disc_more <= to_sl(state_reg = S_DISC_c and mk_end <= e_reg and mk_n_reg < K_c);
+    -- D1: P + not Q (+ 1) within PWW + 1 bits, the sign on top.
+    d1_q <= unsigned(seg_rd(23 downto 16)) & unsigned(seg_rd(31 downto 26));
+    d1_x <= resize(d1_p_reg, 32);
+    d1_y <= resize(not resize(d1_q, PWW_c + 1), 32);
+    d1_u <= fadd(d1_x, d1_y, '0');
+    d1_t <= fadd(d1_x, d1_y, '1');
+    -- D2: pick; a leading marker at t - 4 (t >= 4).
+    d2_tw <= (d2_p_reg or to_unsigned(1, PWW_c)) when d2_z_reg = '1' else d2_t_reg(PWW_c - 1 downto 0);
+    d2_uw <= d2_p_reg when d2_z_reg = '1' else d2_u_reg(PWW_c - 1 downto 0);
+    d2_lead <= d2_z_reg or ((not d2_u_reg(PWW_c)) and to_sl(d2_u_reg(6 downto 0) = m0w_reg));
+    -- D3: the bounds.
+    d3_fits <= (not w8_reg(PWW_c)) and not gt33(d3_t_reg, w8_reg(PWW_c - 1 downto 0));
+    d3_fge <= not gt33(aw_reg, d3_f_reg);
 
-    -- --- candidate selection -------------------------------------------------------------
+    -- --- candidate selection (see its declarations) ---------------------------------------
 
-    -- (sel_i_reg reaches K only when sel_end, where the candidate is not looked at.)
-    c_t <= t_tab(to_integer(sel_i_reg)) when sel_i_reg < K_c else (others => '0');
-    c_v <= v_tab(to_integer(sel_i_reg)) when sel_i_reg < K_c else '0';
-    c_lead <= to_sl(is_mk(mb_reg, c_t - 4));
-    c_from <= c_t - 4 when c_lead = '1' else c_t;
-    c_take <= c_v and to_sl(not is_mk(mb_reg, c_t) and c_t >= floor_reg and c_from >= cov_reg
-                            and c_from >= resize(a_reg, PW_c) and (c_lead = '0' or c_t >= 4)
-                            and c_t + 8 <= e_reg);   -- room for the shortest FPDU (header, pad, CRC)
-    sel_end <= to_sl(sel_i_reg >= mk_n_reg);
+    r_go <= r_valid_reg and r_st_reg
+            and ((not fl_any_reg) or gt33(r_t_reg, fl_reg))
+            and not gt33(cov_reg, r_f_reg);
+    sel_end <= to_sl(sel_i_reg = mk_n_reg) and (not r_valid_reg) and (not g_go_reg);
 
     -- --- the walk through one FPDU --------------------------------------------------------
 
@@ -513,11 +609,14 @@ begin
     w_last <= w_ends_reg or w_abort;
     -- the next beat
     kmk_n <= to_sl(mkc_reg = 0);
-    t_rem_n <= t_rem_reg - resize(avail_reg, 15);
-    le_t0 <= to_sl(t_rem_reg <= resize(thr_t0_reg, 15));
-    le_t1 <= to_sl(t_rem_reg <= resize(thr_t1_reg, 15));
-    ge_u0 <= to_sl(u_rem_reg >= resize(thr_u0_reg, 16));
-    ge_u1 <= to_sl(u_rem_reg >= resize(thr_u1_reg, 16));
+    -- (The loop's sums and comparisons as fadd and gt33: 4 LUT levels at most.)
+    t_rem_d <= fadd(resize(t_rem_reg, 32), resize(not resize(avail_reg, 15), 32), '1');
+    t_rem_n <= t_rem_d(14 downto 0);
+    le_t0 <= not gt33(t_rem_reg, thr_t0_reg);
+    le_t1 <= not gt33(t_rem_reg, thr_t1_reg);
+    ge_u0 <= not gt33(thr_u0_reg, u_rem_reg);
+    ge_u1 <= not gt33(thr_u1_reg, u_rem_reg);
+    u_rem_d <= fadd(resize(u_rem_reg, 32), resize(not resize(room_reg, 16), 32), '1');
     u_low_n <= u_rem_reg(OL_c - 1 downto 0) - room_reg when u_fills_reg = '1' else (others => '0');
 
     -- C: the beat's command, its octets on seg_rd
@@ -532,10 +631,9 @@ begin
     w_mkbad <= c_lead_reg and to_sl(w_ptr /= 0) when c_first_reg = '1' else
                c_kmk_reg and to_sl(resize(w_ptr, PW_c - 2) /= c_dist_reg(PW_c - 1 downto 2));
 
-    -- Per segment: its last octet's position, the octets of the segment in
-    -- that beat, the first marker beat.
-    e_last <= e_reg - 1;
-    e_lo <= resize(e_last(LN_c - 1 downto 0), LN_c + 1) + 1;
+    -- Per segment: the octets of the segment in its last beat, the first
+    -- marker beat.
+    e_lo <= resize(el_reg(LN_c - 1 downto 0), LN_c + 1) + 1;
     mk_first <= 0 - mb_reg;
 
     p_h_len : process (all) is
@@ -642,6 +740,24 @@ begin
     -- (mkbad, lb).
     v_done <= vgot_reg and fdone_reg and to_sl(lb_n_reg = 2);
     v_good <= vgood_reg and (not mkbad_reg) and (not lb_reg);
+    -- Past the CRC word of the walker's beat: 4 (crcw + 1) octets into it.
+    k_inc <= k_reg + 1;
+    crcw_inc <= crcw_reg(WL_c - 2 downto 0) + 1;
+    w_end <= resize(k_inc & to_unsigned(0, LN_c), PW_c) when crcw_inc = 0 else
+             resize(k_reg & crcw_inc & "00", PW_c);
+
+    -- The sums (fadd: one clock, 4 LUT levels); operands zero-extended, a
+    -- subtrahend as its complement within the sum's width.
+    a_p3 <= resize(a_reg, LN_c + 1) + 3;
+    e_sum <= fadd(resize(a_reg, 32), resize(len_reg, 32), '0');
+    el_sum <= fadd(resize(e_reg, 32), resize(ONES_PW_c, 32), '0');
+    elm_sum <= fadd(resize(e_reg, 32), resize(not N_PW_c, 32), '0');
+    em8_sum <= fadd(resize(e_reg, 32), resize(not to_unsigned(7, PW_c + 1), 32), '0');
+    lim_sum <= fadd(resize(e_reg, 32), resize(not ('0' & (p0_reg or FOUR_PW_c)), 32), '1');
+    ds_sum <= fadd(resize(resize(k_reg & to_unsigned(0, LN_c), PW_c), 32), resize(not s_reg, 32), '1');
+    t_rem0 <= fadd(resize(h_len_reg, 32), to_unsigned(9, 32), '0');
+    sq_sum <= sum72b(sq_sa_reg);
+    bs_sum <= sum72b(bs_sa_reg);
 
     p_seg_rd : process (all) is
     begin
@@ -671,7 +787,6 @@ begin
             m_skip_conn <= x_conn;
             m_skip_seq <= std_logic_vector(x_seq);
             m_skip_reason <= "01" when x_cap = '1' else "10";
-            d_valid_reg <= '0';
             if o_push = '1' then
                 o_wp_reg <= o_wp_reg + 1;
             end if;
@@ -687,19 +802,20 @@ begin
                     cap_en_reg <= set_rd(10);
                     crc_en_reg <= set_rd(9);
                     a_reg <= seq_reg(LN_c - 1 downto 0) - unsigned(set_rd(LN_c - 1 downto 0));
-                    mb_reg <= seq_reg(8 downto 0) - unsigned(set_rd(8 downto 0))
-                              - resize(seq_reg(LN_c - 1 downto 0) - unsigned(set_rd(LN_c - 1 downto 0)), 9);
+                    mb_reg <= (seq_reg(8 downto LN_c) - unsigned(set_rd(8 downto LN_c))
+                               - as_u(to_sl(seq_reg(LN_c - 1 downto 0) < unsigned(set_rd(LN_c - 1 downto 0)))))
+                              & to_unsigned(0, LN_c);
                     prev_reg <= (others => '0');
                     wr_beat_reg <= (others => '0');
                     state_reg <= S_CAP_c;
                 when S_CAP_c =>
-                    if x_go = '1' then
+                    if cap_go = '1' then
                         prev_reg <= s_exc_tdata;
                         if seg_wr = '1' then
                             wr_beat_reg <= wr_beat_reg + 1;
                         end if;
                         if exc_mid_reg = '0' then
-                            e_reg <= resize(a_reg, PW_c) + resize(x_len, PW_c);
+                            len_reg <= x_len;
                             extra_reg <= to_sl(resize(a_reg, OL_c) + len_tail > N_c);
                         end if;
                         if s_exc_tlast = '1' then
@@ -709,72 +825,81 @@ begin
                                   or (exc_mid_reg = '1' and extra_reg = '1') then
                                 state_reg <= S_FLUSH_c;
                             else
-                                state_reg <= S_DISC_c;
+                                state_reg <= S_PREP_c;
                             end if;
+                            prep_n_reg <= "10";
                         end if;
                     end if;
                     -- The first marker position at or after the segment's first octet.
                     if mb_reg = 0 and a_reg /= 0 then
-                        mk_pos_reg <= to_unsigned(512, PW_c);
+                        p0_reg <= to_unsigned(512, PW_c);
                     else
-                        mk_pos_reg <= resize(0 - mb_reg, PW_c);
+                        p0_reg <= resize(0 - mb_reg, PW_c);
                     end if;
                     mk_n_reg <= (others => '0');
                 when S_FLUSH_c =>
-                    state_reg <= S_DISC_c;
+                    state_reg <= S_PREP_c;
+                when S_PREP_c =>
+                    -- The segment's figures: three clocks from its length
+                    -- (S_CAP's last clock may have been the clock its length
+                    -- came in).
+                    prep_n_reg <= prep_n_reg - 1;
+                    mk_pos_reg <= p0_reg;
+                    if prep_n_reg = 0 then
+                        state_reg <= S_DISC_c;
+                    end if;
                 when S_DISC_c =>
                     if disc_more = '1' then
-                        d_valid_reg <= '1';
-                        d_pos_reg <= mk_pos_reg;
-                        d_idx_reg <= mk_n_reg;
-                        mk_pos_reg <= mk_pos_reg + 512;
+                        mk_pos_reg <= (mk_pos_reg(PW_c - 1 downto 9) + 1) & mk_pos_reg(8 downto 0);
                         mk_n_reg <= mk_n_reg + 1;
-                    elsif d_valid_reg = '0' then
+                    elsif d1_valid_reg = '0' and d2_valid_reg = '0' and d3_valid_reg = '0'
+                          and d4_valid_reg = '0' then
                         sel_i_reg <= (others => '0');
                         cov_reg <= (others => '0');
-                        floor_reg <= (others => '0');
+                        fl_any_reg <= '0';
                         state_reg <= S_SEL_c;
                     end if;
                 when S_SEL_c =>
-                    if sel_end = '1' then
-                        state_reg <= S_IDLE_c;
-                    else
+                    -- R: read the next candidate; G: check the one read;
+                    -- take the one checked.
+                    r_valid_reg <= to_sl(sel_i_reg /= mk_n_reg);
+                    if sel_i_reg /= mk_n_reg then
                         sel_i_reg <= sel_i_reg + 1;
-                        if c_take = '1' then
-                            s_reg <= c_t;
-                            from_reg <= c_from;
-                            lead_reg <= c_lead;
-                            state_reg <= S_HDR_c;
-                        end if;
+                    end if;
+                    g_go_reg <= r_go;
+                    if g_go_reg = '1' then
+                        s_reg <= g_t_reg & "00";
+                        from_reg <= g_f_reg & "00";
+                        lead_reg <= g_lead_reg;
+                        sel_i_reg <= g_i_reg + 1;
+                        r_valid_reg <= '0';
+                        g_go_reg <= '0';
+                        state_reg <= S_HDR_c;
+                    elsif sel_end = '1' then
+                        state_reg <= S_IDLE_c;
                     end if;
                 when S_HDR_c =>
                     k_reg <= '0' & from_reg(SEG_AW_c + LN_c - 1 downto LN_c);
-                    floor_reg <= s_reg + 4;
+                    fl_reg <= s_reg(PW_c - 1 downto 2);
+                    fl_any_reg <= '1';
                     state_reg <= S_HDR2_c;
                 when S_HDR2_c =>
                     -- The ULPDU_Length field, big-endian, in the word of s
                     -- (FPDUs start on words).
                     h_len_reg <= h_len;
-                    sl_reg <= ('0' & base_reg(16 downto 0)) + ('0' & s_reg(16 downto 0));
                     state_reg <= S_HDR3_c;
                 when S_HDR3_c =>
                     ulen_reg <= h_len_reg;
                     u_rem_reg <= h_len_reg;
                     -- Content words from the ULPDU_Length word through the
                     -- CRC word: (2 + len + pad) / 4 + 1 = floor((len + 9) / 4).
-                    if h_len_reg(1 downto 0) = "11" then
-                        t_rem_reg <= ('0' & h_len_reg(15 downto 2)) + 3;
-                    else
-                        t_rem_reg <= ('0' & h_len_reg(15 downto 2)) + 2;
-                    end if;
-                    s_seq32 <= (base_reg(31 downto 17) + sl_reg(17 downto 17)) & sl_reg(16 downto 0);
+                    t_rem_reg <= t_rem0(16 downto 2);
                     first_reg <= '1';
                     avail_reg <= WORDS_W_c - s_w;
                     ulp_lo_reg <= unsigned'('0' & s_reg(LN_c - 1 downto 2) & "10");
                     room_reg <= NO_c - unsigned'('0' & s_reg(LN_c - 1 downto 2) & "10");
                     k_last_reg <= to_sl(k_reg = lastk_reg);
-                    dist_reg <= resize(k_reg & to_unsigned(0, LN_c), PW_c) - s_reg;
-                    kp4_reg <= resize(k_reg & to_unsigned(0, LN_c), PW_c) + 4;
+                    dist_reg <= ds_reg;
                     mkc_reg <= mk0_reg - k_reg(MW_c - 1 downto 0) - 1;
                     mkbad_reg <= '0';
                     vgot_reg <= '0';
@@ -795,11 +920,11 @@ begin
                     if issue = '1' then
                         if w_last = '1' then
                             wk_reg <= '0';
-                            end_reg <= kp4_reg + resize(crcw_reg & "00", PW_c);
+                            end_reg <= w_end;
                             lb_n_reg <= "00";
                             state_reg <= S_VWAIT_c;
                         else
-                            k_reg <= k_reg + 1;
+                            k_reg <= k_inc;
                             first_reg <= '0';
                             kmk_reg <= kmk_n;
                             if kmk_n = '1' then
@@ -818,7 +943,7 @@ begin
                             thr_t0_reg <= W2_c - as_u(kmk_n);
                             thr_t1_reg <= W2_c - 1 - as_u(kmk_n);
                             if u_fills_reg = '1' then
-                                u_rem_reg <= u_rem_reg - resize(room_reg, 16);
+                                u_rem_reg <= u_rem_d(15 downto 0);
                             else
                                 u_rem_reg <= (others => '0');
                             end if;
@@ -833,8 +958,7 @@ begin
                             thr_u0_reg <= N2_c - 4 * as_u(kmk_n);
                             thr_u1_reg <= N2_c - FOUR_c - 4 * as_u(kmk_n);
                             k_last_reg <= to_sl(k_reg = lastkm1_reg);
-                            dist_reg <= dist_reg + N_c;
-                            kp4_reg <= kp4_reg + N_c;
+                            dist_reg <= (dist_reg(PW_c - 1 downto LN_c) + 1) & dist_reg(LN_c - 1 downto 0);
                         end if;
                     end if;
                 when S_VWAIT_c =>
@@ -851,8 +975,8 @@ begin
                     if v_done = '1' then
                         if v_good = '1' then
                             o_cp_reg <= o_wp_reg;
-                            cov_reg <= end_reg;
-                            if end_reg < e_reg then
+                            cov_reg <= end_reg(PW_c - 1 downto 2);
+                            if end_in_reg = '1' then
                                 -- RFC 5044 6 case 3: the FPDU right behind this one.
                                 s_reg <= next_s_reg;
                                 from_reg <= end_reg;
@@ -902,38 +1026,111 @@ begin
                 end if;
             end if;
 
+            -- discovery: D1..D4 (see "the candidates")
+            d1_valid_reg <= disc_more;
+            d1_p_reg <= mk_pos_reg(PW_c - 1 downto 2);
+            d1_idx_reg <= mk_n_reg;
+            d2_valid_reg <= d1_valid_reg;
+            d2_idx_reg <= d1_idx_reg;
+            d2_p_reg <= d1_p_reg;
+            d2_z_reg <= to_sl(d1_q = 0);
+            d2_u_reg <= d1_u(PWW_c downto 0);
+            d2_t_reg <= d1_t(PWW_c downto 0);
+            d3_valid_reg <= d2_valid_reg;
+            d3_idx_reg <= d2_idx_reg;
+            d3_p_reg <= d2_p_reg;
+            d3_t_reg <= d2_tw;
+            if d2_lead = '1' then
+                d3_f_reg <= d2_uw;
+            else
+                d3_f_reg <= d2_tw;
+            end if;
+            d3_ok_reg <= d2_z_reg or not d2_t_reg(PWW_c);
+            d3_onmk_reg <= to_sl(d2_tw(6 downto 0) = m0w_reg);
+            d3_lead_reg <= d2_lead;
+            d4_valid_reg <= d3_valid_reg;
+            d4_idx_reg <= d3_idx_reg;
+            d4_p_reg <= d3_p_reg;
+            d4_t_reg <= d3_t_reg;
+            d4_f_reg <= d3_f_reg;
+            d4_ok_reg <= d3_ok_reg;
+            d4_st_reg <= d3_ok_reg and (not d3_onmk_reg) and d3_fits and d3_fge;
+            d4_lead_reg <= d3_lead_reg;
+            if d4_valid_reg = '1' and d4_idx_reg < K_c then
+                t_tab(to_integer(d4_idx_reg)) <= d4_t_reg;
+                f_tab(to_integer(d4_idx_reg)) <= d4_f_reg;
+                m_tab(to_integer(d4_idx_reg)) <= d4_p_reg;
+                v_tab(to_integer(d4_idx_reg)) <= d4_ok_reg;
+                s_tab(to_integer(d4_idx_reg)) <= d4_st_reg;
+                l_tab(to_integer(d4_idx_reg)) <= d4_lead_reg;
+            end if;
+
+            -- selection: R and G (see "candidate selection"); sel_i_reg
+            -- stays below K while it is looked at
+            r_i_reg <= sel_i_reg;
+            if sel_i_reg < K_c then
+                r_t_reg <= t_tab(to_integer(sel_i_reg));
+                r_f_reg <= f_tab(to_integer(sel_i_reg));
+                r_st_reg <= s_tab(to_integer(sel_i_reg));
+                r_lead_reg <= l_tab(to_integer(sel_i_reg));
+            end if;
+            g_i_reg <= r_i_reg;
+            g_t_reg <= r_t_reg;
+            g_f_reg <= r_f_reg;
+            g_lead_reg <= r_lead_reg;
+
             -- after the walk: markers behind the FPDU pointing to it; the next FPDU
             for li in 0 to K_c - 1 loop
-                lb_vec_reg(li) <= to_sl(li < to_integer(mk_n_reg) and v_tab(li) = '1' and t_tab(li) = s_reg
-                                        and m_tab(li) >= end_reg);
+                lb_vec_reg(li) <= to_sl(li < to_integer(mk_n_reg) and v_tab(li) = '1'
+                                        and t_tab(li) = s_reg(PW_c - 1 downto 2))
+                                  and not gt33(end_reg(PW_c - 1 downto 2), m_tab(li));
             end loop;
             lb_reg <= or lb_vec_reg;
             next_mk_reg <= to_sl(is_mk(mb_reg, end_reg));
+            -- A marker position is a multiple of N: + 4 carries nothing.
             if is_mk(mb_reg, end_reg) then
-                next_s_reg <= end_reg + 4;
+                next_s_reg <= end_reg or FOUR_PW_c;
             else
                 next_s_reg <= end_reg;
             end if;
+            end_in_reg <= gt33(e_reg, end_reg);
+
+            -- per FPDU, from s and k (set up while the header is read)
+            sq_sa_reg <= sum72a(resize(base_reg, 72), resize(s_reg, 72), '0');
+            s_seq32 <= sq_sum(31 downto 0);
+            ds_reg <= ds_sum(PW_c - 1 downto 0);
 
             -- per segment, from its settings and length (stable for the search)
-            bl_reg <= ('0' & seq_reg(16 downto 0)) - resize(a_reg, 18);
-            base_reg <= (seq_reg(31 downto 17) - bl_reg(17 downto 17)) & bl_reg(16 downto 0);
-            lastk_reg <= e_last(SEG_AW_c + LN_c downto LN_c);
-            lastkm1_reg <= e_last(SEG_AW_c + LN_c downto LN_c) - 1;
+            bs_sa_reg <= sum72a(resize(seq_reg, 72), not resize(a_reg, 72), '1');
+            base_reg <= bs_sum(31 downto 0);
+            e_reg <= e_sum(PW_c - 1 downto 0);
+            el_reg <= el_sum(PW_c - 1 downto 0);
+            elm_reg <= elm_sum(PW_c - 1 downto 0);
+            em8_reg <= em8_sum(PW_c downto 0);
+            lim_reg <= lim_sum(PW_c downto 0);
+            if lim_reg(PW_c) = '1' then
+                mk_cnt_reg <= (others => '0');
+            else
+                mk_cnt_reg <= lim_reg(KW_c + 8 downto 9) + 1;
+            end if;
+            w8_reg <= em8_reg(PW_c downto 2);
+            aw_reg <= a_p3(LN_c downto 2);
+            m0w_reg <= mk_first(8 downto 2);
+            lastk_reg <= el_reg(SEG_AW_c + LN_c downto LN_c);
+            lastkm1_reg <= elm_reg(SEG_AW_c + LN_c downto LN_c);
             e_w_reg <= e_lo(LN_c downto 2);
             mk0_reg <= mk_first(8 downto LN_c);
-
-            if d_valid_reg = '1' and d_idx_reg < K_c then
-                t_tab(to_integer(d_idx_reg)) <= d_t;
-                m_tab(to_integer(d_idx_reg)) <= d_pos_reg;
-                v_tab(to_integer(d_idx_reg)) <= d_ok;
-            end if;
 
             if rst = '1' then
                 state_reg <= S_IDLE_c;
                 exc_mid_reg <= '0';
                 m_skip_valid <= '0';
-                d_valid_reg <= '0';
+                d1_valid_reg <= '0';
+                d2_valid_reg <= '0';
+                d3_valid_reg <= '0';
+                d4_valid_reg <= '0';
+                r_valid_reg <= '0';
+                g_go_reg <= '0';
                 o_wp_reg <= (others => '0');
                 o_cp_reg <= (others => '0');
                 v_tab <= (others => '0');
