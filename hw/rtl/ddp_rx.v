@@ -15,7 +15,10 @@
 // octet), is this block's addition and the same on every piece of the
 // ULPDU: without it no bounds or length check of 7.1 could be made before
 // the first piece is written. The first piece of a ULPDU holds at least 46
-// octets, or the whole ULPDU.
+// octets for an untagged Read Request or Terminate (RDMAP opcode 1 or 7),
+// 18 for any other ULPDU, or the whole ULPDU (rx_join's guarantee: the
+// header this block reads, octets 0..17 of every ULPDU and 18..45 of
+// those two).
 //
 // Early ULPDUs (early = 1; mpa_rx_ooo's m_early in rnic_rx): a whole ULPDU
 // (first and last are taken as set) that an LLP found out of order, to be

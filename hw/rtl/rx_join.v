@@ -4,10 +4,11 @@
 //
 // mpa_rx cuts each ULPDU (DDP segment) into pieces at TCP segment
 // boundaries; ddp_rx needs the first piece of every ULPDU to hold at least
-// min(46, ULPDU_Length) octets, the longest DDP/RDMAP header (an RDMA Read
-// Request: 18-octet untagged DDP header, RFC 5041 4.3, and its 28-octet
-// RDMAP body, RFC 5040 4.4), so that the header is never split
-// (hw/README.md, "MPA receive path and the interface to placement").
+// min(H, ULPDU_Length) octets, so that the header is never split
+// (hw/README.md, "MPA receive path and the interface to placement"): H =
+// 46 for an RDMA Read Request (18-octet untagged DDP header, RFC 5041 4.3,
+// and its 28-octet RDMAP body, RFC 5040 4.4) and a Terminate, H = 18 for
+// every other message (the untagged DDP header; a tagged one is 14).
 // rx_join makes it so: a first piece that is shorter and does not end its
 // ULPDU is held, per connection, and put in front of that connection's
 // next piece (pieces of one connection come in stream order); if the two
@@ -65,8 +66,9 @@
 //
 // Latency, from the clock a piece's first beat is taken to the clock its
 // first output beat can be: 2 (1 more for a piece with held octets), and
-// for a first piece until min(46, ulpdu_len) octets or its end are in (at
-// DATA_W = 64: 6 beats; at 512, the first beat).
+// for a first piece until min(H, ulpdu_len) octets or its end are in (at
+// DATA_W = 64: 3 beats for an RDMA Write or a Send, 6 for a Read Request;
+// at 512, the first beat).
 // Throughput: 1 beat a clock within a piece and from piece to piece, with
 // always-ready outputs, gathered first pieces (W < 512) included: their
 // beats wait in G while the next pieces come in behind them. A set-up
@@ -126,6 +128,7 @@ localparam GA = $clog2(GD);
 localparam PADW = GD * DATA_W;              // G's data, as one vector
 localparam HW = 1 + 6 + 6 + 16 + 8 * HOLD;  // held state: {valid, rem, count, ulpdu_len, octets}
 localparam [6:0] HDR = 7'd46;               // the longest DDP/RDMAP header (RFC 5040 4.4)
+localparam [6:0] HDR18 = 7'd18;             // the DDP header, untagged (RFC 5041 4.3; tagged 4.2: 14)
 localparam integer NI = N;
 localparam [LG:0] NC = NI[LG:0];            // a whole beat's count
 
@@ -170,9 +173,17 @@ reg [CONN_W-1:0] a_conn_reg;
 reg              a_first_reg;
 reg              a_plast_reg;               // tuser last (on the tlast beat)
 reg [15:0]       a_ulen_reg;
-reg [6:0]        a_hdr_reg;                 // min(46, ulpdu_len)
+reg [6:0]        a_hdr_reg;                 // min(header, ulpdu_len)
 
 wire [15:0] s_ulen = s_axis_tuser[CONN_W+17:CONN_W+2];
+// The header a first piece must hold (hw/README.md): 46 octets for an
+// untagged Read Request or Terminate (RDMAP opcode 1 or 7 in octet 1, RFC
+// 5040 4.4 and its Terminate header: ddp_rx reads their octets 18..45), 18
+// for every other message (ddp_rx reads the first 18 octets of every
+// ULPDU), and 46 when the first beat does not hold both control octets (an
+// empty or one-octet beat).
+wire [3:0]  s_op = s_axis_tdata[11:8];
+wire [6:0]  s_hdr = (s_axis_tkeep[1] && (s_axis_tdata[7] || (s_op != 4'd1 && s_op != 4'd7))) ? HDR18 : HDR;
 wire [CONN_W-1:0] s_conn = s_axis_tuser[CONN_W+1:2];
 
 wire take;                                  // the beat in A goes into G
@@ -386,7 +397,7 @@ always @(posedge clk) begin
         if (in_sof_reg) begin
             a_conn_reg <= s_conn;
             a_ulen_reg <= s_ulen;
-            a_hdr_reg <= s_ulen < {9'd0, HDR} ? s_ulen[6:0] : HDR;
+            a_hdr_reg <= s_ulen < {9'd0, s_hdr} ? s_ulen[6:0] : s_hdr;
         end
     end else if (take) begin
         a_valid_reg <= 1'b0;

@@ -305,13 +305,15 @@ class TB:
         return resp["segments"]
 
     def cut(self, u: Ulpdu, whole: float = 0.6) -> None:
-        """Cut a ULPDU into pieces: the first holds at least 46 octets (or
-        all of a shorter ULPDU), as mpa_rx guarantees."""
+        """Cut a ULPDU into pieces: the first holds at least its header (46
+        octets for a Read Request or Terminate, 18 for the others, or all of
+        a shorter ULPDU: tbutil.first_piece_min), as rx_join guarantees."""
         rng, data, n = self.rng, u.data, len(u.data)
-        if n <= 46 or rng.random() < whole:
+        h = tbutil.first_piece_min(data)
+        if n <= h or rng.random() < whole:
             cuts = [n]
         else:
-            cuts = [rng.randint(46, n)]
+            cuts = [rng.randint(h, min(n, h + 40)) if rng.random() < 0.3 else rng.randint(h, n)]
             while cuts[-1] < n:
                 cuts.append(min(n, cuts[-1] + rng.choice([1, 2, rng.randint(1, 200), rng.randint(1, 2000)])))
         start = 0
@@ -1652,10 +1654,11 @@ class SoakGen:
         rng = self.rng
         u = LeanULPDU(s.conn, data, verdict, note)
         n = len(data)
-        if n <= 46 or rng.random() < 0.8:
+        h = tbutil.first_piece_min(data)
+        if n <= h or rng.random() < 0.8:
             cuts = [n]
         else:
-            cuts = [rng.randint(46, n)]
+            cuts = [rng.randint(h, n)]
             while cuts[-1] < n:
                 cuts.append(min(n, cuts[-1] + rng.choice([1, rng.randint(1, 64), rng.randint(1, 300)])))
         start = 0

@@ -6,9 +6,10 @@ pieces as mpa_rx may (first pieces of 0 to 45 octets, empty pieces
 anywhere, long ones), interleaves the connections at piece boundaries and
 sends a verdict for each ULPDU after its last piece. On the output, per
 connection, the pieces joined must be the same ULPDUs with the same
-ulpdu_len, every first piece must hold min(46, ulpdu_len) octets or the
-whole ULPDU, every frame must be lane-0 aligned with tkeep all ones but in
-its last beat, and the verdicts must come out in the order of the ULPDUs'
+ulpdu_len, every first piece must hold min(H, ulpdu_len) octets or the
+whole ULPDU (H = 46 when its octet 0 says untagged and octet 1 opcode 1
+or 7, else 18: tbutil.first_piece_min), every frame must be lane-0
+aligned with tkeep all ones but in its last beat, and the verdicts must come out in the order of the ULPDUs'
 last pieces, each after (never in the clock of) its last piece's tlast
 beat, with the code sent.
 
@@ -55,7 +56,6 @@ import tbutil
 
 CLK_PERIOD_NS = 4
 CONN_W = 10
-HDR = 46
 
 
 class TB:
@@ -177,7 +177,7 @@ class TB:
         first, last, ulen = (user >> 1) & 1, user & 1, user >> (CONN_W + 2)
         if first:
             assert conn not in self.partial, f"connection {conn}: a ULPDU starts inside another"
-            assert last or len(piece) >= min(HDR, ulen), (
+            assert last or len(piece) >= tbutil.first_piece_min(piece, ulen), (
                 f"connection {conn}: first piece of {len(piece)} octets, not last, ulpdu_len {ulen}")
             self.partial[conn] = bytearray()
             self.got_ulen[conn].append(ulen)
@@ -281,10 +281,18 @@ class TB:
             assert clock > lclock, f"verdict {i} at clock {clock}, its last piece's tlast at {lclock}"
 
 
+def long_header(rng: random.Random, n: int) -> bytes:
+    """n random octets whose first two say "untagged, RDMAP opcode 1 or 7"
+    (a Read Request or Terminate): a first piece must hold 46 of them."""
+    return bytes([rng.randrange(0x80), 0x40 | rng.choice([1, 7])]) + rng.randbytes(n - 2)
+
+
 def random_ulpdu(rng: random.Random) -> bytes:
     r = rng.random()
     n = rng.randint(1, 46) if r < 0.25 else rng.randint(47, 400) if r < 0.85 else rng.randint(401, 3000)
-    return rng.randbytes(n)
+    # A third say they need the 46-octet header, the others (random octet
+    # 0 and 1) mostly the 18-octet one.
+    return long_header(rng, n) if n >= 2 and rng.random() < 1 / 3 else rng.randbytes(n)
 
 
 @cocotb.test()
@@ -319,7 +327,7 @@ async def clear_drops_held(dut):
     await tb.start()
     rng = tb.rng
     a, b = rng.sample(range(1 << CONN_W), 2)
-    ua, ub = rng.randbytes(300), rng.randbytes(100)
+    ua, ub = long_header(rng, 300), rng.randbytes(100)
     # Short first pieces on both, held.
     tb.send(a, ua[:20], True, False, len(ua))
     tb.send(b, ub[:7], True, False, len(ub))
@@ -359,7 +367,7 @@ async def first_drops_held(dut):
     await tb.start()
     rng = tb.rng
     a, b = rng.sample(range(1 << CONN_W), 2)
-    old, ua, ub = rng.randbytes(300), rng.randbytes(90), rng.randbytes(tb.lanes)
+    old, ua, ub = long_header(rng, 300), rng.randbytes(90), rng.randbytes(tb.lanes)
     tb.send(a, old[:20], True, False, len(old))          # held, never finished
     await tb.drain(50)
     assert not tb.out_beats, "a short first piece went out"
@@ -405,11 +413,11 @@ async def pass_through(dut):
     beats = len(tb.in_beats)
     in_clocks = tb.in_beats[-1] - tb.in_beats[0] + 1
     out_clocks = tb.out_beats[-1] - tb.out_beats[0] + 1
-    # A first piece waits for min(46, ulen) octets (or its end) before its
-    # first beat goes; other pieces go at once (see rx_join.v). Latency is
-    # counted from the clock a piece's first beat is taken to the clock its
-    # first output beat is taken.
-    first_wait = -(-HDR // n) - 1   # beats after the first
+    # A first piece waits for its header, min(H, ulen) octets (or its
+    # end), before its first beat goes; other pieces go at once (see
+    # rx_join.v). Latency is counted from the clock a piece's first beat is
+    # taken to the clock its first output beat is taken.
+    first_wait = -(-tbutil.first_piece_min(u) // n) - 1   # beats after the first
     latency = tb.out_frame_start[0] - tb.in_frame_start[0]
     lat_next = [o - i for o, i in zip(tb.out_frame_start[1:], tb.in_frame_start[1:])]
     dut._log.info("pass_through: %d beats in %d clocks in, %d out; latency %d clocks (first piece), "

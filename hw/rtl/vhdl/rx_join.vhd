@@ -7,9 +7,9 @@
 -- tests/rx_join/test_rx_join.py drives both (the Verilog header has the
 -- interface, the structure and the figures in full). In brief:
 --
--- ddp_rx needs the first piece of every ULPDU to hold at least min(46,
--- ULPDU_Length) octets, the longest DDP/RDMAP header (RFC 5041 4.3, RFC
--- 5040 4.4). A first piece that is shorter and does not end its ULPDU is
+-- ddp_rx needs the first piece of every ULPDU to hold at least min(H,
+-- ULPDU_Length) octets: H = 46 for a Read Request or Terminate (RFC 5041
+-- 4.3, RFC 5040 4.4), 18 for the others. A first piece that is shorter and does not end its ULPDU is
 -- held, per connection (in an sdp_ram), and put in front of that
 -- connection's next piece; if the two are still short and do not end the
 -- ULPDU they are held again.
@@ -44,7 +44,7 @@
 -- still missing and ulpdu_len, to the RAM, and frees its entries. Verdicts
 -- wait on 5-bit counters of last pieces in and out.
 --
--- Latency 2 (1 more with held octets; a first piece: from when min(46,
+-- Latency 2 (1 more with held octets; a first piece: from when min(H,
 -- ulpdu_len) octets or its end are in); 1 beat a clock within a piece and
 -- from piece to piece (see the Verilog header).
 --
@@ -147,6 +147,7 @@ architecture rtl of rx_join is
     subtype user_t is std_ulogic_vector(UF_c - 1 downto 0);
 
     constant HDR_c : u7_t := to_unsigned(46, 7);                  -- the longest DDP/RDMAP header (RFC 5040 4.4)
+    constant HDR18_c : u7_t := to_unsigned(18, 7);                -- the DDP header, untagged (RFC 5041 4.3; tagged 4.2: 14)
     constant NC_c  : cnt_t := to_unsigned(N_c, CW_c);             -- a whole beat's count
 
     -- Octets in a tkeep that is a run from lane 0: its top lane, one-hot
@@ -167,13 +168,24 @@ architecture rtl of rx_join is
         return c;
     end function keep_count;
 
-    -- min(46, ulpdu_len).
-    function hdr_of(ulen : u16_t) return u7_t is
+    -- min(H, ulpdu_len), H the header a first piece must hold (see
+    -- rx_join.v): 46 octets for an untagged Read Request or Terminate
+    -- (RDMAP opcode 1 or 7 in octet 1), 18 for every other message, 46 when
+    -- the first beat does not hold both control octets.
+    function hdr_of(ulen : u16_t; d : std_ulogic_vector; k : std_ulogic_vector) return u7_t is
+        variable h : u7_t;
+        variable op : std_ulogic_vector(3 downto 0);
     begin
-        if ulen < resize(HDR_c, 16) then
+        op := d(d'low + 11 downto d'low + 8);
+        if k(k'low + 1) = '1' and (d(d'low + 7) = '1' or (op /= "0001" and op /= "0111")) then
+            h := HDR18_c;
+        else
+            h := HDR_c;
+        end if;
+        if ulen < resize(h, 16) then
             return ulen(6 downto 0);
         end if;
-        return HDR_c;
+        return h;
     end function hdr_of;
 
     -- --- input register A ---
@@ -187,7 +199,7 @@ architecture rtl of rx_join is
     signal a_first_reg : std_ulogic := '0';
     signal a_plast_reg : std_ulogic := '0';                       -- tuser last (on the tlast beat)
     signal a_ulen_reg  : u16_t := (others => '0');
-    signal a_hdr_reg   : u7_t := (others => '0');                 -- min(46, ulpdu_len)
+    signal a_hdr_reg   : u7_t := (others => '0');                 -- min(H, ulpdu_len)
 
     signal s_ulen : u16_t := (others => '0');
     signal s_conn : conn_t := (others => '0');
@@ -489,7 +501,7 @@ begin
                 if in_sof_reg = '1' then
                     a_conn_reg <= s_conn;
                     a_ulen_reg <= s_ulen;
-                    a_hdr_reg <= hdr_of(s_ulen);
+                    a_hdr_reg <= hdr_of(s_ulen, s_axis_tdata, s_axis_tkeep);
                 end if;
             elsif take = '1' then
                 a_valid_reg <= '0';
