@@ -132,6 +132,14 @@ reg [19*WORDS-1:0] p_uend;   // octet position (from this beat) past the ULPDU
 reg [WORDS-1:0]    p_lenbad;
 reg [2*WORDS-1:0]  p_pad;
 reg [16*WORDS-1:0] p_len;    // the word's first two octets as a ULPDU_Length
+// Where an FPDU whose ULPDU_Length is word j of this beat ends, worked out
+// here from its length and the beat's whi, so that the walk's pass only
+// picks them by word: it ends in the beat (T <= whi - j, i.e. len <= 4
+// (whi - j) - 6), another FPDU starts behind it in the beat (T < whi - j:
+// len <= 4 (whi - j) - 10), and the word after its CRC (j + T, mod 2^WL,
+// meaningful when it ends in the beat, where len < 64).
+reg [WORDS-1:0]    p_e, p_m;
+reg [WL*WORDS-1:0] p_a;
 
 wire p_take;               // the walker consumes the precomputed beat
 wire p_free = !p_valid || p_take;
@@ -141,7 +149,15 @@ genvar g;
 generate
     for (g = 0; g < WORDS; g = g + 1) begin : pre
         localparam [18:0] AT = 4 * g + 2;
+        localparam [8:0] G4P6 = 4 * g + 6;
+        localparam [8:0] G4P10 = 4 * g + 10;
+        localparam [WL-1:0] GW = g;
         wire [15:0] len = {s_data[32*g +: 8], s_data[32*g + 8 +: 8]};
+        wire [8:0]  lim_e = {{(7-WL){1'b0}}, s_whi, 2'b00} - G4P6;    // signed
+        wire [8:0]  lim_m = {{(7-WL){1'b0}}, s_whi, 2'b00} - G4P10;
+        wire        len_lt64 = len[15:6] == 10'd0;
+        wire [6:0]  t_small = ({1'b0, len[5:0]} + 7'd9) >> 2;
+        wire        unused_t = &{1'b0, t_small[6:WL]};
         always @(posedge clk) begin
             if (p_free && s_valid) begin
                 // Content words from the ULPDU_Length word through the CRC
@@ -151,6 +167,9 @@ generate
                 p_lenbad[g] <= len > MAX_ULPDU;
                 p_pad[2*g +: 2] <= 2'd2 - len[1:0];
                 p_len[16*g +: 16] <= len;
+                p_e[g] <= len_lt64 && !lim_e[8] && {3'b000, len[5:0]} <= lim_e;
+                p_m[g] <= len_lt64 && !lim_m[8] && {3'b000, len[5:0]} <= lim_m;
+                p_a[WL*g +: WL] <= GW + t_small[WL-1:0];
             end
         end
     end
@@ -287,9 +306,9 @@ wire          m_only = mk_here && !a_present && p_whi == {{(WL-1){1'b0}}, 1'b1};
 wire [WL-2:0] hi = h[WL-2:0];
 wire [14:0]   t_h = p_t[15*hi +: 15];
 wire [WL-1:0] room = p_whi - h;
-wire          b_end = b_present && t_h <= {{(15-WL){1'b0}}, room};
-wire [WL-1:0] after_b = h + t_h[WL-1:0];
-wire          more = b_end && after_b < p_whi;
+wire          b_end = b_present && p_e[hi];
+wire [WL-1:0] after_b = p_a[WL*hi +: WL];
+wire          more = b_end && p_m[hi];
 
 // The marker: whose is it, and does it point where it must?
 // FPDUPTR is octets 2 and 3 of the marker, big-endian; its low two bits

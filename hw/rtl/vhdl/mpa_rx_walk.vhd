@@ -168,6 +168,12 @@ architecture rtl of mpa_rx_walk is
     signal p_lenbad : std_ulogic_vector(WORDS_c - 1 downto 0) := (others => '0');
     signal p_pad    : u2_arr_t := (others => (others => '0'));
     signal p_len    : u16_arr_t := (others => (others => '0'));   -- the word's first two octets as a ULPDU_Length
+    -- Where an FPDU whose ULPDU_Length is word j ends (see the Verilog): it
+    -- ends in the beat, another starts behind it in the beat, the word after
+    -- its CRC.
+    signal p_e, p_m : std_ulogic_vector(WORDS_c - 1 downto 0) := (others => '0');
+    type w_arr_t is array (0 to WORDS_c - 1) of w_t;
+    signal p_a      : w_arr_t := (others => (others => '0'));
 
     signal p_take, p_free : std_ulogic := '0';
 
@@ -383,9 +389,9 @@ begin
     hi <= h(WL_c - 2 downto 0);
     t_h <= p_t(to_integer(hi));
     room <= p_whi - h;
-    b_end <= b_present and to_sl(t_h <= resize(room, 15));
-    after_b <= h + t_h(WL_c - 1 downto 0);
-    more <= b_end and to_sl(after_b < p_whi);
+    b_end <= b_present and p_e(to_integer(hi));
+    after_b <= p_a(to_integer(hi));
+    more <= b_end and p_m(to_integer(hi));
 
     -- The marker: whose is it, and does it point where it must? FPDUPTR is
     -- octets 2 and 3 of the marker, big-endian; its low two bits are
@@ -469,6 +475,8 @@ begin
 
     p_reg : process (clk) is
         variable len : u16_t;
+        variable lim_e, lim_m : integer;
+        variable t_small : natural;
         variable la_i, lb_i : boolean;
         variable ld : st_t;
     begin
@@ -488,6 +496,12 @@ begin
                     p_lenbad(g) <= to_sl(len > MAX_ULPDU_c);
                     p_pad(g) <= 2 - len(1 downto 0);
                     p_len(g) <= len;
+                    lim_e := 4 * to_integer(unsigned(s_whi)) - 4 * g - 6;
+                    lim_m := lim_e - 4;
+                    t_small := (to_integer(len(5 downto 0)) + 9) / 4;
+                    p_e(g) <= to_sl(len(15 downto 6) = 0 and to_integer(len(5 downto 0)) <= lim_e);
+                    p_m(g) <= to_sl(len(15 downto 6) = 0 and to_integer(len(5 downto 0)) <= lim_m);
+                    p_a(g) <= to_unsigned((g + t_small) mod 2 ** WL_c, WL_c);
                 end loop;
             end if;
             if p_take = '1' then
