@@ -246,8 +246,6 @@ sdp_ram #(.WIDTH(DATA_W), .ADDR_W(SEG_AW)) seg_ram (
 // fadd (4 LUT levels) or a two-clock sum.
 reg [PW-1:0]  e_reg;
 reg [PW-1:0]  el_reg;            // e - 1: its last octet
-reg [PW-1:0]  elm_reg;           // e - 1 - N
-reg [PW:0]    em8_reg;           // e - 8, signed
 reg [PW:0]    lim_reg;           // e - 4 - p0, signed
 reg [KW-1:0]  mk_cnt_reg;        // markers in the segment
 reg [PWW:0]   w8_reg;            // floor((e - 8) / 4), signed: a candidate's word is at most this
@@ -864,15 +862,13 @@ always @(posedge clk) begin
     base_reg <= bs_sum[31:0];
     e_reg <= e_sum[PW-1:0];
     el_reg <= el_sum[PW-1:0];
-    elm_reg <= elm_sum[PW-1:0];
-    em8_reg <= em8_sum[PW:0];
     lim_reg <= lim_sum[PW:0];
     mk_cnt_reg <= lim_reg[PW] ? {KW{1'b0}} : lim_reg[KW+8:9] + 1'b1;
-    w8_reg <= em8_reg[PW:2];
+    w8_reg <= em8_sum[PW:2];
     aw_reg <= a_p3[LN:2];
     m0w_reg <= mk_first[8:2];
     lastk_reg <= el_reg[SEG_AW+LN:LN];
-    lastkm1_reg <= elm_reg[SEG_AW+LN:LN];
+    lastkm1_reg <= elm_sum[SEG_AW+LN:LN];
     e_w_reg <= e_lo[LN:2];
     mk0_reg <= mk_first[8:LN];
 
@@ -900,8 +896,8 @@ end
 wire unused_ok = &{1'b0, cfg_base[31:9], from_reg[1:0], from_reg[PW-1:SEG_AW+LN], c_dist_reg[1:0],
     p_first_unused, p_last_unused, p_conn_unused, v_conn_unused, wb_conn_unused, p_seq_unused,
     v_vseq_unused, wb_valid_unused, wb_state_unused, c_crcw_reg[WL-1], e_lo[1:0], mk_first[LN-1:0],
-    el_reg[PW-1:SEG_AW+LN+1], elm_reg[PW-1:SEG_AW+LN+1], elm_reg[LN-1:0], em8_reg[1:0], a_p3[1:0],
-    d1_u[32:PWW+1], d1_t[32:PWW+1], e_sum[32:PW], el_sum[32:PW], elm_sum[32:PW], em8_sum[32:PW+1],
+    el_reg[PW-1:SEG_AW+LN+1], elm_sum[LN-1:0], em8_sum[1:0], a_p3[1:0],
+    d1_u[32:PWW+1], d1_t[32:PWW+1], e_sum[32:PW], el_sum[32:PW], elm_sum[32:SEG_AW+LN+1], em8_sum[32:PW+1],
     lim_sum[32:PW+1], ds_sum[32:PW], t_rem0[32:17], t_rem0[1:0], sq_sum[72:32], bs_sum[72:32],
     t_rem_d[32:15], u_rem_d[32:16]};
 

@@ -258,8 +258,6 @@ architecture rtl of mpa_rx_ooo is
     -- Each is one fadd (4 LUT levels) or a two-clock sum.
     signal e_reg      : pos_t := (others => '0');
     signal el_reg     : pos_t := (others => '0');         -- e - 1: its last octet
-    signal elm_reg    : pos_t := (others => '0');         -- e - 1 - N
-    signal em8_reg    : unsigned(PW_c downto 0) := (others => '0');   -- e - 8, signed
     signal lim_reg    : unsigned(PW_c downto 0) := (others => '0');   -- e - 4 - p0, signed
     signal mk_cnt_reg : kidx_t := (others => '0');        -- markers in the segment
     signal w8_reg     : unsigned(PWW_c downto 0) := (others => '0');  -- floor((e - 8) / 4), signed: a candidate's word is at most this
@@ -1105,19 +1103,17 @@ begin
             base_reg <= bs_sum(31 downto 0);
             e_reg <= e_sum(PW_c - 1 downto 0);
             el_reg <= el_sum(PW_c - 1 downto 0);
-            elm_reg <= elm_sum(PW_c - 1 downto 0);
-            em8_reg <= em8_sum(PW_c downto 0);
             lim_reg <= lim_sum(PW_c downto 0);
             if lim_reg(PW_c) = '1' then
                 mk_cnt_reg <= (others => '0');
             else
                 mk_cnt_reg <= lim_reg(KW_c + 8 downto 9) + 1;
             end if;
-            w8_reg <= em8_reg(PW_c downto 2);
+            w8_reg <= em8_sum(PW_c downto 2);
             aw_reg <= a_p3(LN_c downto 2);
             m0w_reg <= mk_first(8 downto 2);
             lastk_reg <= el_reg(SEG_AW_c + LN_c downto LN_c);
-            lastkm1_reg <= elm_reg(SEG_AW_c + LN_c downto LN_c);
+            lastkm1_reg <= elm_sum(SEG_AW_c + LN_c downto LN_c);
             e_w_reg <= e_lo(LN_c downto 2);
             mk0_reg <= mk_first(8 downto LN_c);
 
