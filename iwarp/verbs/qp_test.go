@@ -341,13 +341,26 @@ func TestReadRTRReleasesItsSTag(t *testing.T) {
 	buf := make([]byte, 8)
 	p.client.PostRecv(1, buf)
 	p.server.PostSend(context.Background(), SendWR{Op: OpSend, Data: []byte("x")})
-	poll(t, p.client.RecvCQ()) // the RTR's response arrived before this Send
-	// The device has registered nothing else, so STag index 1 was the
-	// RTR's sink; it must be gone.
-	for key := 0; key < 256; key++ {
-		if _, ok := p.dev.STags().Lookup(uint32(1)<<8 | uint32(key)); ok {
+	poll(t, p.client.RecvCQ())
+	// The server's Send may leave before its Read Response to the RTR (it
+	// was only held until the RTR came in), so the response may still be
+	// on its way: wait for it as poll waits for a completion. The device
+	// has registered nothing else, so STag index 1 was the RTR's sink; it
+	// must go.
+	registered := func() (int, bool) {
+		for key := 0; key < 256; key++ {
+			if _, ok := p.dev.STags().Lookup(uint32(1)<<8 | uint32(key)); ok {
+				return key, true
+			}
+		}
+		return 0, false
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for key, ok := registered(); ok; key, ok = registered() {
+		if time.Now().After(deadline) {
 			t.Fatalf("the RTR's sink region (STag index 1, key %d) is still registered", key)
 		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
