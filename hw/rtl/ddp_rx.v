@@ -150,19 +150,22 @@
 //            queue's new head taken as the delivered MSN + 1. The check
 //            pipeline stops only when the descriptor queue is full.
 //   D0       set-up of a piece's placement (rotation, first address,
-//            write range). A piece that continues a ULPDU waits until
-//            placement is empty and reads where the last one ended.
+//            write range), from sums made ahead: in C2 for a first piece
+//            (pl_setup, for both addresses the decision may pick), and
+//            for a piece that continues a ULPDU, which waits until
+//            placement is empty, over two clocks that read where the
+//            last one ended and work out the same sums.
 //   D1       one input beat a clock, rotated to the host address; a piece
 //            that ends its ULPDU needs no extra clock unless its payload
 //            spills into one more output beat.
 //   D2       the piece's end: the delivery record for a ULPDU's last
 //            piece; for another, D3 works out where the ULPDU's next piece
-//            goes on and writes it to the placement context.
+//            goes on and D4 writes it to the placement context.
 //
 // Throughput: one input beat per clock across back-to-back ULPDUs of one
 // piece each, as long as the write port keeps up (a payload at an
 // arbitrary host offset may need one write beat more than its ULPDU took
-// in); a piece that continues a ULPDU costs about 5 clocks. Measured
+// in); a piece that continues a ULPDU costs about 7 clocks. Measured
 // figures (tests/ddp_rx bench: one-FPDU RDMA Writes back to back, FPDUs
 // of 64 to 9000 octets, input beats per clock, the write port's share,
 // and the latency from the clock a first piece's first beat is offered to
@@ -290,7 +293,6 @@ localparam NCONN = 1 << CONN_W;
 localparam RG_AW = CONN_W + 2 + RQ_AW;        // {conn, qn, slot}
 localparam integer KEEP_WI = KEEP_W;
 localparam [17:0] N18 = KEEP_WI[17:0];
-localparam [ADDR_W-1:0] N_A = {{(ADDR_W-LG-1){1'b0}}, 1'b1, {LG{1'b0}}};   // N, as an address step
 
 // Per-queue state: {first MSN, count}. The buffer for MSN m is in ring
 // slot m mod 2^RQ_AW, so the slot of a ULPDU's buffer comes straight from
@@ -315,9 +317,11 @@ localparam RF_W = 1 + MK_W + CONN_W + RECC_W + 224;    // {enabled, mark, conn, 
 localparam HF_W = 1 + 1 + 16 + 16 + CONN_W + 1 + 144;
 // Input beat: {data, keep, tlast, ULPDU last}.
 localparam DF_W = DATA_W + KEEP_W + 2;
+// Placement set-up of a piece (pl_setup): {r, m0, ylo, left, q1}.
+localparam SU_W = LG + 3 + LG + 18 + 20;
 // Placement descriptor of a piece: {early, conn, first, enabled, place,
-// dest, s, remain, rec}.
-localparam DC_W = 1 + CONN_W + 3 + ADDR_W + 5 + 16 + RECC_W;
+// dest, s, remain, rec, set-up}.
+localparam DC_W = 1 + CONN_W + 3 + ADDR_W + 5 + 16 + RECC_W + SU_W;
 
 localparam [1:0] K_NONE = 2'd0, K_CPL = 2'd1, K_ERR = 2'd2, K_TERM = 2'd3;
 localparam [1:0] D_DATA = 2'd0, D_FLUSH = 2'd1, D_PAD = 2'd2;
@@ -416,6 +420,44 @@ function [64:0] add64(input [63:0] x, input [63:0] y, input ci);
     end
 endfunction
 
+
+// pl_setup(dlo, s, remain): what placement needs of a piece whose first
+// payload octet goes to a host address with low bits dlo, at octet s of
+// the piece, with remain payload octets to the end of the ULPDU. Octet g
+// of the piece is output octet g + r, r = (dlo - s) mod N; the payload's
+// output octets run from gs = s + r (gs = dlo mod N) to end = gs + remain
+// - 1. Fields: r; m0 = gs / N, the output beat of the first payload octet;
+// ylo = end mod N, the last payload octet's lane; left = (dlo + remain +
+// N - 1) / N, the output beats the payload takes; q1 = m1 - 2, m1 = end /
+// N the output beat of the last payload octet (-1 for no payload), as a
+// 20-bit two's complement count. gs is at most 31 + N - 1, so m0 at most
+// 4. The two sums are fadd trees; q1 = (remain + gs - 1 - 2N) >> LG,
+// arithmetic, in one sum.
+function [SU_W-1:0] pl_setup(input [LG-1:0] dlo, input [4:0] s, input [15:0] remain);
+    reg [7:0] s8;
+    reg [9:0] gs;
+    reg [LG-1:0] r, ylo;
+    reg [19:0] yq, q1;
+    // (Only some bits of the sums are wanted.)
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [32:0] sl, sq;
+    /* verilator lint_on UNUSEDSIGNAL */
+    begin
+        s8 = {3'd0, s};
+        r = dlo - s8[LG-1:0];
+        gs = {2'd0, s8} + {{(10-LG){1'b0}}, r};
+        ylo = dlo + remain[LG-1:0] - 1'b1;
+        sl = fadd({16'd0, remain}, {{(32-LG-1){1'b0}}, 1'b0, dlo} + KEEP_WI - 1, 1'b0);
+        yq = {10'd0, gs} - 20'd1 - {1'b0, N18[17-1:0], 1'b0};
+        sq = fadd({16'd0, remain}, {12'd0, yq}, 1'b0);
+        q1 = sq[19:0] >> LG;
+        q1 = q1 | ~({20{1'b1}} >> LG) & {20{sq[19]}};
+        if (remain == 16'd0) begin
+            q1 = 20'hffffd;          // m1 = -1
+        end
+        pl_setup = {r, gs[LG +: 3], ylo, sl[LG +: 18], q1};
+    end
+endfunction
 
 // Queue qn of a check context.
 function [Q_W-1:0] cx_q(input [3*Q_W-1:0] cx, input [1:0] qn);
@@ -1165,8 +1207,14 @@ always @(posedge clk) begin
 end
 
 // Descriptors to placement.
+// The placement set-up of a first piece is worked out here, from the
+// registers alone, for both addresses the decision may pick (a tagged
+// segment's e_dt or an untagged one's e_du: the one not picked only matters
+// when nothing is placed), so that D0 only selects it.
+wire [SU_W-1:0]        c2_su_t = pl_setup(e_dt_reg[LG-1:0], k_hlen_reg, k_n_reg);
+wire [SU_W-1:0]        c2_su_u = pl_setup(e_du_reg[LG-1:0], k_hlen_reg, k_n_reg);
 wire [DC_W-1:0]        dc_in_data = {c2_early_reg, c2_conn_reg, c2_first_reg, c_en, r_place, r_dest, k_hlen_reg, k_n_reg,
-                                     r_rec};
+                                     r_rec, k_tagged_reg ? c2_su_t : c2_su_u};
 wire [DC_W-1:0]        dc_out;
 wire                   dc_out_valid;
 wire                   dc_out_ready;
@@ -1283,30 +1331,41 @@ end
 // --- placement: D0 (set-up), D1 (one input beat a clock), D2 (piece end) ----
 
 // A descriptor's fields.
+localparam DCO_REC = SU_W;
 wire                   g_early = dc_out[DC_W-1];
 wire [CONN_W-1:0]      g_conn = dc_out[DC_W-2 -: CONN_W];
 wire                   g_first = dc_out[DC_W-CONN_W-2];
 wire                   g_en = dc_out[DC_W-CONN_W-3];
 wire                   g_dplace = dc_out[DC_W-CONN_W-4];
-wire [ADDR_W-1:0]      g_ddest = dc_out[RECC_W + 21 +: ADDR_W];
-wire [4:0]             g_ds = dc_out[RECC_W + 16 +: 5];
-wire [15:0]            g_dremain = dc_out[RECC_W +: 16];
-wire [RECC_W-1:0]      g_drec = dc_out[RECC_W-1:0];
+wire [ADDR_W-1:0]      g_ddest = dc_out[DCO_REC + RECC_W + 21 +: ADDR_W];
+wire [4:0]             g_ds = dc_out[DCO_REC + RECC_W + 16 +: 5];
+wire [15:0]            g_dremain = dc_out[DCO_REC + RECC_W +: 16];
+wire [RECC_W-1:0]      g_drec = dc_out[DCO_REC +: RECC_W];
+wire [SU_W-1:0]        g_dsu = dc_out[SU_W-1:0];
 
 // A later piece waits for placement to be empty, then reads where its
-// ULPDU's last piece ended (g_fetch, one clock).
+// ULPDU's last piece ended (g_fetch, one clock) and works out its set-up
+// from that (g_fetch2, one clock).
 reg                    g_fetch_reg = 1'b0;
+reg                    g_fetch2_reg = 1'b0;
 reg [CONN_W-1:0]       g_fconn_reg;
 reg                    g_fen_reg;
+reg                    gx_place_reg;
+reg [ADDR_W-1:0]       gx_dest_reg;
+reg [15:0]             gx_remain_reg;
+reg [RECC_W-1:0]       gx_rec_reg;
+reg [223:0]            gx_rr_reg;
+reg [SU_W-1:0]         gx_su_reg;
 
 reg                    d0_valid_reg = 1'b0;
 reg                    d1_active_reg = 1'b0;
 reg                    d2_valid_reg = 1'b0;
 reg                    d3_valid_reg = 1'b0;   // D3, after D2: see there
+reg                    d4_valid_reg = 1'b0;   // D4, after D3
 wire                   d0_take;              // D1 takes D0 this clock
 wire                   d2_free;              // D2 can take a piece end this clock
-wire                   pl_empty = !d0_valid_reg && !d1_active_reg && !d2_valid_reg && !d3_valid_reg
-                                  && !g_fetch_reg;
+wire                   pl_empty = !d0_valid_reg && !d1_active_reg && !d2_valid_reg && !d3_valid_reg && !d4_valid_reg
+                                  && !g_fetch_reg && !g_fetch2_reg;
 
 reg                    g_load;               // D0 loads this clock
 reg                    g_pfirst, g_pen, g_place, g_pearly;
@@ -1316,9 +1375,9 @@ reg [4:0]              g_s;
 reg [15:0]             g_remain;
 reg [RECC_W-1:0]       g_rec;
 reg [223:0]            g_rr;
-reg [7:0]              g_s8;
+reg [SU_W-1:0]         g_su;
 
-assign dc_out_ready = dc_out_valid && !g_fetch_reg
+assign dc_out_ready = dc_out_valid && !g_fetch_reg && !g_fetch2_reg
                       && (g_first ? (!d0_valid_reg || d0_take) : pl_empty);
 
 always @* begin
@@ -1333,31 +1392,38 @@ always @* begin
     g_remain = g_dremain;
     g_rec = g_drec;
     g_rr = 224'd0;
+    g_su = g_dsu;
     dx_rd_en = 1'b0;
     dx_rd_addr = g_conn;
-    if (g_fetch_reg) begin
-        // A later piece: carry on where the last piece ended.
+    if (g_fetch2_reg) begin
+        // A later piece: carry on where the last piece ended (and stop if
+        // a B error response of the stream comes in meanwhile).
         g_load = 1'b1;
         g_pconn = g_fconn_reg;
         g_pfirst = 1'b0;
         g_pearly = 1'b0;
         g_pen = g_fen_reg;
-        {g_place, g_dest, g_remain, g_rec, g_rr} = dx_rd_data;
-        g_place = g_place && g_fen_reg && !herr_reg[g_fconn_reg];
+        g_place = gx_place_reg && !(herr_set && herr_set_conn == g_fconn_reg);
+        g_dest = gx_dest_reg;
         g_s = 5'd0;
+        g_remain = gx_remain_reg;
+        g_rec = gx_rec_reg;
+        g_rr = gx_rr_reg;
+        g_su = gx_su_reg;
     end else if (dc_out_ready && g_first) begin
         g_load = 1'b1;
     end else if (dc_out_ready) begin
         dx_rd_en = 1'b1;
     end
-    g_s8 = {3'd0, g_s};
 end
 
 // D0: the piece's rotation R = (dest - S) mod N (output beat m holds the
 // octets whose g = piece octet + R is in m*N .. m*N + N-1), its write
 // window as lane masks of output beats 0 and 1 and the counts to the
 // window's first and last beats, the first write address and the output
-// beats to the end of the ULPDU's payload.
+// beats to the end of the ULPDU's payload. The sums are pl_setup's, made
+// ahead (C2 for a first piece, g_fetch for a later one); D0 turns them
+// into masks and flags.
 reg                    d0_first_reg, d0_en_reg, d0_place_reg, d0_early_reg;
 reg [CONN_W-1:0]       d0_conn_reg;
 reg [ADDR_W-1:0]       d0_dest_reg;
@@ -1370,11 +1436,15 @@ reg [KEEP_W-1:0]       d0_win0_reg, d0_win1_reg, d0_lo_reg, d0_hi_reg;
 reg [19:0]             d0_q0_reg, d0_q1_reg;
 reg [17:0]             d0_left_reg;
 reg [ADDR_W-1:0]       d0_waddr_reg;
-reg [LG-1:0]           g_r;
-reg [17:0]             g_gs, g_ge, g_end;
-reg [19:0]             g_m0, g_m1;
-reg [KEEP_W-1:0]       g_lo, g_hi;
-reg [ADDR_W-1:0]       g_waddr;
+reg [BW-1:0]           d0_bofs_reg;
+reg                    d0_wst_reg;
+reg [LG-1:0]           g_r, g_ylo;
+reg [2:0]              g_m0;
+reg [BW+2:0]           g_bofs;
+reg [17:0]             g_left;
+reg [19:0]             g_q1, g_q0;
+reg [KEEP_W-1:0]       g_lo, g_hi, g_win0, g_win1;
+reg                    g_m0z, g_m0p, g_m0o, g_m0g, g_m1z, g_m1n, g_m1o, g_m1l;
 
 // Lanes of output beat m that are in the window [m0*N + lo, m1*N + hi]:
 // q0 = m0 - m, q1 = m1 - m (two's complement), lo_m = lanes >= lo,
@@ -1390,25 +1460,52 @@ function [KEEP_W-1:0] win_mask(input [19:0] q0, input [19:0] q1, input [KEEP_W-1
     end
 endfunction
 
+// The same from flags: q0 = 0, q0 > 0, q1 = 0, q1 < 0.
+function [KEEP_W-1:0] win_flags(input q0z, input q0p, input q1z, input q1n, input [KEEP_W-1:0] lo_m,
+                                input [KEEP_W-1:0] hi_m);
+    begin
+        if (q0p || q1n) begin
+            win_flags = {KEEP_W{1'b0}};
+        end else begin
+            win_flags = (q0z ? lo_m : {KEEP_W{1'b1}}) & (q1z ? hi_m : {KEEP_W{1'b1}});
+        end
+    end
+endfunction
+
 always @* begin : setup
     integer b;
-    g_r = g_dest[LG-1:0] - g_s8[LG-1:0];
-    g_gs = {13'd0, g_s} + {{(18-LG){1'b0}}, g_r};
-    g_ge = g_gs + {2'd0, g_remain};
-    g_end = g_ge - 18'd1;
-    g_m0 = {{(LG+2){1'b0}}, g_gs[17:LG]};
-    // An empty window (no payload): its last beat before its first.
-    g_m1 = (g_remain == 16'd0) ? 20'hfffff : {{(LG+2){1'b0}}, g_end[17:LG]};
+    {g_r, g_m0, g_ylo, g_left, g_q1} = g_su;
     for (b = 0; b < KEEP_W; b = b + 1) begin
-        g_lo[b] = b >= g_gs[LG-1:0];
-        g_hi[b] = b <= g_end[LG-1:0];
+        g_lo[b] = b >= g_dest[LG-1:0];
+        g_hi[b] = b <= g_ylo;
     end
-    g_waddr = (g_dest - {{(ADDR_W-5){1'b0}}, g_s}) & {{(ADDR_W-LG){1'b1}}, {LG{1'b0}}};
+    // Beats 0 and 1 against the window: m0 = 0, > 0, = 1, > 1; m1 = q1 + 2
+    // = 0, < 0 (q1 = -3: no payload), = 1, < 1.
+    g_m0z = g_m0 == 3'd0;
+    g_m0p = g_m0 != 3'd0;
+    g_m0o = g_m0 == 3'd1;
+    g_m0g = g_m0 > 3'd1;
+    g_m1z = g_q1 == 20'hffffe;
+    g_m1n = g_q1 == 20'hffffd;
+    g_m1o = g_q1 == 20'hfffff;
+    g_m1l = g_m1z || g_m1n;
+    g_win0 = win_flags(g_m0z, g_m0p, g_m1z, g_m1n, g_lo, g_hi);
+    g_win1 = win_flags(g_m0o, g_m0g, g_m1o, g_m1l, g_lo, g_hi);
+    g_q0 = {{17{1'b0}}, g_m0} - 20'd2;
+    g_bofs = {3'd0, g_dest[LG +: BW]} - {{BW{1'b0}}, g_m0};
 end
 
 always @(posedge clk) begin
+    if (g_fetch2_reg) begin
+        g_fetch2_reg <= 1'b0;
+    end
     if (g_fetch_reg) begin
         g_fetch_reg <= 1'b0;
+        g_fetch2_reg <= 1'b1;
+        {gx_place_reg, gx_dest_reg, gx_remain_reg, gx_rec_reg, gx_rr_reg} <= dx_rd_data;
+        gx_place_reg <= dx_rd_data[DX_W-1] && g_fen_reg && !herr_reg[g_fconn_reg]
+                        && !(herr_set && herr_set_conn == g_fconn_reg);
+        gx_su_reg <= pl_setup(dx_rd_data[DX_W-1-ADDR_W +: LG], 5'd0, dx_rd_data[DX_W-1-ADDR_W-16 +: 16]);
     end else if (dc_out_ready && !g_first) begin
         g_fetch_reg <= 1'b1;
         g_fconn_reg <= g_conn;
@@ -1427,19 +1524,25 @@ always @(posedge clk) begin
         d0_rec_reg <= g_rec;
         d0_rr_reg <= g_rr;
         d0_r_reg <= g_r;
-        d0_win0_reg <= win_mask(g_m0, g_m1, g_lo, g_hi);
-        d0_win1_reg <= win_mask(g_m0 - 20'd1, g_m1 - 20'd1, g_lo, g_hi);
-        d0_q0_reg <= g_m0 - 20'd2;
-        d0_q1_reg <= g_m1 - 20'd2;
+        d0_win0_reg <= g_win0;
+        d0_win1_reg <= g_win1;
+        d0_q0_reg <= g_q0;
+        d0_q1_reg <= g_q1;
         d0_lo_reg <= g_lo;
         d0_hi_reg <= g_hi;
-        d0_waddr_reg <= g_waddr;
-        d0_left_reg <= ({{(18-LG){1'b0}}, g_dest[LG-1:0]} + {2'd0, g_remain} + N18 - 18'd1) >> LG;
+        // The first written output beat, m0, is at dest rounded down to
+        // N; output beat k at (dest / N - m0 + k) N. D1 counts the address
+        // from m0 on (wst), and its place in the burst block from 0.
+        d0_waddr_reg <= g_dest & {{(ADDR_W-LG){1'b1}}, {LG{1'b0}}};
+        d0_bofs_reg <= g_bofs[BW-1:0];
+        d0_wst_reg <= g_m0 == 3'd0;
+        d0_left_reg <= g_left;
     end else if (d0_take) begin
         d0_valid_reg <= 1'b0;
     end
     if (rst) begin
         g_fetch_reg <= 1'b0;
+        g_fetch2_reg <= 1'b0;
         d0_valid_reg <= 1'b0;
     end
 end
@@ -1461,10 +1564,10 @@ reg [KEEP_W-1:0]       d_win_reg, d_winn_reg, d_lo_reg, d_hi_reg;
 reg                    d_wne_reg, d_wnen_reg;    // the masks are not empty
 reg [19:0]             d_q0_reg, d_q1_reg;       // window ends minus (output beat + 2)
 reg [ADDR_W-1:0]       d_waddr_reg;
+reg                    d_wst_reg;       // the output beat is the window's first (m0) or later
 reg [BW-1:0]           d_bofs_reg;      // output beat's place in its BURST block
 reg [17:0]             d_left_reg;       // output beats to the end of the ULPDU's payload
-reg [17:0]             d_leftm1_reg;     // the same, minus 1
-reg [8:0]              d_bleft_reg = 9'd0;   // beats left in the open burst
+reg [BW-1:0]           d_bleft_reg = {BW{1'b0}};   // beats left in the open burst (< BURST)
 reg [12:0]             d_k_reg;          // input beat index (a piece of 65535 octets: 8192 at W=64)
 reg [DATA_W-1:0]       d_prev_reg;
 reg [KEEP_W-1:0]       d_prevk_reg;
@@ -1523,19 +1626,46 @@ endfunction
 // with no burst open) runs to the end of its BURST block or to the end of
 // the ULPDU's payload: nbm1 = min(left - 1, BURST - 1 - bofs) beats after
 // its first.
-wire                   f_left0 = d_left_reg == 18'd0;
-wire                   f_left1 = d_left_reg == 18'd1;
-wire                   f_left2 = d_left_reg == 18'd2;
-wire                   f_bl0 = d_bleft_reg == 9'd0;
-wire                   f_bl1 = d_bleft_reg == 9'd1;
-wire                   f_bl2 = d_bleft_reg == 9'd2;
+// (left - 1 >= BURST - 1 - bofs, the wrapped left - 1 of left = 0
+// included, is worked out on left's low BW + 1 bits: any higher bit set
+// makes left >= 2 BURST. No carry chain: the flags are a LUT level or two
+// from the registers.)
+// left = 0, 1, 2 and bleft = 0, 1, 2 are registers of their own, kept
+// with the counts.
+reg                    f_left0 = 1'b1, f_left1 = 1'b0, f_left2 = 1'b0;
+reg                    f_bl0 = 1'b1, f_bl1 = 1'b0, f_bl2 = 1'b0;
+wire                   f_left3 = d_left_reg == 18'd3;
+wire                   f_left4 = d_left_reg == 18'd4;
+wire                   f_bl3 = d_bleft_reg == 3;
 wire [BW-1:0]          f_nb = ~d_bofs_reg;                    // BURST - 1 - bofs
 wire                   f_bend = d_bofs_reg == {BW{1'b1}};     // last beat of a block
 wire                   f_bend1 = d_bofs_reg == {{(BW-1){1'b1}}, 1'b0};
-wire                   f_lge = d_leftm1_reg[17:BW] != 0 || d_leftm1_reg[BW-1:0] >= f_nb;
-wire [7:0]             f_nbm1 = f_lge ? {{(8-BW){1'b0}}, f_nb} : d_leftm1_reg[7:0];
+wire [BW:0]            f_llo = d_left_reg[BW:0];
+wire [BW:0]            f_llom1 = f_llo - 1'b1;
+wire                   f_lge = d_left_reg[17:BW+1] != 0 || f_llo == 0 || f_llom1 >= {1'b0, f_nb};
+wire [7:0]             f_nbm1 = f_lge ? {{(8-BW){1'b0}}, f_nb} : {{(8-BW){1'b0}}, f_llom1[BW-1:0]};
 wire                   f_nbm1_0 = f_left1 || f_bend;
 wire                   f_nbm1_1 = (f_left2 && !f_bend) || (f_bend1 && !f_left0 && !f_left1);
+wire                   f_nbm1_2 = f_nbm1 == 8'd2;
+
+// The counters' steps, from their registers alone (inc64/dec64: no carry
+// chain), so that the control only picks them.
+wire [63:0]            d_left64 = {46'd0, d_left_reg};
+wire [63:0]            d_leftm1_64 = dec64(d_left64);
+wire [63:0]            d_leftm2_64 = dec64(d_left64 >> 1);
+wire [17:0]            d_leftm1 = d_leftm1_64[17:0];
+wire [17:0]            d_leftm2 = {d_leftm2_64[16:0], d_left_reg[0]};
+wire [63:0]            d_k64 = inc64({51'd0, d_k_reg});
+wire [12:0]            d_k1 = d_k64[12:0];
+wire [63:0]            d_q0_64 = dec64({44'd0, d_q0_reg});
+wire [63:0]            d_q1_64 = dec64({44'd0, d_q1_reg});
+wire [19:0]            d_q0m1 = d_q0_64[19:0];
+wire [19:0]            d_q1m1 = d_q1_64[19:0];
+wire [63:0]            d_wa64 = {{(64-ADDR_W){1'b0}}, d_waddr_reg} >> LG;
+wire [63:0]            d_wan64 = inc64(d_wa64) << LG;
+// The next output beat's address: waddr + N from the window's first beat
+// on (d_wst), before it the first beat's address.
+wire [ADDR_W-1:0]      d_waddr_n = d_wst_reg ? d_wan64[ADDR_W-1:0] : d_waddr_reg;
 
 reg                    d_beat;      // an input beat taken
 reg                    d_wr;        // a W beat of the payload's window (and maybe an AW) queued
@@ -1547,6 +1677,7 @@ reg                    d_lft_n0;          // left after it is 0
 reg [1:0]              d_state_next;
 reg [223:0]            d_rr_next;
 reg [16:0]             d_octs;
+reg [LG:0]             d_kc;
 
 assign d0_take = d0_valid_reg && (!d1_active_reg || d_end);
 assign df_out_ready = d_beat;
@@ -1559,6 +1690,7 @@ always @* begin
     d_go = 1'b0;
     d_state_next = d_state_reg;
     d_octs = d_octs_reg;
+    d_kc = {(LG+1){1'b0}};
     d_rr_next = d_rr_reg;
     aw_in_valid = 1'b0;
     aw_in_data = {d_waddr_reg, f_nbm1};
@@ -1587,7 +1719,9 @@ always @* begin
         d_rr_next = rr_capture(d_rr_reg, d_cur_data, d_k_reg);
     end
     if (d_beat && d_cur_tlast) begin
-        d_octs = ({4'd0, d_k_reg} << LG) + {{(16-LG){1'b0}}, keep_count(d_cur_keep)};
+        // k N + the beat's octets, N of them or fewer (no carry chain)
+        d_kc = keep_count(d_cur_keep);
+        d_octs = d_kc[LG] ? ({4'd0, d_k1} << LG) : (({4'd0, d_k_reg} << LG) | {{(17-LG){1'b0}}, d_kc[LG-1:0]});
     end
     case (d_state_reg)
     D_DATA: begin
@@ -1608,7 +1742,7 @@ always @* begin
                 w_in_valid = 1'b1;
                 w_in_data = {fl_data, fl_strb, 1'b1};
                 aw_in_valid = 1'b1;
-                aw_in_data = {d_waddr_reg + N_A, 8'd0};
+                aw_in_data = {d_waddr_n, 8'd0};
                 d_end = 1'b1;
             end else begin
                 d_state_next = D_FLUSH;
@@ -1668,10 +1802,14 @@ always @(posedge clk) begin
         d_lo_reg <= d0_lo_reg;
         d_hi_reg <= d0_hi_reg;
         d_waddr_reg <= d0_waddr_reg;
-        d_bofs_reg <= d0_waddr_reg[LG +: BW];
+        d_bofs_reg <= d0_bofs_reg;
+        d_wst_reg <= d0_wst_reg;
         d_left_reg <= d0_left_reg;
-        d_leftm1_reg <= d0_left_reg - 18'd1;
-        d_bleft_reg <= 9'd0;
+        f_left0 <= d0_left_reg == 18'd0;
+        f_left1 <= d0_left_reg == 18'd1;
+        f_left2 <= d0_left_reg == 18'd2;
+        d_bleft_reg <= {BW{1'b0}};
+        {f_bl0, f_bl1, f_bl2} <= 3'b100;
         d_k_reg <= 13'd0;
         d_prev_reg <= {DATA_W{1'b0}};
         d_prevk_reg <= {KEEP_W{1'b0}};
@@ -1682,26 +1820,36 @@ always @(posedge clk) begin
         d_state_reg <= d_state_next;
         d_rr_reg <= d_rr_next;
         if (d_go) begin
-            if (d_state_reg == D_PAD) begin
-                d_bleft_reg <= d_bleft_reg - 9'd1;
+            if (d_state_reg == D_PAD || (d_wr && !d_aw)) begin
+                d_bleft_reg <= d_bleft_reg - 1'b1;
+                {f_bl0, f_bl1, f_bl2} <= {f_bl1, f_bl2, f_bl3};
             end else if (d_wr) begin
-                d_bleft_reg <= d_aw ? {1'b0, f_nbm1} : d_bleft_reg - 9'd1;
+                d_bleft_reg <= f_nbm1[BW-1:0];
+                {f_bl0, f_bl1, f_bl2} <= {f_nbm1_0, f_nbm1_1, f_nbm1_2};
             end
         end
-        d_left_reg <= d_left_reg - {16'd0, d_nw};
-        d_leftm1_reg <= d_leftm1_reg - {16'd0, d_nw};
+        // left - d_nw: both differences worked out from the register, one
+        // picked by d_nw.
+        if (d_nw == 2'd1) begin
+            d_left_reg <= d_leftm1;
+            {f_left0, f_left1, f_left2} <= {f_left1, f_left2, f_left3};
+        end else if (d_nw == 2'd2) begin
+            d_left_reg <= d_leftm2;
+            {f_left0, f_left1, f_left2} <= {f_left2, f_left3, f_left4};
+        end
         if (d_beat) begin
             d_prev_reg <= d_cur_data;
             d_prevk_reg <= d_cur_keep;
-            d_k_reg <= d_k_reg + 13'd1;
-            d_waddr_reg <= d_waddr_reg + N_A;
+            d_k_reg <= d_k1;
+            d_waddr_reg <= d_waddr_n;
+            d_wst_reg <= d_q0_reg[19];
             d_bofs_reg <= d_bofs_reg + 1'b1;
             d_win_reg <= d_winn_reg;
             d_wne_reg <= d_wnen_reg;
             d_winn_reg <= win_mask(d_q0_reg, d_q1_reg, d_lo_reg, d_hi_reg);
             d_wnen_reg <= |win_mask(d_q0_reg, d_q1_reg, d_lo_reg, d_hi_reg);
-            d_q0_reg <= d_q0_reg - 20'd1;
-            d_q1_reg <= d_q1_reg - 20'd1;
+            d_q0_reg <= d_q0m1;
+            d_q1_reg <= d_q1m1;
         end
     end
     if (d_beat && d_cur_tlast) begin
@@ -1711,7 +1859,8 @@ always @(posedge clk) begin
     if (rst) begin
         d1_active_reg <= 1'b0;
         d_state_reg <= D_DATA;
-        d_bleft_reg <= 9'd0;
+        d_bleft_reg <= {BW{1'b0}};
+        {f_bl0, f_bl1, f_bl2} <= 3'b100;
     end
 end
 
@@ -1739,7 +1888,9 @@ end
 
 // D3, for a piece that does not end its ULPDU: the payload octets it
 // placed, pay = min(max(octs - s, 0), remain), and where the next piece of
-// the ULPDU goes on (dest + pay; both sums worked out, one chosen).
+// the ULPDU goes on (dest + pay). D3 works out the sums (the low 32 bits
+// of dest + diff and dest + remain, remain - diff, diff > remain, and the
+// high half + 1), D4 picks them and writes the placement context.
 reg                    e3_place_reg, e3_pos_reg;
 reg [CONN_W-1:0]       e3_conn_reg;
 reg [ADDR_W-1:0]       e3_dest_reg;
@@ -1747,33 +1898,34 @@ reg [15:0]             e3_remain_reg;
 reg [16:0]             e3_diff_reg;
 reg [RECC_W-1:0]       e3_rec_reg;
 reg [223:0]            e3_rr_reg;
-reg [63:0]             e3_dest64;
-reg [64:0]             e3_nd, e3_nr;
-reg [32:0]             e3_rd;
-reg                    e3_big;
-reg [ADDR_W-1:0]       e3_nxt;
-reg [15:0]             e3_left;
+wire [63:0]            e3_dest64 = {{(64-ADDR_W){1'b0}}, e3_dest_reg};
+
+reg                    e4_place_reg, e4_pos_reg, e4_big_reg;
+reg [CONN_W-1:0]       e4_conn_reg;
+reg [63:0]             e4_dest_reg, e4_hi1_reg;
+reg [32:0]             e4_nd_reg, e4_nr_reg;
+reg [15:0]             e4_remain_reg, e4_rd_reg;
+reg [RECC_W-1:0]       e4_rec_reg;
+reg [223:0]            e4_rr_reg;
+reg [63:0]             e4_nxt64;
+reg [ADDR_W-1:0]       e4_nxt;
+reg [15:0]             e4_left;
+wire [32:0]            e3_rd = fadd({16'd0, e3_remain_reg}, {15'h7fff, ~e3_diff_reg}, 1'b1);
 
 always @* begin
-    e3_dest64 = 64'd0;
-    e3_dest64[ADDR_W-1:0] = e3_dest_reg;
-    e3_nd = add64(e3_dest64, {47'd0, e3_diff_reg}, 1'b0);
-    e3_nr = add64(e3_dest64, {48'd0, e3_remain_reg}, 1'b0);
-    e3_rd = fadd({16'd0, e3_remain_reg}, {15'h7fff, ~e3_diff_reg}, 1'b1);
-    e3_big = gt33({16'd0, e3_diff_reg}, {17'd0, e3_remain_reg});
-    if (!e3_pos_reg) begin
-        e3_nxt = e3_dest_reg;
-        e3_left = e3_remain_reg;
-    end else if (e3_big) begin
-        e3_nxt = e3_nr[ADDR_W-1:0];
-        e3_left = 16'd0;
-    end else begin
-        e3_nxt = e3_nd[ADDR_W-1:0];
-        e3_left = e3_rd[15:0];
+    e4_nxt64 = e4_dest_reg;
+    e4_left = e4_remain_reg;
+    if (e4_pos_reg && e4_big_reg) begin
+        e4_nxt64 = {e4_nr_reg[32] ? e4_hi1_reg[31:0] : e4_dest_reg[63:32], e4_nr_reg[31:0]};
+        e4_left = 16'd0;
+    end else if (e4_pos_reg) begin
+        e4_nxt64 = {e4_nd_reg[32] ? e4_hi1_reg[31:0] : e4_dest_reg[63:32], e4_nd_reg[31:0]};
+        e4_left = e4_rd_reg;
     end
-    if (!e3_place_reg) begin
-        e3_nxt = e3_dest_reg;
+    if (!e4_place_reg) begin
+        e4_nxt64 = e4_dest_reg;
     end
+    e4_nxt = e4_nxt64[ADDR_W-1:0];
 end
 
 always @(posedge clk) begin
@@ -1786,8 +1938,22 @@ always @(posedge clk) begin
     e3_diff_reg <= e2_diff[16:0];
     e3_rec_reg <= e2_rec_reg;
     e3_rr_reg <= e2_rr_reg;
+    d4_valid_reg <= d3_valid_reg;
+    e4_place_reg <= e3_place_reg;
+    e4_pos_reg <= e3_pos_reg;
+    e4_big_reg <= gt33({16'd0, e3_diff_reg}, {17'd0, e3_remain_reg});
+    e4_conn_reg <= e3_conn_reg;
+    e4_dest_reg <= e3_dest64;
+    e4_hi1_reg <= inc64(e3_dest64 >> 32);
+    e4_nd_reg <= fadd(e3_dest64[31:0], {15'd0, e3_diff_reg}, 1'b0);
+    e4_nr_reg <= fadd(e3_dest64[31:0], {16'd0, e3_remain_reg}, 1'b0);
+    e4_remain_reg <= e3_remain_reg;
+    e4_rd_reg <= e3_rd[15:0];
+    e4_rec_reg <= e3_rec_reg;
+    e4_rr_reg <= e3_rr_reg;
     if (rst) begin
         d3_valid_reg <= 1'b0;
+        d4_valid_reg <= 1'b0;
     end
 end
 
@@ -1876,9 +2042,9 @@ always @* begin
     rg_wr_en = 1'b0;
     rg_wr_addr = {o_conn_reg, o_qn_reg, o_first[RQ_AW-1:0] + o_cnt[RQ_AW-1:0]};
     rg_wr_data = o_ent_reg;
-    dx_wr_en = d3_valid_reg;
-    dx_wr_addr = e3_conn_reg;
-    dx_wr_data = {e3_place_reg, e3_nxt, e3_left, e3_rec_reg, e3_rr_reg};
+    dx_wr_en = d4_valid_reg;
+    dx_wr_addr = e4_conn_reg;
+    dx_wr_data = {e4_place_reg, e4_nxt, e4_left, e4_rec_reg, e4_rr_reg};
     rf_in_valid = d2_valid_reg && e2_last_reg && !e2_early_reg;
     rf_in_data = {e2_en_reg, aw_cnt_reg, e2_conn_reg, e2_rec_reg, e2_rr_reg};
     if (cf_conn) begin
@@ -2073,11 +2239,12 @@ assign {m_err_layer, m_err_etype, m_err_code} = ev_err_reg;
 // unused header bits.
 wire unused_ok = &{1'b0, s_verdict_tuser, m_axi_bid, st_acc[1],
     rot_d_cur[DATA_W-1:0], rot_d_prev[DATA_W-1:0], rot_k_cur[KEEP_W-1:0], rot_k_prev[KEEP_W-1:0],
-    i_n14_t[32:16], i_n18_t[32:16], e2_diff[31:17], e3_nd[64], e3_nr[64], e3_rd[32:16],
+    i_n14_t[32:16], i_n18_t[32:16], e2_diff[31:17], e3_rd[32:16], e4_nxt64, e4_hi1_reg[63:32],
     b_lt_a, b_gt_a, b_dt_a, b_du_a, b_mon_a, b_long_a, b_sg_a, bs_lt, bs_gt, bs_dt, bs_du, bs_mon, bs_long, bs_sg,
     a_msn1[32],
-    ev_rec_reg[RECC_W-1 -: 2], ev_rec_reg[15:0], hf_idx32, g_s8,
-    fifo_ready2_unused};
+    ev_rec_reg[RECC_W-1 -: 2], ev_rec_reg[15:0], hf_idx32,
+    d_leftm1_64, d_leftm2_64, d_k64, d_q0_64, d_q1_64, d_wan64,
+    g_bofs[BW+2:BW], fifo_ready2_unused};
 
 endmodule
 

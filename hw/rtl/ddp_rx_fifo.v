@@ -6,7 +6,12 @@
 // enough. A push into a full FIFO waits for in_ready. Latency: a word
 // pushed at one edge is at the output from that edge on. Throughput: one
 // or two words in and one out per clock.
-
+//
+// out_data is a register (head_reg): the oldest word, loaded from the
+// words behind it (mem) or, when there are none, straight from in_data. So
+// the logic behind the FIFO starts at a register rather than at a 2^AW-way
+// read mux (up to 2 LUT levels saved on every path out of it). mem holds
+// the count - 1 words behind the head, never more than 2^AW - 1.
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -42,40 +47,58 @@ localparam [AW:0] DEPTH_AW = DEPTH;
 localparam [AW:0] DEPTH_M2 = DEPTH - 2;
 
 reg [WIDTH-1:0] mem [0:DEPTH-1];
+reg [WIDTH-1:0] head_reg = {WIDTH{1'b0}};     // the oldest word (valid when not empty)
 reg [AW-1:0]    wr_ptr_reg = 0;
 reg [AW-1:0]    rd_ptr_reg = 0;
 reg [AW:0]      count_reg = 0, count_next;
 reg             full_reg = 1'b0;              // count == DEPTH
 reg             room2_reg = 1'b1;             // count <= DEPTH - 2
 reg             empty_reg = 1'b1;
+reg             mem_ne_reg = 1'b0;            // count >= 2: a word behind the head
 
 wire [AW-1:0]   wr_ptr1 = wr_ptr_reg + 1'b1;   // sized: the index wraps in every simulator
 wire push = in_valid && !full_reg;
 wire push2 = push && in_valid2 && room2_reg;
 wire pop = out_ready && !empty_reg;
+// The head is (re)loaded when it is empty or taken: from mem when words
+// wait there, else from in_data (and in_data2, if any, goes into mem).
+wire head_load = empty_reg || pop;
+wire in_to_head = head_load && !mem_ne_reg && push;
+wire mem_w1 = push && !in_to_head;              // in_data into mem[wr]
+wire mem_w2 = push2;                            // in_data2 behind it
 
 assign in_ready = !full_reg;
 assign in_ready2 = room2_reg;
 assign out_valid = !empty_reg;
-assign out_data = mem[rd_ptr_reg];
+assign out_data = head_reg;
 
 always @* begin
     count_next = count_reg + {{AW{1'b0}}, push} + {{AW{1'b0}}, push2} - {{AW{1'b0}}, pop};
 end
 
 always @(posedge clk) begin
-    if (push) begin
+    if (head_load && mem_ne_reg) begin
+        head_reg <= mem[rd_ptr_reg];
+    end else if (in_to_head) begin
+        head_reg <= in_data;
+    end
+    if (mem_w1) begin
         mem[wr_ptr_reg] <= in_data;
     end
-    if (push2) begin
-        mem[wr_ptr1] <= in_data2;
+    if (mem_w2) begin
+        if (mem_w1) begin
+            mem[wr_ptr1] <= in_data2;
+        end else begin
+            mem[wr_ptr_reg] <= in_data2;
+        end
     end
-    wr_ptr_reg <= wr_ptr_reg + {{(AW-1){1'b0}}, push} + {{(AW-1){1'b0}}, push2};
-    rd_ptr_reg <= rd_ptr_reg + {{(AW-1){1'b0}}, pop};
+    wr_ptr_reg <= wr_ptr_reg + {{(AW-1){1'b0}}, mem_w1} + {{(AW-1){1'b0}}, mem_w2};
+    rd_ptr_reg <= rd_ptr_reg + {{(AW-1){1'b0}}, head_load && mem_ne_reg};
     count_reg <= count_next;
     full_reg <= count_next == DEPTH_AW;
     room2_reg <= count_next <= DEPTH_M2;
     empty_reg <= count_next == {(AW+1){1'b0}};
+    mem_ne_reg <= count_next > {{AW{1'b0}}, 1'b1};
     if (rst) begin
         wr_ptr_reg <= 0;
         rd_ptr_reg <= 0;
@@ -83,6 +106,7 @@ always @(posedge clk) begin
         full_reg <= 1'b0;
         room2_reg <= 1'b1;
         empty_reg <= 1'b1;
+        mem_ne_reg <= 1'b0;
     end
 end
 

@@ -125,3 +125,60 @@ function [32:0] fadd(input [31:0] x, input [31:0] y, input ci);
         fadd[32] = gt33(xs, ys);
     end
 endfunction
+
+// inc64(x), dec64(x): x + 1 and x - 1 (mod 2^64) without a carry chain:
+// bit i flips when every bit below it is 1 (inc) or 0 (dec). The carries
+// are a radix-6 parallel prefix over whole words (6, 36 and 64 bits): an
+// increment of 64 bits maps in 4 LUT levels (a plain + 1 ripples, 13
+// levels; so does an AND reduction per bit, which ABC shares into a
+// chain). ABC turns the decrement's prefix back into a ripple at 64 bits
+// (13 levels) but not at 20 (4 levels): use dec64 for narrow counters.
+// Narrower counters zero-extend and take their low bits; x - 2 is
+// {dec64(x >> 1), x[0]}.
+function [63:0] and6(input [63:0] x, input integer d);
+    // bit i: x at i, i - d, ..., i - 5d all ones (below bit 0 counts as one)
+    integer k;
+    begin
+        and6 = x;
+        for (k = 1; k < 6; k = k + 1) begin
+            and6 = and6 & ((x << (k * d)) | ((64'd1 << (k * d)) - 64'd1));
+        end
+    end
+endfunction
+
+function [63:0] ones_below(input [63:0] x);
+    // bit i: x[i-1:0] all ones
+    reg [63:0] p1, p2, p3;
+    begin
+        p1 = and6(x, 1);
+        p2 = and6(p1, 6);
+        p3 = p2 & ((p2 << 36) | ((64'd1 << 36) - 64'd1));
+        ones_below = (p3 << 1) | 64'd1;
+    end
+endfunction
+
+function [63:0] inc64(input [63:0] x);
+    inc64 = x ^ ones_below(x);
+endfunction
+
+function [63:0] or6(input [63:0] x, input integer d);
+    // bit i: x at i, i - d, ..., i - 5d, any of them one
+    integer k;
+    begin
+        or6 = x;
+        for (k = 1; k < 6; k = k + 1) begin
+            or6 = or6 | (x << (k * d));
+        end
+    end
+endfunction
+
+function [63:0] dec64(input [63:0] x);
+    // bit i flips when x[i-1:0] is all zeros
+    reg [63:0] p1, p2, p3;
+    begin
+        p1 = or6(x, 1);
+        p2 = or6(p1, 6);
+        p3 = p2 | (p2 << 36);
+        dec64 = x ^ ~(p3 << 1);
+    end
+endfunction

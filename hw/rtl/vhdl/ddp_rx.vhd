@@ -35,7 +35,8 @@
 -- effects written back); placement D0 (set-up: rotation, window,
 -- first address), D1 (one input beat a clock, rotated to the host
 -- address, AW and W queued), D2 (the piece's end, the delivery record),
--- D3 (where a ULPDU's next piece goes on); delivery in the order of last
+-- D3, D4 (where a ULPDU's next piece goes on: the sums, then the pick and
+-- the placement context's write); delivery in the order of last
 -- pieces, gated by the verdicts and the B responses.
 --
 -- Verification: tests/ddp_rx/test_ddp_rx.py, every expected value from the
@@ -232,9 +233,11 @@ architecture rtl of ddp_rx is
     constant HF_W_c   : positive := 1 + 1 + 16 + 16 + CONN_W + 1 + 144;
     -- Input beat: data & keep & tlast & ULPDU last.
     constant DF_W_c   : positive := DATA_W + KEEP_W_c + 2;
+    -- Placement set-up of a piece (pl_setup): r & m0 & ylo & left & q1.
+    constant SU_W_c   : positive := LG_c + 3 + LG_c + 18 + 20;
     -- Placement descriptor: early & conn & first & enabled & place & dest &
-    -- s & remain & rec.
-    constant DC_W_c   : positive := 1 + CONN_W + 3 + ADDR_W + 5 + 16 + RECC_W_c;
+    -- s & remain & rec & set-up.
+    constant DC_W_c   : positive := 1 + CONN_W + 3 + ADDR_W + 5 + 16 + RECC_W_c + SU_W_c;
     constant W_W_c    : positive := DATA_W + KEEP_W_c + 1;          -- W queue word: data & strb & last
     constant AWQ_W_c  : positive := ADDR_W + 8;                     -- AW queue word: addr & len
 
@@ -256,6 +259,7 @@ architecture rtl of ddp_rx is
     subtype hf_t is std_ulogic_vector(HF_W_c - 1 downto 0);
     subtype df_t is std_ulogic_vector(DF_W_c - 1 downto 0);
     subtype dc_t is std_ulogic_vector(DC_W_c - 1 downto 0);
+    subtype su_t is std_ulogic_vector(SU_W_c - 1 downto 0);
     subtype ww_t is std_ulogic_vector(W_W_c - 1 downto 0);
     subtype aww_t is std_ulogic_vector(AWQ_W_c - 1 downto 0);
     subtype mk_t is unsigned(MK_W_c - 1 downto 0);
@@ -267,7 +271,6 @@ architecture rtl of ddp_rx is
     subtype u4_t is unsigned(3 downto 0);
     subtype u5_t is unsigned(4 downto 0);
     subtype u8_t is unsigned(7 downto 0);
-    subtype u9_t is unsigned(8 downto 0);
     subtype u13_t is unsigned(12 downto 0);
     subtype u16_t is unsigned(15 downto 0);
     subtype u17_t is unsigned(16 downto 0);
@@ -288,7 +291,6 @@ architecture rtl of ddp_rx is
     constant D_PAD_c   : u2_t := "10";
 
     constant N18_c : u18_t := to_unsigned(KEEP_W_c, 18);
-    constant N_A_c : addr_t := to_unsigned(KEEP_W_c, ADDR_W);      -- N, as an address step
     constant Q_INIT_c : q_t := std_ulogic_vector(to_unsigned(1, 32)) & (RQ_AW downto 0 => '0');
     constant BEND1_c : bofs_t := to_unsigned(2 ** BW_c - 2, BW_c);  -- the block's last beat but one
     constant QFULL_c : qcnt_t := to_unsigned(2 ** RQ_AW, RQ_AW + 1);  -- 2**RQ_AW
@@ -308,6 +310,39 @@ architecture rtl of ddp_rx is
         end if;
         return h0 & lo(31 downto 0);
     end function add64;
+
+    -- pl_setup(dlo, s, remain): what placement needs of a piece whose first
+    -- payload octet goes to a host address with low bits dlo, at octet s of
+    -- the piece, with remain payload octets to the end of the ULPDU. Octet g
+    -- of the piece is output octet g + r, r = (dlo - s) mod N; the payload's
+    -- output octets run from gs = s + r (gs = dlo mod N) to end = gs +
+    -- remain - 1. Fields: r; m0 = gs / N, the output beat of the first
+    -- payload octet; ylo = end mod N, the last payload octet's lane; left =
+    -- (dlo + remain + N - 1) / N, the output beats the payload takes; q1 =
+    -- m1 - 2, m1 = end / N the output beat of the last payload octet (-1 for
+    -- no payload), as a 20-bit two's complement count. gs is at most 31 + N
+    -- - 1, so m0 at most 4. The two sums are fadd trees; q1 = (remain + gs -
+    -- 1 - 2N) >> LG, arithmetic, in one sum.
+    function pl_setup(dlo : lane_t; s : u5_t; remain : u16_t) return su_t is
+        variable s8 : u8_t;
+        variable gs : unsigned(9 downto 0);
+        variable r, ylo : lane_t;
+        variable yq, q1 : u20_t;
+        variable sl, sq : u33_t;              -- (only some bits of the sums are wanted)
+    begin
+        s8 := resize(s, 8);
+        r := dlo - s8(LG_c - 1 downto 0);
+        gs := resize(s8, 10) + resize(r, 10);
+        ylo := dlo + remain(LG_c - 1 downto 0) - 1;
+        sl := fadd(resize(remain, 32), resize(dlo, 32) + KEEP_W_c - 1, '0');
+        yq := resize(gs, 20) - 1 - resize(N18_c(16 downto 0) & '0', 20);
+        sq := fadd(resize(remain, 32), resize(yq, 32), '0');
+        q1 := unsigned(shift_right(signed(sq(19 downto 0)), LG_c));
+        if remain = 0 then
+            q1 := x"ffffd";                   -- m1 = -1
+        end if;
+        return std_ulogic_vector(r & gs(LG_c + 2 downto LG_c) & ylo & sl(LG_c + 17 downto LG_c) & q1);
+    end function pl_setup;
 
     -- Big-endian field of 4 octets starting at octet o of the header (RFC
     -- 5041 4: octet 0 in lane 0).
@@ -375,6 +410,24 @@ architecture rtl of ddp_rx is
         end if;
         return r;
     end function win_mask;
+
+    -- The same from flags: q0 = 0, q0 > 0, q1 = 0, q1 < 0.
+    function win_flags(q0z : std_ulogic; q0p : std_ulogic; q1z : std_ulogic; q1n : std_ulogic;
+                       lo_m : keep_t; hi_m : keep_t) return keep_t is
+        variable r : keep_t;
+    begin
+        if q0p = '1' or q1n = '1' then
+            return (KEEP_W_c - 1 downto 0 => '0');
+        end if;
+        r := (others => '1');
+        if q0z = '1' then
+            r := lo_m;
+        end if;
+        if q1z = '1' then
+            r := r and hi_m;
+        end if;
+        return r;
+    end function win_flags;
 
     -- Octets 18..45 of a first piece from its input beat k.
     function rr_capture(rr : rr_t; beat : data_t; k : u13_t) return rr_t is
@@ -644,6 +697,7 @@ architecture rtl of ddp_rx is
     signal r_cx : cx_t := (others => '0');
     signal c2_go, c2_decide : std_ulogic := '0';
 
+    signal c2_su_t, c2_su_u, c2_su : su_t := (others => '0');
     signal dc_in_data : dc_t := (others => '0');
     signal dc_out : std_logic_vector(DC_W_c - 1 downto 0) := (others => '0');
     signal dc_out_valid, dc_out_ready : std_ulogic := '0';
@@ -690,12 +744,20 @@ architecture rtl of ddp_rx is
     signal g_ds : u5_t := (others => '0');
     signal g_dremain : u16_t := (others => '0');
     signal g_drec : rec_t := (others => '0');
+    signal g_dsu : su_t := (others => '0');
 
-    signal g_fetch_reg : std_ulogic := '0';
+    signal g_fetch_reg, g_fetch2_reg : std_ulogic := '0';
     signal g_fconn_reg : conn_t := (others => '0');
     signal g_fen_reg : std_ulogic := '0';
+    signal gx_place_reg : std_ulogic := '0';
+    signal gx_dest_reg : addr_t := (others => '0');
+    signal gx_remain_reg : u16_t := (others => '0');
+    signal gx_rec_reg : rec_t := (others => '0');
+    signal gx_rr_reg : rr_t := (others => '0');
+    signal gx_su_reg : su_t := (others => '0');
 
     signal d0_valid_reg, d1_active_reg, d2_valid_reg, d3_valid_reg : std_ulogic := '0';
+    signal d4_valid_reg : std_ulogic := '0';              -- D4, after D3
     signal d0_take, d2_free, pl_empty : std_ulogic := '0';
 
     signal g_load, g_pfirst, g_pen, g_place, g_pearly : std_ulogic := '0';
@@ -705,10 +767,13 @@ architecture rtl of ddp_rx is
     signal g_remain : u16_t := (others => '0');
     signal g_rec : rec_t := (others => '0');
     signal g_rr : rr_t := (others => '0');
-    signal g_r : lane_t := (others => '0');
-    signal g_m0, g_m1 : u20_t := (others => '0');
-    signal g_lo, g_hi : keep_t := (others => '0');
-    signal g_waddr : addr_t := (others => '0');
+    signal g_su : su_t := (others => '0');
+    signal g_r, g_ylo : lane_t := (others => '0');
+    signal g_m0 : unsigned(2 downto 0) := (others => '0');
+    signal g_bofs : unsigned(BW_c + 2 downto 0) := (others => '0');
+    signal g_left : u18_t := (others => '0');
+    signal g_q1, g_q0 : u20_t := (others => '0');
+    signal g_lo, g_hi, g_win0, g_win1 : keep_t := (others => '0');
 
     signal d0_first_reg, d0_en_reg, d0_place_reg, d0_early_reg : std_ulogic := '0';
     signal d0_conn_reg : conn_t := (others => '0');
@@ -722,6 +787,8 @@ architecture rtl of ddp_rx is
     signal d0_q0_reg, d0_q1_reg : u20_t := (others => '0');
     signal d0_left_reg : u18_t := (others => '0');
     signal d0_waddr_reg : addr_t := (others => '0');
+    signal d0_bofs_reg : bofs_t := (others => '0');
+    signal d0_wst_reg : std_ulogic := '0';
 
     -- D1.
     signal d_state_reg : u2_t := D_DATA_c;
@@ -736,10 +803,10 @@ architecture rtl of ddp_rx is
     signal d_wne_reg, d_wnen_reg : std_ulogic := '0';     -- the masks are not empty
     signal d_q0_reg, d_q1_reg : u20_t := (others => '0');   -- window ends minus (output beat + 2)
     signal d_waddr_reg : addr_t := (others => '0');
+    signal d_wst_reg : std_ulogic := '0';                 -- the output beat is the window's first (m0) or later
     signal d_bofs_reg : bofs_t := (others => '0');        -- output beat's place in its BURST block
     signal d_left_reg : u18_t := (others => '0');         -- output beats to the end of the ULPDU's payload
-    signal d_leftm1_reg : u18_t := (others => '0');       -- the same, minus 1
-    signal d_bleft_reg : u9_t := (others => '0');         -- beats left in the open burst
+    signal d_bleft_reg : bofs_t := (others => '0');       -- beats left in the open burst (< BURST)
     signal d_k_reg : u13_t := (others => '0');            -- input beat index (8192 at W=64)
     signal d_prev_reg : data_t := (others => '0');
     signal d_prevk_reg : keep_t := (others => '0');
@@ -752,11 +819,26 @@ architecture rtl of ddp_rx is
     signal ob_data, fl_data : data_t := (others => '0');
     signal ob_strb, fl_strb : keep_t := (others => '0');
 
-    signal f_left0, f_left1, f_left2, f_bl0, f_bl1, f_bl2 : std_ulogic := '0';
+    -- left = 0, 1, 2 and bleft = 0, 1, 2 are registers of their own, kept
+    -- with the counts.
+    signal f_left0 : std_ulogic := '1';
+    signal f_left1, f_left2 : std_ulogic := '0';
+    signal f_bl0 : std_ulogic := '1';
+    signal f_bl1, f_bl2 : std_ulogic := '0';
+    signal f_left3, f_left4, f_bl3 : std_ulogic := '0';
     signal f_nb : bofs_t := (others => '0');
     signal f_bend, f_bend1, f_lge : std_ulogic := '0';
+    signal f_llo, f_llom1 : unsigned(BW_c downto 0) := (others => '0');
     signal f_nbm1 : u8_t := (others => '0');
-    signal f_nbm1_0, f_nbm1_1 : std_ulogic := '0';
+    signal f_nbm1_0, f_nbm1_1, f_nbm1_2 : std_ulogic := '0';
+
+    -- The counters' steps, from their registers alone.
+    signal d_left64, d_leftm1_64, d_leftm2_64, d_k64, d_q0_64, d_q1_64, d_wa64, d_wan64 : u64_t
+        := (others => '0');
+    signal d_leftm1, d_leftm2 : u18_t := (others => '0');
+    signal d_k1 : u13_t := (others => '0');
+    signal d_q0m1, d_q1m1 : u20_t := (others => '0');
+    signal d_waddr_n : addr_t := (others => '0');
 
     signal d_beat, d_wr, d_end, d_aw, d_go : std_ulogic := '0';
     signal d_state_next : u2_t := (others => '0');
@@ -764,7 +846,7 @@ architecture rtl of ddp_rx is
     signal d_octs : u17_t := (others => '0');
     signal d_nw : u2_t := (others => '0');
 
-    -- D2, D3.
+    -- D2, D3, D4.
     signal e2_last_reg, e2_en_reg, e2_place_reg, e2_early_reg : std_ulogic := '0';
     signal e2_conn_reg : conn_t := (others => '0');
     signal e2_dest_reg : addr_t := (others => '0');
@@ -783,8 +865,18 @@ architecture rtl of ddp_rx is
     signal e3_diff_reg : u17_t := (others => '0');
     signal e3_rec_reg : rec_t := (others => '0');
     signal e3_rr_reg : rr_t := (others => '0');
-    signal e3_nxt : addr_t := (others => '0');
-    signal e3_left : u16_t := (others => '0');
+    signal e3_dest64 : u64_t := (others => '0');
+    signal e3_rd : u33_t := (others => '0');
+
+    signal e4_place_reg, e4_pos_reg, e4_big_reg : std_ulogic := '0';
+    signal e4_conn_reg : conn_t := (others => '0');
+    signal e4_dest_reg, e4_hi1_reg : u64_t := (others => '0');
+    signal e4_nd_reg, e4_nr_reg : u33_t := (others => '0');
+    signal e4_remain_reg, e4_rd_reg : u16_t := (others => '0');
+    signal e4_rec_reg : rec_t := (others => '0');
+    signal e4_rr_reg : rr_t := (others => '0');
+    signal e4_nxt : addr_t := (others => '0');
+    signal e4_left : u16_t := (others => '0');
 
     -- --- configuration ---------------------------------------------------------------
 
@@ -1504,9 +1596,16 @@ begin
         end if;
     end process p_hs_reg;
 
-    -- Descriptors to placement.
+    -- Descriptors to placement. The placement set-up of a first piece is
+    -- worked out here, from the registers alone, for both addresses the
+    -- decision may pick (a tagged segment's e_dt or an untagged one's e_du:
+    -- the one not picked only matters when nothing is placed), so that D0
+    -- only selects it.
+    c2_su_t <= pl_setup(e_dt_reg(LG_c - 1 downto 0), k_hlen_reg, k_n_reg);
+    c2_su_u <= pl_setup(e_du_reg(LG_c - 1 downto 0), k_hlen_reg, k_n_reg);
+    c2_su <= c2_su_t when k_tagged_reg = '1' else c2_su_u;
     dc_in_data <= c2_early_reg & c2_conn_reg & c2_first_reg & c_en & r_place & std_ulogic_vector(r_dest)
-                  & std_ulogic_vector(k_hlen_reg) & std_ulogic_vector(k_n_reg) & r_rec;
+                  & std_ulogic_vector(k_hlen_reg) & std_ulogic_vector(k_n_reg) & r_rec & c2_su;
 
     dc_fifo : entity work.ddp_rx_fifo
         generic map (WIDTH => DC_W_c, AW => 2)
@@ -1612,27 +1711,27 @@ begin
 
     -- --- placement: D0 (set-up), D1 (one input beat a clock), D2 (piece end) ---------
 
-    -- A descriptor's fields.
+    -- A descriptor's fields (the set-up, SU_W_c bits, below the record).
     g_early <= dc_out(DC_W_c - 1);
     g_conn <= dc_out(DC_W_c - 2 downto DC_W_c - 1 - CONN_W);
     g_first <= dc_out(DC_W_c - CONN_W - 2);
     g_en <= dc_out(DC_W_c - CONN_W - 3);
     g_dplace <= dc_out(DC_W_c - CONN_W - 4);
-    g_ddest <= unsigned(dc_out(RECC_W_c + 21 + ADDR_W - 1 downto RECC_W_c + 21));
-    g_ds <= unsigned(dc_out(RECC_W_c + 20 downto RECC_W_c + 16));
-    g_dremain <= unsigned(dc_out(RECC_W_c + 15 downto RECC_W_c));
-    g_drec <= dc_out(RECC_W_c - 1 downto 0);
+    g_ddest <= unsigned(dc_out(SU_W_c + RECC_W_c + 21 + ADDR_W - 1 downto SU_W_c + RECC_W_c + 21));
+    g_ds <= unsigned(dc_out(SU_W_c + RECC_W_c + 20 downto SU_W_c + RECC_W_c + 16));
+    g_dremain <= unsigned(dc_out(SU_W_c + RECC_W_c + 15 downto SU_W_c + RECC_W_c));
+    g_drec <= dc_out(SU_W_c + RECC_W_c - 1 downto SU_W_c);
+    g_dsu <= dc_out(SU_W_c - 1 downto 0);
 
     pl_empty <= (not d0_valid_reg) and (not d1_active_reg) and (not d2_valid_reg) and (not d3_valid_reg)
-                and not g_fetch_reg;
+                and (not d4_valid_reg) and (not g_fetch_reg) and not g_fetch2_reg;
 
-    dc_out_ready <= dc_out_valid and (not g_fetch_reg)
+    dc_out_ready <= dc_out_valid and (not g_fetch_reg) and (not g_fetch2_reg)
                     and sel(g_first, (not d0_valid_reg) or d0_take, pl_empty);
 
     -- A later piece waits for placement to be empty, then reads where its
-    -- ULPDU's last piece ended (g_fetch, one clock). D0 set-up: the piece's
-    -- rotation R = (dest - S) mod N, its write window, the first write
-    -- address.
+    -- ULPDU's last piece ended (g_fetch, one clock) and works out its set-up
+    -- from that (g_fetch2, one clock).
     p_g : process (all) is
         variable load, pfirst, pearly, pen, place : std_ulogic;
         variable pconn : conn_t;
@@ -1641,10 +1740,7 @@ begin
         variable remain : u16_t;
         variable rec : rec_t;
         variable rr : rr_t;
-        variable dx : dx_t;
-        variable s8 : u8_t;
-        variable r : lane_t;
-        variable gs, ge, gend : u18_t;
+        variable su : su_t;
     begin
         load := '0';
         pconn := g_conn;
@@ -1657,29 +1753,29 @@ begin
         remain := g_dremain;
         rec := g_drec;
         rr := (others => '0');
+        su := g_dsu;
         dx_rd_en <= '0';
         dx_rd_addr <= g_conn;
-        if g_fetch_reg = '1' then
-            -- A later piece: carry on where the last piece ended.
+        if g_fetch2_reg = '1' then
+            -- A later piece: carry on where the last piece ended (and stop
+            -- if a B error response of the stream comes in meanwhile).
             load := '1';
             pconn := g_fconn_reg;
             pfirst := '0';
             pearly := '0';
             pen := g_fen_reg;
-            dx := dx_rd_data;
-            place := dx(DX_W_c - 1);
-            dest := unsigned(dx(DX_W_c - 2 downto DX_W_c - 1 - ADDR_W));
-            remain := unsigned(dx(RECC_W_c + 224 + 15 downto RECC_W_c + 224));
-            rec := dx(RECC_W_c + 223 downto 224);
-            rr := dx(223 downto 0);
-            place := place and g_fen_reg and not herr_reg(ci(g_fconn_reg));
+            place := gx_place_reg and not (herr_set and to_sl(herr_set_conn = g_fconn_reg));
+            dest := gx_dest_reg;
             s := (others => '0');
+            remain := gx_remain_reg;
+            rec := gx_rec_reg;
+            rr := gx_rr_reg;
+            su := gx_su_reg;
         elsif dc_out_ready = '1' and g_first = '1' then
             load := '1';
         elsif dc_out_ready = '1' then
             dx_rd_en <= '1';
         end if;
-        s8 := resize(s, 8);
         g_load <= load;
         g_pconn <= pconn;
         g_pfirst <= pfirst;
@@ -1691,31 +1787,73 @@ begin
         g_remain <= remain;
         g_rec <= rec;
         g_rr <= rr;
-
-        r := dest(LG_c - 1 downto 0) - s8(LG_c - 1 downto 0);
-        gs := resize(s, 18) + resize(r, 18);
-        ge := gs + resize(remain, 18);
-        gend := ge - 1;
-        g_r <= r;
-        g_m0 <= resize(gs(17 downto LG_c), 20);
-        -- An empty window (no payload): its last beat before its first.
-        if remain = 0 then
-            g_m1 <= x"fffff";
-        else
-            g_m1 <= resize(gend(17 downto LG_c), 20);
-        end if;
-        for b in 0 to KEEP_W_c - 1 loop
-            g_lo(b) <= to_sl(b >= to_integer(gs(LG_c - 1 downto 0)));
-            g_hi(b) <= to_sl(b <= to_integer(gend(LG_c - 1 downto 0)));
-        end loop;
-        g_waddr <= (dest - resize(s, ADDR_W)) and not to_unsigned(KEEP_W_c - 1, ADDR_W);
+        g_su <= su;
     end process p_g;
 
+    -- D0: the piece's rotation R = (dest - S) mod N, its write window as
+    -- lane masks of output beats 0 and 1 and the counts to the window's
+    -- first and last beats, the first write address and the output beats to
+    -- the end of the ULPDU's payload. The sums are pl_setup's, made ahead
+    -- (C2 for a first piece, g_fetch for a later one); D0 turns them into
+    -- masks and flags.
+    p_setup : process (all) is
+        variable m0z, m0p, m0o, m0g, m1z, m1n, m1o, m1l : std_ulogic;
+        variable r, ylo : lane_t;
+        variable m0 : unsigned(2 downto 0);
+        variable q1 : u20_t;
+        variable lo, hi : keep_t;
+    begin
+        r := unsigned(g_su(SU_W_c - 1 downto SU_W_c - LG_c));
+        m0 := unsigned(g_su(SU_W_c - LG_c - 1 downto SU_W_c - LG_c - 3));
+        ylo := unsigned(g_su(LG_c + 37 downto 38));
+        g_left <= unsigned(g_su(37 downto 20));
+        q1 := unsigned(g_su(19 downto 0));
+        for b in 0 to KEEP_W_c - 1 loop
+            lo(b) := to_sl(b >= to_integer(g_dest(LG_c - 1 downto 0)));
+            hi(b) := to_sl(b <= to_integer(ylo));
+        end loop;
+        -- Beats 0 and 1 against the window: m0 = 0, > 0, = 1, > 1; m1 = q1
+        -- + 2 = 0, < 0 (q1 = -3: no payload), = 1, < 1.
+        m0z := to_sl(m0 = 0);
+        m0p := to_sl(m0 /= 0);
+        m0o := to_sl(m0 = 1);
+        m0g := to_sl(m0 > 1);
+        m1z := to_sl(q1 = x"ffffe");
+        m1n := to_sl(q1 = x"ffffd");
+        m1o := to_sl(q1 = x"fffff");
+        m1l := m1z or m1n;
+        g_r <= r;
+        g_m0 <= m0;
+        g_ylo <= ylo;
+        g_q1 <= q1;
+        g_lo <= lo;
+        g_hi <= hi;
+        g_win0 <= win_flags(m0z, m0p, m1z, m1n, lo, hi);
+        g_win1 <= win_flags(m0o, m0g, m1o, m1l, lo, hi);
+        g_q0 <= resize(m0, 20) - 2;
+        g_bofs <= resize(g_dest(LG_c + BW_c - 1 downto LG_c), BW_c + 3) - resize(m0, BW_c + 3);
+    end process p_setup;
+
     p_d0_reg : process (clk) is
+        variable dx : dx_t;
     begin
         if rising_edge(clk) then
+            if g_fetch2_reg = '1' then
+                g_fetch2_reg <= '0';
+            end if;
             if g_fetch_reg = '1' then
                 g_fetch_reg <= '0';
+                g_fetch2_reg <= '1';
+                dx := dx_rd_data;
+                gx_place_reg <= dx(DX_W_c - 1) and g_fen_reg and not herr_reg(ci(g_fconn_reg))
+                                and not (herr_set and to_sl(herr_set_conn = g_fconn_reg));
+                gx_dest_reg <= unsigned(dx(DX_W_c - 2 downto DX_W_c - 1 - ADDR_W));
+                gx_remain_reg <= unsigned(dx(RECC_W_c + 224 + 15 downto RECC_W_c + 224));
+                gx_rec_reg <= dx(RECC_W_c + 223 downto 224);
+                gx_rr_reg <= dx(223 downto 0);
+                gx_su_reg <= pl_setup(unsigned(dx(DX_W_c - 1 - ADDR_W + LG_c - 1 downto DX_W_c - 1 - ADDR_W)),
+                                      (others => '0'),
+                                      unsigned(dx(RECC_W_c + 224 + 15 downto RECC_W_c + 224)));
             elsif dc_out_ready = '1' and g_first = '0' then
                 g_fetch_reg <= '1';
                 g_fconn_reg <= g_conn;
@@ -1734,20 +1872,26 @@ begin
                 d0_rec_reg <= g_rec;
                 d0_rr_reg <= g_rr;
                 d0_r_reg <= g_r;
-                d0_win0_reg <= win_mask(g_m0, g_m1, g_lo, g_hi);
-                d0_win1_reg <= win_mask(g_m0 - 1, g_m1 - 1, g_lo, g_hi);
-                d0_q0_reg <= g_m0 - 2;
-                d0_q1_reg <= g_m1 - 2;
+                d0_win0_reg <= g_win0;
+                d0_win1_reg <= g_win1;
+                d0_q0_reg <= g_q0;
+                d0_q1_reg <= g_q1;
                 d0_lo_reg <= g_lo;
                 d0_hi_reg <= g_hi;
-                d0_waddr_reg <= g_waddr;
-                d0_left_reg <= shift_right(resize(g_dest(LG_c - 1 downto 0), 18) + resize(g_remain, 18)
-                                           + N18_c - 1, LG_c);
+                -- The first written output beat, m0, is at dest rounded down
+                -- to N; output beat k at (dest / N - m0 + k) N. D1 counts the
+                -- address from m0 on (wst), and its place in the burst block
+                -- from 0.
+                d0_waddr_reg <= g_dest and not to_unsigned(KEEP_W_c - 1, ADDR_W);
+                d0_bofs_reg <= g_bofs(BW_c - 1 downto 0);
+                d0_wst_reg <= to_sl(g_m0 = 0);
+                d0_left_reg <= g_left;
             elsif d0_take = '1' then
                 d0_valid_reg <= '0';
             end if;
             if rst = '1' then
                 g_fetch_reg <= '0';
+                g_fetch2_reg <= '0';
                 d0_valid_reg <= '0';
             end if;
         end if;
@@ -1794,20 +1938,44 @@ begin
         fl_strb <= rkc and (not hi_lanes) and d_winn_reg and (KEEP_W_c - 1 downto 0 => d_place_reg);
     end process p_ob;
 
-    -- Flags of the counts, from registers.
-    f_left0 <= to_sl(d_left_reg = 0);
-    f_left1 <= to_sl(d_left_reg = 1);
-    f_left2 <= to_sl(d_left_reg = 2);
-    f_bl0 <= to_sl(d_bleft_reg = 0);
-    f_bl1 <= to_sl(d_bleft_reg = 1);
-    f_bl2 <= to_sl(d_bleft_reg = 2);
+    -- Flags of the counts, from registers. A new burst (at an output beat
+    -- with no burst open) runs to the end of its BURST block or to the end
+    -- of the ULPDU's payload: nbm1 = min(left - 1, BURST - 1 - bofs) beats
+    -- after its first. (left - 1 >= BURST - 1 - bofs, the wrapped left - 1
+    -- of left = 0 included, is worked out on left's low BW + 1 bits: any
+    -- higher bit set makes left >= 2 BURST.)
+    f_left3 <= to_sl(d_left_reg = 3);
+    f_left4 <= to_sl(d_left_reg = 4);
+    f_bl3 <= to_sl(d_bleft_reg = 3);
     f_nb <= not d_bofs_reg;                                   -- BURST - 1 - bofs
     f_bend <= to_sl(d_bofs_reg = (BW_c - 1 downto 0 => '1'));  -- last beat of a block
     f_bend1 <= to_sl(d_bofs_reg = BEND1_c);
-    f_lge <= to_sl(d_leftm1_reg(17 downto BW_c) /= 0 or d_leftm1_reg(BW_c - 1 downto 0) >= f_nb);
-    f_nbm1 <= resize(f_nb, 8) when f_lge = '1' else d_leftm1_reg(7 downto 0);
+    f_llo <= d_left_reg(BW_c downto 0);
+    f_llom1 <= d_left_reg(BW_c downto 0) - 1;
+    f_lge <= to_sl(d_left_reg(17 downto BW_c + 1) /= 0 or f_llo = 0 or f_llom1 >= resize(f_nb, BW_c + 1));
+    f_nbm1 <= resize(f_nb, 8) when f_lge = '1' else resize(f_llom1(BW_c - 1 downto 0), 8);
     f_nbm1_0 <= f_left1 or f_bend;
     f_nbm1_1 <= (f_left2 and not f_bend) or (f_bend1 and not f_left0 and not f_left1);
+    f_nbm1_2 <= to_sl(f_nbm1 = 2);
+
+    -- The counters' steps, from their registers alone (inc64/dec64), so
+    -- that the control only picks them.
+    d_left64 <= resize(d_left_reg, 64);
+    d_leftm1_64 <= dec64(d_left64);
+    d_leftm2_64 <= dec64(shift_right(d_left64, 1));
+    d_leftm1 <= d_leftm1_64(17 downto 0);
+    d_leftm2 <= d_leftm2_64(16 downto 0) & d_left_reg(0);
+    d_k64 <= inc64(resize(d_k_reg, 64));
+    d_k1 <= d_k64(12 downto 0);
+    d_q0_64 <= dec64(resize(d_q0_reg, 64));
+    d_q1_64 <= dec64(resize(d_q1_reg, 64));
+    d_q0m1 <= d_q0_64(19 downto 0);
+    d_q1m1 <= d_q1_64(19 downto 0);
+    d_wa64 <= shift_right(resize(d_waddr_reg, 64), LG_c);
+    d_wan64 <= shift_left(inc64(d_wa64), LG_c);
+    -- The next output beat's address: waddr + N from the window's first
+    -- beat on (d_wst), before it the first beat's address.
+    d_waddr_n <= d_wan64(ADDR_W - 1 downto 0) when d_wst_reg = '1' else d_waddr_reg;
 
     d0_take <= d0_valid_reg and ((not d1_active_reg) or d_end);
     df_out_ready <= d_beat;
@@ -1819,6 +1987,7 @@ begin
         variable bl_n0, bl_n1, lft_n0 : std_ulogic;
         variable st_next : u2_t;
         variable octs : u17_t;
+        variable kc : unsigned(LG_c downto 0);
         variable rrn : rr_t;
         variable awv, wv, w2v : std_ulogic;
         variable awd : aww_t;
@@ -1857,7 +2026,13 @@ begin
             rrn := rr_capture(d_rr_reg, d_cur_data, d_k_reg);
         end if;
         if beat = '1' and d_cur_tlast = '1' then
-            octs := shift_left(resize(d_k_reg, 17), LG_c) + resize(keep_count(d_cur_keep), 17);
+            -- k N + the beat's octets, N of them or fewer (no carry chain)
+            kc := keep_count(d_cur_keep);
+            if kc(LG_c) = '1' then
+                octs := shift_left(resize(d_k1, 17), LG_c);
+            else
+                octs := shift_left(resize(d_k_reg, 17), LG_c) or resize(kc(LG_c - 1 downto 0), 17);
+            end if;
         end if;
         case d_state_reg is
             when D_DATA_c =>
@@ -1875,7 +2050,7 @@ begin
                         wv := '1';
                         wd := fl_data & fl_strb & '1';
                         awv := '1';
-                        awd := std_ulogic_vector(d_waddr_reg + N_A_c) & x"00";
+                        awd := std_ulogic_vector(d_waddr_n) & x"00";
                         en := '1';
                     else
                         st_next := D_FLUSH_c;
@@ -1946,10 +2121,16 @@ begin
                 d_lo_reg <= d0_lo_reg;
                 d_hi_reg <= d0_hi_reg;
                 d_waddr_reg <= d0_waddr_reg;
-                d_bofs_reg <= d0_waddr_reg(LG_c + BW_c - 1 downto LG_c);
+                d_bofs_reg <= d0_bofs_reg;
+                d_wst_reg <= d0_wst_reg;
                 d_left_reg <= d0_left_reg;
-                d_leftm1_reg <= d0_left_reg - 1;
+                f_left0 <= to_sl(d0_left_reg = 0);
+                f_left1 <= to_sl(d0_left_reg = 1);
+                f_left2 <= to_sl(d0_left_reg = 2);
                 d_bleft_reg <= (others => '0');
+                f_bl0 <= '1';
+                f_bl1 <= '0';
+                f_bl2 <= '0';
                 d_k_reg <= (others => '0');
                 d_prev_reg <= (others => '0');
                 d_prevk_reg <= (others => '0');
@@ -1960,31 +2141,45 @@ begin
                 d_state_reg <= d_state_next;
                 d_rr_reg <= d_rr_next;
                 if d_go = '1' then
-                    if d_state_reg = D_PAD_c then
+                    if d_state_reg = D_PAD_c or (d_wr = '1' and d_aw = '0') then
                         d_bleft_reg <= d_bleft_reg - 1;
+                        f_bl0 <= f_bl1;
+                        f_bl1 <= f_bl2;
+                        f_bl2 <= f_bl3;
                     elsif d_wr = '1' then
-                        if d_aw = '1' then
-                            d_bleft_reg <= '0' & f_nbm1;
-                        else
-                            d_bleft_reg <= d_bleft_reg - 1;
-                        end if;
+                        d_bleft_reg <= f_nbm1(BW_c - 1 downto 0);
+                        f_bl0 <= f_nbm1_0;
+                        f_bl1 <= f_nbm1_1;
+                        f_bl2 <= f_nbm1_2;
                     end if;
                 end if;
-                d_left_reg <= d_left_reg - resize(d_nw, 18);
-                d_leftm1_reg <= d_leftm1_reg - resize(d_nw, 18);
+                -- left - d_nw: both differences worked out from the register,
+                -- one picked by d_nw.
+                if d_nw = 1 then
+                    d_left_reg <= d_leftm1;
+                    f_left0 <= f_left1;
+                    f_left1 <= f_left2;
+                    f_left2 <= f_left3;
+                elsif d_nw = 2 then
+                    d_left_reg <= d_leftm2;
+                    f_left0 <= f_left2;
+                    f_left1 <= f_left3;
+                    f_left2 <= f_left4;
+                end if;
                 if d_beat = '1' then
                     d_prev_reg <= d_cur_data;
                     d_prevk_reg <= d_cur_keep;
-                    d_k_reg <= d_k_reg + 1;
-                    d_waddr_reg <= d_waddr_reg + N_A_c;
+                    d_k_reg <= d_k1;
+                    d_waddr_reg <= d_waddr_n;
+                    d_wst_reg <= d_q0_reg(19);
                     d_bofs_reg <= d_bofs_reg + 1;
                     d_win_reg <= d_winn_reg;
                     d_wne_reg <= d_wnen_reg;
                     wm := win_mask(d_q0_reg, d_q1_reg, d_lo_reg, d_hi_reg);
                     d_winn_reg <= wm;
                     d_wnen_reg <= or wm;
-                    d_q0_reg <= d_q0_reg - 1;
-                    d_q1_reg <= d_q1_reg - 1;
+                    d_q0_reg <= d_q0m1;
+                    d_q1_reg <= d_q1m1;
                 end if;
             end if;
             if d_beat = '1' and d_cur_tlast = '1' then
@@ -1995,6 +2190,9 @@ begin
                 d1_active_reg <= '0';
                 d_state_reg <= D_DATA_c;
                 d_bleft_reg <= (others => '0');
+                f_bl0 <= '1';
+                f_bl1 <= '0';
+                f_bl2 <= '0';
             end if;
         end if;
     end process p_d1_reg;
@@ -2008,36 +2206,40 @@ begin
 
     -- D3, for a piece that does not end its ULPDU: the payload octets it
     -- placed, pay = min(max(octs - s, 0), remain), and where the next piece
-    -- of the ULPDU goes on (dest + pay; both sums worked out, one chosen).
-    p_e3 : process (all) is
-        variable dest64 : u64_t;
-        variable nd, nr : u65_t;
-        variable rd : u33_t;
-        variable big : std_ulogic;
-        variable nxt : addr_t;
+    -- of the ULPDU goes on (dest + pay). D3 works out the sums (the low 32
+    -- bits of dest + diff and dest + remain, remain - diff, diff > remain,
+    -- and the high half + 1), D4 picks them and writes the placement
+    -- context.
+    e3_dest64 <= resize(e3_dest_reg, 64);
+    e3_rd <= fadd(resize(e3_remain_reg, 32), (31 downto 17 => '1') & not e3_diff_reg, '1');
+
+    p_e4 : process (all) is
+        variable nxt64 : u64_t;
         variable left : u16_t;
     begin
-        dest64 := resize(e3_dest_reg, 64);
-        nd := add64(dest64, resize(e3_diff_reg, 64), '0');
-        nr := add64(dest64, resize(e3_remain_reg, 64), '0');
-        rd := fadd(resize(e3_remain_reg, 32), (31 downto 17 => '1') & not e3_diff_reg, '1');
-        big := gt33(resize(e3_diff_reg, 33), resize(e3_remain_reg, 33));
-        if e3_pos_reg = '0' then
-            nxt := e3_dest_reg;
-            left := e3_remain_reg;
-        elsif big = '1' then
-            nxt := nr(ADDR_W - 1 downto 0);
+        nxt64 := e4_dest_reg;
+        left := e4_remain_reg;
+        if e4_pos_reg = '1' and e4_big_reg = '1' then
+            if e4_nr_reg(32) = '1' then
+                nxt64 := e4_hi1_reg(31 downto 0) & e4_nr_reg(31 downto 0);
+            else
+                nxt64 := e4_dest_reg(63 downto 32) & e4_nr_reg(31 downto 0);
+            end if;
             left := (others => '0');
-        else
-            nxt := nd(ADDR_W - 1 downto 0);
-            left := rd(15 downto 0);
+        elsif e4_pos_reg = '1' then
+            if e4_nd_reg(32) = '1' then
+                nxt64 := e4_hi1_reg(31 downto 0) & e4_nd_reg(31 downto 0);
+            else
+                nxt64 := e4_dest_reg(63 downto 32) & e4_nd_reg(31 downto 0);
+            end if;
+            left := e4_rd_reg;
         end if;
-        if e3_place_reg = '0' then
-            nxt := e3_dest_reg;
+        if e4_place_reg = '0' then
+            nxt64 := e4_dest_reg;
         end if;
-        e3_nxt <= nxt;
-        e3_left <= left;
-    end process p_e3;
+        e4_nxt <= nxt64(ADDR_W - 1 downto 0);
+        e4_left <= left;
+    end process p_e4;
 
     p_e3_reg : process (clk) is
     begin
@@ -2051,8 +2253,22 @@ begin
             e3_diff_reg <= e2_diff(16 downto 0);
             e3_rec_reg <= e2_rec_reg;
             e3_rr_reg <= e2_rr_reg;
+            d4_valid_reg <= d3_valid_reg;
+            e4_place_reg <= e3_place_reg;
+            e4_pos_reg <= e3_pos_reg;
+            e4_big_reg <= gt33(resize(e3_diff_reg, 33), resize(e3_remain_reg, 33));
+            e4_conn_reg <= e3_conn_reg;
+            e4_dest_reg <= e3_dest64;
+            e4_hi1_reg <= inc64(shift_right(e3_dest64, 32));
+            e4_nd_reg <= fadd(e3_dest64(31 downto 0), resize(e3_diff_reg, 32), '0');
+            e4_nr_reg <= fadd(e3_dest64(31 downto 0), resize(e3_remain_reg, 32), '0');
+            e4_remain_reg <= e3_remain_reg;
+            e4_rd_reg <= e3_rd(15 downto 0);
+            e4_rec_reg <= e3_rec_reg;
+            e4_rr_reg <= e3_rr_reg;
             if rst = '1' then
                 d3_valid_reg <= '0';
+                d4_valid_reg <= '0';
             end if;
         end if;
     end process p_e3_reg;
@@ -2160,9 +2376,9 @@ begin
         rg_wr_addr <= o_conn_reg & std_ulogic_vector(o_qn_reg)
                       & std_ulogic_vector(o_first(RQ_AW - 1 downto 0) + o_cnt(RQ_AW - 1 downto 0));
         rg_wr_data <= o_ent_reg;
-        dx_wr_en <= d3_valid_reg;
-        dx_wr_addr <= e3_conn_reg;
-        dx_wr_data <= e3_place_reg & std_ulogic_vector(e3_nxt) & std_ulogic_vector(e3_left) & e3_rec_reg & e3_rr_reg;
+        dx_wr_en <= d4_valid_reg;
+        dx_wr_addr <= e4_conn_reg;
+        dx_wr_data <= e4_place_reg & std_ulogic_vector(e4_nxt) & std_ulogic_vector(e4_left) & e4_rec_reg & e4_rr_reg;
         rf_in_valid <= d2_valid_reg and e2_last_reg and not e2_early_reg;
         rf_in_data <= e2_en_reg & std_ulogic_vector(aw_cnt_reg) & e2_conn_reg & e2_rec_reg & e2_rr_reg;
         if cf_conn = '1' then

@@ -10,6 +10,12 @@
 -- for in_ready. Latency: a word pushed at one edge is at the output from
 -- that edge on. Throughput: one or two words in and one out per clock. The
 -- words start at zero in simulation.
+--
+-- out_data is a register (head_reg): the oldest word, loaded from the
+-- words behind it (mem) or, when there are none, straight from in_data. So
+-- the logic behind the FIFO starts at a register rather than at a 2**AW-way
+-- read mux. mem holds the count - 1 words behind the head, never more than
+-- 2**AW - 1.
 
 library ieee;
 use ieee.std_logic_1164.all;
@@ -60,6 +66,7 @@ architecture rtl of ddp_rx_fifo is
     constant DEPTH_M2_c : cnt_t := to_unsigned(DEPTH_c - 2, AW + 1);
 
     signal mem : mem_t := (others => (others => '0'));
+    signal head_reg : word_t := (others => '0');       -- the oldest word (valid when not empty)
     signal wr_ptr_reg : ptr_t := (others => '0');
     signal rd_ptr_reg : ptr_t := (others => '0');
     signal count_reg : cnt_t := (others => '0');
@@ -67,9 +74,11 @@ architecture rtl of ddp_rx_fifo is
     signal full_reg : std_ulogic := '0';                -- count = DEPTH
     signal room2_reg : std_ulogic := '1';               -- count <= DEPTH - 2
     signal empty_reg : std_ulogic := '1';
+    signal mem_ne_reg : std_ulogic := '0';              -- count >= 2: a word behind the head
 
     signal wr_ptr1 : ptr_t := (others => '0');
     signal push, push2, pop : std_ulogic := '0';
+    signal head_load, in_to_head, mem_w1, mem_w2 : std_ulogic := '0';
 
     function u1(b : std_ulogic; w : natural) return unsigned is
         variable r : unsigned(w - 1 downto 0);
@@ -85,29 +94,45 @@ begin
     push <= in_valid and not full_reg;
     push2 <= push and in_valid2 and room2_reg;
     pop <= out_ready and not empty_reg;
+    -- The head is (re)loaded when it is empty or taken: from mem when words
+    -- wait there, else from in_data (and in_data2, if any, goes into mem).
+    head_load <= empty_reg or pop;
+    in_to_head <= head_load and not mem_ne_reg and push;
+    mem_w1 <= push and not in_to_head;                 -- in_data into mem(wr)
+    mem_w2 <= push2;                                   -- in_data2 behind it
 
     in_ready <= not full_reg;
     in_ready2 <= room2_reg;
     out_valid <= not empty_reg;
-    out_data <= mem(to_integer(rd_ptr_reg));
+    out_data <= head_reg;
 
     count_next <= count_reg + u1(push, AW + 1) + u1(push2, AW + 1) - u1(pop, AW + 1);
 
     p_reg : process (clk) is
     begin
         if rising_edge(clk) then
-            if push = '1' then
+            if head_load = '1' and mem_ne_reg = '1' then
+                head_reg <= mem(to_integer(rd_ptr_reg));
+            elsif in_to_head = '1' then
+                head_reg <= in_data;
+            end if;
+            if mem_w1 = '1' then
                 mem(to_integer(wr_ptr_reg)) <= in_data;
             end if;
-            if push2 = '1' then
-                mem(to_integer(wr_ptr1)) <= in_data2;
+            if mem_w2 = '1' then
+                if mem_w1 = '1' then
+                    mem(to_integer(wr_ptr1)) <= in_data2;
+                else
+                    mem(to_integer(wr_ptr_reg)) <= in_data2;
+                end if;
             end if;
-            wr_ptr_reg <= wr_ptr_reg + u1(push, AW) + u1(push2, AW);
-            rd_ptr_reg <= rd_ptr_reg + u1(pop, AW);
+            wr_ptr_reg <= wr_ptr_reg + u1(mem_w1, AW) + u1(mem_w2, AW);
+            rd_ptr_reg <= rd_ptr_reg + u1(head_load and mem_ne_reg, AW);
             count_reg <= count_next;
             full_reg <= '1' when count_next = DEPTH_AW_c else '0';
             room2_reg <= '1' when count_next <= DEPTH_M2_c else '0';
             empty_reg <= '1' when count_next = 0 else '0';
+            mem_ne_reg <= '1' when count_next > 1 else '0';
             if rst = '1' then
                 wr_ptr_reg <= (others => '0');
                 rd_ptr_reg <= (others => '0');
@@ -115,6 +140,7 @@ begin
                 full_reg <= '0';
                 room2_reg <= '1';
                 empty_reg <= '1';
+                mem_ne_reg <= '0';
             end if;
         end if;
     end process p_reg;

@@ -1,7 +1,7 @@
 -- rnic_pkg: small helpers the VHDL-2008 twins share: elaboration-time ones
 -- (the Verilog uses $clog2 and inline expressions for the same), and the
 -- carry, comparison and adder trees of hw/rtl/rnic_arith.vh (cgp, gt33,
--- fadd, sum72a/sum72b, csa72, sumeq).
+-- fadd, sum72a/sum72b, csa72, sumeq, inc64/dec64).
 --
 -- Build order: this package is analysed before the entities that use it
 -- (tests/hdlsim.py puts every hw/rtl/vhdl/*_pkg.vhd first; the Makefile's
@@ -17,6 +17,7 @@ package rnic_pkg is
     function imin(a : integer; b : integer) return integer;
     function to_sl(b : boolean) return std_ulogic;
     subtype u33_t is unsigned(32 downto 0);
+    subtype u64_t is unsigned(63 downto 0);
     subtype u72_t is unsigned(71 downto 0);
     subtype u73_t is unsigned(72 downto 0);
     subtype u144_t is unsigned(143 downto 0);
@@ -28,6 +29,8 @@ package rnic_pkg is
     function sum72b(a : u162_t) return u73_t;
     function csa72(x : u72_t; y : u72_t; z : u72_t) return u144_t;
     function sumeq(x : u72_t; y : u72_t; ci : std_ulogic; k : u72_t; m : u72_t) return std_ulogic;
+    function inc64(x : u64_t) return u64_t;
+    function dec64(x : u64_t) return u64_t;
 end package rnic_pkg;
 
 package body rnic_pkg is
@@ -219,4 +222,18 @@ package body rnic_pkg is
              & ci;
         return to_sl(((x xor y xor k xor c) and m) = 0);
     end function sumeq;
+
+    -- inc64(x), dec64(x): x + 1 and x - 1 (mod 2**64). (The Verilog builds
+    -- them as a parallel prefix of the carries, for Yosys's LUT depth; the
+    -- values are the same.) Narrower counters zero-extend and take their
+    -- low bits; x - 2 is dec64(x >> 1) & x(0).
+    function inc64(x : u64_t) return u64_t is
+    begin
+        return x + 1;
+    end function inc64;
+
+    function dec64(x : u64_t) return u64_t is
+    begin
+        return x - 1;
+    end function dec64;
 end package body rnic_pkg;
