@@ -161,6 +161,10 @@
 //   D2       the piece's end: the delivery record for a ULPDU's last
 //            piece; for another, D3 works out where the ULPDU's next piece
 //            goes on and D4 writes it to the placement context.
+//   V0       delivery, in the order of last pieces: the oldest record,
+//            with its connection's dead and herr bits looked up as it
+//            comes in (and kept up to date while it waits), meets its
+//            verdict and its bursts' B responses.
 //
 // Throughput: one input beat per clock across back-to-back ULPDUs of one
 // piece each, as long as the write port keeps up (a payload at an
@@ -343,8 +347,8 @@ initial begin
         $error("ddp_rx: RQ_AW must be 1..8, got %0d", RQ_AW);
         $finish;
     end
-    if (ADDR_W < 16 || ADDR_W > 64) begin
-        $error("ddp_rx: ADDR_W must be 16..64, got %0d", ADDR_W);
+    if (ADDR_W < 32 || ADDR_W > 64) begin
+        $error("ddp_rx: ADDR_W must be 32..64, got %0d", ADDR_W);
         $finish;
     end
     if (ID_W < 1 || ID_W > 64) begin
@@ -383,15 +387,20 @@ function [KEEP_W-1:0] lane_window(input [LG:0] lo, input [LG:0] hi);
     end
 endfunction
 
-// Octets in a tkeep that is a run from lane 0.
+// Octets in a tkeep that is a run from lane 0: the run's last lane b
+// (lane b kept, lane b + 1 not) gives b + 1, each bit of the count an OR
+// over the lanes whose b + 1 has it set (3 LUT levels at N = 64; a
+// priority search from lane 0 up maps as a chain, 12).
 function [LG:0] keep_count(input [KEEP_W-1:0] k);
     integer b;
+    reg [KEEP_W:0] e;
+    reg [LG:0] v;
     begin
-        keep_count = 0;
+        e = {1'b0, k} & ~({1'b0, k} >> 1);      // e[b]: lane b is the run's last
+        keep_count = {(LG+1){1'b0}};
         for (b = 0; b < KEEP_W; b = b + 1) begin
-            if (k[b]) begin
-                keep_count = b[LG:0] + 1'b1;
-            end
+            v = b[LG:0] + 1'b1;
+            keep_count = keep_count | (v[LG:0] & {(LG+1){e[b]}});
         end
     end
 endfunction
@@ -408,17 +417,6 @@ endfunction
 // gt33 (a > b) and fadd ({carry, sum} of x + y + ci) as trees.
 `include "rnic_arith.vh"
 
-// add64(x, y, ci): {carry, sum}, the high half's sums for both carries in
-// chosen by the low half's carry.
-function [64:0] add64(input [63:0] x, input [63:0] y, input ci);
-    reg [32:0] lo, h0, h1;
-    begin
-        lo = fadd(x[31:0], y[31:0], ci);
-        h0 = fadd(x[63:32], y[63:32], 1'b0);
-        h1 = fadd(x[63:32], y[63:32], 1'b1);
-        add64 = lo[32] ? {h1, lo[31:0]} : {h0, lo[31:0]};
-    end
-endfunction
 
 
 // pl_setup(dlo, s, remain): what placement needs of a piece whose first
@@ -1648,32 +1646,29 @@ wire                   f_nbm1_0 = f_left1 || f_bend;
 wire                   f_nbm1_1 = (f_left2 && !f_bend) || (f_bend1 && !f_left0 && !f_left1);
 wire                   f_nbm1_2 = f_nbm1 == 8'd2;
 
-// The counters' steps, from their registers alone (inc64/dec64: no carry
-// chain), so that the control only picks them.
-wire [63:0]            d_left64 = {46'd0, d_left_reg};
-wire [63:0]            d_leftm1_64 = dec64(d_left64);
-wire [63:0]            d_leftm2_64 = dec64(d_left64 >> 1);
-wire [17:0]            d_leftm1 = d_leftm1_64[17:0];
-wire [17:0]            d_leftm2 = {d_leftm2_64[16:0], d_left_reg[0]};
-wire [63:0]            d_k64 = inc64({51'd0, d_k_reg});
-wire [12:0]            d_k1 = d_k64[12:0];
-wire [63:0]            d_q0_64 = dec64({44'd0, d_q0_reg});
-wire [63:0]            d_q1_64 = dec64({44'd0, d_q1_reg});
-wire [19:0]            d_q0m1 = d_q0_64[19:0];
-wire [19:0]            d_q1m1 = d_q1_64[19:0];
-wire [63:0]            d_wa64 = {{(64-ADDR_W){1'b0}}, d_waddr_reg} >> LG;
-wire [63:0]            d_wan64 = inc64(d_wa64) << LG;
+// The counters' steps, from their registers alone (rnic_incdec:
+// no carry chain), so that the control only picks them.
+wire [17:0]            d_leftm1;
+wire [16:0]            d_leftm2h;
+wire [17:0]            d_leftm2 = {d_leftm2h, d_left_reg[0]};
+wire [12:0]            d_k1;
+wire [19:0]            d_q0m1, d_q1m1;
+wire [ADDR_W-LG-1:0]   d_wan;
+rnic_incdec #(.W(18), .DEC(1)) u_leftm1 (.x(d_left_reg), .y(d_leftm1));
+rnic_incdec #(.W(17), .DEC(1)) u_leftm2 (.x(d_left_reg[17:1]), .y(d_leftm2h));
+rnic_incdec #(.W(13), .DEC(0)) u_k1 (.x(d_k_reg), .y(d_k1));
+rnic_incdec #(.W(20), .DEC(1)) u_q0m1 (.x(d_q0_reg), .y(d_q0m1));
+rnic_incdec #(.W(20), .DEC(1)) u_q1m1 (.x(d_q1_reg), .y(d_q1m1));
+rnic_incdec #(.W(ADDR_W-LG), .DEC(0)) u_wan (.x(d_waddr_reg[ADDR_W-1:LG]), .y(d_wan));
 // The next output beat's address: waddr + N from the window's first beat
 // on (d_wst), before it the first beat's address.
-wire [ADDR_W-1:0]      d_waddr_n = d_wst_reg ? d_wan64[ADDR_W-1:0] : d_waddr_reg;
+wire [ADDR_W-1:0]      d_waddr_n = d_wst_reg ? {d_wan, {LG{1'b0}}} : d_waddr_reg;
 
 reg                    d_beat;      // an input beat taken
 reg                    d_wr;        // a W beat of the payload's window (and maybe an AW) queued
 reg                    d_end;       // the piece ends this clock (to D2)
 reg                    d_aw;
 reg                    d_go;
-reg                    d_bl_n0, d_bl_n1;  // bleft after this clock's W beat is 0, 1
-reg                    d_lft_n0;          // left after it is 0
 reg [1:0]              d_state_next;
 reg [223:0]            d_rr_next;
 reg [16:0]             d_octs;
@@ -1681,6 +1676,21 @@ reg [LG:0]             d_kc;
 
 assign d0_take = d0_valid_reg && (!d1_active_reg || d_end);
 assign df_out_ready = d_beat;
+
+// What a data or flush beat would do, from registers alone (the handshakes
+// only AND it in): it writes (wrx; a pad beat never does), and then left
+// is 0 (lft_n0x), bleft is 0 or 1 (bl_n0x, bl_n1x). A ULPDU's last input
+// beat, when taken, ends the piece with nothing more to write (t_end1),
+// with a flush beat behind its own in the same clock (t_w2), or with a
+// flush beat alone (t_fl); otherwise a flush beat follows. The three are
+// nets of their own (keep), worked out beside the handshakes.
+wire                   d_wrx = d_place_reg && d_wne_reg;
+wire                   d_lft_n0x = d_wrx ? f_left1 : f_left0;
+wire                   d_bl_n0x = d_wrx ? (f_bl0 ? f_nbm1_0 : f_bl1) : f_bl0;
+wire                   d_bl_n1x = d_wrx ? (f_bl0 ? f_nbm1_1 : f_bl2) : f_bl1;
+(* keep *) wire        d_t_end1 = d_cur_ulast && (!d_place_reg || d_lft_n0x);
+(* keep *) wire        d_t_w2 = d_cur_ulast && !d_t_end1 && d_wrx && w_in_ready2 && d_bl_n1x;
+(* keep *) wire        d_t_fl = d_cur_ulast && !d_t_end1 && !d_wrx && f_bl0 && f_left1;
 
 always @* begin
     d_beat = 1'b0;
@@ -1706,11 +1716,8 @@ always @* begin
         default: d_go = d1_active_reg && out_ok && (!f_bl1 || d2_free);
     endcase
     d_beat = d_go && d_state_reg == D_DATA;
-    d_wr = d_go && d_state_reg != D_PAD && d_place_reg && d_wne_reg;
+    d_wr = d_go && d_state_reg != D_PAD && d_wrx;
     d_aw = d_wr && f_bl0;
-    d_bl_n0 = d_wr ? (f_bl0 ? f_nbm1_0 : f_bl1) : f_bl0;
-    d_bl_n1 = d_wr ? (f_bl0 ? f_nbm1_1 : f_bl2) : f_bl1;
-    d_lft_n0 = d_wr ? f_left1 : f_left0;
     if (d_wr) begin
         w_in_valid = 1'b1;
         aw_in_valid = d_aw;
@@ -1733,12 +1740,12 @@ always @* begin
             // goes into the W queue in this clock, behind this beat's,
             // when it ends the burst this beat's is in; or alone, as a
             // burst of one, when this beat writes nothing.
-            if (d_cur_ulast && (!d_place_reg || d_lft_n0)) begin
+            if (d_t_end1) begin
                 d_end = 1'b1;
-            end else if (d_cur_ulast && d_wr && w_in_ready2 && d_bl_n1) begin
+            end else if (d_t_w2) begin
                 w2_in_valid = 1'b1;
                 d_end = 1'b1;
-            end else if (d_cur_ulast && !d_wr && f_bl0 && f_left1) begin
+            end else if (d_t_fl) begin
                 w_in_valid = 1'b1;
                 w_in_data = {fl_data, fl_strb, 1'b1};
                 aw_in_valid = 1'b1;
@@ -1751,7 +1758,7 @@ always @* begin
     end
     D_FLUSH: begin
         if (d_go) begin
-            if (d_bl_n0) begin
+            if (d_bl_n0x) begin
                 d_end = 1'b1;
             end else begin
                 d_state_next = D_PAD;
@@ -1888,9 +1895,10 @@ end
 
 // D3, for a piece that does not end its ULPDU: the payload octets it
 // placed, pay = min(max(octs - s, 0), remain), and where the next piece of
-// the ULPDU goes on (dest + pay). D3 works out the sums (the low 32 bits
-// of dest + diff and dest + remain, remain - diff, diff > remain, and the
-// high half + 1), D4 picks them and writes the placement context.
+// the ULPDU goes on (dest + pay). D3 works out the sums (the low 17 bits
+// of dest + diff and dest + remain with their carries, remain - diff,
+// diff > remain, and dest's high bits + 1), D4 picks them and writes the
+// placement context.
 reg                    e3_place_reg, e3_pos_reg;
 reg [CONN_W-1:0]       e3_conn_reg;
 reg [ADDR_W-1:0]       e3_dest_reg;
@@ -1898,34 +1906,34 @@ reg [15:0]             e3_remain_reg;
 reg [16:0]             e3_diff_reg;
 reg [RECC_W-1:0]       e3_rec_reg;
 reg [223:0]            e3_rr_reg;
-wire [63:0]            e3_dest64 = {{(64-ADDR_W){1'b0}}, e3_dest_reg};
+wire [ADDR_W-18:0]     e3_hi1;
+rnic_incdec #(.W(ADDR_W-17), .DEC(0)) u_e3_hi1 (.x(e3_dest_reg[ADDR_W-1:17]), .y(e3_hi1));
 
 reg                    e4_place_reg, e4_pos_reg, e4_big_reg;
 reg [CONN_W-1:0]       e4_conn_reg;
-reg [63:0]             e4_dest_reg, e4_hi1_reg;
-reg [32:0]             e4_nd_reg, e4_nr_reg;
+reg [ADDR_W-1:0]       e4_dest_reg;
+reg [ADDR_W-18:0]      e4_hi1_reg;
+reg [32:0]             e4_nd_reg, e4_nr_reg;     // (bits 17..0 used)
 reg [15:0]             e4_remain_reg, e4_rd_reg;
 reg [RECC_W-1:0]       e4_rec_reg;
 reg [223:0]            e4_rr_reg;
-reg [63:0]             e4_nxt64;
 reg [ADDR_W-1:0]       e4_nxt;
 reg [15:0]             e4_left;
 wire [32:0]            e3_rd = fadd({16'd0, e3_remain_reg}, {15'h7fff, ~e3_diff_reg}, 1'b1);
 
 always @* begin
-    e4_nxt64 = e4_dest_reg;
+    e4_nxt = e4_dest_reg;
     e4_left = e4_remain_reg;
     if (e4_pos_reg && e4_big_reg) begin
-        e4_nxt64 = {e4_nr_reg[32] ? e4_hi1_reg[31:0] : e4_dest_reg[63:32], e4_nr_reg[31:0]};
+        e4_nxt = {e4_nr_reg[17] ? e4_hi1_reg : e4_dest_reg[ADDR_W-1:17], e4_nr_reg[16:0]};
         e4_left = 16'd0;
     end else if (e4_pos_reg) begin
-        e4_nxt64 = {e4_nd_reg[32] ? e4_hi1_reg[31:0] : e4_dest_reg[63:32], e4_nd_reg[31:0]};
+        e4_nxt = {e4_nd_reg[17] ? e4_hi1_reg : e4_dest_reg[ADDR_W-1:17], e4_nd_reg[16:0]};
         e4_left = e4_rd_reg;
     end
     if (!e4_place_reg) begin
-        e4_nxt64 = e4_dest_reg;
+        e4_nxt = e4_dest_reg;
     end
-    e4_nxt = e4_nxt64[ADDR_W-1:0];
 end
 
 always @(posedge clk) begin
@@ -1943,10 +1951,10 @@ always @(posedge clk) begin
     e4_pos_reg <= e3_pos_reg;
     e4_big_reg <= gt33({16'd0, e3_diff_reg}, {17'd0, e3_remain_reg});
     e4_conn_reg <= e3_conn_reg;
-    e4_dest_reg <= e3_dest64;
-    e4_hi1_reg <= inc64(e3_dest64 >> 32);
-    e4_nd_reg <= fadd(e3_dest64[31:0], {15'd0, e3_diff_reg}, 1'b0);
-    e4_nr_reg <= fadd(e3_dest64[31:0], {16'd0, e3_remain_reg}, 1'b0);
+    e4_dest_reg <= e3_dest_reg;
+    e4_hi1_reg <= e3_hi1;
+    e4_nd_reg <= fadd({15'd0, e3_dest_reg[16:0]}, {15'd0, e3_diff_reg}, 1'b0);
+    e4_nr_reg <= fadd({15'd0, e3_dest_reg[16:0]}, {16'd0, e3_remain_reg}, 1'b0);
     e4_remain_reg <= e3_remain_reg;
     e4_rd_reg <= e3_rd[15:0];
     e4_rec_reg <= e3_rec_reg;
@@ -2082,65 +2090,104 @@ reg [RECC_W-1:0]       ev_rec_reg;
 reg [223:0]            ev_rr_reg;
 reg [15:0]             ev_err_reg;
 
-wire                   rf_en = rf_out_data[RF_W-1];
-wire [MK_W-1:0]        rf_mark = rf_out_data[RF_W-2 -: MK_W];
-wire [CONN_W-1:0]      rf_conn = rf_out_data[RF_W-MK_W-2 -: CONN_W];
-wire [RECC_W-1:0]      rf_rec = rf_out_data[224 +: RECC_W];
+// V0: the oldest undelivered record, taken from rec_fifo's head, with its
+// connection's dead and herr bits looked up as it comes in (a 2^CONN_W-way
+// read, a clock of its own). The bits it holds then follow every change:
+// the dead bits the deliveries set, the herr bits the B responses set and
+// what s_conn clears, each registered (dl_*, hs_*, cc_*) and applied a
+// clock after it is made, in the clock's order (a clear last); the lookup
+// misses only the changes of the clock it is made in, which come in the
+// same way.
+reg                    v0_valid_reg = 1'b0;
+reg [RF_W-1:0]         v0_data_reg;
+reg                    v0_dead_reg, v0_herr_reg;
+reg                    dl_set_reg = 1'b0;         // a delivery set dead_reg[dl_conn_reg]
+reg [CONN_W-1:0]       dl_conn_reg;
+reg                    hs_set_reg = 1'b0;         // herr_set, a clock ago
+reg [CONN_W-1:0]       hs_conn_reg;
+reg                    cc_clr_reg = 1'b0;         // s_conn cleared both bits, a clock ago
+reg [CONN_W-1:0]       cc_conn_reg;
+
+wire                   rf_en = v0_data_reg[RF_W-1];
+wire [MK_W-1:0]        rf_mark = v0_data_reg[RF_W-2 -: MK_W];
+wire [CONN_W-1:0]      rf_conn = v0_data_reg[RF_W-MK_W-2 -: CONN_W];
+wire [RECC_W-1:0]      rf_rec = v0_data_reg[224 +: RECC_W];
 wire [1:0]             rf_kind = rf_rec[RECC_W-1 -: 2];
+wire [CONN_W-1:0]      rh_conn = rf_out_data[RF_W-MK_W-2 -: CONN_W];      // rec_fifo's head
+wire [MK_W-1:0]        rh_mark = rf_out_data[RF_W-2 -: MK_W];
+wire                   v0_clr = cc_clr_reg && cc_conn_reg == rf_conn;
+wire                   v0_dead = (v0_dead_reg || (dl_set_reg && dl_conn_reg == rf_conn)) && !v0_clr;
+wire                   v0_herr = (v0_herr_reg || (hs_set_reg && hs_conn_reg == rf_conn)) && !v0_clr;
 wire                   ev_free = (!cpl_valid_reg || m_cpl_ready) && (!err_valid_reg || m_err_ready);
 // A record waits for the B responses of every burst queued before it (its
 // own included): b_cnt has reached its mark (at most 2^BQ_AW apart either
-// way). An error response past the oldest record's mark waits for that
-// record's delivery, so it is charged to the right record; OKAY responses
-// go on.
+// way). An error response past the oldest record's mark (V0's, or the
+// head's while V0 is empty) waits for that record's delivery, so it is
+// charged to the right record; OKAY responses go on.
 wire [MK_W-1:0]        dv_bdiff = b_cnt_reg - rf_mark;
 wire                   dv_bdone = !dv_bdiff[MK_W-1];
-wire                   dv_go = rf_out_valid && s_verdict_tvalid && ev_free && dv_bdone;
-wire                   b_hold = rf_out_valid && dv_bdone && m_axi_bvalid && m_axi_bresp[1];
+wire [MK_W-1:0]        rh_bdiff = b_cnt_reg - rh_mark;
+wire                   dv_go = v0_valid_reg && s_verdict_tvalid && ev_free && dv_bdone;
+wire                   b_hold = (v0_valid_reg ? dv_bdone : (rf_out_valid && !rh_bdiff[MK_W-1]))
+                                && m_axi_bvalid && m_axi_bresp[1];
+// A ULPDU of a connection that is not enabled reports nothing here
+// (m_drop reported its pieces), whatever its verdict.
+wire                   dv_del = dv_go && !v0_dead && rf_en;
+// RFC 5044 8: an MPA error is fatal to the stream; a write's error
+// response is an RDMAP Local Catastrophic Error (RFC 5040 7) in place of
+// what the ULPDU would have reported; an error record and a Terminate end
+// the stream.
+wire                   dv_bad = s_verdict_tdata != 3'd0;
+wire                   dv_kills = dv_bad || v0_herr || rf_kind == K_ERR || rf_kind == K_TERM;
 
 assign b_go = m_axi_bvalid && bq_out_valid && !b_hold;
 assign herr_set = b_go && m_axi_bresp[1];
 assign herr_set_conn = bq_out_data;
 assign m_axi_bready = bq_out_valid && !b_hold;
 
-assign rf_out_ready = dv_go;
+assign rf_out_ready = !v0_valid_reg || dv_go;
 assign s_verdict_tready = dv_go;
 
 always @(posedge clk) begin
+    if (rf_out_ready) begin
+        v0_valid_reg <= rf_out_valid;
+        v0_data_reg <= rf_out_data;
+        v0_dead_reg <= dead_reg[rh_conn];
+        v0_herr_reg <= herr_reg[rh_conn];
+    end else begin
+        v0_dead_reg <= v0_dead;
+        v0_herr_reg <= v0_herr;
+    end
+    dl_set_reg <= dv_del && dv_kills;
+    dl_conn_reg <= rf_conn;
+    hs_set_reg <= herr_set;
+    hs_conn_reg <= herr_set_conn;
+    cc_clr_reg <= cf_conn;
+    cc_conn_reg <= s_conn_conn;
     if (cpl_valid_reg && m_cpl_ready) begin
         cpl_valid_reg <= 1'b0;
     end
     if (err_valid_reg && m_err_ready) begin
         err_valid_reg <= 1'b0;
     end
-    // A ULPDU of a connection that is not enabled reports nothing here
-    // (m_drop reported its pieces), whatever its verdict.
-    if (dv_go && !dead_reg[rf_conn] && rf_en) begin
+    if (dv_del) begin
         ev_conn_reg <= rf_conn;
         ev_rec_reg <= rf_rec;
-        ev_rr_reg <= rf_out_data[223:0];
-        if (s_verdict_tdata != 3'd0) begin
-            // RFC 5044 8: an MPA error is fatal to the stream; nothing of
-            // this ULPDU or a later one is delivered.
+        ev_rr_reg <= v0_data_reg[223:0];
+        if (dv_bad) begin
             err_valid_reg <= 1'b1;
             ev_err_reg <= {4'd2, 4'd0, 5'd0, s_verdict_tdata};
-            dead_reg[rf_conn] <= 1'b1;
-        end else if (herr_reg[rf_conn]) begin
-            // A write of the stream got an error response: RDMAP Local
-            // Catastrophic Error (RFC 5040 7), in place of what the ULPDU
-            // would have reported.
+        end else if (v0_herr) begin
             err_valid_reg <= 1'b1;
             ev_err_reg <= 16'h0000;
-            dead_reg[rf_conn] <= 1'b1;
         end else if (rf_kind == K_ERR) begin
             err_valid_reg <= 1'b1;
             ev_err_reg <= rf_rec[15:0];
-            dead_reg[rf_conn] <= 1'b1;
         end else if (rf_kind == K_CPL || rf_kind == K_TERM) begin
             cpl_valid_reg <= 1'b1;
-            if (rf_kind == K_TERM) begin
-                dead_reg[rf_conn] <= 1'b1;
-            end
+        end
+        if (dv_kills) begin
+            dead_reg[rf_conn] <= 1'b1;
         end
     end
     if (herr_set) begin
@@ -2151,6 +2198,10 @@ always @(posedge clk) begin
         herr_reg[s_conn_conn] <= 1'b0;
     end
     if (rst) begin
+        v0_valid_reg <= 1'b0;
+        dl_set_reg <= 1'b0;
+        hs_set_reg <= 1'b0;
+        cc_clr_reg <= 1'b0;
         cpl_valid_reg <= 1'b0;
         err_valid_reg <= 1'b0;
         dead_reg <= {NCONN{1'b0}};
@@ -2239,11 +2290,10 @@ assign {m_err_layer, m_err_etype, m_err_code} = ev_err_reg;
 // unused header bits.
 wire unused_ok = &{1'b0, s_verdict_tuser, m_axi_bid, st_acc[1],
     rot_d_cur[DATA_W-1:0], rot_d_prev[DATA_W-1:0], rot_k_cur[KEEP_W-1:0], rot_k_prev[KEEP_W-1:0],
-    i_n14_t[32:16], i_n18_t[32:16], e2_diff[31:17], e3_rd[32:16], e4_nxt64, e4_hi1_reg[63:32],
+    i_n14_t[32:16], i_n18_t[32:16], e2_diff[31:17], e3_rd[32:16], e4_nd_reg[32:18], e4_nr_reg[32:18],
     b_lt_a, b_gt_a, b_dt_a, b_du_a, b_mon_a, b_long_a, b_sg_a, bs_lt, bs_gt, bs_dt, bs_du, bs_mon, bs_long, bs_sg,
     a_msn1[32],
     ev_rec_reg[RECC_W-1 -: 2], ev_rec_reg[15:0], hf_idx32,
-    d_leftm1_64, d_leftm2_64, d_k64, d_q0_64, d_q1_64, d_wan64,
     g_bofs[BW+2:BW], fifo_ready2_unused};
 
 endmodule

@@ -2215,7 +2215,7 @@ WIDTHS = (64, 128, 256, 512)
 # DDP_RX_TESTCASE runs some of them only.
 CASE_TESTS = ("gap_disabled_conn", "gap_long_piece", "gap_full_ring", "gap_bresp_error", "directed_checks", "early_checks", "random_traffic",
               "bench")
-RTL_SOURCES = [hdlsim.RTL_DIR / "ddp_rx.v", hdlsim.RTL_DIR / "ddp_rx_fifo.v", hdlsim.RTL_DIR / "sdp_ram.v"]
+RTL_SOURCES = [hdlsim.RTL_DIR / f for f in ("ddp_rx.v", "ddp_rx_fifo.v", "sdp_ram.v", "rnic_incdec.v")]
 # The VHDL-2008 twin, on GHDL: the same tests, clock for clock the same.
 VHDL_SOURCES = [hdlsim.VHDL_DIR / "sdp_ram.vhd", hdlsim.VHDL_DIR / "ddp_rx_fifo.vhd", hdlsim.VHDL_DIR / "ddp_rx.vhd"]
 
@@ -2265,7 +2265,7 @@ def test_ddp_rx_rejects_illegal_width(tmp_path: Path):
     out = tmp_path / "ddp_rx.vvp"
     subprocess.run(
         ["iverilog", "-g2012", "-I", str(hdlsim.RTL_DIR), "-o", str(out), "-P", "ddp_rx.DATA_W=96",
-         str(hdlsim.RTL_DIR / "ddp_rx.v"), str(hdlsim.RTL_DIR / "ddp_rx_fifo.v"), str(hdlsim.RTL_DIR / "sdp_ram.v")],
+         *[str(p) for p in RTL_SOURCES]],
         check=True,
     )
     run = subprocess.run(["vvp", "-n", str(out)], capture_output=True, text=True)

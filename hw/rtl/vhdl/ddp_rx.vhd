@@ -185,8 +185,8 @@ architecture rtl of ddp_rx is
         assert RQ_AW >= 1 and RQ_AW <= 8
             report "ddp_rx: RQ_AW must be 1..8, got " & integer'image(RQ_AW)
             severity failure;
-        assert ADDR_W >= 16 and ADDR_W <= 64
-            report "ddp_rx: ADDR_W must be 16..64, got " & integer'image(ADDR_W)
+        assert ADDR_W >= 32 and ADDR_W <= 64
+            report "ddp_rx: ADDR_W must be 32..64, got " & integer'image(ADDR_W)
             severity failure;
         assert ID_W >= 1 and ID_W <= 64
             report "ddp_rx: ID_W must be 1..64, got " & integer'image(ID_W)
@@ -278,7 +278,6 @@ architecture rtl of ddp_rx is
     subtype u20_t is unsigned(19 downto 0);
     subtype u32_t is unsigned(31 downto 0);
     subtype u64_t is unsigned(63 downto 0);
-    subtype u65_t is unsigned(64 downto 0);
     subtype w16_t is std_ulogic_vector(15 downto 0);
     subtype w32_t is std_ulogic_vector(31 downto 0);
 
@@ -296,20 +295,6 @@ architecture rtl of ddp_rx is
     constant QFULL_c : qcnt_t := to_unsigned(2 ** RQ_AW, RQ_AW + 1);  -- 2**RQ_AW
 
     -- --- helpers ----------------------------------------------------------------
-
-    -- add64(x, y, ci): carry & sum, the high half's sums for both carries in
-    -- chosen by the low half's carry.
-    function add64(x : u64_t; y : u64_t; ci : std_ulogic) return u65_t is
-        variable lo, h0, h1 : u33_t;
-    begin
-        lo := fadd(x(31 downto 0), y(31 downto 0), ci);
-        h0 := fadd(x(63 downto 32), y(63 downto 32), '0');
-        h1 := fadd(x(63 downto 32), y(63 downto 32), '1');
-        if lo(32) = '1' then
-            return h1 & lo(31 downto 0);
-        end if;
-        return h0 & lo(31 downto 0);
-    end function add64;
 
     -- pl_setup(dlo, s, remain): what placement needs of a piece whose first
     -- payload octet goes to a host address with low bits dlo, at octet s of
@@ -352,15 +337,18 @@ architecture rtl of ddp_rx is
             & unsigned(h(8 * o + 23 downto 8 * o + 16)) & unsigned(h(8 * o + 31 downto 8 * o + 24));
     end function be32;
 
-    -- Octets in a tkeep that is a run from lane 0.
+    -- Octets in a tkeep that is a run from lane 0: the run's last lane b
+    -- (lane b kept, lane b + 1 not) gives b + 1, each bit of the count an OR
+    -- over the lanes whose b + 1 has it set (no priority search: see the
+    -- Verilog).
     function keep_count(k : keep_t) return unsigned is
+        variable e : std_ulogic_vector(KEEP_W_c downto 0);
         variable c : unsigned(LG_c downto 0);
     begin
+        e := ('0' & k) and not ("00" & k(KEEP_W_c - 1 downto 1));   -- e(b): lane b is the run's last
         c := (others => '0');
         for b in 0 to KEEP_W_c - 1 loop
-            if k(b) = '1' then
-                c := to_unsigned(b + 1, LG_c + 1);
-            end if;
+            c := c or (to_unsigned(b + 1, LG_c + 1) and (LG_c downto 0 => e(b)));
         end loop;
         return c;
     end function keep_count;
@@ -833,14 +821,16 @@ architecture rtl of ddp_rx is
     signal f_nbm1_0, f_nbm1_1, f_nbm1_2 : std_ulogic := '0';
 
     -- The counters' steps, from their registers alone.
-    signal d_left64, d_leftm1_64, d_leftm2_64, d_k64, d_q0_64, d_q1_64, d_wa64, d_wan64 : u64_t
-        := (others => '0');
     signal d_leftm1, d_leftm2 : u18_t := (others => '0');
+    signal d_leftm2h : u17_t := (others => '0');
     signal d_k1 : u13_t := (others => '0');
     signal d_q0m1, d_q1m1 : u20_t := (others => '0');
+    signal d_wan : unsigned(ADDR_W - LG_c - 1 downto 0) := (others => '0');
     signal d_waddr_n : addr_t := (others => '0');
 
     signal d_beat, d_wr, d_end, d_aw, d_go : std_ulogic := '0';
+    signal d_wrx, d_lft_n0x, d_bl_n0x, d_bl_n1x : std_ulogic := '0';
+    signal d_t_end1, d_t_w2, d_t_fl : std_ulogic := '0';
     signal d_state_next : u2_t := (others => '0');
     signal d_rr_next : rr_t := (others => '0');
     signal d_octs : u17_t := (others => '0');
@@ -865,13 +855,14 @@ architecture rtl of ddp_rx is
     signal e3_diff_reg : u17_t := (others => '0');
     signal e3_rec_reg : rec_t := (others => '0');
     signal e3_rr_reg : rr_t := (others => '0');
-    signal e3_dest64 : u64_t := (others => '0');
+    signal e3_hi1 : unsigned(ADDR_W - 18 downto 0) := (others => '0');
     signal e3_rd : u33_t := (others => '0');
 
     signal e4_place_reg, e4_pos_reg, e4_big_reg : std_ulogic := '0';
     signal e4_conn_reg : conn_t := (others => '0');
-    signal e4_dest_reg, e4_hi1_reg : u64_t := (others => '0');
-    signal e4_nd_reg, e4_nr_reg : u33_t := (others => '0');
+    signal e4_dest_reg : addr_t := (others => '0');
+    signal e4_hi1_reg : unsigned(ADDR_W - 18 downto 0) := (others => '0');
+    signal e4_nd_reg, e4_nr_reg : u33_t := (others => '0');   -- (bits 17..0 used)
     signal e4_remain_reg, e4_rd_reg : u16_t := (others => '0');
     signal e4_rec_reg : rec_t := (others => '0');
     signal e4_rr_reg : rr_t := (others => '0');
@@ -899,13 +890,29 @@ architecture rtl of ddp_rx is
     signal ev_rr_reg : rr_t := (others => '0');
     signal ev_err_reg : w16_t := (others => '0');
 
+    -- V0: the oldest undelivered record, with its connection's dead and
+    -- herr bits (see the Verilog), and the changes to those bits a clock ago.
+    signal v0_valid_reg : std_ulogic := '0';
+    signal v0_data_reg : std_logic_vector(RF_W_c - 1 downto 0) := (others => '0');
+    signal v0_dead_reg, v0_herr_reg : std_ulogic := '0';
+    signal dl_set_reg : std_ulogic := '0';            -- a delivery set dead_reg(dl_conn_reg)
+    signal dl_conn_reg : conn_t := (others => '0');
+    signal hs_set_reg : std_ulogic := '0';            -- herr_set, a clock ago
+    signal hs_conn_reg : conn_t := (others => '0');
+    signal cc_clr_reg : std_ulogic := '0';            -- s_conn cleared both bits, a clock ago
+    signal cc_conn_reg : conn_t := (others => '0');
+
     signal rf_en : std_ulogic := '0';
     signal rf_mark : mk_t := (others => '0');
     signal rf_conn : conn_t := (others => '0');
     signal rf_rec : rec_t := (others => '0');
     signal rf_kind : u2_t := (others => '0');
+    signal rh_conn : conn_t := (others => '0');       -- rec_fifo's head
+    signal rh_mark : mk_t := (others => '0');
+    signal v0_clr, v0_dead, v0_herr : std_ulogic := '0';
     signal ev_free, dv_bdone, dv_go, b_hold : std_ulogic := '0';
-    signal dv_bdiff : mk_t := (others => '0');
+    signal dv_bdiff, rh_bdiff : mk_t := (others => '0');
+    signal dv_del, dv_bad, dv_kills : std_ulogic := '0';
 
     -- --- status pulses ---------------------------------------------------------------
 
@@ -1958,33 +1965,42 @@ begin
     f_nbm1_1 <= (f_left2 and not f_bend) or (f_bend1 and not f_left0 and not f_left1);
     f_nbm1_2 <= to_sl(f_nbm1 = 2);
 
-    -- The counters' steps, from their registers alone (inc64/dec64), so
-    -- that the control only picks them.
-    d_left64 <= resize(d_left_reg, 64);
-    d_leftm1_64 <= dec64(d_left64);
-    d_leftm2_64 <= dec64(shift_right(d_left64, 1));
-    d_leftm1 <= d_leftm1_64(17 downto 0);
-    d_leftm2 <= d_leftm2_64(16 downto 0) & d_left_reg(0);
-    d_k64 <= inc64(resize(d_k_reg, 64));
-    d_k1 <= d_k64(12 downto 0);
-    d_q0_64 <= dec64(resize(d_q0_reg, 64));
-    d_q1_64 <= dec64(resize(d_q1_reg, 64));
-    d_q0m1 <= d_q0_64(19 downto 0);
-    d_q1m1 <= d_q1_64(19 downto 0);
-    d_wa64 <= shift_right(resize(d_waddr_reg, 64), LG_c);
-    d_wan64 <= shift_left(inc64(d_wa64), LG_c);
+    -- The counters' steps, from their registers alone, so that the control
+    -- only picks them (the Verilog's rnic_incdec: here inc64, dec64,
+    -- on the zero-extended counter, low bits taken).
+    d_leftm1 <= resize(dec64(resize(d_left_reg, 64)), 18);
+    d_leftm2h <= resize(dec64(resize(d_left_reg(17 downto 1), 64)), 17);
+    d_leftm2 <= d_leftm2h & d_left_reg(0);
+    d_k1 <= resize(inc64(resize(d_k_reg, 64)), 13);
+    d_q0m1 <= resize(dec64(resize(d_q0_reg, 64)), 20);
+    d_q1m1 <= resize(dec64(resize(d_q1_reg, 64)), 20);
+    d_wan <= resize(inc64(resize(d_waddr_reg(ADDR_W - 1 downto LG_c), 64)), ADDR_W - LG_c);
     -- The next output beat's address: waddr + N from the window's first
     -- beat on (d_wst), before it the first beat's address.
-    d_waddr_n <= d_wan64(ADDR_W - 1 downto 0) when d_wst_reg = '1' else d_waddr_reg;
+    d_waddr_n <= d_wan & (LG_c - 1 downto 0 => '0') when d_wst_reg = '1' else d_waddr_reg;
 
     d0_take <= d0_valid_reg and ((not d1_active_reg) or d_end);
     df_out_ready <= d_beat;
 
     w2_in_data <= fl_data & fl_strb & '1';
 
+    -- What a data or flush beat would do, from registers alone (the
+    -- handshakes only AND it in): it writes (wrx; a pad beat never does),
+    -- and then left is 0 (lft_n0x), bleft is 0 or 1 (bl_n0x, bl_n1x). A
+    -- ULPDU's last input beat, when taken, ends the piece with nothing more
+    -- to write (t_end1), with a flush beat behind its own in the same clock
+    -- (t_w2), or with a flush beat alone (t_fl); otherwise a flush beat
+    -- follows. (The Verilog keeps the three as nets of their own.)
+    d_wrx <= d_place_reg and d_wne_reg;
+    d_lft_n0x <= sel(d_wrx, f_left1, f_left0);
+    d_bl_n0x <= sel(d_wrx, sel(f_bl0, f_nbm1_0, f_bl1), f_bl0);
+    d_bl_n1x <= sel(d_wrx, sel(f_bl0, f_nbm1_1, f_bl2), f_bl1);
+    d_t_end1 <= d_cur_ulast and ((not d_place_reg) or d_lft_n0x);
+    d_t_w2 <= d_cur_ulast and (not d_t_end1) and d_wrx and w_in_ready2 and d_bl_n1x;
+    d_t_fl <= d_cur_ulast and (not d_t_end1) and (not d_wrx) and f_bl0 and f_left1;
+
     p_d1 : process (all) is
         variable beat, wr, en, aw, go : std_ulogic;
-        variable bl_n0, bl_n1, lft_n0 : std_ulogic;
         variable st_next : u2_t;
         variable octs : u17_t;
         variable kc : unsigned(LG_c downto 0);
@@ -2013,11 +2029,8 @@ begin
                 go := d1_active_reg and out_ok and ((not f_bl1) or d2_free);
         end case;
         beat := go and to_sl(d_state_reg = D_DATA_c);
-        wr := go and to_sl(d_state_reg /= D_PAD_c) and d_place_reg and d_wne_reg;
+        wr := go and to_sl(d_state_reg /= D_PAD_c) and d_wrx;
         aw := wr and f_bl0;
-        bl_n0 := sel(wr, sel(f_bl0, f_nbm1_0, f_bl1), f_bl0);
-        bl_n1 := sel(wr, sel(f_bl0, f_nbm1_1, f_bl2), f_bl1);
-        lft_n0 := sel(wr, f_left1, f_left0);
         if wr = '1' then
             wv := '1';
             awv := aw;
@@ -2041,12 +2054,12 @@ begin
                     -- octets of the payload for the next output beat (see the
                     -- Verilog): in this clock behind this beat's, alone as a
                     -- burst of one, or in state D_FLUSH.
-                    if d_cur_ulast = '1' and (d_place_reg = '0' or lft_n0 = '1') then
+                    if d_t_end1 = '1' then
                         en := '1';
-                    elsif d_cur_ulast = '1' and wr = '1' and w_in_ready2 = '1' and bl_n1 = '1' then
+                    elsif d_t_w2 = '1' then
                         w2v := '1';
                         en := '1';
-                    elsif d_cur_ulast = '1' and wr = '0' and f_bl0 = '1' and f_left1 = '1' then
+                    elsif d_t_fl = '1' then
                         wv := '1';
                         wd := fl_data & fl_strb & '1';
                         awv := '1';
@@ -2058,7 +2071,7 @@ begin
                 end if;
             when D_FLUSH_c =>
                 if go = '1' then
-                    if bl_n0 = '1' then
+                    if d_bl_n0x = '1' then
                         en := '1';
                     else
                         st_next := D_PAD_c;
@@ -2206,38 +2219,38 @@ begin
 
     -- D3, for a piece that does not end its ULPDU: the payload octets it
     -- placed, pay = min(max(octs - s, 0), remain), and where the next piece
-    -- of the ULPDU goes on (dest + pay). D3 works out the sums (the low 32
-    -- bits of dest + diff and dest + remain, remain - diff, diff > remain,
-    -- and the high half + 1), D4 picks them and writes the placement
-    -- context.
-    e3_dest64 <= resize(e3_dest_reg, 64);
+    -- of the ULPDU goes on (dest + pay). D3 works out the sums (the low 17
+    -- bits of dest + diff and dest + remain with their carries, remain -
+    -- diff, diff > remain, and dest's high bits + 1), D4 picks them and
+    -- writes the placement context.
+    e3_hi1 <= resize(inc64(resize(e3_dest_reg(ADDR_W - 1 downto 17), 64)), ADDR_W - 17);
     e3_rd <= fadd(resize(e3_remain_reg, 32), (31 downto 17 => '1') & not e3_diff_reg, '1');
 
     p_e4 : process (all) is
-        variable nxt64 : u64_t;
+        variable nxt : addr_t;
         variable left : u16_t;
     begin
-        nxt64 := e4_dest_reg;
+        nxt := e4_dest_reg;
         left := e4_remain_reg;
         if e4_pos_reg = '1' and e4_big_reg = '1' then
-            if e4_nr_reg(32) = '1' then
-                nxt64 := e4_hi1_reg(31 downto 0) & e4_nr_reg(31 downto 0);
+            if e4_nr_reg(17) = '1' then
+                nxt := e4_hi1_reg & e4_nr_reg(16 downto 0);
             else
-                nxt64 := e4_dest_reg(63 downto 32) & e4_nr_reg(31 downto 0);
+                nxt := e4_dest_reg(ADDR_W - 1 downto 17) & e4_nr_reg(16 downto 0);
             end if;
             left := (others => '0');
         elsif e4_pos_reg = '1' then
-            if e4_nd_reg(32) = '1' then
-                nxt64 := e4_hi1_reg(31 downto 0) & e4_nd_reg(31 downto 0);
+            if e4_nd_reg(17) = '1' then
+                nxt := e4_hi1_reg & e4_nd_reg(16 downto 0);
             else
-                nxt64 := e4_dest_reg(63 downto 32) & e4_nd_reg(31 downto 0);
+                nxt := e4_dest_reg(ADDR_W - 1 downto 17) & e4_nd_reg(16 downto 0);
             end if;
             left := e4_rd_reg;
         end if;
         if e4_place_reg = '0' then
-            nxt64 := e4_dest_reg;
+            nxt := e4_dest_reg;
         end if;
-        e4_nxt <= nxt64(ADDR_W - 1 downto 0);
+        e4_nxt <= nxt;
         e4_left <= left;
     end process p_e4;
 
@@ -2258,10 +2271,10 @@ begin
             e4_pos_reg <= e3_pos_reg;
             e4_big_reg <= gt33(resize(e3_diff_reg, 33), resize(e3_remain_reg, 33));
             e4_conn_reg <= e3_conn_reg;
-            e4_dest_reg <= e3_dest64;
-            e4_hi1_reg <= inc64(shift_right(e3_dest64, 32));
-            e4_nd_reg <= fadd(e3_dest64(31 downto 0), resize(e3_diff_reg, 32), '0');
-            e4_nr_reg <= fadd(e3_dest64(31 downto 0), resize(e3_remain_reg, 32), '0');
+            e4_dest_reg <= e3_dest_reg;
+            e4_hi1_reg <= e3_hi1;
+            e4_nd_reg <= fadd(resize(e3_dest_reg(16 downto 0), 32), resize(e3_diff_reg, 32), '0');
+            e4_nr_reg <= fadd(resize(e3_dest_reg(16 downto 0), 32), resize(e3_remain_reg, 32), '0');
             e4_remain_reg <= e3_remain_reg;
             e4_rd_reg <= e3_rd(15 downto 0);
             e4_rec_reg <= e3_rec_reg;
@@ -2409,19 +2422,44 @@ begin
 
     -- --- delivery: records and verdicts, in the order of last pieces -----------------
 
-    rf_en <= rf_out_data(RF_W_c - 1);
-    rf_mark <= unsigned(rf_out_data(RF_W_c - 2 downto RF_W_c - 1 - MK_W_c));
-    rf_conn <= rf_out_data(RF_W_c - MK_W_c - 2 downto RF_W_c - MK_W_c - 1 - CONN_W);
-    rf_rec <= rf_out_data(224 + RECC_W_c - 1 downto 224);
+    -- V0: the oldest undelivered record, taken from rec_fifo's head, with
+    -- its connection's dead and herr bits looked up as it comes in (a clock
+    -- of its own). The bits it holds then follow every change: the dead
+    -- bits the deliveries set, the herr bits the B responses set and what
+    -- s_conn clears, each registered (dl_*, hs_*, cc_*) and applied a clock
+    -- after it is made, in the clock's order (a clear last); the lookup
+    -- misses only the changes of the clock it is made in, which come in the
+    -- same way.
+    rf_en <= v0_data_reg(RF_W_c - 1);
+    rf_mark <= unsigned(v0_data_reg(RF_W_c - 2 downto RF_W_c - 1 - MK_W_c));
+    rf_conn <= v0_data_reg(RF_W_c - MK_W_c - 2 downto RF_W_c - MK_W_c - 1 - CONN_W);
+    rf_rec <= v0_data_reg(224 + RECC_W_c - 1 downto 224);
     rf_kind <= unsigned(rf_rec(RECC_W_c - 1 downto RECC_W_c - 2));
+    rh_conn <= rf_out_data(RF_W_c - MK_W_c - 2 downto RF_W_c - MK_W_c - 1 - CONN_W);
+    rh_mark <= unsigned(rf_out_data(RF_W_c - 2 downto RF_W_c - 1 - MK_W_c));
+    v0_clr <= cc_clr_reg and to_sl(cc_conn_reg = rf_conn);
+    v0_dead <= (v0_dead_reg or (dl_set_reg and to_sl(dl_conn_reg = rf_conn))) and not v0_clr;
+    v0_herr <= (v0_herr_reg or (hs_set_reg and to_sl(hs_conn_reg = rf_conn))) and not v0_clr;
     ev_free <= ((not cpl_valid_reg) or m_cpl_ready) and ((not err_valid_reg) or m_err_ready);
     -- A record waits for the B responses of every burst queued before it; an
-    -- error response past the oldest record's mark waits for that record's
-    -- delivery. OKAY responses go on.
+    -- error response past the oldest record's mark (V0's, or the head's
+    -- while V0 is empty) waits for that record's delivery. OKAY responses go
+    -- on.
     dv_bdiff <= b_cnt_reg - rf_mark;
     dv_bdone <= not dv_bdiff(MK_W_c - 1);
-    dv_go <= rf_out_valid and s_verdict_tvalid and ev_free and dv_bdone;
-    b_hold <= rf_out_valid and dv_bdone and m_axi_bvalid and m_axi_bresp(1);
+    rh_bdiff <= b_cnt_reg - rh_mark;
+    dv_go <= v0_valid_reg and s_verdict_tvalid and ev_free and dv_bdone;
+    b_hold <= sel(v0_valid_reg, dv_bdone, rf_out_valid and not rh_bdiff(MK_W_c - 1))
+              and m_axi_bvalid and m_axi_bresp(1);
+    -- A ULPDU of a connection that is not enabled reports nothing here
+    -- (m_drop reported its pieces), whatever its verdict.
+    dv_del <= dv_go and (not v0_dead) and rf_en;
+    -- RFC 5044 8: an MPA error is fatal to the stream; a write's error
+    -- response is an RDMAP Local Catastrophic Error (RFC 5040 7) in place of
+    -- what the ULPDU would have reported; an error record and a Terminate
+    -- end the stream.
+    dv_bad <= to_sl(s_verdict_tdata /= "000");
+    dv_kills <= dv_bad or v0_herr or to_sl(rf_kind = K_ERR_c) or to_sl(rf_kind = K_TERM_c);
 
     b_go <= m_axi_bvalid and bq_out_valid and not b_hold;
     herr_set <= b_go and m_axi_bresp(1);
@@ -2429,7 +2467,7 @@ begin
     axi_bready <= bq_out_valid and not b_hold;
     m_axi_bready <= axi_bready;
 
-    rf_out_ready <= dv_go;
+    rf_out_ready <= (not v0_valid_reg) or dv_go;
     s_verdict_tready <= dv_go;
 
     p_dv_reg : process (clk) is
@@ -2438,38 +2476,45 @@ begin
         if rising_edge(clk) then
             dead := dead_reg;
             herr := herr_reg;
+            if rf_out_ready = '1' then
+                v0_valid_reg <= rf_out_valid;
+                v0_data_reg <= rf_out_data;
+                v0_dead_reg <= dead_reg(ci(rh_conn));
+                v0_herr_reg <= herr_reg(ci(rh_conn));
+            else
+                v0_dead_reg <= v0_dead;
+                v0_herr_reg <= v0_herr;
+            end if;
+            dl_set_reg <= dv_del and dv_kills;
+            dl_conn_reg <= rf_conn;
+            hs_set_reg <= herr_set;
+            hs_conn_reg <= herr_set_conn;
+            cc_clr_reg <= cf_conn;
+            cc_conn_reg <= s_conn_conn;
             if cpl_valid_reg = '1' and m_cpl_ready = '1' then
                 cpl_valid_reg <= '0';
             end if;
             if err_valid_reg = '1' and m_err_ready = '1' then
                 err_valid_reg <= '0';
             end if;
-            -- A ULPDU of a connection that is not enabled reports nothing
-            -- here (m_drop reported its pieces), whatever its verdict.
-            if dv_go = '1' and dead_reg(ci(rf_conn)) = '0' and rf_en = '1' then
+            if dv_del = '1' then
                 ev_conn_reg <= rf_conn;
                 ev_rec_reg <= rf_rec;
-                ev_rr_reg <= rf_out_data(223 downto 0);
-                if s_verdict_tdata /= "000" then
-                    -- RFC 5044 8: an MPA error is fatal to the stream.
+                ev_rr_reg <= v0_data_reg(223 downto 0);
+                if dv_bad = '1' then
                     err_valid_reg <= '1';
                     ev_err_reg <= x"2" & x"0" & "00000" & s_verdict_tdata;
-                    dead(ci(rf_conn)) := '1';
-                elsif herr_reg(ci(rf_conn)) = '1' then
-                    -- A write of the stream got an error response: RDMAP
-                    -- Local Catastrophic Error (RFC 5040 7).
+                elsif v0_herr = '1' then
                     err_valid_reg <= '1';
                     ev_err_reg <= x"0000";
-                    dead(ci(rf_conn)) := '1';
                 elsif rf_kind = K_ERR_c then
                     err_valid_reg <= '1';
                     ev_err_reg <= rf_rec(15 downto 0);
-                    dead(ci(rf_conn)) := '1';
                 elsif rf_kind = K_CPL_c or rf_kind = K_TERM_c then
                     cpl_valid_reg <= '1';
-                    if rf_kind = K_TERM_c then
-                        dead(ci(rf_conn)) := '1';
-                    end if;
+                end if;
+                if dv_kills = '1' then
+                    dead(ci(rf_conn)) := '1';
                 end if;
             end if;
             if herr_set = '1' then
@@ -2480,6 +2525,10 @@ begin
                 herr(ci(s_conn_conn)) := '0';
             end if;
             if rst = '1' then
+                v0_valid_reg <= '0';
+                dl_set_reg <= '0';
+                hs_set_reg <= '0';
+                cc_clr_reg <= '0';
                 cpl_valid_reg <= '0';
                 err_valid_reg <= '0';
                 dead := (others => '0');

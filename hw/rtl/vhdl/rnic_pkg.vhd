@@ -1,7 +1,8 @@
 -- rnic_pkg: small helpers the VHDL-2008 twins share: elaboration-time ones
--- (the Verilog uses $clog2 and inline expressions for the same), and the
+-- (the Verilog uses $clog2 and inline expressions for the same), the
 -- carry, comparison and adder trees of hw/rtl/rnic_arith.vh (cgp, gt33,
--- fadd, sum72a/sum72b, csa72, sumeq, inc64/dec64).
+-- fadd, sum72a/sum72b, csa72, sumeq), and inc64/dec64, which stand in for
+-- the Verilog's rnic_incdec.v.
 --
 -- Build order: this package is analysed before the entities that use it
 -- (tests/hdlsim.py puts every hw/rtl/vhdl/*_pkg.vhd first; the Makefile's
@@ -223,10 +224,12 @@ package body rnic_pkg is
         return to_sl(((x xor y xor k xor c) and m) = 0);
     end function sumeq;
 
-    -- inc64(x), dec64(x): x + 1 and x - 1 (mod 2**64). (The Verilog builds
-    -- them as a parallel prefix of the carries, for Yosys's LUT depth; the
-    -- values are the same.) Narrower counters zero-extend and take their
-    -- low bits; x - 2 is dec64(x >> 1) & x(0).
+    -- inc64(x), dec64(x): x + 1 and x - 1 (mod 2**64), what the twins use in
+    -- place of the Verilog's module rnic_incdec (hw/rtl/rnic_incdec.v: a
+    -- parallel prefix of the carries, for Yosys's LUT depth;
+    -- the values are the same, so no VHDL entity is needed). Narrower
+    -- counters zero-extend and take their low bits; x - 2 is dec64(x >> 1) &
+    -- x(0).
     function inc64(x : u64_t) return u64_t is
     begin
         return x + 1;
