@@ -1444,21 +1444,9 @@ reg [19:0]             g_q1, g_q0;
 reg [KEEP_W-1:0]       g_lo, g_hi, g_win0, g_win1;
 reg                    g_m0z, g_m0p, g_m0o, g_m0g, g_m1z, g_m1n, g_m1o, g_m1l;
 
-// Lanes of output beat m that are in the window [m0*N + lo, m1*N + hi]:
-// q0 = m0 - m, q1 = m1 - m (two's complement), lo_m = lanes >= lo,
-// hi_m = lanes <= hi.
-function [KEEP_W-1:0] win_mask(input [19:0] q0, input [19:0] q1, input [KEEP_W-1:0] lo_m,
-                               input [KEEP_W-1:0] hi_m);
-    begin
-        if ((!q0[19] && q0 != 20'd0) || q1[19]) begin
-            win_mask = {KEEP_W{1'b0}};
-        end else begin
-            win_mask = (q0 == 20'd0 ? lo_m : {KEEP_W{1'b1}}) & (q1 == 20'd0 ? hi_m : {KEEP_W{1'b1}});
-        end
-    end
-endfunction
-
-// The same from flags: q0 = 0, q0 > 0, q1 = 0, q1 < 0.
+// Lanes of output beat m that are in the window [m0*N + lo, m1*N + hi],
+// from flags of q0 = m0 - m and q1 = m1 - m: q0 = 0, q0 > 0, q1 = 0,
+// q1 < 0; lo_m = lanes >= lo, hi_m = lanes <= hi.
 function [KEEP_W-1:0] win_flags(input q0z, input q0p, input q1z, input q1n, input [KEEP_W-1:0] lo_m,
                                 input [KEEP_W-1:0] hi_m);
     begin
@@ -1468,6 +1456,12 @@ function [KEEP_W-1:0] win_flags(input q0z, input q0p, input q1z, input q1n, inpu
             win_flags = (q0z ? lo_m : {KEEP_W{1'b1}}) & (q1z ? hi_m : {KEEP_W{1'b1}});
         end
     end
+endfunction
+
+// The same from q0 and q1 themselves (20-bit two's complement).
+function [KEEP_W-1:0] win_mask(input [19:0] q0, input [19:0] q1, input [KEEP_W-1:0] lo_m,
+                               input [KEEP_W-1:0] hi_m);
+    win_mask = win_flags(q0 == 20'd0, !q0[19] && q0 != 20'd0, q1 == 20'd0, q1[19], lo_m, hi_m);
 endfunction
 
 always @* begin : setup
@@ -1688,9 +1682,12 @@ wire                   d_wrx = d_place_reg && d_wne_reg;
 wire                   d_lft_n0x = d_wrx ? f_left1 : f_left0;
 wire                   d_bl_n0x = d_wrx ? (f_bl0 ? f_nbm1_0 : f_bl1) : f_bl0;
 wire                   d_bl_n1x = d_wrx ? (f_bl0 ? f_nbm1_1 : f_bl2) : f_bl1;
-(* keep *) wire        d_t_end1 = d_cur_ulast && (!d_place_reg || d_lft_n0x);
-(* keep *) wire        d_t_w2 = d_cur_ulast && !d_t_end1 && d_wrx && w_in_ready2 && d_bl_n1x;
-(* keep *) wire        d_t_fl = d_cur_ulast && !d_t_end1 && !d_wrx && f_bl0 && f_left1;
+(* keep *) wire        d_t_end1;
+(* keep *) wire        d_t_w2;
+(* keep *) wire        d_t_fl;
+assign d_t_end1 = d_cur_ulast && (!d_place_reg || d_lft_n0x);
+assign d_t_w2 = d_cur_ulast && !d_t_end1 && d_wrx && w_in_ready2 && d_bl_n1x;
+assign d_t_fl = d_cur_ulast && !d_t_end1 && !d_wrx && f_bl0 && f_left1;
 
 always @* begin
     d_beat = 1'b0;

@@ -380,26 +380,9 @@ architecture rtl of ddp_rx is
         return std_ulogic_vector(msn1) & std_ulogic_vector(cnt - 1);
     end function q_pop;
 
-    -- Lanes of output beat m that are in the window [m0*N + lo, m1*N + hi]:
-    -- q0 = m0 - m, q1 = m1 - m (two's complement), lo_m = lanes >= lo,
-    -- hi_m = lanes <= hi.
-    function win_mask(q0 : u20_t; q1 : u20_t; lo_m : keep_t; hi_m : keep_t) return keep_t is
-        variable r : keep_t;
-    begin
-        if (q0(19) = '0' and q0 /= 0) or q1(19) = '1' then
-            return (KEEP_W_c - 1 downto 0 => '0');
-        end if;
-        r := (others => '1');
-        if q0 = 0 then
-            r := lo_m;
-        end if;
-        if q1 = 0 then
-            r := r and hi_m;
-        end if;
-        return r;
-    end function win_mask;
-
-    -- The same from flags: q0 = 0, q0 > 0, q1 = 0, q1 < 0.
+    -- Lanes of output beat m that are in the window [m0*N + lo, m1*N + hi],
+    -- from flags of q0 = m0 - m and q1 = m1 - m: q0 = 0, q0 > 0, q1 = 0,
+    -- q1 < 0; lo_m = lanes >= lo, hi_m = lanes <= hi.
     function win_flags(q0z : std_ulogic; q0p : std_ulogic; q1z : std_ulogic; q1n : std_ulogic;
                        lo_m : keep_t; hi_m : keep_t) return keep_t is
         variable r : keep_t;
@@ -416,6 +399,12 @@ architecture rtl of ddp_rx is
         end if;
         return r;
     end function win_flags;
+
+    -- The same from q0 and q1 themselves (20-bit two's complement).
+    function win_mask(q0 : u20_t; q1 : u20_t; lo_m : keep_t; hi_m : keep_t) return keep_t is
+    begin
+        return win_flags(to_sl(q0 = 0), to_sl(q0(19) = '0' and q0 /= 0), to_sl(q1 = 0), q1(19), lo_m, hi_m);
+    end function win_mask;
 
     -- Octets 18..45 of a first piece from its input beat k.
     function rr_capture(rr : rr_t; beat : data_t; k : u13_t) return rr_t is
