@@ -54,7 +54,10 @@
 // in (ULPDUs the block had already started on finish). BREADY is held low
 // for an error response past the oldest undelivered ULPDU's bursts until
 // that ULPDU is delivered, so the error is charged to the right ULPDU
-// (BREADY looks at BRESP for this); OKAY responses are taken as they come.
+// (BREADY looks at BRESP for this); OKAY responses are taken as they come,
+// up to 2^(BQ_AW+1) bursts past the oldest undelivered ULPDU's (one that
+// waits for its verdict or for m_cpl/m_err), and from there on wait for
+// that ULPDU's delivery too.
 //
 // Configuration (valid/ready each, in priority conn > stag > post; each
 // takes effect for the pieces after it): taken between pieces, once every
@@ -64,7 +67,13 @@
 //            queue empty with MSN 1 next (RFC 5041 4.3), no error. A
 //            disabled (or never configured) connection places nothing and
 //            reports nothing on m_cpl/m_err, whatever the verdicts; each of
-//            its pieces is reported on m_drop.
+//            its pieces is reported on m_drop. Restart a connection only
+//            once its earlier ULPDUs are delivered (each verdict taken and
+//            report out) and their bursts answered: the clear of its
+//            error state takes effect at once, so a ULPDU of the old
+//            stream delivered after it would be reported against the new
+//            state. The block does not check this (waiting here for
+//            verdicts could wait on the piece behind the request).
 //   s_stag:  index (STag >> 8), entry_valid, key (STag[7:0]), pd, bound
 //            and conn (stream binding: only that connection may use it),
 //            access (bit 0 remote write, bit 1 remote read, as
@@ -314,7 +323,7 @@ localparam DX_W = 1 + ADDR_W + 16 + RECC_W + 224;
 localparam ST_W = 1 + 8 + 32 + 1 + CONN_W + 2 + 64 + 32 + ADDR_W;
 // Posted buffer: {addr, len, id}.
 localparam RG_W = ADDR_W + 32 + ID_W;
-localparam MK_W = BQ_AW + 2;                 // burst counts, modulo 2^MK_W (a sign bit to spare)
+localparam MK_W = BQ_AW + 3;                 // burst counts, modulo 2^MK_W (see b_hold)
 localparam RF_W = 1 + MK_W + CONN_W + RECC_W + 224;    // {enabled, mark, conn, rec, rr}
 // Header record of a piece: {early, short, n, ulen, conn, first, octets
 // 0..17}; n = ulen - header length, short = ulen < header length.
@@ -2117,16 +2126,23 @@ wire                   v0_dead = (v0_dead_reg || (dl_set_reg && dl_conn_reg == r
 wire                   v0_herr = (v0_herr_reg || (hs_set_reg && hs_conn_reg == rf_conn)) && !v0_clr;
 wire                   ev_free = (!cpl_valid_reg || m_cpl_ready) && (!err_valid_reg || m_err_ready);
 // A record waits for the B responses of every burst queued before it (its
-// own included): b_cnt has reached its mark (at most 2^BQ_AW apart either
-// way). An error response past the oldest record's mark (V0's, or the
-// head's while V0 is empty) waits for that record's delivery, so it is
-// charged to the right record; OKAY responses go on.
+// own included): b_cnt has reached its mark. An error response past the
+// oldest record's mark (V0's, or the head's while V0 is empty) waits for
+// that record's delivery, so it is charged to the right record; OKAY
+// responses go on, but only up to 2^(MK_W-2) past that mark. So b_cnt -
+// mark stays within -2^BQ_AW (the bursts outstanding, at most bq_fifo's
+// depth; a record's mark is aw_cnt at its push) .. 2^(MK_W-2), and its
+// sign bit says whether b_cnt has reached the mark however long a record
+// waits. (Without the bound, a record that waited while 2^(MK_W-1) later
+// bursts were answered read as not done; with no more bursts to come, the
+// block hung.)
 wire [MK_W-1:0]        dv_bdiff = b_cnt_reg - rf_mark;
 wire                   dv_bdone = !dv_bdiff[MK_W-1];
 wire [MK_W-1:0]        rh_bdiff = b_cnt_reg - rh_mark;
 wire                   dv_go = v0_valid_reg && s_verdict_tvalid && ev_free && dv_bdone;
-wire                   b_hold = (v0_valid_reg ? dv_bdone : (rf_out_valid && !rh_bdiff[MK_W-1]))
-                                && m_axi_bvalid && m_axi_bresp[1];
+wire                   b_hold = (v0_valid_reg ? dv_bdone && (dv_bdiff[MK_W-2] || m_axi_bresp[1])
+                                              : rf_out_valid && !rh_bdiff[MK_W-1] && (rh_bdiff[MK_W-2] || m_axi_bresp[1]))
+                                && m_axi_bvalid;
 // A ULPDU of a connection that is not enabled reports nothing here
 // (m_drop reported its pieces), whatever its verdict.
 wire                   dv_del = dv_go && !v0_dead && rf_en;

@@ -1208,7 +1208,15 @@ class Lean:
         self.b_q: deque = deque()
         self.busy = False
         self.writes = 0
+        self.aws = 0
         self.check_monitor = True
+        # A hold (script item ("h", clocks, verdicts, events)): verdicts
+        # and/or m_cpl_ready and m_err_ready held back until hold_until;
+        # held_aws gets the AW bursts issued during each hold.
+        self.hold_until = 0
+        self.hold_verdicts = self.hold_events = False
+        self.hold_aws0 = 0
+        self.held_aws: list[int] = []
 
     async def start(self):
         dut = self.dut
@@ -1315,6 +1323,8 @@ class Lean:
         w_valid, w_data, w_strb, w_last = rd(dut.m_axi_wvalid), rd(dut.m_axi_wdata), rd(dut.m_axi_wstrb), rd(dut.m_axi_wlast)
         b_valid, b_ready, b_resp = wr(dut.m_axi_bvalid), rd(dut.m_axi_bready), wr(dut.m_axi_bresp)
         cpl_valid, err_valid = rd(dut.m_cpl_valid), rd(dut.m_err_valid)
+        cpl_ready, err_ready = wr(dut.m_cpl_ready), wr(dut.m_err_ready)
+        eready = 1
         drop_valid, perr_valid, berr_valid = rd(dut.m_drop_valid), rd(dut.m_post_err_valid), rd(dut.m_berr_valid)
         done_valid, done_conn = rd(dut.m_done_valid), rd(dut.m_done_conn)
         cpl = [rd(getattr(dut, f"m_cpl_{n}")) for n in ("conn", "opcode", "tagged", "stag", "qn", "msn", "len", "id",
@@ -1363,6 +1373,13 @@ class Lean:
                     if ready():
                         drive.append((valid, 0))
                         cur = None
+            while cur is None and self.script and self.script[0][0] == "h":
+                _, clocks, self.hold_verdicts, self.hold_events = self.script.popleft()
+                self.hold_until, self.hold_aws0 = self.cycle + clocks, self.aws
+            if self.hold_until and self.cycle >= self.hold_until:
+                self.held_aws.append(self.aws - self.hold_aws0)
+                self.hold_until = 0
+                self.hold_verdicts = self.hold_events = False
             if cur is None and self.script:
                 cur = self.script.popleft()
                 bi = 0
@@ -1379,7 +1396,7 @@ class Lean:
                 vvalid = False
                 self.verdicts.popleft()
                 drive.append((v_valid, 0))
-            if not vvalid and self.verdicts:
+            if not vvalid and self.verdicts and not self.hold_verdicts:
                 conn, code = self.verdicts[0]
                 drive += ((v_data, code), (v_user, conn), (v_valid, 1))
                 vvalid = True
@@ -1390,6 +1407,7 @@ class Lean:
                 if self.check_monitor:
                     self._check_aw(addr, blen)
                 self.aw_q.append([addr, blen, 0])
+                self.aws += 1
             if wv:
                 if wburst is None:
                     wburst = self.aw_q.popleft()
@@ -1434,13 +1452,16 @@ class Lean:
                 drive += ((b_resp, self.b_q[0]), (b_valid, 1))
                 bvalid = True
             # --- events and status pulses
-            if cpl_valid():
+            if cpl_valid() and eready:
                 c, op, tagged, stag, qn, msn, ln, id_, inv, rr = (f() for f in cpl)
                 self.events[c].append(("completion", op, tagged, stag, qn, msn, ln, id_, inv,
                                        rr.to_bytes(28, "little").hex() if op == READ_REQ else ""))
-            if err_valid():
+            if err_valid() and eready:
                 c, layer, etype, code = (f() for f in err)
                 self.events[c].append(("error", layer, etype, code))
+            if eready == int(self.hold_events):
+                eready ^= 1
+                drive += ((cpl_ready, eready), (err_ready, eready))
             if drop_valid():
                 c, first, reason = (f() for f in drop)
                 assert reason == 1, f"m_drop_reason {reason}"
@@ -2062,6 +2083,11 @@ class Steps:
         self.lean.poison.append((addr, addr + length))
         self.ops.append({"poison": {"addr": addr, "len": length}})
 
+    def hold(self, clocks, verdicts=False, events=False):
+        """From here on in the script, for this many clocks: no verdict
+        given (verdicts), m_cpl_ready and m_err_ready low (events)."""
+        self.held.append(("h", clocks, verdicts, events))
+
     def ulpdu(self, c, data, verdict=0, cuts=()):
         u = LeanULPDU(c, data, verdict, "directed")
         u.op = len(self.ops)
@@ -2203,6 +2229,33 @@ async def gap_bresp_error(dut):
     assert [(e["conn"], e["kind"]) for e in resp["events"]] == [(b, "completion")], resp["events"]
 
 
+@cocotb.test(stage=-1)  # before the others: see CASE_TESTS
+async def gap_b_ahead(dut):
+    """A ULPDU that waits long for delivery while later bursts are
+    answered: the first of twelve RDMA Writes of five bursts each waits
+    3000 clocks for its verdict (then, in a second round, for m_cpl_ready);
+    the Writes behind it are placed meanwhile, as far as the delivery queue
+    lets them, more than 2^(BQ_AW+1) bursts past the first one's. Once let
+    go, all twelve are delivered in order and memory is Go's."""
+    lean, st = await lean_steps(dut, "gap_bahead", mem_size=1 << 17)
+    a, n_u, bursts = 4, 12, 5
+    blk = 8 * lean.lanes  # a BURST block (BURST = 8, the default)
+    n = bursts * blk
+    st.conn(a, 3)
+    st.stag(6, 0x66, 3, REMOTE_WRITE, 0, 2 * n_u * n, 0)
+    rng = random.Random(11)
+    bq = 1 << 4  # 2^BQ_AW, the default
+    for rnd, what in enumerate(("verdict", "m_cpl_ready")):
+        st.hold(3000, verdicts=rnd == 0, events=rnd == 1)
+        for i in range(n_u):
+            st.ulpdu(a, hdr_tagged(WRITE, 6 << 8 | 0x66, (rnd * n_u + i) * n, rng.randbytes(n)))
+        resp = await st.run(f"the first ULPDU's {what} held")
+        assert [e["kind"] for e in resp["events"]] == ["completion"] * n_u, resp["events"]
+        dut._log.info("%s held: %d bursts issued meanwhile", what, lean.held_aws[-1])
+        assert lean.held_aws[-1] > bursts + 2 * bq, (
+            f"only {lean.held_aws[-1]} bursts issued while the {what} was held: the test missed its case")
+
+
 # --- pytest ------------------------------------------------------------------
 
 WIDTHS = (64, 128, 256, 512)
@@ -2213,7 +2266,8 @@ WIDTHS = (64, 128, 256, 512)
 # tables in the block's RAMs outlive a test and gap_disabled_conn needs a
 # connection no test has configured); the soak has a case of its own.
 # DDP_RX_TESTCASE runs some of them only.
-CASE_TESTS = ("gap_disabled_conn", "gap_long_piece", "gap_full_ring", "gap_bresp_error", "directed_checks", "early_checks", "random_traffic",
+CASE_TESTS = ("gap_disabled_conn", "gap_long_piece", "gap_full_ring", "gap_bresp_error", "gap_b_ahead",
+              "directed_checks", "early_checks", "random_traffic",
               "bench")
 RTL_SOURCES = [hdlsim.RTL_DIR / f for f in ("ddp_rx.v", "ddp_rx_fifo.v", "sdp_ram.v", "rnic_incdec.v")]
 # The VHDL-2008 twin, on GHDL: the same tests, clock for clock the same.

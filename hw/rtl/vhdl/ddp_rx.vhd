@@ -226,7 +226,7 @@ architecture rtl of ddp_rx is
     constant ST_W_c   : positive := 1 + 8 + 32 + 1 + CONN_W + 2 + 64 + 32 + ADDR_W;
     -- Posted buffer: addr & len & id.
     constant RG_W_c   : positive := ADDR_W + 32 + ID_W;
-    constant MK_W_c   : positive := BQ_AW + 2;                     -- burst counts, modulo 2**MK_W
+    constant MK_W_c   : positive := BQ_AW + 3;                     -- burst counts, modulo 2**MK_W (see b_hold)
     constant RF_W_c   : positive := 1 + MK_W_c + CONN_W + RECC_W_c + 224;   -- enabled & mark & conn & rec & rr
     -- Header record of a piece: early & short & n & ulen & conn & first &
     -- octets 0..17.
@@ -2433,13 +2433,16 @@ begin
     -- A record waits for the B responses of every burst queued before it; an
     -- error response past the oldest record's mark (V0's, or the head's
     -- while V0 is empty) waits for that record's delivery. OKAY responses go
-    -- on.
+    -- on, up to 2**(MK_W-2) past that mark, so that b_cnt - mark stays
+    -- within -2**BQ_AW .. 2**(MK_W-2) and its sign bit is the verdict on
+    -- "reached" however long a record waits.
     dv_bdiff <= b_cnt_reg - rf_mark;
     dv_bdone <= not dv_bdiff(MK_W_c - 1);
     rh_bdiff <= b_cnt_reg - rh_mark;
     dv_go <= v0_valid_reg and s_verdict_tvalid and ev_free and dv_bdone;
-    b_hold <= sel(v0_valid_reg, dv_bdone, rf_out_valid and not rh_bdiff(MK_W_c - 1))
-              and m_axi_bvalid and m_axi_bresp(1);
+    b_hold <= sel(v0_valid_reg, dv_bdone and (dv_bdiff(MK_W_c - 2) or m_axi_bresp(1)),
+                  rf_out_valid and not rh_bdiff(MK_W_c - 1) and (rh_bdiff(MK_W_c - 2) or m_axi_bresp(1)))
+              and m_axi_bvalid;
     -- A ULPDU of a connection that is not enabled reports nothing here
     -- (m_drop reported its pieces), whatever its verdict.
     dv_del <= dv_go and (not v0_dead) and rf_en;
