@@ -120,6 +120,8 @@ module mpa_rx_align #(
     output wire [CONN_W+50:0]      m_exc_tuser
 );
 
+`include "rnic_arith.vh"
+
 localparam N = DATA_W / 8;
 localparam LN = $clog2(N);
 localparam WORDS = DATA_W / 32;
@@ -246,6 +248,8 @@ reg [LN-1:0]     rot_reg;                // (seq - base) mod N
 reg [17:0]       lo_rem_reg, hi_rem_reg; // octets from this beat to lo, hi
 reg [17:0]       in_left_reg;            // input beats still to take
 reg [17:0]       out_left_reg;           // output beats still to make
+reg              need_in_reg;            // in_left_reg != 0
+reg              final_reg;              // out_left_reg == 1
 reg [PH_W-1:0]   phase_reg;              // beat index mod 512/N
 reg              emitted_reg;
 reg [DATA_W-1:0] prev_rot_reg;
@@ -256,13 +260,28 @@ wire        st_en   = st_cls[ST_W-1];
 wire        st_mrk  = st_cls[ST_W-2];
 wire        st_crc  = st_cls[ST_W-3];
 wire [8:0]  st_base = st_cls[ST_W-4 -: 9];
-wire [31:0] st_nxt  = st_cls[55:24];
+wire [15:0] st_nxt  = st_cls[39:24];       // rcv_nxt's low half (the comparisons read each word's)
 wire [23:0] st_stash = st_cls[23:0];
 
-wire [31:0] d_ahead = hd_seq - st_nxt;           // > 0: a hole before the segment
-wire [31:0] d_end   = hd_end - st_nxt;           // <= 0: nothing new
-wire        is_ooo  = !d_ahead[31] && d_ahead != 32'd0;
-wire        is_dup  = d_end[31] || d_end == 32'd0;
+// after32(a, b): a comes after b in sequence arithmetic, 0 < a - b < 2^31:
+// with equal top bits a's low 31 bits are over b's, with different ones
+// under them (two tree comparisons, not a 32-bit subtraction's ripple).
+function after32(input [31:0] a, input [31:0] b);
+    after32 = a[31] == b[31] ? gt33({2'b00, a[30:0]}, {2'b00, b[30:0]})
+                             : gt33({2'b00, b[30:0]}, {2'b00, a[30:0]});
+endfunction
+// A hole before the segment (seq after rcv_nxt), and nothing new (its end
+// not after rcv_nxt): worked out for each word the classification may use
+// (the one being written, the patch, the RAM's) and then picked, so the
+// comparisons start at registers.
+wire        ooo_fw  = after32(hd_seq, end_reg);
+wire        ooo_pt  = after32(hd_seq, st_patch[55:24]);
+wire        ooo_rd  = after32(hd_seq, st_rd[55:24]);
+wire        new_fw  = after32(hd_end, end_reg);
+wire        new_pt  = after32(hd_end, st_patch[55:24]);
+wire        new_rd  = after32(hd_end, st_rd[55:24]);
+wire        is_ooo  = fw_same ? ooo_fw : st_pv ? ooo_pt : ooo_rd;
+wire        is_dup  = !(fw_same ? new_fw : st_pv ? new_pt : new_rd);
 wire [15:0] skip    = st_nxt[15:0] - hd_seq[15:0]; // octets already received (< len)
 wire [8:0]  off9    = hd_seq[8:0] - st_base;     // (seq - base) mod 512
 wire [LN-1:0] rot   = off9[LN-1:0];
@@ -283,7 +302,7 @@ wire [17:0] in_beats = in_round >> LN;           // beats the segment arrives in
 // ---- streaming: one output beat a clock ----------------------------------------
 
 wire out_adv = !m_valid || m_ready;
-wire need_in = in_left_reg != 18'd0;
+wire need_in = need_in_reg;
 wire step = state_reg == S_STREAM && out_adv && (!need_in || in_valid);
 
 wire [2*DATA_W-1:0] dbl = {in_data, in_data};
@@ -332,7 +351,7 @@ generate
 endgenerate
 
 wire emit = whi > wlo;
-wire final_beat = out_left_reg == 18'd1;
+wire final_beat = final_reg;
 
 // ---- exceptions: the frame passes through ---------------------------------------
 
@@ -413,8 +432,10 @@ always @(posedge clk) begin
         if (step) begin
             if (need_in) begin
                 in_left_reg <= in_left_reg - 18'd1;
+                need_in_reg <= in_left_reg != 18'd1;
             end
             out_left_reg <= out_left_reg - 18'd1;
+            final_reg <= out_left_reg == 18'd2;
             prev_rot_reg <= rot_in;
             lo_rem_reg <= lo_rem_reg - N18;
             hi_rem_reg <= hi_rem_reg - N18;
@@ -465,6 +486,8 @@ always @(posedge clk) begin
         hi_rem_reg <= hi_rel & 18'h3FFFC;
         in_left_reg <= in_beats;
         out_left_reg <= out_beats;
+        need_in_reg <= hd_len != 16'd0;
+        final_reg <= out_beats == 18'd1;
         phase_reg <= off9[8:LN];
         emitted_reg <= 1'b0;
         prev_rot_reg <= {DATA_W{1'b0}};

@@ -201,6 +201,8 @@ architecture rtl of mpa_rx_align is
     signal hi_rem_reg   : u18_t := (others => '0');             -- and to hi
     signal in_left_reg  : u18_t := (others => '0');             -- input beats still to take
     signal out_left_reg : u18_t := (others => '0');             -- output beats still to make
+    signal need_in_reg  : std_ulogic := '0';                     -- in_left_reg /= 0
+    signal final_reg    : std_ulogic := '0';                     -- out_left_reg = 1
     signal phase_reg    : unsigned(PH_W_c - 1 downto 0) := (others => '0');  -- beat index mod 512/N
     signal emitted_reg  : std_ulogic := '0';
     signal prev_rot_reg : data_t := (others => '0');
@@ -334,6 +336,8 @@ begin
     st_nxt <= unsigned(st_cls(55 downto 24));
     st_stash <= st_cls(23 downto 0);
 
+    -- (The Verilog compares each candidate word with comparison trees and
+    -- then picks; the same results.)
     d_ahead <= hd_seq - st_nxt;                      -- > 0: a hole before the segment
     d_end <= hd_end - st_nxt;                        -- <= 0: nothing new
     is_ooo <= not d_ahead(31) and (or d_ahead);
@@ -358,7 +362,7 @@ begin
     -- --- streaming: one output beat a clock ------------------------------------------
 
     out_adv <= (not m_valid_reg) or m_ready;
-    need_in <= to_sl(in_left_reg /= 0);
+    need_in <= need_in_reg;
     step <= to_sl(state_reg = S_STREAM_c) and out_adv and ((not need_in) or in_valid);
 
     -- The input beat rotated up by rot lanes (the Verilog takes it from
@@ -412,7 +416,7 @@ begin
     end process p_stash_new;
 
     emit <= to_sl(whi > wlo);
-    final_beat <= to_sl(out_left_reg = 1);
+    final_beat <= final_reg;
 
     -- --- exceptions: the frame passes through -------------------------------------------
 
@@ -500,8 +504,10 @@ begin
                     if step = '1' then
                         if need_in = '1' then
                             in_left_reg <= in_left_reg - 1;
+                            need_in_reg <= to_sl(in_left_reg /= 1);
                         end if;
                         out_left_reg <= out_left_reg - 1;
+                        final_reg <= to_sl(out_left_reg = 2);
                         prev_rot_reg <= rot_in;
                         lo_rem_reg <= lo_rem_reg - N18_c;
                         hi_rem_reg <= hi_rem_reg - N18_c;
@@ -551,6 +557,8 @@ begin
                 hi_rem_reg <= hi_rel(17 downto 2) & "00";
                 in_left_reg <= in_beats;
                 out_left_reg <= out_beats;
+                need_in_reg <= to_sl(hd_len /= 0);
+                final_reg <= to_sl(out_beats = 1);
                 phase_reg <= off9(8 downto LN_c);
                 emitted_reg <= '0';
                 prev_rot_reg <= (others => '0');
