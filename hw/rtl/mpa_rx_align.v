@@ -50,21 +50,31 @@
 // Exceptions m_exc_*: the segment's frame as it came in, tuser = {conn,
 // seq, len, reason[2:0]}.
 //
-// Lookahead: s_axis goes through a two-beat input FIFO (in_*, in1_*). The
-// table is read at the edge where a segment's first beat enters it, while
-// the segment before may still be streaming; a table write that lands at
-// that edge or later (the segment before ends, cfg, err) and concerns the
-// same connection is kept beside the word read (the patch) and used
-// instead of the RAM's. The segment is classified on the clock the one
-// before takes its last output beat (or its exception frame its last
-// beat), with the word that beat writes when the connection is the same,
-// or on an idle clock. One first beat at a time waits to be classified: a
-// second waits on s_axis.
+// Lookahead: s_axis goes through a four-beat input FIFO (in_* .. in3_*),
+// which takes a beat while fewer than four are in (s_axis_tready comes
+// from registers). The table is read at the edge where a segment's first
+// beat enters it, while the segment before may still be streaming; a
+// table write that lands at that edge or later (the segment before ends,
+// cfg, err) and concerns the same connection is kept beside the word read
+// (the patch) and used instead of the RAM's. The lookup's sums (c_*) are
+// made over the next clock, into registers, for each of the three words
+// the classification may use (the one the segment before writes as it
+// ends, the patch, the RAM's), so that the classification only picks
+// them: from the second edge after the first beat came in, on the clock
+// the one before takes its last output beat (or its exception frame its
+// last beat), with the word that beat writes when the connection is the
+// same, or on an idle clock (not on the clock after a patch write: the
+// patch's sums are a clock behind it). One first beat at a time waits to
+// be classified: a second waits on s_axis (so the sums of the word a
+// segment writes as it ends are never used before they are made).
 //
 // Throughput: one output beat per clock, plus one per segment whose octets
-// straddle one more beat than they arrived in; a segment of one input beat
-// that follows another costs a clock more. Latency: 3 clocks from a
-// segment's first beat on s_axis to its first output beat.
+// straddle one more beat than they arrived in. A segment of three input
+// beats or more starts right behind the one before (the FIFO lets its
+// first beat in three clocks before the one before ends); a shorter one
+// costs up to two clocks more (segments of one beat: one every three
+// clocks). Latency: 4 clocks from a segment's first beat on s_axis to its
+// first output beat.
 
 `resetall
 `timescale 1ns / 1ps
@@ -120,8 +130,6 @@ module mpa_rx_align #(
     output wire [CONN_W+50:0]      m_exc_tuser
 );
 
-`include "rnic_arith.vh"
-
 localparam N = DATA_W / 8;
 localparam LN = $clog2(N);
 localparam WORDS = DATA_W / 32;
@@ -129,7 +137,6 @@ localparam WL = $clog2(WORDS) + 1;   // a word count 0 .. WORDS
 localparam PH_W = 9 - LN;            // beat index within a marker interval
 localparam ST_W = 1 + 1 + 1 + 9 + 32 + 24;
 localparam [17:0] N18 = {{(17 - LN){1'b0}}, 1'b1, {LN{1'b0}}};
-localparam [LN:0] N1 = {1'b1, {LN{1'b0}}};
 
 initial begin
     if (DATA_W != 64 && DATA_W != 128 && DATA_W != 256 && DATA_W != 512) begin
@@ -157,26 +164,61 @@ reg              in_valid;             // the FIFO's head
 reg [DATA_W-1:0] in_data;
 reg [N-1:0]      in_keep;
 reg              in_last;
-reg              in1_valid;            // the beat behind it
+reg              in1_valid;            // the beats behind it
 reg [DATA_W-1:0] in1_data;
 reg [N-1:0]      in1_keep;
 reg              in1_last;
+reg              in2_valid;
+reg [DATA_W-1:0] in2_data;
+reg [N-1:0]      in2_keep;
+reg              in2_last;
+reg              in3_valid;
+reg [DATA_W-1:0] in3_data;
+reg [N-1:0]      in3_keep;
+reg              in3_last;
 wire             in_take;
 reg              s_first_reg;          // the next s_axis beat starts a segment
 reg              hd_pend;              // a first beat in the FIFO waits to be classified
-reg              hd_same;              // ... of the connection of the segment streaming
+reg              hd_same;              // ... of the connection of the segment streaming, while
+                                       // it streams (cleared as it ends): the word it
+                                       // writes as it ends is the one to classify with
+reg              hd_rdy;               // ... and came in before the last edge (see c_*)
 
 // The segment whose first beat is in the input register (or was: these
 // hold until the next first beat comes in).
 reg [CONN_W-1:0] hd_conn;
 reg [31:0]       hd_seq, hd_end;
 reg [15:0]       hd_len;
+// Worked out from s_axis_tuser as the first beat comes in, for the sums
+// on the table words: len's beats (lh = len div N) plus 1 and 2, whether
+// lh is 0 or 1, len mod N not 0, len 0, and (seq div N) - 1 (18 bits).
+localparam LHW = 16 - LN;
+localparam SHW = 18 - LN;
+reg [LHW:0]      hd_lhp1, hd_lhp2;        // (with their carries: len up to 65535)
+reg              hd_lh0, hd_lh1, hd_llnz, hd_len0;
+reg [SHW-1:0]    hd_shm1;
+reg [LN:0]       hd_llsl;                // (len mod N) + (seq mod N)
+// Their sums, each an rnic_add (a tree, no carry chain).
+wire [31:0]      s_end;
+wire [LHW-1:0]   s_lhp1, s_lhp2;
+wire             s_lhp1_c, s_lhp2_c;
+wire [SHW-1:0]   s_shm1;
+wire [LN-1:0]    s_llsl;
+wire             s_llsl_c;
+/* verilator lint_off PINCONNECTEMPTY */
+rnic_add #(.W(32))  add_end (.a(s_seq), .b({16'd0, s_len}), .ci(1'b0), .s(s_end), .co());
+rnic_add #(.W(LHW)) add_lhp1 (.a(s_len[15:LN]), .b({LHW{1'b0}}), .ci(1'b1), .s(s_lhp1), .co(s_lhp1_c));
+rnic_add #(.W(LHW)) add_lhp2 (.a(s_len[15:LN]), .b({{(LHW-1){1'b0}}, 1'b1}), .ci(1'b1), .s(s_lhp2), .co(s_lhp2_c));
+rnic_add #(.W(SHW)) add_shm1 (.a(s_seq[17:LN]), .b({SHW{1'b1}}), .ci(1'b0), .s(s_shm1), .co());
+/* verilator lint_on PINCONNECTEMPTY */
+rnic_add #(.W(LN))  add_llsl (.a(s_len[LN-1:0]), .b(s_seq[LN-1:0]), .ci(1'b0), .s(s_llsl), .co(s_llsl_c));
 
 wire s_fire = s_axis_tvalid && s_axis_tready;
 wire look_start = s_fire && s_first_reg;   // read the tables for it
 
 wire cfg_fire = cfg_valid && cfg_ready;
 wire classify;
+wire seg_done;                             // the streaming segment's last output beat
 
 wire             st_wr_en;
 wire [ST_W-1:0]  st_wr_data;
@@ -202,6 +244,7 @@ sdp_ram #(.WIDTH(1), .ADDR_W(CONN_W)) err_ram (
 // The patch: the newest write to the looked-up connection since its read
 // (a read and a write at one edge return the old word).
 reg              st_pv, err_pv;
+reg              pt_stale_reg = 1'b0;   // the patch was written at the last edge
 reg [ST_W-1:0]   st_patch;
 reg              err_patch;
 // (Compared with both candidates, then chosen: look_start comes late.)
@@ -212,6 +255,7 @@ always @(posedge clk) begin
         st_pv <= 1'b0;
         err_pv <= 1'b0;
     end
+    pt_stale_reg <= st_wr_en && st_pt;
     if (st_wr_en && st_pt) begin
         st_pv <= 1'b1;
         st_patch <= st_wr_data;
@@ -260,44 +304,119 @@ wire        st_en   = st_cls[ST_W-1];
 wire        st_mrk  = st_cls[ST_W-2];
 wire        st_crc  = st_cls[ST_W-3];
 wire [8:0]  st_base = st_cls[ST_W-4 -: 9];
-wire [15:0] st_nxt  = st_cls[39:24];       // rcv_nxt's low half (the comparisons read each word's)
 wire [23:0] st_stash = st_cls[23:0];
 
-// after32(a, b): a comes after b in sequence arithmetic, 0 < a - b < 2^31:
-// with equal top bits a's low 31 bits are over b's, with different ones
-// under them (two tree comparisons, not a 32-bit subtraction's ripple).
-function after32(input [31:0] a, input [31:0] b);
-    after32 = a[31] == b[31] ? gt33({2'b00, a[30:0]}, {2'b00, b[30:0]})
-                             : gt33({2'b00, b[30:0]}, {2'b00, a[30:0]});
+
+// after31(a, b, ge_ab, ge_ba): a comes after b in sequence arithmetic
+// (0 < a - b < 2^31), from the top six bits of each and the low 26 bits' a >= b and
+// b >= a.
+function after31(input [5:0] a, input [5:0] b, input ge_ab, input ge_ba);
+    reg gt_ab, gt_ba, eq;
+    begin
+        gt_ab = a[4:0] > b[4:0];
+        gt_ba = b[4:0] > a[4:0];
+        eq = a[4:0] == b[4:0];
+        // a[30:0] > b[30:0] is !(b >= a) on 31 bits, and the reverse
+        after31 = a[5] == b[5] ? !(gt_ba || (eq && ge_ba)) : !(gt_ab || (eq && ge_ab));
+    end
 endfunction
-// A hole before the segment (seq after rcv_nxt), and nothing new (its end
-// not after rcv_nxt): worked out for each word the classification may use
-// (the one being written, the patch, the RAM's) and then picked, so the
-// comparisons start at registers.
-wire        ooo_fw  = after32(hd_seq, end_reg);
-wire        ooo_pt  = after32(hd_seq, st_patch[55:24]);
-wire        ooo_rd  = after32(hd_seq, st_rd[55:24]);
-wire        new_fw  = after32(hd_end, end_reg);
-wire        new_pt  = after32(hd_end, st_patch[55:24]);
-wire        new_rd  = after32(hd_end, st_rd[55:24]);
-wire        is_ooo  = fw_same ? ooo_fw : st_pv ? ooo_pt : ooo_rd;
-wire        is_dup  = !(fw_same ? new_fw : st_pv ? new_pt : new_rd);
-wire [15:0] skip    = st_nxt[15:0] - hd_seq[15:0]; // octets already received (< len)
-wire [8:0]  off9    = hd_seq[8:0] - st_base;     // (seq - base) mod 512
-wire [LN-1:0] rot   = off9[LN-1:0];
-wire [17:0] lo_rel  = {2'b00, skip} + {{(18-LN){1'b0}}, rot};
-wire [17:0] hi_rel  = {2'b00, hd_len} + {{(18-LN){1'b0}}, rot};
+
+// The lookup's sums, c_*: worked out a clock ahead, into registers, for
+// each word the classification may use: the one the segment before
+// writes as it ends (its registers: source 0), the patch (1) and the
+// RAM's (2). They hold from the second edge after the segment's first beat
+// came in (hd_rdy; the RAM's word and hd_* are in from the first), and,
+// for the patch, from the second edge after its last write (pt_stale);
+// the classification waits for that.
+//   ooo  a hole before the segment: seq after rcv_nxt
+//   nw   something new: seq + len after rcv_nxt (else a duplicate)
+//   rot  (seq - base) mod N; ph, (seq - base) mod 512 div N
+//   nn   the stash's octets, (rcv_nxt - base) mod 4
+//   lo   octets from the first beat to the first new one (the stash's
+//        word), rounded down to a word: skip + rot = rcv_nxt - f, f the
+//        stream beat's start at or below seq ({seq div N, base mod N} or
+//        one beat lower), mod 2^18
+//   hi   octets from the first beat to the segment's end, rounded down to
+//        a word: len + rot
+//   ob   output beats, ceil((len + rot) / N); ob1: ob is 1
+genvar g;
+/* verilator lint_off PINCONNECTEMPTY */
+/* verilator lint_off UNUSEDSIGNAL */
+wire [ST_W-1:0] c_word [0:2];
+assign c_word[0] = {1'b1, mrk_reg, crc_reg, base_reg, end_reg, 24'd0};
+assign c_word[1] = st_patch;
+assign c_word[2] = st_rd;
+reg [2:0]        c_ooo, c_nw, c_ob1;
+reg [LN-1:0]     c_rot [0:2];
+reg [PH_W-1:0]   c_ph [0:2];
+reg [1:0]        c_nn [0:2];
+reg [17:0]       c_lo [0:2];
+reg [17:0]       c_hi [0:2];
+reg [17:0]       c_ob [0:2];
+generate
+    for (g = 0; g < 3; g = g + 1) begin : cw
+        wire [31:0]   nxt  = c_word[g][55:24];
+        wire [8:0]    cbase = c_word[g][ST_W-4 -: 9];
+        // Whether seq, and seq + len, come after rcv_nxt: from the low 31
+        // bits' a >= b both ways: bits 25..0 by the carry out of
+        // a + ~b + 1 (an rnic_add of 27 positions: 3 levels), bits 30..26
+        // compared apart, and the two put together with the top bits in
+        // one LUT (after31).
+        wire ge_sn, ge_ns, ge_en, ge_ne;
+        rnic_add #(.W(26)) a_sn (.a(hd_seq[25:0]), .b(~nxt[25:0]), .ci(1'b1), .s(), .co(ge_sn));
+        rnic_add #(.W(26)) a_ns (.a(nxt[25:0]), .b(~hd_seq[25:0]), .ci(1'b1), .s(), .co(ge_ns));
+        rnic_add #(.W(26)) a_en (.a(hd_end[25:0]), .b(~nxt[25:0]), .ci(1'b1), .s(), .co(ge_en));
+        rnic_add #(.W(26)) a_ne (.a(nxt[25:0]), .b(~hd_end[25:0]), .ci(1'b1), .s(), .co(ge_ne));
+        // (seq - cbase) mod 512, and mod N (crot; bs: seq mod N < cbase mod N)
+        wire [8:0]    coff9;
+        wire [LN-1:0] crot;
+        wire          crot_c;
+        rnic_add #(.W(9))  a_off (.a(hd_seq[8:0]), .b(~cbase), .ci(1'b1), .s(coff9), .co());
+        rnic_add #(.W(LN)) a_rot (.a(hd_seq[LN-1:0]), .b(~cbase[LN-1:0]), .ci(1'b1), .s(crot), .co(crot_c));
+        wire          bs   = !crot_c;
+        // len + crot = y - (cbase mod N) + (bs ? N : 0), y = hd_llsl: its low
+        // bits are y's low bits minus cbase's, mod N; it reaches N (cy) when
+        // y >= cbase mod N (bs), or y >= N + cbase mod N.
+        wire [LN-1:0] hlo;
+        wire          ge_y;             // y mod N >= cbase mod N
+        rnic_add #(.W(LN)) a_hl (.a(hd_llsl[LN-1:0]), .b(~cbase[LN-1:0]), .ci(1'b1), .s(hlo), .co(ge_y));
+        wire          cy   = bs ? hd_llsl[LN] || ge_y : hd_llsl[LN] && ge_y;
+        wire          hnz  = hd_llsl[LN-1:0] != cbase[LN-1:0];
+        // rcv_nxt - f, f = {seq div N, cbase mod N} (bs: one beat lower)
+        wire [17:0]   lo0, lo1;
+        rnic_add #(.W(18)) a_lo0 (.a(nxt[17:0]), .b(~{hd_seq[17:LN], cbase[LN-1:0]}), .ci(1'b1), .s(lo0), .co());
+        rnic_add #(.W(18)) a_lo1 (.a(nxt[17:0]), .b(~{hd_shm1, cbase[LN-1:0]}), .ci(1'b1), .s(lo1), .co());
+        always @(posedge clk) begin
+            c_ooo[g] <= after31(hd_seq[31:26], nxt[31:26], ge_sn, ge_ns);
+            c_nw[g] <= after31(hd_end[31:26], nxt[31:26], ge_en, ge_ne);
+            c_rot[g] <= crot;
+            c_ph[g] <= coff9[8:LN];
+            c_nn[g] <= nxt[1:0] - cbase[1:0];
+            c_lo[g] <= {bs ? lo1[17:2] : lo0[17:2], 2'b00};
+            c_hi[g] <= {1'b0, cy ? hd_lhp1 : {1'b0, hd_len[15:LN]}, hlo[LN-1:2], 2'b00};
+            c_ob[g] <= {{(17-LHW){1'b0}}, cy && hnz ? hd_lhp2 : (cy || hnz) ? hd_lhp1 : {1'b0, hd_len[15:LN]}};
+            c_ob1[g] <= hd_lh0 ? cy ^ hnz : hd_lh1 && !cy && !hnz;
+        end
+    end
+endgenerate
+/* verilator lint_on UNUSEDSIGNAL */
+/* verilator lint_on PINCONNECTEMPTY */
+// The word the classification uses: 0 the one being written, 1 the patch,
+// 2 the RAM's.
+wire [1:0]  csel = fw_same ? 2'd0 : st_pv ? 2'd1 : 2'd2;
+wire        pt_wait;           // the patch's sums are not in yet
+wire        is_ooo  = c_ooo[csel];
+wire        is_dup  = !c_nw[csel];
+wire [LN-1:0] rot   = c_rot[csel];
 wire [2:0]  look_reason =
     !st_en     ? 3'd1 :
     err_now    ? 3'd2 :
-    hd_len == 16'd0 ? 3'd5 :
+    hd_len0    ? 3'd5 :
     is_ooo     ? 3'd3 :
     is_dup     ? 3'd4 : 3'd0;
-wire [1:0]  nxt_n   = st_nxt[1:0] - st_base[1:0];
-wire [17:0] hi_round = hi_rel + (N18 - 18'd1);
-wire [17:0] out_beats = hi_round >> LN;          // beats the octets straddle
-wire [17:0] in_round = {2'b00, hd_len} + (N18 - 18'd1);
-wire [17:0] in_beats = in_round >> LN;           // beats the segment arrives in
+wire [1:0]  nxt_n   = c_nn[csel];
+wire [17:0] out_beats = c_ob[csel];              // beats the octets straddle
+wire [17:0] in_beats = {{(1+LN){1'b0}}, hd_llnz ? hd_lhp1 : {1'b0, hd_len[15:LN]}};   // beats the segment arrives in
 
 // ---- streaming: one output beat a clock ----------------------------------------
 
@@ -305,9 +424,45 @@ wire out_adv = !m_valid || m_ready;
 wire need_in = need_in_reg;
 wire step = state_reg == S_STREAM && out_adv && (!need_in || in_valid);
 
-wire [2*DATA_W-1:0] dbl = {in_data, in_data};
-wire [LN:0] rot_back = N1 - {1'b0, rot_reg};
-wire [DATA_W-1:0] rot_in = need_in ? dbl[{rot_back, 3'b000} +: DATA_W] : {DATA_W{1'b0}};
+// The input beat rotated up by rot: lane L gets input lane (L - rot) mod N,
+// an N-way mux over rot of the lanes in that order, built as 4-way muxes
+// on two bits of rot each (kept apart: one LUT level each).
+wire [DATA_W-1:0] rot_in;
+generate
+    for (g = 0; g < N; g = g + 1) begin : rl
+        wire [DATA_W-1:0] perm;
+        genvar r;
+        for (r = 0; r < N; r = r + 1) begin : by
+            assign perm[8*r +: 8] = in_data[8*((g - r + N) % N) +: 8];
+        end
+        // rot[1:0]
+        (* keep *) wire [2*N-1:0] m1;
+        for (r = 0; r < N / 4; r = r + 1) begin : q1
+            assign m1[8*r +: 8] = rot_reg[1] ? (rot_reg[0] ? perm[32*r + 24 +: 8] : perm[32*r + 16 +: 8])
+                                             : (rot_reg[0] ? perm[32*r + 8 +: 8] : perm[32*r +: 8]);
+        end
+        wire [7:0] pick;
+        if (LN == 3) begin : w64
+            assign pick = rot_reg[2] ? m1[15:8] : m1[7:0];
+        end else begin : wide
+            // rot[3:2]
+            (* keep *) wire [N/2-1:0] m2;
+            for (r = 0; r < N / 16; r = r + 1) begin : q2
+                assign m2[8*r +: 8] = rot_reg[3] ? (rot_reg[2] ? m1[32*r + 24 +: 8] : m1[32*r + 16 +: 8])
+                                                 : (rot_reg[2] ? m1[32*r + 8 +: 8] : m1[32*r +: 8]);
+            end
+            if (LN == 4) begin : w128
+                assign pick = m2[7:0];
+            end else if (LN == 5) begin : w256
+                assign pick = rot_reg[4] ? m2[15:8] : m2[7:0];
+            end else begin : w512
+                assign pick = rot_reg[5] ? (rot_reg[4] ? m2[31:24] : m2[23:16])
+                                         : (rot_reg[4] ? m2[15:8] : m2[7:0]);
+            end
+        end
+        assign rot_in[8*g +: 8] = need_in ? pick : 8'd0;
+    end
+endgenerate
 
 // Word range of this beat, the stash merged into the word at lo, and the
 // stash after the segment: the octets of the word at hi (the first one not
@@ -320,7 +475,6 @@ wire [WL-1:0] wlo = (lo_rem_reg[17] || lo_rem_reg == 18'd0) ? {WL{1'b0}} :
                     (lo_rem_reg >= N18) ? WORDS[WL-1:0] : lo_rem_reg[WL+1:2];
 wire [WL-1:0] whi = (hi_rem_reg[17] || hi_rem_reg < 18'd4) ? {WL{1'b0}} :
                     (hi_rem_reg >= N18) ? WORDS[WL-1:0] : hi_rem_reg[WL+1:2];
-genvar g;
 generate
     for (g = 0; g < N; g = g + 1) begin : lane
         localparam [LN-1:0] LANE = g;
@@ -351,6 +505,17 @@ generate
 endgenerate
 
 wire emit = whi > wlo;
+
+// The counters' steps, each an rnic_add (no carry chain): in_left - 1,
+// out_left - 1, and lo_rem, hi_rem - N (their bits above LN).
+wire [17:0]     in_left_m1, out_left_m1;
+wire [17-LN:0]  lo_rem_mn, hi_rem_mn;
+/* verilator lint_off PINCONNECTEMPTY */
+rnic_add #(.W(18))    add_inl (.a(in_left_reg), .b({18{1'b1}}), .ci(1'b0), .s(in_left_m1), .co());
+rnic_add #(.W(18))    add_outl (.a(out_left_reg), .b({18{1'b1}}), .ci(1'b0), .s(out_left_m1), .co());
+rnic_add #(.W(18-LN)) add_lor (.a(lo_rem_reg[17:LN]), .b({(18-LN){1'b1}}), .ci(1'b0), .s(lo_rem_mn), .co());
+rnic_add #(.W(18-LN)) add_hir (.a(hi_rem_reg[17:LN]), .b({(18-LN){1'b1}}), .ci(1'b0), .s(hi_rem_mn), .co());
+/* verilator lint_on PINCONNECTEMPTY */
 wire final_beat = final_reg;
 
 // ---- exceptions: the frame passes through ---------------------------------------
@@ -364,38 +529,77 @@ assign m_hint_conn  = conn_reg;
 
 wire exc_done = state_reg == S_EXC && in_valid && m_exc_tready && in_last;
 assign in_take = (state_reg == S_EXC && in_valid && m_exc_tready) || (step && need_in);
-assign s_axis_tready = (!in1_valid || in_take) && !(s_first_reg && hd_pend);
+// Four beats of input FIFO, taken while fewer than four are in: s_axis_tready
+// comes from registers, and a segment's first beat comes in far enough
+// ahead of the one before's end for its lookup (two clocks, c_*) to be done
+// by then in back-to-back streaming.
+assign s_axis_tready = !in3_valid && !(s_first_reg && hd_pend);
+// The FIFO's slots still full after this clock's take; a beat coming in
+// goes into the first free one.
+wire o0 = in_take ? in1_valid : in_valid;
+wire o1 = in_take ? in2_valid : in1_valid;
+wire o2 = in_take ? in3_valid : in2_valid;
 
 always @(posedge clk) begin
     if (in_take) begin
         in_valid <= in1_valid;
-        in1_valid <= 1'b0;
         in_data <= in1_data;
         in_keep <= in1_keep;
         in_last <= in1_last;
+        in1_valid <= in2_valid;
+        in1_data <= in2_data;
+        in1_keep <= in2_keep;
+        in1_last <= in2_last;
+        in2_valid <= in3_valid;
+        in2_data <= in3_data;
+        in2_keep <= in3_keep;
+        in2_last <= in3_last;
+        in3_valid <= 1'b0;
     end
     if (s_fire) begin
-        if (!in_valid || (in_take && !in1_valid)) begin
+        if (!o0) begin
             in_valid <= 1'b1;
             in_data <= s_axis_tdata;
             in_keep <= s_axis_tkeep;
             in_last <= s_axis_tlast;
-        end else begin
+        end else if (!o1) begin
             in1_valid <= 1'b1;
             in1_data <= s_axis_tdata;
             in1_keep <= s_axis_tkeep;
             in1_last <= s_axis_tlast;
+        end else if (!o2) begin
+            in2_valid <= 1'b1;
+            in2_data <= s_axis_tdata;
+            in2_keep <= s_axis_tkeep;
+            in2_last <= s_axis_tlast;
+        end else begin
+            in3_valid <= 1'b1;
+            in3_data <= s_axis_tdata;
+            in3_keep <= s_axis_tkeep;
+            in3_last <= s_axis_tlast;
         end
         s_first_reg <= s_axis_tlast;
+    end
+    hd_rdy <= !look_start;
+    if (seg_done) begin
+        hd_same <= 1'b0;
     end
     if (look_start) begin
         hd_pend <= 1'b1;
         // (look_start never meets classify: conn_reg is the segment's.)
-        hd_same <= s_conn == conn_reg;
+        hd_same <= s_conn == conn_reg && state_reg == S_STREAM && !seg_done;
         hd_conn <= s_conn;
         hd_seq <= s_seq;
         hd_len <= s_len;
-        hd_end <= s_seq + {16'd0, s_len};
+        hd_end <= s_end;
+        hd_lhp1 <= {s_lhp1_c, s_lhp1};
+        hd_lhp2 <= {s_lhp2_c, s_lhp2};
+        hd_llsl <= {s_llsl_c, s_llsl};
+        hd_lh0 <= s_len[15:LN] == {LHW{1'b0}};
+        hd_lh1 <= s_len[15:LN] == {{(LHW-1){1'b0}}, 1'b1};
+        hd_llnz <= s_len[LN-1:0] != {LN{1'b0}};
+        hd_len0 <= s_len == 16'd0;
+        hd_shm1 <= s_shm1;
     end
     if (classify) begin
         hd_pend <= 1'b0;
@@ -403,6 +607,8 @@ always @(posedge clk) begin
     if (rst) begin
         in_valid <= 1'b0;
         in1_valid <= 1'b0;
+        in2_valid <= 1'b0;
+        in3_valid <= 1'b0;
         hd_pend <= 1'b0;
         s_first_reg <= 1'b1;
     end
@@ -413,13 +619,14 @@ end
 // The table is written at the edge that ends a cfg transfer or a segment's
 // last output beat (the patch carries it to a lookup already made). The two
 // never coincide: cfg_ready is low while a segment streams.
-wire seg_done = step && final_beat;
+assign seg_done = step && final_beat;
 assign st_fw = {1'b1, mrk_reg, crc_reg, base_reg, end_reg, stash_new};
 assign st_wr_en = cfg_fire || seg_done;
 assign st_wr_addr = cfg_fire ? cfg_conn : conn_reg;
 assign st_wr_data = cfg_fire ? {cfg_en, cfg_mrk_en, cfg_crc_en, cfg_base[8:0], cfg_base, 24'd0} : st_fw;
-assign fw_same = state_reg == S_STREAM && hd_same;
-assign classify = hd_pend && !cfg_valid && (state_reg == S_IDLE || seg_done || exc_done);
+assign fw_same = hd_same;
+assign pt_wait = pt_stale_reg && !fw_same && st_pv;
+assign classify = hd_pend && hd_rdy && !pt_wait && !cfg_valid && (state_reg == S_IDLE || seg_done || exc_done);
 
 always @(posedge clk) begin
     if (m_valid && m_ready) begin
@@ -431,14 +638,14 @@ always @(posedge clk) begin
     S_STREAM: begin
         if (step) begin
             if (need_in) begin
-                in_left_reg <= in_left_reg - 18'd1;
+                in_left_reg <= in_left_m1;
                 need_in_reg <= in_left_reg != 18'd1;
             end
-            out_left_reg <= out_left_reg - 18'd1;
+            out_left_reg <= out_left_m1;
             final_reg <= out_left_reg == 18'd2;
             prev_rot_reg <= rot_in;
-            lo_rem_reg <= lo_rem_reg - N18;
-            hi_rem_reg <= hi_rem_reg - N18;
+            lo_rem_reg <= {lo_rem_mn, lo_rem_reg[LN-1:0]};
+            hi_rem_reg <= {hi_rem_mn, hi_rem_reg[LN-1:0]};
             phase_reg <= phase_reg + 1'b1;
             if (emit) begin
                 m_valid <= 1'b1;
@@ -482,13 +689,13 @@ always @(posedge clk) begin
         rot_reg <= rot;
         // Word boundaries: lo rounds down to the stash's word, hi down to
         // the last whole word.
-        lo_rem_reg <= lo_rel & 18'h3FFFC;
-        hi_rem_reg <= hi_rel & 18'h3FFFC;
+        lo_rem_reg <= c_lo[csel];
+        hi_rem_reg <= c_hi[csel];
         in_left_reg <= in_beats;
         out_left_reg <= out_beats;
-        need_in_reg <= hd_len != 16'd0;
-        final_reg <= out_beats == 18'd1;
-        phase_reg <= off9[8:LN];
+        need_in_reg <= !hd_len0;
+        final_reg <= c_ob1[csel];
+        phase_reg <= c_ph[csel];
         emitted_reg <= 1'b0;
         prev_rot_reg <= {DATA_W{1'b0}};
         state_reg <= look_reason == 3'd0 ? S_STREAM : S_EXC;

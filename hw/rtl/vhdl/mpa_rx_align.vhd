@@ -35,12 +35,14 @@
 --
 -- m_hint: high for the clock after an accepted segment's classification,
 -- with m_hint_conn its connection (the delineator reads its tables ahead).
--- Lookahead: s_axis goes through a two-beat input FIFO; the tables are read
+-- Lookahead: s_axis goes through a four-beat input FIFO; the tables are read
 -- as a segment's first beat enters it, and a later write to the same
--- connection is kept beside the word read (the patch). The segment is
--- classified on the clock the one before takes its last output beat (or
--- its exception frame its last beat), or on an idle clock; one first beat
--- at a time waits to be classified.
+-- connection is kept beside the word read (the patch). The lookup's sums
+-- are registered a clock ahead for each word the classification may use
+-- (c_*). The segment is classified on the clock the one before takes its
+-- last output beat (or its exception frame its last beat), or on an idle
+-- clock, once those sums are in; one first beat at a time waits to be
+-- classified.
 --
 -- Throughput: one output beat a clock, plus one per segment whose octets
 -- straddle one more beat than they arrived in; a one-beat segment after
@@ -130,6 +132,21 @@ architecture rtl of mpa_rx_align is
 
     constant N18_c : u18_t := to_unsigned(N_c, 18);
 
+    -- Widths of the sums made as a first beat comes in: len div N (lh), and
+    -- seq's bits 17 .. LN.
+    constant LHW_c : positive := 16 - LN_c;
+    constant SHW_c : positive := 18 - LN_c;
+
+    -- addc(a, b, ci): carry & sum of a + b + ci (the Verilog's rnic_add,
+    -- a parallel prefix; the same values). a >= b is the carry out of
+    -- a + not b + 1.
+    function addc(a : unsigned; b : unsigned; ci : std_ulogic) return unsigned is
+        variable c : unsigned(a'length downto 0) := (others => '0');
+    begin
+        c(0) := ci;
+        return resize(a, a'length + 1) + resize(b, a'length + 1) + c;
+    end function addc;
+
     -- S_IDLE: the input register holds the next segment's first beat (or
     -- nothing); its table word is ready and the clock classifies it.
     constant S_IDLE_c   : state_t := "000";
@@ -150,25 +167,45 @@ architecture rtl of mpa_rx_align is
     signal in_data     : data_t := (others => '0');
     signal in_keep     : std_ulogic_vector(N_c - 1 downto 0) := (others => '0');
     signal in_last     : std_ulogic := '0';
-    signal in1_valid   : std_ulogic := '0';     -- the beat behind it
+    signal in1_valid   : std_ulogic := '0';     -- the beats behind it
     signal in1_data    : data_t := (others => '0');
     signal in1_keep    : std_ulogic_vector(N_c - 1 downto 0) := (others => '0');
     signal in1_last    : std_ulogic := '0';
+    signal in2_valid   : std_ulogic := '0';
+    signal in2_data    : data_t := (others => '0');
+    signal in2_keep    : std_ulogic_vector(N_c - 1 downto 0) := (others => '0');
+    signal in2_last    : std_ulogic := '0';
+    signal in3_valid   : std_ulogic := '0';
+    signal in3_data    : data_t := (others => '0');
+    signal in3_keep    : std_ulogic_vector(N_c - 1 downto 0) := (others => '0');
+    signal in3_last    : std_ulogic := '0';
+    signal o0, o1, o2  : std_ulogic := '0';     -- slots still full after this clock's take
     signal in_take, exc_done : std_ulogic := '0';
     signal s_first_reg : std_ulogic := '1';     -- the next s_axis beat starts a segment
     signal hd_pend     : std_ulogic := '0';     -- a first beat in the FIFO waits to be classified
-    signal hd_same     : std_ulogic := '0';     -- ... of the connection of the segment streaming
+    signal hd_same     : std_ulogic := '0';     -- ... of the connection of the segment streaming,
+                                                 -- while it streams (cleared as it ends)
+    signal hd_rdy      : std_ulogic := '0';     -- ... and came in before the last edge (see c_*)
     signal s_ready_i, s_fire : std_ulogic := '0';
     -- the segment whose first beat is (or was) in the input register
     signal hd_conn : conn_t := (others => '0');
     signal hd_seq, hd_end : u32_t := (others => '0');
     signal hd_len  : unsigned(15 downto 0) := (others => '0');
+    -- Worked out from s_axis_tuser as the first beat comes in, for the sums
+    -- on the table words: len's beats (lh = len div N) plus 1 and 2 (with
+    -- their carries), whether lh is 0 or 1, len mod N not 0, len 0, (seq div
+    -- N) - 1 (18 bits), and (len mod N) + (seq mod N).
+    signal hd_lhp1, hd_lhp2 : unsigned(LHW_c downto 0) := (others => '0');
+    signal hd_lh0, hd_lh1, hd_llnz, hd_len0 : std_ulogic := '0';
+    signal hd_shm1 : unsigned(SHW_c - 1 downto 0) := (others => '0');
+    signal hd_llsl : unsigned(LN_c downto 0) := (others => '0');
 
     signal cfg_ready_i, cfg_fire, look_start, classify : std_ulogic := '0';
     signal m_hint_reg : std_ulogic := '0';
 
     -- the patch: the newest write to the looked-up connection since its read
     signal st_pv, err_pv, err_patch : std_ulogic := '0';
+    signal pt_stale_reg : std_ulogic := '0';    -- the patch was written at the last edge
     signal st_patch : st_t := (others => '0');
     signal st_pt, err_pt : std_ulogic := '0';
     signal st_now, st_fw, st_cls : st_t := (others => '0');
@@ -224,17 +261,27 @@ architecture rtl of mpa_rx_align is
 
     signal st_en, st_mrk, st_crc : std_ulogic := '0';
     signal st_base  : unsigned(8 downto 0) := (others => '0');
-    signal st_nxt   : u32_t := (others => '0');
     signal st_stash : std_ulogic_vector(23 downto 0) := (others => '0');
-    signal d_ahead, d_end : u32_t := (others => '0');
+    -- the lookup's sums for each candidate word (0 the one being written,
+    -- 1 the patch, 2 the RAM's), and the one picked (csel)
+    type st_arr_t is array (0 to 2) of st_t;
+    type rot_arr_t is array (0 to 2) of unsigned(LN_c - 1 downto 0);
+    type ph_arr_t is array (0 to 2) of unsigned(PH_W_c - 1 downto 0);
+    type nn_arr_t is array (0 to 2) of unsigned(1 downto 0);
+    type u18_arr_t is array (0 to 2) of u18_t;
+    signal c_word   : st_arr_t := (others => (others => '0'));
+    signal c_ooo, c_nw, c_ob1 : std_ulogic_vector(2 downto 0) := (others => '0');
+    signal c_rot    : rot_arr_t := (others => (others => '0'));
+    signal c_ph     : ph_arr_t := (others => (others => '0'));
+    signal c_nn     : nn_arr_t := (others => (others => '0'));
+    signal c_lo, c_hi, c_ob : u18_arr_t := (others => (others => '0'));
+    signal csel     : natural range 0 to 2 := 0;
+    signal pt_wait  : std_ulogic := '0';                     -- the patch's sums are not in yet
     signal is_ooo, is_dup : std_ulogic := '0';
-    signal skip     : unsigned(15 downto 0) := (others => '0');
-    signal off9     : unsigned(8 downto 0) := (others => '0');
     signal rot      : unsigned(LN_c - 1 downto 0) := (others => '0');
-    signal lo_rel, hi_rel : u18_t := (others => '0');
     signal look_reason : unsigned(2 downto 0) := (others => '0');
     signal nxt_n    : unsigned(1 downto 0) := (others => '0');
-    signal hi_round, out_beats, in_round, in_beats : u18_t := (others => '0');
+    signal out_beats, in_beats : u18_t := (others => '0');
 
     -- --- streaming ---
 
@@ -304,6 +351,7 @@ begin
                 st_pv <= '0';
                 err_pv <= '0';
             end if;
+            pt_stale_reg <= st_wr_en and st_pt;
             if st_wr_en = '1' and st_pt = '1' then
                 st_pv <= '1';
                 st_patch <= st_wr_data;
@@ -333,31 +381,121 @@ begin
     st_mrk <= st_cls(ST_W_c - 2);
     st_crc <= st_cls(ST_W_c - 3);
     st_base <= unsigned(st_cls(ST_W_c - 4 downto ST_W_c - 12));
-    st_nxt <= unsigned(st_cls(55 downto 24));
     st_stash <= st_cls(23 downto 0);
 
-    -- (The Verilog compares each candidate word with comparison trees and
-    -- then picks; the same results.)
-    d_ahead <= hd_seq - st_nxt;                      -- > 0: a hole before the segment
-    d_end <= hd_end - st_nxt;                        -- <= 0: nothing new
-    is_ooo <= not d_ahead(31) and (or d_ahead);
-    is_dup <= d_end(31) or (nor d_end);
-    skip <= st_nxt(15 downto 0) - hd_seq(15 downto 0);   -- octets already received (< len)
-    off9 <= hd_seq(8 downto 0) - st_base;            -- (seq - base) mod 512
-    rot <= off9(LN_c - 1 downto 0);
-    lo_rel <= resize(skip, 18) + resize(rot, 18);
-    hi_rel <= resize(hd_len, 18) + resize(rot, 18);
+    -- The lookup's sums, c_*: worked out a clock ahead, into registers (every
+    -- clock), for each word the classification may use: the one the segment
+    -- before writes as it ends (its registers: 0), the patch (1) and the
+    -- RAM's (2). They hold from the second edge after the segment's first
+    -- beat came in (hd_rdy), and, for the patch, from the second edge after
+    -- its last write (pt_stale_reg); the classification waits for that.
+    --   ooo  a hole before the segment: seq after rcv_nxt
+    --   nw   something new: seq + len after rcv_nxt (else a duplicate)
+    --   rot  (seq - base) mod N; ph, (seq - base) mod 512 div N
+    --   nn   the stash's octets, (rcv_nxt - base) mod 4
+    --   lo   octets from the first beat to the first new one, rounded down
+    --        to a word: rcv_nxt - f, f the stream beat's start at or below
+    --        seq ({seq div N, base mod N} or one beat lower), mod 2**18
+    --   hi   octets from the first beat to the segment's end, rounded down
+    --        to a word: len + rot
+    --   ob   output beats, ceil((len + rot) / N); ob1: ob is 1
+    c_word(0) <= '1' & mrk_reg & crc_reg & std_ulogic_vector(base_reg) & std_ulogic_vector(end_reg) & x"000000";
+    c_word(1) <= st_patch;
+    c_word(2) <= st_t(st_rd);
+
+    p_cw : process (clk) is
+        variable nxt : u32_t;
+        variable base : unsigned(8 downto 0);
+        variable ge_sn, ge_ns, ge_en, ge_ne : std_ulogic;
+        variable off9 : unsigned(9 downto 0);
+        variable rt, hlo : unsigned(LN_c downto 0);
+        variable bs, ge_y, cy, hnz : std_ulogic;
+        variable lo0, lo1 : unsigned(18 downto 0);
+        variable lh : unsigned(LHW_c downto 0);
+    begin
+        if rising_edge(clk) then
+            for g in 0 to 2 loop
+                nxt := unsigned(c_word(g)(55 downto 24));
+                base := unsigned(c_word(g)(ST_W_c - 4 downto ST_W_c - 12));
+                -- after32 of seq and of seq + len against rcv_nxt: the low
+                -- 31 bits' a >= b both ways (the carries out of a + not b + 1).
+                ge_sn := addc(hd_seq(30 downto 0), not nxt(30 downto 0), '1')(31);
+                ge_ns := addc(nxt(30 downto 0), not hd_seq(30 downto 0), '1')(31);
+                ge_en := addc(hd_end(30 downto 0), not nxt(30 downto 0), '1')(31);
+                ge_ne := addc(nxt(30 downto 0), not hd_end(30 downto 0), '1')(31);
+                -- (seq - base) mod 512, and mod N (rot; bs: seq mod N < base mod N)
+                off9 := addc(hd_seq(8 downto 0), not base, '1');
+                rt := addc(hd_seq(LN_c - 1 downto 0), not base(LN_c - 1 downto 0), '1');
+                bs := not rt(LN_c);
+                -- len + rot = y - (base mod N) + (bs ? N : 0), y = hd_llsl: it
+                -- reaches N (cy) when y >= base mod N (bs), or y >= N + base mod N.
+                hlo := addc(hd_llsl(LN_c - 1 downto 0), not base(LN_c - 1 downto 0), '1');
+                ge_y := hlo(LN_c);                   -- y mod N >= base mod N
+                if bs = '1' then
+                    cy := hd_llsl(LN_c) or ge_y;
+                else
+                    cy := hd_llsl(LN_c) and ge_y;
+                end if;
+                hnz := to_sl(hd_llsl(LN_c - 1 downto 0) /= base(LN_c - 1 downto 0));
+                -- rcv_nxt - f, f = {seq div N, base mod N} (bs: one beat lower)
+                lo0 := addc(nxt(17 downto 0), not (hd_seq(17 downto LN_c) & base(LN_c - 1 downto 0)), '1');
+                lo1 := addc(nxt(17 downto 0), not (hd_shm1 & base(LN_c - 1 downto 0)), '1');
+                if hd_seq(31) = nxt(31) then
+                    c_ooo(g) <= not ge_ns;
+                else
+                    c_ooo(g) <= not ge_sn;
+                end if;
+                if hd_end(31) = nxt(31) then
+                    c_nw(g) <= not ge_ne;
+                else
+                    c_nw(g) <= not ge_en;
+                end if;
+                c_rot(g) <= rt(LN_c - 1 downto 0);
+                c_ph(g) <= off9(8 downto LN_c);
+                c_nn(g) <= nxt(1 downto 0) - base(1 downto 0);
+                if bs = '1' then
+                    c_lo(g) <= lo1(17 downto 2) & "00";
+                else
+                    c_lo(g) <= lo0(17 downto 2) & "00";
+                end if;
+                if cy = '1' then
+                    lh := hd_lhp1;
+                else
+                    lh := '0' & hd_len(15 downto LN_c);
+                end if;
+                c_hi(g) <= '0' & lh & hlo(LN_c - 1 downto 2) & "00";
+                if cy = '1' and hnz = '1' then
+                    c_ob(g) <= resize(hd_lhp2, 18);
+                elsif cy = '1' or hnz = '1' then
+                    c_ob(g) <= resize(hd_lhp1, 18);
+                else
+                    c_ob(g) <= resize(hd_len(15 downto LN_c), 18);
+                end if;
+                if hd_lh0 = '1' then
+                    c_ob1(g) <= cy xor hnz;
+                else
+                    c_ob1(g) <= hd_lh1 and not cy and not hnz;
+                end if;
+            end loop;
+        end if;
+    end process p_cw;
+
+    -- The word the classification uses: 0 the one being written, 1 the
+    -- patch, 2 the RAM's.
+    csel <= 0 when fw_same = '1' else 1 when st_pv = '1' else 2;
+    is_ooo <= c_ooo(csel);
+    is_dup <= not c_nw(csel);
+    rot <= c_rot(csel);
     look_reason <= to_unsigned(1, 3) when st_en = '0' else
                    to_unsigned(2, 3) when err_now = '1' else
-                   to_unsigned(5, 3) when hd_len = 0 else
+                   to_unsigned(5, 3) when hd_len0 = '1' else
                    to_unsigned(3, 3) when is_ooo = '1' else
                    to_unsigned(4, 3) when is_dup = '1' else
                    to_unsigned(0, 3);
-    nxt_n <= st_nxt(1 downto 0) - st_base(1 downto 0);
-    hi_round <= hi_rel + (N18_c - 1);
-    out_beats <= shift_right(hi_round, LN_c);        -- beats the octets straddle
-    in_round <= resize(hd_len, 18) + (N18_c - 1);
-    in_beats <= shift_right(in_round, LN_c);         -- beats the segment arrives in
+    nxt_n <= c_nn(csel);
+    out_beats <= c_ob(csel);                         -- beats the octets straddle
+    in_beats <= resize(hd_lhp1, 18) when hd_llnz = '1'
+                else resize(hd_len(15 downto LN_c), 18);   -- beats the segment arrives in
 
     -- --- streaming: one output beat a clock ------------------------------------------
 
@@ -429,41 +567,80 @@ begin
 
     exc_done <= to_sl(state_reg = S_EXC_c) and in_valid and m_exc_tready and in_last;
     in_take <= (to_sl(state_reg = S_EXC_c) and in_valid and m_exc_tready) or (step and need_in);
-    s_ready_i <= ((not in1_valid) or in_take) and not (s_first_reg and hd_pend);
+    -- Four beats of input FIFO, taken while fewer than four are in:
+    -- s_axis_tready comes from registers, and a segment's first beat comes
+    -- in far enough ahead of the one before's end for its lookup (two
+    -- clocks, c_*) to be done by then in back-to-back streaming.
+    s_ready_i <= not in3_valid and not (s_first_reg and hd_pend);
     s_axis_tready <= s_ready_i;
+    -- The FIFO's slots still full after this clock's take; a beat coming in
+    -- goes into the first free one.
+    o0 <= in1_valid when in_take = '1' else in_valid;
+    o1 <= in2_valid when in_take = '1' else in1_valid;
+    o2 <= in3_valid when in_take = '1' else in2_valid;
 
     p_in : process (clk) is
     begin
         if rising_edge(clk) then
             if in_take = '1' then
                 in_valid <= in1_valid;
-                in1_valid <= '0';
                 in_data <= in1_data;
                 in_keep <= in1_keep;
                 in_last <= in1_last;
+                in1_valid <= in2_valid;
+                in1_data <= in2_data;
+                in1_keep <= in2_keep;
+                in1_last <= in2_last;
+                in2_valid <= in3_valid;
+                in2_data <= in3_data;
+                in2_keep <= in3_keep;
+                in2_last <= in3_last;
+                in3_valid <= '0';
             end if;
             if s_fire = '1' then
-                if in_valid = '0' or (in_take = '1' and in1_valid = '0') then
+                if o0 = '0' then
                     in_valid <= '1';
                     in_data <= s_axis_tdata;
                     in_keep <= s_axis_tkeep;
                     in_last <= s_axis_tlast;
-                else
+                elsif o1 = '0' then
                     in1_valid <= '1';
                     in1_data <= s_axis_tdata;
                     in1_keep <= s_axis_tkeep;
                     in1_last <= s_axis_tlast;
+                elsif o2 = '0' then
+                    in2_valid <= '1';
+                    in2_data <= s_axis_tdata;
+                    in2_keep <= s_axis_tkeep;
+                    in2_last <= s_axis_tlast;
+                else
+                    in3_valid <= '1';
+                    in3_data <= s_axis_tdata;
+                    in3_keep <= s_axis_tkeep;
+                    in3_last <= s_axis_tlast;
                 end if;
                 s_first_reg <= s_axis_tlast;
+            end if;
+            hd_rdy <= not look_start;
+            if seg_done = '1' then
+                hd_same <= '0';
             end if;
             if look_start = '1' then
                 hd_pend <= '1';
                 -- (look_start never meets classify: conn_reg is the segment's.)
-                hd_same <= to_sl(s_conn = conn_reg);
+                hd_same <= to_sl(s_conn = conn_reg) and to_sl(state_reg = S_STREAM_c) and not seg_done;
                 hd_conn <= s_conn;
                 hd_seq <= s_seq;
                 hd_len <= s_len;
-                hd_end <= s_seq + resize(s_len, 32);
+                hd_end <= addc(s_seq, resize(s_len, 32), '0')(31 downto 0);
+                hd_lhp1 <= addc(s_len(15 downto LN_c), to_unsigned(0, LHW_c), '1');
+                hd_lhp2 <= addc(s_len(15 downto LN_c), to_unsigned(1, LHW_c), '1');
+                hd_llsl <= addc(s_len(LN_c - 1 downto 0), s_seq(LN_c - 1 downto 0), '0');
+                hd_lh0 <= to_sl(s_len(15 downto LN_c) = 0);
+                hd_lh1 <= to_sl(s_len(15 downto LN_c) = 1);
+                hd_llnz <= to_sl(s_len(LN_c - 1 downto 0) /= 0);
+                hd_len0 <= to_sl(s_len = 0);
+                hd_shm1 <= addc(s_seq(17 downto LN_c), (SHW_c - 1 downto 0 => '1'), '0')(SHW_c - 1 downto 0);
             end if;
             if classify = '1' then
                 hd_pend <= '0';
@@ -471,6 +648,8 @@ begin
             if rst = '1' then
                 in_valid <= '0';
                 in1_valid <= '0';
+                in2_valid <= '0';
+                in3_valid <= '0';
                 hd_pend <= '0';
                 s_first_reg <= '1';
             end if;
@@ -488,8 +667,10 @@ begin
     st_wr_addr <= cfg_conn when cfg_fire = '1' else conn_reg;
     st_wr_data <= cfg_en & cfg_mrk_en & cfg_crc_en & cfg_base(8 downto 0) & cfg_base & x"000000"
                   when cfg_fire = '1' else st_fw;
-    fw_same <= to_sl(state_reg = S_STREAM_c) and hd_same;
-    classify <= hd_pend and not cfg_valid and (to_sl(state_reg = S_IDLE_c) or seg_done or exc_done);
+    fw_same <= hd_same;
+    pt_wait <= pt_stale_reg and not fw_same and st_pv;
+    classify <= hd_pend and hd_rdy and not pt_wait and not cfg_valid
+                and (to_sl(state_reg = S_IDLE_c) or seg_done or exc_done);
 
     p_reg : process (clk) is
     begin
@@ -553,13 +734,13 @@ begin
                 rot_reg <= rot;
                 -- Word boundaries: lo rounds down to the stash's word, hi
                 -- down to the last whole word.
-                lo_rem_reg <= lo_rel(17 downto 2) & "00";
-                hi_rem_reg <= hi_rel(17 downto 2) & "00";
+                lo_rem_reg <= c_lo(csel);
+                hi_rem_reg <= c_hi(csel);
                 in_left_reg <= in_beats;
                 out_left_reg <= out_beats;
-                need_in_reg <= to_sl(hd_len /= 0);
-                final_reg <= to_sl(out_beats = 1);
-                phase_reg <= off9(8 downto LN_c);
+                need_in_reg <= not hd_len0;
+                final_reg <= c_ob1(csel);
+                phase_reg <= c_ph(csel);
                 emitted_reg <= '0';
                 prev_rot_reg <= (others => '0');
                 if look_reason = 0 then
