@@ -45,8 +45,8 @@
 -- classified.
 --
 -- Throughput: one output beat a clock, plus one per segment whose octets
--- straddle one more beat than they arrived in; a one-beat segment after
--- another costs a clock more. Latency: 3 clocks.
+-- straddle one more beat than they arrived in; a segment of one or two
+-- beats costs up to two clocks more. Latency: 4 clocks.
 
 library ieee;
 use ieee.std_logic_1164.all;
@@ -417,8 +417,8 @@ begin
             for g in 0 to 2 loop
                 nxt := unsigned(c_word(g)(55 downto 24));
                 base := unsigned(c_word(g)(ST_W_c - 4 downto ST_W_c - 12));
-                -- after32 of seq and of seq + len against rcv_nxt: the low
-                -- 31 bits' a >= b both ways (the carries out of a + not b + 1).
+                -- Whether seq, and seq + len, come after rcv_nxt: the low 31
+                -- bits' a >= b both ways (the carries out of a + not b + 1).
                 ge_sn := addc(hd_seq(30 downto 0), not nxt(30 downto 0), '1')(31);
                 ge_ns := addc(nxt(30 downto 0), not hd_seq(30 downto 0), '1')(31);
                 ge_en := addc(hd_end(30 downto 0), not nxt(30 downto 0), '1')(31);
@@ -503,8 +503,8 @@ begin
     need_in <= need_in_reg;
     step <= to_sl(state_reg = S_STREAM_c) and out_adv and ((not need_in) or in_valid);
 
-    -- The input beat rotated up by rot lanes (the Verilog takes it from
-    -- {tdata, tdata} at N - rot lanes, rot_back).
+    -- The input beat rotated up by rot lanes (the Verilog builds it as a
+    -- mux tree over rot of the lanes in rotated order).
     rot_in <= std_ulogic_vector(rotate_left(unsigned(in_data), 8 * to_integer(rot_reg)))
               when need_in = '1' else (others => '0');
 
