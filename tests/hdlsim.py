@@ -15,6 +15,12 @@ Waveforms: WAVES=1 makes every case record a trace in its build directory:
 Random stimulus: cocotb prints its seed at the start of every run
 ("Seeding Python random module with ..."); RANDOM_SEED=<seed> replays it.
 
+Failures: cocotb's log of each case also goes to sim.log in its build
+directory (tests/hdlsim_log.py), and a failing case's pytest error names
+each failing cocotb test with the end of its traceback (the assertion) and
+the RANDOM_SEED to replay it with, so that a cut-short CI log still says
+what failed.
+
 Verilator 5.006 with cocotb 1.9.2 needs two things the stock runner does not
 do: OPT_FAST for the C++ compile (below), and binding the top-level ports by
 name before a testbench lists the design's children, without which writes to
@@ -228,21 +234,76 @@ def run(
         waves=waves,
     )
     env = dict(extra_env or {})
-    modules = [test_module]
+    log = build_dir / "sim.log"
+    env["HDLSIM_LOG"] = str(log)
+    modules = ["hdlsim_log", test_module]
     if sim == "verilator":
         # Must run before the testbench touches the design; see the module.
         env["HDLSIM_TOP_PORTS"] = ",".join(verilator_top_ports(build_dir))
         modules.insert(0, "verilator_top_ports")
 
-    runner.test(
-        test_module=modules,
-        hdl_toplevel=toplevel,
-        hdl_toplevel_lang=lang,
-        parameters=params,
-        build_dir=build_dir,
-        test_args=test_args,
-        plusargs=plusargs,
-        extra_env=env,
-        waves=waves,
-    )
+    # cocotb's own name for its JUnit file (under pytest it may not be set).
+    current = os.environ.get("PYTEST_CURRENT_TEST")
+    results = build_dir / (f"{current.split(':')[-1].split(' ')[0]}.None" if current else "results.xml")
+    try:
+        runner.test(
+            test_module=modules,
+            hdl_toplevel=toplevel,
+            hdl_toplevel_lang=lang,
+            parameters=params,
+            build_dir=build_dir,
+            test_args=test_args,
+            plusargs=plusargs,
+            extra_env=env,
+            waves=waves,
+        )
+    except SystemExit as exc:
+        # cocotb says only "Failed 1 of 1 tests"; a CI log must say which,
+        # why, and how to replay it.
+        raise AssertionError(_failure_report(results, log, test, sim, tag) or str(exc)) from None
+
+
+def _failure_report(results: Path, log: Path, test: str, sim: str, tag: str) -> str:
+    """The failing testcases of a cocotb JUnit file, each with the end of
+    its failure in the log (tests/hdlsim_log.py), and the RANDOM_SEED that
+    replays the run."""
+    import xml.etree.ElementTree as ET
+
+    try:
+        root = ET.parse(results).getroot()
+    except (OSError, ET.ParseError):
+        return ""
+    seed = next((p.get("value") for p in root.iter("property") if p.get("name") == "random_seed"), None)
+    failed = [case.get("name") for case in root.iter("testcase")
+              if case.find("failure") is not None or case.find("error") is not None]
+    if not failed:
+        return ""
+    # Each failure's record in the log: "INFO cocotb.regression: <name> failed"
+    # and its traceback, up to the next record.
+    records: dict[str, list[str]] = {}
+    try:
+        text = log.read_text(errors="replace").splitlines()
+    except OSError:
+        text = []
+    cur = None
+    for line in text:
+        m = re.match(r"^[A-Z]+ [\w.]+: ", line)
+        if m:
+            cur = None
+            hit = re.match(r"^[A-Z]+ cocotb\.regression: (?:\S+\.)?(\w+) failed", line)
+            if hit:
+                cur = records.setdefault(hit.group(1), [])
+        if cur is not None:
+            cur.append(line)
+    lines = []
+    for name in failed:
+        rec = records.get(name, [])
+        # The assertion is at the end of the traceback.
+        tail = rec if len(rec) <= 40 else rec[:1] + ["..."] + rec[-39:]
+        lines.append(f"  {name}:" + ("" if tail else " (no log record)"))
+        lines += ["    " + t[:500] for t in tail]
+    head = f"{test} on {sim} ({tag}): {len(failed)} cocotb test(s) failed"
+    if seed is not None:
+        head += f"; replay with RANDOM_SEED={seed} SIMS={sim}"
+    return "\n".join([head] + lines + [f"  whole log: {log}; waves: rerun with WAVES=1"])
 
