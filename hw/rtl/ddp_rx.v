@@ -57,7 +57,9 @@
 // (BREADY looks at BRESP for this); OKAY responses are taken as they come,
 // up to 2^(BQ_AW+1) bursts past the oldest undelivered ULPDU's (one that
 // waits for its verdict or for m_cpl/m_err), and from there on wait for
-// that ULPDU's delivery too.
+// that ULPDU's delivery too. (Every response also waits the one clock in
+// which a ULPDU's delivery record moves up to be the oldest, when there
+// was none.)
 //
 // Configuration (valid/ready each, in priority conn > stag > post; each
 // takes effect for the pieces after it): taken between pieces, once every
@@ -1313,6 +1315,7 @@ wire                 bq_out_valid;
 wire                 b_go;
 reg  [MK_W-1:0]      aw_cnt_reg = 0;
 reg  [MK_W-1:0]      b_cnt_reg = 0;
+reg  [MK_W-1:0]      b_cnt1_reg = 1;       // b_cnt_reg + 1
 reg  [CONN_W-1:0]    d_conn_reg;
 
 ddp_rx_fifo #(.WIDTH(CONN_W), .AW(BQ_AW)) bq_fifo (
@@ -1327,11 +1330,13 @@ always @(posedge clk) begin
         aw_cnt_reg <= aw_cnt_reg + 1'b1;
     end
     if (b_go) begin
-        b_cnt_reg <= b_cnt_reg + 1'b1;
+        b_cnt_reg <= b_cnt1_reg;
+        b_cnt1_reg <= b_cnt1_reg + 1'b1;
     end
     if (rst) begin
         aw_cnt_reg <= 0;
         b_cnt_reg <= 0;
+        b_cnt1_reg <= 1;
     end
 end
 
@@ -2126,22 +2131,30 @@ wire                   v0_dead = (v0_dead_reg || (dl_set_reg && dl_conn_reg == r
 wire                   v0_herr = (v0_herr_reg || (hs_set_reg && hs_conn_reg == rf_conn)) && !v0_clr;
 wire                   ev_free = (!cpl_valid_reg || m_cpl_ready) && (!err_valid_reg || m_err_ready);
 // A record waits for the B responses of every burst queued before it (its
-// own included): b_cnt has reached its mark. An error response past the
-// oldest record's mark (V0's, or the head's while V0 is empty) waits for
-// that record's delivery, so it is charged to the right record; OKAY
-// responses go on, but only up to 2^(MK_W-2) past that mark. So b_cnt -
-// mark stays within -2^BQ_AW (the bursts outstanding, at most bq_fifo's
-// depth; a record's mark is aw_cnt at its push) .. 2^(MK_W-2), and its
-// sign bit says whether b_cnt has reached the mark however long a record
-// waits. (Without the bound, a record that waited while 2^(MK_W-1) later
-// bursts were answered read as not done; with no more bursts to come, the
-// block hung.)
-wire [MK_W-1:0]        dv_bdiff = b_cnt_reg - rf_mark;
-wire                   dv_bdone = !dv_bdiff[MK_W-1];
-wire [MK_W-1:0]        rh_bdiff = b_cnt_reg - rh_mark;
+// own included): b_cnt has reached its mark. An error response past V0's
+// mark waits for V0's delivery, so it is charged to the right record; OKAY
+// responses go on, but only up to 2^(MK_W-2) past that mark. While V0 is
+// empty and a record is at rec_fifo's head (it moves into V0 at the next
+// edge), every response waits that clock. So b_cnt - mark stays within
+// -2^BQ_AW (the bursts outstanding, at most bq_fifo's depth; a record's
+// mark is aw_cnt at its push) .. 2^(MK_W-2), and its sign bit says whether
+// b_cnt has reached the mark however long a record waits. (Without the
+// bound, a record that waited while 2^(MK_W-1) later bursts were answered
+// read as not done; with no more bursts to come, the block hung.)
+//
+// V0's two flags, b_cnt - mark >= 0 (bdone) and >= 2^(MK_W-2) (bahead),
+// are registers, made at the edge before from the four values b_cnt and
+// the mark can take there (b_go or not; V0 loading the head or keeping
+// its record), so that BREADY and the delivery start at registers rather
+// than at a subtraction (b_cnt to bq_fifo was 7 LUT levels).
+reg                    v0_bdone_reg = 1'b0, v0_bahead_reg = 1'b0;
+wire [MK_W-1:0]        bd_h0 = b_cnt_reg - rh_mark;
+wire [MK_W-1:0]        bd_h1 = b_cnt1_reg - rh_mark;
+wire [MK_W-1:0]        bd_v0 = b_cnt_reg - rf_mark;
+wire [MK_W-1:0]        bd_v1 = b_cnt1_reg - rf_mark;
+wire                   dv_bdone = v0_bdone_reg;
 wire                   dv_go = v0_valid_reg && s_verdict_tvalid && ev_free && dv_bdone;
-wire                   b_hold = (v0_valid_reg ? dv_bdone && (dv_bdiff[MK_W-2] || m_axi_bresp[1])
-                                              : rf_out_valid && !rh_bdiff[MK_W-1] && (rh_bdiff[MK_W-2] || m_axi_bresp[1]))
+wire                   b_hold = (v0_valid_reg ? dv_bdone && (v0_bahead_reg || m_axi_bresp[1]) : rf_out_valid)
                                 && m_axi_bvalid;
 // A ULPDU of a connection that is not enabled reports nothing here
 // (m_drop reported its pieces), whatever its verdict.
@@ -2162,6 +2175,12 @@ assign rf_out_ready = !v0_valid_reg || dv_go;
 assign s_verdict_tready = dv_go;
 
 always @(posedge clk) begin
+    case ({rf_out_ready, b_go})
+    2'b00: {v0_bdone_reg, v0_bahead_reg} <= {!bd_v0[MK_W-1], bd_v0[MK_W-2]};
+    2'b01: {v0_bdone_reg, v0_bahead_reg} <= {!bd_v1[MK_W-1], bd_v1[MK_W-2]};
+    2'b10: {v0_bdone_reg, v0_bahead_reg} <= {!bd_h0[MK_W-1], bd_h0[MK_W-2]};
+    default: {v0_bdone_reg, v0_bahead_reg} <= {!bd_h1[MK_W-1], bd_h1[MK_W-2]};
+    endcase
     if (rf_out_ready) begin
         v0_valid_reg <= rf_out_valid;
         v0_data_reg <= rf_out_data;

@@ -709,6 +709,7 @@ architecture rtl of ddp_rx is
     signal bq_out_valid, b_go : std_ulogic := '0';
     signal aw_cnt_reg : mk_t := (others => '0');
     signal b_cnt_reg : mk_t := (others => '0');
+    signal b_cnt1_reg : mk_t := to_unsigned(1, MK_W_c);   -- b_cnt_reg + 1
     signal d_conn_reg : conn_t := (others => '0');
 
     signal axi_awvalid, axi_wlast, axi_bready : std_ulogic := '0';
@@ -900,7 +901,8 @@ architecture rtl of ddp_rx is
     signal rh_mark : mk_t := (others => '0');
     signal v0_clr, v0_dead, v0_herr : std_ulogic := '0';
     signal ev_free, dv_bdone, dv_go, b_hold : std_ulogic := '0';
-    signal dv_bdiff, rh_bdiff : mk_t := (others => '0');
+    signal v0_bdone_reg, v0_bahead_reg : std_ulogic := '0';
+    signal bd_h0, bd_h1, bd_v0, bd_v1 : mk_t := (others => '0');
     signal dv_del, dv_bad, dv_kills : std_ulogic := '0';
 
     -- --- status pulses ---------------------------------------------------------------
@@ -1696,11 +1698,13 @@ begin
                 aw_cnt_reg <= aw_cnt_reg + 1;
             end if;
             if b_go = '1' then
-                b_cnt_reg <= b_cnt_reg + 1;
+                b_cnt_reg <= b_cnt1_reg;
+                b_cnt1_reg <= b_cnt1_reg + 1;
             end if;
             if rst = '1' then
                 aw_cnt_reg <= (others => '0');
                 b_cnt_reg <= (others => '0');
+                b_cnt1_reg <= to_unsigned(1, MK_W_c);
             end if;
         end if;
     end process p_bcnt;
@@ -2431,17 +2435,20 @@ begin
     v0_herr <= (v0_herr_reg or (hs_set_reg and to_sl(hs_conn_reg = rf_conn))) and not v0_clr;
     ev_free <= ((not cpl_valid_reg) or m_cpl_ready) and ((not err_valid_reg) or m_err_ready);
     -- A record waits for the B responses of every burst queued before it; an
-    -- error response past the oldest record's mark (V0's, or the head's
-    -- while V0 is empty) waits for that record's delivery. OKAY responses go
-    -- on, up to 2**(MK_W-2) past that mark, so that b_cnt - mark stays
-    -- within -2**BQ_AW .. 2**(MK_W-2) and its sign bit is the verdict on
-    -- "reached" however long a record waits.
-    dv_bdiff <= b_cnt_reg - rf_mark;
-    dv_bdone <= not dv_bdiff(MK_W_c - 1);
-    rh_bdiff <= b_cnt_reg - rh_mark;
+    -- error response past V0's mark waits for V0's delivery. OKAY responses
+    -- go on, up to 2**(MK_W-2) past that mark; while V0 is empty and a
+    -- record is at rec_fifo's head, every response waits that clock. So
+    -- b_cnt - mark stays within -2**BQ_AW .. 2**(MK_W-2) and its sign bit
+    -- is the verdict on "reached" however long a record waits. V0's flags
+    -- (>= 0, >= 2**(MK_W-2)) are registers made at the edge before from the
+    -- four values b_cnt and the mark can take there (see the Verilog).
+    bd_h0 <= b_cnt_reg - rh_mark;
+    bd_h1 <= b_cnt1_reg - rh_mark;
+    bd_v0 <= b_cnt_reg - rf_mark;
+    bd_v1 <= b_cnt1_reg - rf_mark;
+    dv_bdone <= v0_bdone_reg;
     dv_go <= v0_valid_reg and s_verdict_tvalid and ev_free and dv_bdone;
-    b_hold <= sel(v0_valid_reg, dv_bdone and (dv_bdiff(MK_W_c - 2) or m_axi_bresp(1)),
-                  rf_out_valid and not rh_bdiff(MK_W_c - 1) and (rh_bdiff(MK_W_c - 2) or m_axi_bresp(1)))
+    b_hold <= sel(v0_valid_reg, dv_bdone and (v0_bahead_reg or m_axi_bresp(1)), rf_out_valid)
               and m_axi_bvalid;
     -- A ULPDU of a connection that is not enabled reports nothing here
     -- (m_drop reported its pieces), whatever its verdict.
@@ -2468,6 +2475,19 @@ begin
         if rising_edge(clk) then
             dead := dead_reg;
             herr := herr_reg;
+            if rf_out_ready = '0' and b_go = '0' then
+                v0_bdone_reg <= not bd_v0(MK_W_c - 1);
+                v0_bahead_reg <= bd_v0(MK_W_c - 2);
+            elsif rf_out_ready = '0' then
+                v0_bdone_reg <= not bd_v1(MK_W_c - 1);
+                v0_bahead_reg <= bd_v1(MK_W_c - 2);
+            elsif b_go = '0' then
+                v0_bdone_reg <= not bd_h0(MK_W_c - 1);
+                v0_bahead_reg <= bd_h0(MK_W_c - 2);
+            else
+                v0_bdone_reg <= not bd_h1(MK_W_c - 1);
+                v0_bahead_reg <= bd_h1(MK_W_c - 2);
+            end if;
             if rf_out_ready = '1' then
                 v0_valid_reg <= rf_out_valid;
                 v0_data_reg <= rf_out_data;
