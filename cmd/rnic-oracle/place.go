@@ -23,7 +23,7 @@ import (
 // in the order of its first octet: ddp.ParseHeader, rdmap.ClassifyHeader,
 // Sink.Receive with the opcode's placement access (which validates all of
 // RFC 5041 7.1 before it places a byte), then on delivery: for a Send with
-// Invalidate rdmap.Invalidate, for a Read Request rdmap.ParseReadRequest,
+// Invalidate rdmap.Invalidate, for a Read Request rdmap.DeliveredReadRequest,
 // for a Terminate the end of the stream. Any error is final for the stream
 // (Sink.Fail): the Sink places nothing after it.
 //
@@ -355,7 +355,7 @@ func report(st *placeStream, stags *ddp.STagTable, op rdmap.Opcode, h *ddp.Heade
 	ev.QN, ev.MSN, ev.Len, ev.ID = h.QN, h.MSN, d.MsgLen, d.ID
 	switch {
 	case op == rdmap.OpReadRequest:
-		rr, err := rdmap.ParseReadRequest(d.Buf[:d.MsgLen])
+		rr, err := rdmap.DeliveredReadRequest(&d)
 		if err != nil {
 			return failStream(s, err)
 		}

@@ -97,7 +97,7 @@
 //          segment, 5.4), id of the posted buffer, inv_stag for a Send
 //          with Invalidate (the STag is invalid from then on), and for a
 //          Read Request its 28-octet body in rr (octet j in rr[8j+7:8j]):
-//          the payload of its last segment. A Terminate is delivered as a
+//          the payload of its one segment. A Terminate is delivered as a
 //          completion on QN 2 (its payload is in the posted buffer) and
 //          ends the stream without an error.
 //   m_err: conn, layer, etype, code as rdmap.ErrorFrom reports the first
@@ -130,7 +130,9 @@
 //   untagged: MSN not posted (ahead of the window) 1/2/2, behind the
 //     window 1/2/3; MO > buffer 1/2/4; MO + length > buffer 1/2/5; last
 //     segment not of the oldest MSN 1/2/3
-//   on the last segment: Read Request of a length other than 28 0/2/7;
+//   on the last segment: Read Request not in one segment of 28 octets
+//     (MO 0 and 28 octets of payload; a message length of 28 made of
+//     several segments is refused too) 0/2/7;
 //     Send with Invalidate of an STag not valid or not of this stream's
 //     PD/binding 0/1/9.
 // Effects take place in the order of the ULPDUs' first pieces, whatever
@@ -739,13 +741,12 @@ end
 //   bounds:  TO < base, or TO + n > base + len (as integers: the same as
 //            TO - base outside 0 .. 2^32-1 or off + n > len, 7.1);
 //   address: addr + TO - base (tagged), addr + MO (untagged);
-//   MO + n:  the message length, its check against the buffer and 28;
+//   MO + n:  the message length, its check against the buffer;
 //   d_j:     MSN - first - j for j = 0..3 (the window checks): whether its
 //            bits above RQ_AW are zero, its low bits, its sign, whether it
 //            is zero.
 localparam integer LQ = RQ_AW + 1;           // low bits of d_j that the window check compares
 localparam [71:0] MASK32 = {40'd0, {32{1'b1}}};
-localparam [71:0] MASK33 = {39'd0, {33{1'b1}}};
 localparam [71:0] MASK_HI = MASK32 >> LQ;    // d_j's bits LQ..31, shifted down
 
 reg                    st_valid, st_bound;
@@ -802,7 +803,8 @@ always @* begin : c1_arith
     a_mon = sum72a(x_mo, x_n, 1'b0);
     a_cs = csa72(x_mo, x_n, x_nrglen);
     a_long = sum72a(a_cs[143:72], a_cs[71:0], 1'b0);
-    a_rr_eq = sumeq(x_mo, x_n, 1'b0, 72'd28, MASK33);
+    // A Read Request in one segment: MO 0 and 28 octets (rdmap.DeliveredReadRequest).
+    a_rr_eq = h_mo == 32'd0 && h_n == 16'd28;
     a_msn1 = fadd(h_msn, 32'd0, 1'b1);
     // TO + n carries out of 64 bits (n < 2^16).
     a_wrap = (&h_to[63:16]) && gt33({17'd0, h_to[15:0]}, {17'd0, ~h_n});
@@ -1139,7 +1141,7 @@ always @* begin
                 r_kind = K_NONE;
             end else if (k_op_reg == 4'd1 && e_rr_bad_reg) begin
                 r_kind = K_ERR;
-                r_err = 16'h0207;   // rdmap.ParseReadRequest: not 28 octets
+                r_err = 16'h0207;   // rdmap.DeliveredReadRequest: not one 28-octet segment
             end else if (k_op_reg == 4'd7) begin
                 r_kind = K_TERM;
             end else if ((k_op_reg == 4'd4 || k_op_reg == 4'd6) && i_bad) begin

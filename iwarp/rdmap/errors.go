@@ -235,8 +235,8 @@ func (e *Error) Terminate() Terminate {
 //     has no number for it, so it is reported as RDMAP Remote Operation
 //     Error, Catastrophic error localized to the RDMAP Stream, with the
 //     segment length.
-//   - *FormatError (a Read Request or Terminate of the wrong length): the
-//     same RDMAP error.
+//   - *FormatError (a Read Request or Terminate of the wrong length, a
+//     Read Request in several DDP Segments): the same RDMAP error.
 //   - anything else: RDMAP Local Catastrophic Error.
 func ErrorFrom(err error) *Error {
 	if err == nil {

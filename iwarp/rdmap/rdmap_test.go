@@ -469,3 +469,62 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A Read Request is taken only as one DDP Segment (DeliveredReadRequest):
+// the same 28 octets in two segments, or a last segment at MO 1 whose
+// message length is 28 but whose first octet no segment wrote, are
+// RDMAP errors 0/2/7, like a Read Request of the wrong length.
+func TestDeliveredReadRequest(t *testing.T) {
+	rr := ReadRequest{SinkSTag: 0x01020304, SinkTO: 0x05060708090a0b0c, Size: 0x0d0e0f10, SourceSTag: 0x11121314, SourceTO: 0x15161718191a1b1c}
+	body := rr.Append(nil)
+	m := NewReadRequest(1, rr)
+	for _, tt := range []struct {
+		name   string
+		pieces [][2]int // [MO, length] of each segment, the last one L=1
+		ok     bool
+	}{
+		{"one segment", [][2]int{{0, 28}}, true},
+		{"two segments", [][2]int{{0, 10}, {10, 18}}, false},
+		{"last segment at MO 1, octet 0 never written", [][2]int{{1, 27}}, false},
+		{"one segment of 27 octets", [][2]int{{0, 27}}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sink := ddp.NewSink(1, 1, ddp.NewSTagTable(), NumQueues)
+			buf := make([]byte, 28)
+			for i := range buf {
+				buf[i] = 0xee // what the posted buffer held before
+			}
+			if _, err := sink.Post(QNReadRequest, buf, 9); err != nil {
+				t.Fatal(err)
+			}
+			var d ddp.Delivery
+			for i, p := range tt.pieces {
+				h, err := m.Header()
+				if err != nil {
+					t.Fatal(err)
+				}
+				h.MO, h.Last = uint32(p[0]), i == len(tt.pieces)-1
+				if d, err = sink.Receive(&h, body[p[0]:p[0]+p[1]], 0); err != nil {
+					t.Fatalf("segment %d: %v", i, err)
+				}
+			}
+			if !d.Delivered {
+				t.Fatal("not delivered")
+			}
+			got, err := DeliveredReadRequest(&d)
+			if tt.ok {
+				if err != nil || got != rr {
+					t.Fatalf("DeliveredReadRequest = %+v, %v", got, err)
+				}
+				return
+			}
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("DeliveredReadRequest: %v, want a FormatError", err)
+			}
+			if e := ErrorFrom(err); e.Layer != LayerRDMAP || e.Type != ETypeRemoteOperation || e.Code != CodeStreamCatastrophic {
+				t.Fatalf("ErrorFrom = %d/%d/%d, want 0/2/7", e.Layer, e.Type, e.Code)
+			}
+		})
+	}
+}

@@ -3,6 +3,8 @@ package rdmap
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/openrnic/rnic/iwarp/ddp"
 )
 
 // ReadRequestLen is the length of the RDMA Read Request header, the whole
@@ -42,6 +44,23 @@ func ParseReadRequest(b []byte) (ReadRequest, error) {
 		SourceSTag: binary.BigEndian.Uint32(b[16:20]),
 		SourceTO:   binary.BigEndian.Uint64(b[20:28]),
 	}, nil
+}
+
+// DeliveredReadRequest parses a Read Request message DDP has delivered
+// (d.Delivered, untagged queue 1). The message must have come in one DDP
+// Segment: its last segment's MO is 0, so that segment carried all 28
+// octets. The sender sends it so (Message.Segments); a receiver that
+// assembled it from several segments would take octets of the posted
+// buffer that no segment wrote when a segment is missing, and Linux siw,
+// which reads the 28 octets as part of the segment's header, takes only
+// one-segment Read Requests. A Read Request in several segments, or of
+// the wrong length, is a *FormatError.
+func DeliveredReadRequest(d *ddp.Delivery) (ReadRequest, error) {
+	if d.Header.MO != 0 {
+		return ReadRequest{}, &FormatError{Msg: "RDMA Read Request",
+			Detail: fmt.Sprintf("not in one DDP Segment: the last segment has MO %d", d.Header.MO)}
+	}
+	return ParseReadRequest(d.Buf[:d.MsgLen])
 }
 
 // FormatError reports a message body that cannot be parsed: wrong length

@@ -665,7 +665,7 @@ func (qp *QP) onReadResponse(h *ddp.Header, payload, ulpdu []byte) error {
 }
 
 func (qp *QP) onReadRequest(h *ddp.Header, d ddp.Delivery, ulpdu []byte) error {
-	rr, err := rdmap.ParseReadRequest(d.Buf[:d.MsgLen])
+	rr, err := rdmap.DeliveredReadRequest(&d)
 	if err != nil {
 		return qp.sink.Fail(err)
 	}

@@ -563,6 +563,12 @@ async def directed_checks(dut):
     rr = {"sink_stag": 1, "sink_to": 2, "size": 3, "src_stag": 4, "src_to": 5}
     rrs = tb.segments(READ_REQ, msn=1, rr=rr)[0]
     case("Read Request of 27 octets", [rrs[:-1]])
+    # Message length 28 (MO + length), but not one segment of 28 octets
+    # (rdmap.DeliveredReadRequest): octet 0 never sent, or the 28 octets
+    # in two segments.
+    case("Read Request's last segment at MO 1", [rrs[:14] + (1).to_bytes(4, "big") + rrs[19:]])
+    case("Read Request in two segments", [mutate(rrs[:28], 0, rrs[0] & ~0x40),
+                                          rrs[:14] + (10).to_bytes(4, "big") + rrs[28:]])
     case("Send with Invalidate of another PD's STag", tb.segments(SEND_INV, msn=1, inv_stag=1 << 8 | 0x55, payload=b"i"))
     case("Send with SE and Invalidate of a stale key", tb.segments(SEND_SE_INV, msn=1, inv_stag=6 << 8 | 0x12, payload=b"i"))
     case("Write after Send with Invalidate",

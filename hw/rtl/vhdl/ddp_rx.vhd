@@ -548,7 +548,6 @@ architecture rtl of ddp_rx is
     --            whether it is zero.
     constant LQ_c : positive := RQ_AW + 1;          -- low bits of d_j that the window check compares
     constant MASK32_c : u72_t := resize(unsigned'(x"ffffffff"), 72);
-    constant MASK33_c : u72_t := resize(unsigned'('1' & x"ffffffff"), 72);
     constant MASK_HI_c : u72_t := shift_right(MASK32_c, LQ_c);   -- d_j's bits LQ..31, shifted down
     subtype sg4_t is unsigned(4 * 162 - 1 downto 0);
     subtype low4_t is unsigned(4 * LQ_c - 1 downto 0);
@@ -1212,7 +1211,8 @@ begin
         a_mon <= sum72a(x_mo, x_n, '0');
         cs := csa72(x_mo, x_n, x_nrglen);
         a_long <= sum72a(cs(143 downto 72), cs(71 downto 0), '0');
-        a_rr_eq <= sumeq(x_mo, x_n, '0', to_unsigned(28, 72), MASK33_c);
+        -- A Read Request in one segment: MO 0 and 28 octets (rdmap.DeliveredReadRequest).
+        a_rr_eq <= to_sl(mo = 0 and n = 28);
         a_msn1 <= fadd(msn, to_unsigned(0, 32), '1');
         -- TO + n carries out of 64 bits (n < 2**16).
         a_wrap <= to_sl(to64(63 downto 16) = (63 downto 16 => '1'))
@@ -1491,7 +1491,7 @@ begin
                     kind := K_NONE_c;
                 elsif k_op_reg = 1 and e_rr_bad_reg = '1' then
                     kind := K_ERR_c;
-                    err := x"0207";      -- rdmap.ParseReadRequest: not 28 octets
+                    err := x"0207";      -- rdmap.DeliveredReadRequest: not one 28-octet segment
                 elsif k_op_reg = 7 then
                     kind := K_TERM_c;
                 elsif (k_op_reg = 4 or k_op_reg = 6) and i_bad = '1' then
