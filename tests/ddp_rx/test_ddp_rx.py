@@ -1872,6 +1872,11 @@ class SoakGen:
             stag = rng.choice(cand).stag if cand and rng.random() < 0.7 else rng.getrandbits(32)
             return hdr_untagged(rng.choice([SEND_INV, SEND_SE_INV]), 0, s.msn[0], 0, p, inv=stag), "foreign invalidate"
         if kind == 19:
+            if rng.random() < 0.5:
+                # Message length 28, but not from MO 0: only one segment of
+                # 28 octets is a Read Request (rdmap.DeliveredReadRequest).
+                mo = rng.choice([1, 4, 27])
+                return hdr_untagged(READ_REQ, 1, s.msn[1], mo, rng.randbytes(28 - mo)), "RR past MO 0"
             return hdr_untagged(READ_REQ, 1, s.msn[1], 0, rng.randbytes(rng.choice([27, 29, 0, 56]))), "RR length"
         if kind != 20:
             d = bytearray(self.good(s)[0])  # a fallback of the kinds above
