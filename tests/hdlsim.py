@@ -235,6 +235,7 @@ def run(
     )
     env = dict(extra_env or {})
     log = build_dir / "sim.log"
+    log.unlink(missing_ok=True)  # never a failure report from an earlier run
     env["HDLSIM_LOG"] = str(log)
     modules = ["hdlsim_log", test_module]
     if sim == "verilator":
@@ -242,9 +243,6 @@ def run(
         env["HDLSIM_TOP_PORTS"] = ",".join(verilator_top_ports(build_dir))
         modules.insert(0, "verilator_top_ports")
 
-    # cocotb's own name for its JUnit file (under pytest it may not be set).
-    current = os.environ.get("PYTEST_CURRENT_TEST")
-    results = build_dir / (f"{current.split(':')[-1].split(' ')[0]}.None" if current else "results.xml")
     try:
         runner.test(
             test_module=modules,
@@ -260,50 +258,43 @@ def run(
     except SystemExit as exc:
         # cocotb says only "Failed 1 of 1 tests"; a CI log must say which,
         # why, and how to replay it.
-        raise AssertionError(_failure_report(results, log, test, sim, tag) or str(exc)) from None
+        raise AssertionError(_failure_report(log, test, sim, tag) or str(exc)) from None
 
 
-def _failure_report(results: Path, log: Path, test: str, sim: str, tag: str) -> str:
-    """The failing testcases of a cocotb JUnit file, each with the end of
-    its failure in the log (tests/hdlsim_log.py), and the RANDOM_SEED that
-    replays the run."""
-    import xml.etree.ElementTree as ET
-
-    try:
-        root = ET.parse(results).getroot()
-    except (OSError, ET.ParseError):
-        return ""
-    seed = next((p.get("value") for p in root.iter("property") if p.get("name") == "random_seed"), None)
-    failed = [case.get("name") for case in root.iter("testcase")
-              if case.find("failure") is not None or case.find("error") is not None]
-    if not failed:
-        return ""
-    # Each failure's record in the log: "INFO cocotb.regression: <name> failed"
-    # and its traceback, up to the next record.
-    records: dict[str, list[str]] = {}
+def _failure_report(log: Path, test: str, sim: str, tag: str) -> str:
+    """Each failing cocotb test in a case's log (tests/hdlsim_log.py) with
+    the end of its traceback, and the RANDOM_SEED that replays the run; ""
+    when the log has none (the simulator stopped before a test ended)."""
     try:
         text = log.read_text(errors="replace").splitlines()
     except OSError:
-        text = []
+        return ""
+    # A failure's record: "INFO cocotb.regression: <name> failed" and its
+    # traceback, up to the next record.
+    seed = None
+    records: dict[str, list[str]] = {}
     cur = None
     for line in text:
-        m = re.match(r"^[A-Z]+ [\w.]+: ", line)
-        if m:
+        if re.match(r"^[A-Z]+ [\w.]+: ", line):
             cur = None
             hit = re.match(r"^[A-Z]+ cocotb\.regression: (?:\S+\.)?(\w+) failed", line)
             if hit:
                 cur = records.setdefault(hit.group(1), [])
+            elif seed is None:
+                m = re.match(r"^[A-Z]+ cocotb: RANDOM_SEED=(\d+)$", line)
+                seed = m and m.group(1)
         if cur is not None:
             cur.append(line)
-    lines = []
-    for name in failed:
-        rec = records.get(name, [])
-        # The assertion is at the end of the traceback.
-        tail = rec if len(rec) <= 40 else rec[:1] + ["..."] + rec[-39:]
-        lines.append(f"  {name}:" + ("" if tail else " (no log record)"))
-        lines += ["    " + t[:500] for t in tail]
-    head = f"{test} on {sim} ({tag}): {len(failed)} cocotb test(s) failed"
+    if not records:
+        return ""
+    head = f"{test} on {sim} ({tag}): {len(records)} cocotb test(s) failed"
     if seed is not None:
         head += f"; replay with RANDOM_SEED={seed} SIMS={sim}"
-    return "\n".join([head] + lines + [f"  whole log: {log}; waves: rerun with WAVES=1"])
-
+    lines = [head]
+    for name, rec in records.items():
+        # The assertion is at the end of the traceback.
+        tail = rec if len(rec) <= 40 else rec[:1] + ["..."] + rec[-39:]
+        lines.append(f"  {name}:")
+        lines += ["    " + t[:500] for t in tail]
+    lines.append(f"  whole log: {log}; waves: rerun with WAVES=1")
+    return "\n".join(lines)
