@@ -16,9 +16,9 @@
 // ULPDU: without it no bounds or length check of 7.1 could be made before
 // the first piece is written. The first piece of a ULPDU holds at least 46
 // octets for an untagged Read Request or Terminate (RDMAP opcode 1 or 7),
-// 18 for any other ULPDU, or the whole ULPDU (rx_join's guarantee: the
-// header this block reads, octets 0..17 of every ULPDU and 18..45 of
-// those two).
+// 18 for any other untagged ULPDU, 14 for a tagged one, or the whole ULPDU
+// (rx_join's guarantee: the header this block reads, octets 0..13 of a
+// tagged ULPDU, 0..17 of an untagged one and 18..45 of those two).
 //
 // Early ULPDUs (early = 1; mpa_rx_ooo's m_early in rnic_rx): a whole ULPDU
 // (first and last are taken as set) that an LLP found out of order, to be
@@ -147,7 +147,10 @@
 //            record (tuser, octets 0..17, the payload length) into hf_fifo
 //            once the header is in: at the first beat for W >= 256.
 //   H        the context, STag entry and posted buffer of the record are
-//            read, with addresses taken from the header as it is.
+//            read, with addresses taken from the header as it is: the
+//            record at hf_fifo's head or, when hf_fifo is empty and the
+//            checks move, the record in the clock it is made (it goes on
+//            to C1 without entering hf_fifo).
 //   C1       header classification; the first clock of the checks' sums
 //            (7.1) on what was read (sum72a on 8-bit chunks, carry-save
 //            for three or four operands, equalities by sumeq).
@@ -305,6 +308,7 @@ module ddp_rx #(
 localparam KEEP_W = DATA_W / 8;               // lanes, N
 localparam LG = $clog2(KEEP_W);
 localparam HB = (18 + KEEP_W - 1) / KEEP_W;   // beats that hold an untagged header
+localparam HBT = (14 + KEEP_W - 1) / KEEP_W;  // beats that hold a tagged one
 localparam BW = $clog2(BURST);
 localparam NCONN = 1 << CONN_W;
 localparam RG_AW = CONN_W + 2 + RQ_AW;        // {conn, qn, slot}
@@ -598,8 +602,12 @@ always @* begin : intake_hdr
         end
     end
     // A later piece's record goes out with its first beat; a first
-    // piece's once its header is in (or at its end, if shorter).
-    i_hpush = i_take && !i_hdone && (!i_user[0] || s_axis_tlast || {30'd0, i_hcnt} == HB - 1);
+    // piece's once its header is in (or at its end, if shorter): 18
+    // octets, or 14 when it is tagged (T, octet 0 bit 7; octets 14..17 of
+    // the record are then payload or zero, and no check of a tagged
+    // segment reads them).
+    i_hpush = i_take && !i_hdone && (!i_user[0] || s_axis_tlast || {30'd0, i_hcnt} == HB - 1
+                                     || (i_hdr[7] && {30'd0, i_hcnt} == HBT - 1));
 end
 
 always @(posedge clk) begin
@@ -634,10 +642,18 @@ wire [HF_W-1:0]      hf_out;
 wire                 hf_out_valid;
 wire                 c_adv;
 
+// The record of the piece at H: hf_fifo's head, or, when hf_fifo is empty
+// and the check pipeline moves, the record being made (h_thru: it goes
+// straight on to C1 and never into hf_fifo, a clock saved).
+wire [HF_W-1:0]      i_rec = {i_user[17+CONN_W], i_ns, i_user[16+CONN_W:0], i_hdr};
+wire                 h_thru = i_hpush && !hf_out_valid && c_adv;
+wire                 h_valid = hf_out_valid || i_hpush;
+wire [HF_W-1:0]      h_rec = hf_out_valid ? hf_out : i_rec;
+
 ddp_rx_fifo #(.WIDTH(HF_W), .AW(3)) hf_fifo (
     .clk(clk), .rst(rst),
-    .in_data({i_user[17+CONN_W], i_ns, i_user[16+CONN_W:0], i_hdr}), .in_valid(i_hpush),
-    .in_data2({i_user[17+CONN_W], i_ns, i_user[16+CONN_W:0], i_hdr}), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[1]),
+    .in_data(i_rec), .in_valid(i_hpush && !h_thru),
+    .in_data2(i_rec), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[1]),
     .in_ready(hf_in_ready),
     .out_data(hf_out), .out_valid(hf_out_valid), .out_ready(c_adv)
 );
@@ -654,8 +670,8 @@ ddp_rx_fifo #(.WIDTH(HF_W), .AW(3)) hf_fifo (
 wire                 dc_in_ready;
 assign c_adv = dc_in_ready;
 
-wire [CONN_W-1:0]    hf_conn = hf_out[145 +: CONN_W];
-wire [143:0]         hf_hdr = hf_out[143:0];
+wire [CONN_W-1:0]    hf_conn = h_rec[145 +: CONN_W];
+wire [143:0]         hf_hdr = h_rec[143:0];
 wire [31:0]          hf_idx32 = be32(hf_hdr, 2);
 
 reg                  c1_valid_reg = 1'b0;
@@ -663,8 +679,8 @@ reg  [HF_W-1:0]      c1_rec_reg;
 
 always @(posedge clk) begin
     if (c_adv) begin
-        c1_valid_reg <= hf_out_valid;
-        c1_rec_reg <= hf_out;
+        c1_valid_reg <= h_valid;
+        c1_rec_reg <= h_rec;
     end
     if (rst) begin
         c1_valid_reg <= 1'b0;
@@ -2048,11 +2064,11 @@ end
 
 // Table ports: the pipeline's, or configuration's while it is empty.
 always @* begin
-    cx_rd_en = hf_out_valid && c_adv;
+    cx_rd_en = h_valid && c_adv;
     cx_rd_addr = hf_conn;
-    st_rd_en = hf_out_valid && c_adv;
+    st_rd_en = h_valid && c_adv;
     st_rd_addr = hf_idx32[8 +: STAG_AW];
-    rg_rd_en = hf_out_valid && c_adv;
+    rg_rd_en = h_valid && c_adv;
     rg_rd_addr = {hf_conn, hf_hdr[8*9 +: 2], hf_hdr[8*13 +: RQ_AW]};
     cx_wr_en = c2_decide;
     cx_wr_addr = c2_conn_reg;

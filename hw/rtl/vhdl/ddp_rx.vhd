@@ -28,7 +28,8 @@
 --
 -- Structure: intake (every beat into df_fifo, a header record per piece
 -- into hf_fifo); H (context, STag entry and posted buffer read from their
--- sdp_rams), C1 (classification and the checks' arithmetic: the first
+-- sdp_rams, for hf_fifo's head or, when it is empty and the checks move,
+-- for the record in the clock it is made, which then skips hf_fifo), C1 (classification and the checks' arithmetic: the first
 -- clock of the sums, sum72a, carry-save, sumeq), C1b (the sums' second
 -- clock, sum72b, and the comparisons), C2 (the decision, with the effects
 -- of the three decisions ahead that the table reads missed, and its
@@ -209,6 +210,7 @@ architecture rtl of ddp_rx is
     constant KEEP_W_c : positive := DATA_W / 8;                   -- lanes, N
     constant LG_c     : positive := clog2(KEEP_W_c);
     constant HB_c     : positive := (18 + KEEP_W_c - 1) / KEEP_W_c;   -- beats that hold an untagged header
+    constant HBT_c    : positive := (14 + KEEP_W_c - 1) / KEEP_W_c;   -- beats that hold a tagged one
     constant BW_c     : positive := clog2(BURST);
     constant NCONN_c  : positive := 2 ** CONN_W;
     constant RG_AW_c  : positive := CONN_W + 2 + RQ_AW;           -- conn & qn & slot
@@ -505,6 +507,8 @@ architecture rtl of ddp_rx is
     signal hf_in_data : hf_t := (others => '0');
     signal hf_out : std_logic_vector(HF_W_c - 1 downto 0) := (others => '0');
     signal hf_out_valid, c_adv : std_ulogic := '0';
+    signal h_thru, h_valid : std_ulogic := '0';
+    signal h_rec : std_logic_vector(HF_W_c - 1 downto 0) := (others => '0');
 
     -- --- check pipeline ------------------------------------------------------------------
 
@@ -1001,9 +1005,13 @@ begin
         end loop;
         i_hdr <= h;
         -- A later piece's record goes out with its first beat; a first
-        -- piece's once its header is in (or at its end, if shorter).
+        -- piece's once its header is in (or at its end, if shorter): 18
+        -- octets, or 14 when it is tagged (T, octet 0 bit 7; octets 14..17
+        -- of the record are then payload or zero, and no check of a
+        -- tagged segment reads them).
         i_hpush <= i_take and (not i_hdone)
-                   and ((not i_user(0)) or s_axis_tlast or to_sl(to_integer(i_hcnt) = HB_c - 1));
+                   and ((not i_user(0)) or s_axis_tlast or to_sl(to_integer(i_hcnt) = HB_c - 1)
+                        or (h(7) and to_sl(to_integer(i_hcnt) = HBT_c - 1)));
     end process p_intake_hdr;
 
     p_intake : process (clk) is
@@ -1042,11 +1050,18 @@ begin
 
     hf_in_data <= i_user(17 + CONN_W) & std_ulogic_vector(i_ns) & i_user(16 + CONN_W downto 0) & i_hdr;
 
+    -- The record of the piece at H: hf_fifo's head, or, when hf_fifo is
+    -- empty and the check pipeline moves, the record being made (h_thru:
+    -- it goes straight on to C1 and never into hf_fifo, a clock saved).
+    h_thru <= i_hpush and (not hf_out_valid) and c_adv;
+    h_valid <= hf_out_valid or i_hpush;
+    h_rec <= hf_out when hf_out_valid = '1' else hf_in_data;
+
     hf_fifo : entity work.ddp_rx_fifo
         generic map (WIDTH => HF_W_c, AW => 3)
         port map (
             clk => clk, rst => rst,
-            in_data => hf_in_data, in_valid => i_hpush, in_ready => hf_in_ready,
+            in_data => hf_in_data, in_valid => i_hpush and not h_thru, in_ready => hf_in_ready,
             in_data2 => hf_in_data, in_valid2 => '0', in_ready2 => open,
             out_data => hf_out, out_valid => hf_out_valid, out_ready => c_adv
         );
@@ -1059,16 +1074,16 @@ begin
 
     c_adv <= dc_in_ready;
 
-    hf_conn <= hf_out(145 + CONN_W - 1 downto 145);
-    hf_hdr <= hf_out(143 downto 0);
+    hf_conn <= h_rec(145 + CONN_W - 1 downto 145);
+    hf_hdr <= h_rec(143 downto 0);
     hf_idx32 <= be32(hf_hdr, 2);
 
     p_c1_reg : process (clk) is
     begin
         if rising_edge(clk) then
             if c_adv = '1' then
-                c1_valid_reg <= hf_out_valid;
-                c1_rec_reg <= hf_out;
+                c1_valid_reg <= h_valid;
+                c1_rec_reg <= h_rec;
             end if;
             if rst = '1' then
                 c1_valid_reg <= '0';
@@ -2366,11 +2381,11 @@ begin
     -- Table ports: the pipeline's, or configuration's while it is empty.
     p_tables : process (all) is
     begin
-        cx_rd_en <= hf_out_valid and c_adv;
+        cx_rd_en <= h_valid and c_adv;
         cx_rd_addr <= hf_conn;
-        st_rd_en <= hf_out_valid and c_adv;
+        st_rd_en <= h_valid and c_adv;
         st_rd_addr <= std_ulogic_vector(hf_idx32(8 + STAG_AW - 1 downto 8));
-        rg_rd_en <= hf_out_valid and c_adv;
+        rg_rd_en <= h_valid and c_adv;
         rg_rd_addr <= hf_conn & hf_hdr(8 * 9 + 1 downto 8 * 9) & hf_hdr(8 * 13 + RQ_AW - 1 downto 8 * 13);
         cx_wr_en <= c2_decide;
         cx_wr_addr <= c2_conn_reg;
