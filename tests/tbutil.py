@@ -51,12 +51,14 @@ def first_piece_min(head: bytes, ulen: int | None = None) -> int:
     (hw/README.md, "MPA receive path and the interface to placement";
     rx_join makes it so): all of the header that ddp_rx reads, min(H,
     ULPDU_Length), with H = 46 for an untagged RDMAP Read Request or
-    Terminate (opcode 1 or 7 in octet 1), 18 for every other ULPDU, and 46
+    Terminate (opcode 1 or 7 in octet 1), 14 for a tagged ULPDU (octet 0
+    bit 7), 18 for every other untagged one, and 46
     when head (the ULPDU's first octets; ulen its length, len(head) if not
     given) holds fewer than its two control octets. This is the blocks'
     interface, not the protocol: the Go stack checks what the octets mean."""
     n = len(head) if ulen is None else ulen
     if len(head) < 2:
         return min(n, 46)
-    tagged = head[0] & 0x80
-    return min(n, 46 if not tagged and head[1] & 0x0F in (1, 7) else 18)
+    if head[0] & 0x80:
+        return min(n, 14)
+    return min(n, 46 if head[1] & 0x0F in (1, 7) else 18)

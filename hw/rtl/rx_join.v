@@ -7,8 +7,9 @@
 // min(H, ULPDU_Length) octets, so that the header is never split
 // (hw/README.md, "MPA receive path and the interface to placement"): H =
 // 46 for an RDMA Read Request (18-octet untagged DDP header, RFC 5041 4.3,
-// and its 28-octet RDMAP body, RFC 5040 4.4) and a Terminate, H = 18 for
-// every other message (the untagged DDP header; a tagged one is 14).
+// and its 28-octet RDMAP body, RFC 5040 4.4) and a Terminate, H = 14 for
+// a tagged message (the tagged DDP header, RFC 5041 4.2) and H = 18 for
+// every other untagged one (the untagged DDP header).
 // rx_join makes it so: a first piece that is shorter and does not end its
 // ULPDU is held, per connection, and put in front of that connection's
 // next piece (pieces of one connection come in stream order); if the two
@@ -128,7 +129,8 @@ localparam GA = $clog2(GD);
 localparam PADW = GD * DATA_W;              // G's data, as one vector
 localparam HW = 1 + 6 + 6 + 16 + 8 * HOLD;  // held state: {valid, rem, count, ulpdu_len, octets}
 localparam [6:0] HDR = 7'd46;               // the longest DDP/RDMAP header (RFC 5040 4.4)
-localparam [6:0] HDR18 = 7'd18;             // the DDP header, untagged (RFC 5041 4.3; tagged 4.2: 14)
+localparam [6:0] HDR18 = 7'd18;             // the DDP header, untagged (RFC 5041 4.3)
+localparam [6:0] HDR14 = 7'd14;             // tagged (4.2)
 localparam integer NI = N;
 localparam [LG:0] NC = NI[LG:0];            // a whole beat's count
 
@@ -178,12 +180,13 @@ reg [6:0]        a_hdr_reg;                 // min(header, ulpdu_len)
 wire [15:0] s_ulen = s_axis_tuser[CONN_W+17:CONN_W+2];
 // The header a first piece must hold (hw/README.md): 46 octets for an
 // untagged Read Request or Terminate (RDMAP opcode 1 or 7 in octet 1, RFC
-// 5040 4.4 and its Terminate header: ddp_rx reads their octets 18..45), 18
-// for every other message (ddp_rx reads the first 18 octets of every
-// ULPDU), and 46 when the first beat does not hold both control octets (an
-// empty or one-octet beat).
+// 5040 4.4 and its Terminate header: ddp_rx reads their octets 18..45), 14
+// for a tagged one (T, octet 0 bit 7: ddp_rx reads its 14 header octets),
+// 18 for every other untagged one (ddp_rx reads their 18), and 46 when the
+// first beat does not hold both control octets (an empty or one-octet
+// beat).
 wire [3:0]  s_op = s_axis_tdata[11:8];
-wire [6:0]  s_hdr = (s_axis_tkeep[1] && (s_axis_tdata[7] || (s_op != 4'd1 && s_op != 4'd7))) ? HDR18 : HDR;
+wire [6:0]  s_hdr = !s_axis_tkeep[1] ? HDR : s_axis_tdata[7] ? HDR14 : (s_op != 4'd1 && s_op != 4'd7) ? HDR18 : HDR;
 wire [CONN_W-1:0] s_conn = s_axis_tuser[CONN_W+1:2];
 
 wire take;                                  // the beat in A goes into G

@@ -8,7 +8,8 @@ sends a verdict for each ULPDU after its last piece. On the output, per
 connection, the pieces joined must be the same ULPDUs with the same
 ulpdu_len, every first piece must hold min(H, ulpdu_len) octets or the
 whole ULPDU (H = 46 when its octet 0 says untagged and octet 1 opcode 1
-or 7, else 18: tbutil.first_piece_min), every frame must be lane-0
+or 7, 14 when octet 0 says tagged, else 18: tbutil.first_piece_min),
+every frame must be lane-0
 aligned with tkeep all ones but in its last beat, and the verdicts must come out in the order of the ULPDUs'
 last pieces, each after (never in the clock of) its last piece's tlast
 beat, with the code sent.
@@ -291,7 +292,7 @@ def random_ulpdu(rng: random.Random) -> bytes:
     r = rng.random()
     n = rng.randint(1, 46) if r < 0.25 else rng.randint(47, 400) if r < 0.85 else rng.randint(401, 3000)
     # A third say they need the 46-octet header, the others (random octet
-    # 0 and 1) mostly the 18-octet one.
+    # 0 and 1) the 14-octet (tagged) or mostly the 18-octet one.
     return long_header(rng, n) if n >= 2 and rng.random() < 1 / 3 else rng.randbytes(n)
 
 

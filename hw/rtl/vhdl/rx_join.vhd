@@ -9,7 +9,7 @@
 --
 -- ddp_rx needs the first piece of every ULPDU to hold at least min(H,
 -- ULPDU_Length) octets: H = 46 for a Read Request or Terminate (RFC 5041
--- 4.3, RFC 5040 4.4), 18 for the others. A first piece that is shorter and does not end its ULPDU is
+-- 4.3, RFC 5040 4.4), 14 for a tagged one (4.2), 18 for the other untagged ones. A first piece that is shorter and does not end its ULPDU is
 -- held, per connection (in an sdp_ram), and put in front of that
 -- connection's next piece; if the two are still short and do not end the
 -- ULPDU they are held again.
@@ -147,7 +147,8 @@ architecture rtl of rx_join is
     subtype user_t is std_ulogic_vector(UF_c - 1 downto 0);
 
     constant HDR_c : u7_t := to_unsigned(46, 7);                  -- the longest DDP/RDMAP header (RFC 5040 4.4)
-    constant HDR18_c : u7_t := to_unsigned(18, 7);                -- the DDP header, untagged (RFC 5041 4.3; tagged 4.2: 14)
+    constant HDR18_c : u7_t := to_unsigned(18, 7);                -- the DDP header, untagged (RFC 5041 4.3)
+    constant HDR14_c : u7_t := to_unsigned(14, 7);                -- tagged (4.2)
     constant NC_c  : cnt_t := to_unsigned(N_c, CW_c);             -- a whole beat's count
 
     -- Octets in a tkeep that is a run from lane 0: its top lane, one-hot
@@ -170,14 +171,17 @@ architecture rtl of rx_join is
 
     -- min(H, ulpdu_len), H the header a first piece must hold (see
     -- rx_join.v): 46 octets for an untagged Read Request or Terminate
-    -- (RDMAP opcode 1 or 7 in octet 1), 18 for every other message, 46 when
-    -- the first beat does not hold both control octets.
+    -- (RDMAP opcode 1 or 7 in octet 1), 14 for a tagged one (octet 0 bit 7),
+    -- 18 for every other untagged one, 46 when the first beat does not hold
+    -- both control octets.
     function hdr_of(ulen : u16_t; d : std_ulogic_vector; k : std_ulogic_vector) return u7_t is
         variable h : u7_t;
         variable op : std_ulogic_vector(3 downto 0);
     begin
         op := d(d'low + 11 downto d'low + 8);
-        if k(k'low + 1) = '1' and (d(d'low + 7) = '1' or (op /= "0001" and op /= "0111")) then
+        if k(k'low + 1) = '1' and d(d'low + 7) = '1' then
+            h := HDR14_c;
+        elsif k(k'low + 1) = '1' and op /= "0001" and op /= "0111" then
             h := HDR18_c;
         else
             h := HDR_c;
