@@ -145,7 +145,9 @@
 // through placement, with queues between):
 //   intake   every beat into df_fifo (16 beats), and per piece a header
 //            record (tuser, octets 0..17, the payload length) into hf_fifo
-//            once the header is in: at the first beat for W >= 256.
+//            once the header is in: at the first beat for W >= 256. At
+//            W=64 a first piece's beat 0 (header octets only) is not
+//            queued for placement unless it ends the piece (drop).
 //   H        the context, STag entry and posted buffer of the record are
 //            read, with addresses taken from the header as it is: the
 //            record at hf_fifo's head or, when hf_fifo is empty and the
@@ -309,6 +311,10 @@ localparam KEEP_W = DATA_W / 8;               // lanes, N
 localparam LG = $clog2(KEEP_W);
 localparam HB = (18 + KEEP_W - 1) / KEEP_W;   // beats that hold an untagged header
 localparam HBT = (14 + KEEP_W - 1) / KEEP_W;  // beats that hold a tagged one
+// At W=64 a first piece's beat 0 holds header octets only (every DDP
+// header is 14 or more): it is not queued for placement unless it is
+// the piece's last (DROP0; see the intake).
+localparam integer DROP0 = (KEEP_W < 14) ? 1 : 0;
 localparam BW = $clog2(BURST);
 localparam NCONN = 1 << CONN_W;
 localparam RG_AW = CONN_W + 2 + RQ_AW;        // {conn, qn, slot}
@@ -333,9 +339,10 @@ localparam ST_W = 1 + 8 + 32 + 1 + CONN_W + 2 + 64 + 32 + ADDR_W;
 localparam RG_W = ADDR_W + 32 + ID_W;
 localparam MK_W = BQ_AW + 3;                 // burst counts, modulo 2^MK_W (see b_hold)
 localparam RF_W = 1 + MK_W + CONN_W + RECC_W + 224;    // {enabled, mark, conn, rec, rr}
-// Header record of a piece: {early, short, n, ulen, conn, first, octets
-// 0..17}; n = ulen - header length, short = ulen < header length.
-localparam HF_W = 1 + 1 + 16 + 16 + CONN_W + 1 + 144;
+// Header record of a piece: {drop, early, short, n, ulen, conn, first,
+// octets 0..17}; n = ulen - header length, short = ulen < header length,
+// drop = its beat 0 was not queued for placement (W=64, see the intake).
+localparam HF_W = 1 + 1 + 1 + 16 + 16 + CONN_W + 1 + 144;
 // Input beat: {data, keep, tlast, ULPDU last}.
 localparam DF_W = DATA_W + KEEP_W + 2;
 // Placement set-up of a piece (pl_setup): {r, m0, ylo, left, q1}.
@@ -592,6 +599,13 @@ wire                 i_t_t = s_axis_tdata[7];
 wire [16:0]          i_ns_t = i_t_t ? {i_ulen_t < 16'd14, i_n14_t[15:0]} : {i_ulen_t < 16'd18, i_n18_t[15:0]};
 reg  [16:0]          i_ns_reg = 17'd0;       // {short, n}
 wire [16:0]          i_ns = i_inpiece_reg ? i_ns_reg : i_ns_t;
+// Beat 0 of a first piece that goes on (W=64): header only, so it goes
+// into the header record but not into df_fifo; the record says so (drop)
+// and placement counts the piece from its beat 1, as if its header were
+// KEEP_W octets shorter (C1's h_hlen).
+reg                  i_drop_reg = 1'b0;
+wire                 i_drop0 = DROP0 != 0 && !i_inpiece_reg && i_user[0] && !s_axis_tlast;
+wire                 i_drop = i_inpiece_reg ? i_drop_reg : i_drop0;
 
 always @* begin : intake_hdr
     integer o;
@@ -618,6 +632,7 @@ always @(posedge clk) begin
         i_hcnt_reg <= ({30'd0, i_hcnt} == HB) ? i_hcnt : i_hcnt + 2'd1;
         i_hdone_reg <= i_hdone || i_hpush;
         i_ns_reg <= i_ns;
+        i_drop_reg <= i_drop;
     end
     if (rst) begin
         i_inpiece_reg <= 1'b0;
@@ -632,7 +647,7 @@ wire                 df_out_ready;
 
 ddp_rx_fifo #(.WIDTH(DF_W), .AW(4)) df_fifo (
     .clk(clk), .rst(rst),
-    .in_data({s_axis_tdata, s_axis_tkeep, s_axis_tlast, i_ulast}), .in_valid(i_take),
+    .in_data({s_axis_tdata, s_axis_tkeep, s_axis_tlast, i_ulast}), .in_valid(i_take && !i_drop0),
     .in_data2({s_axis_tdata, s_axis_tkeep, s_axis_tlast, i_ulast}), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[0]),
     .in_ready(df_in_ready),
     .out_data(df_out), .out_valid(df_out_valid), .out_ready(df_out_ready)
@@ -645,7 +660,7 @@ wire                 c_adv;
 // The record of the piece at H: hf_fifo's head, or, when hf_fifo is empty
 // and the check pipeline moves, the record being made (h_thru: it goes
 // straight on to C1 and never into hf_fifo, a clock saved).
-wire [HF_W-1:0]      i_rec = {i_user[17+CONN_W], i_ns, i_user[16+CONN_W:0], i_hdr};
+wire [HF_W-1:0]      i_rec = {i_drop, i_user[17+CONN_W], i_ns, i_user[16+CONN_W:0], i_hdr};
 wire                 h_thru = i_hpush && !hf_out_valid && c_adv;
 wire                 h_valid = hf_out_valid || i_hpush;
 wire [HF_W-1:0]      h_rec = hf_out_valid ? hf_out : i_rec;
@@ -688,9 +703,10 @@ always @(posedge clk) begin
 end
 
 // C1: the header's fields, the context and the table entries.
-wire                 p1_early = c1_rec_reg[HF_W-1];
-wire                 p1_short = c1_rec_reg[HF_W-2];
-wire [15:0]          p1_n = c1_rec_reg[HF_W-3 -: 16];
+wire                 p1_drop = c1_rec_reg[HF_W-1];
+wire                 p1_early = c1_rec_reg[HF_W-2];
+wire                 p1_short = c1_rec_reg[HF_W-3];
+wire [15:0]          p1_n = c1_rec_reg[HF_W-4 -: 16];
 wire [CONN_W-1:0]    p1_conn = c1_rec_reg[145 +: CONN_W];
 wire                 p1_first = c1_rec_reg[144];
 wire [143:0]         hdr = c1_rec_reg[143:0];
@@ -721,7 +737,9 @@ always @* begin
     h_qn = be32(hdr, 6);
     h_msn = be32(hdr, 10);
     h_mo = be32(hdr, 14);
-    h_hlen = h_t ? 5'd14 : 5'd18;
+    // The header's length, less the beat that was not queued for
+    // placement (drop): placement's octet 0 is the piece's first queued.
+    h_hlen = (h_t ? 5'd14 : 5'd18) - (p1_drop ? KEEP_WI[4:0] : 5'd0);
     h_short = p1_short;
     h_n = p1_n;
     h_optag = h_op == 4'd0 || h_op == 4'd2;
@@ -1639,7 +1657,8 @@ function [223:0] rr_capture(input [223:0] rr, input [DATA_W-1:0] beat, input [12
     begin
         rr_capture = rr;
         for (j = 0; j < 28; j = j + 1) begin
-            if ({19'd0, k} == (18 + j) / KEEP_W) begin
+            // (k counts the beats queued: at W=64 beat 0, all header, was not.)
+            if ({19'd0, k} == (18 + j) / KEEP_W - DROP0) begin
                 rr_capture[8*j +: 8] = beat[8*((18 + j) % KEEP_W) +: 8];
             end
         end

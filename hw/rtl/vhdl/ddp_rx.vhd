@@ -26,8 +26,9 @@
 -- m_drop_count), m_post_err, m_berr (an error B response), m_done (a
 -- ULPDU's last piece has left placement).
 --
--- Structure: intake (every beat into df_fifo, a header record per piece
--- into hf_fifo); H (context, STag entry and posted buffer read from their
+-- Structure: intake (every beat into df_fifo but, at W=64, a first
+-- piece's beat 0 of header octets only; a header record per piece into
+-- hf_fifo); H (context, STag entry and posted buffer read from their
 -- sdp_rams, for hf_fifo's head or, when it is empty and the checks move,
 -- for the record in the clock it is made, which then skips hf_fifo), C1 (classification and the checks' arithmetic: the first
 -- clock of the sums, sum72a, carry-save, sumeq), C1b (the sums' second
@@ -211,6 +212,11 @@ architecture rtl of ddp_rx is
     constant LG_c     : positive := clog2(KEEP_W_c);
     constant HB_c     : positive := (18 + KEEP_W_c - 1) / KEEP_W_c;   -- beats that hold an untagged header
     constant HBT_c    : positive := (14 + KEEP_W_c - 1) / KEEP_W_c;   -- beats that hold a tagged one
+    -- At W=64 a first piece's beat 0 holds header octets only: it is not
+    -- queued for placement unless it is the piece's last (see ddp_rx.v).
+    constant DROP0_c  : natural := boolean'pos(KEEP_W_c < 14);
+    constant HL14D_c  : natural := 14 - DROP0_c * KEEP_W_c;       -- header lengths less a dropped beat
+    constant HL18D_c  : natural := 18 - DROP0_c * KEEP_W_c;
     constant BW_c     : positive := clog2(BURST);
     constant NCONN_c  : positive := 2 ** CONN_W;
     constant RG_AW_c  : positive := CONN_W + 2 + RQ_AW;           -- conn & qn & slot
@@ -232,7 +238,7 @@ architecture rtl of ddp_rx is
     constant RF_W_c   : positive := 1 + MK_W_c + CONN_W + RECC_W_c + 224;   -- enabled & mark & conn & rec & rr
     -- Header record of a piece: early & short & n & ulen & conn & first &
     -- octets 0..17.
-    constant HF_W_c   : positive := 1 + 1 + 16 + 16 + CONN_W + 1 + 144;
+    constant HF_W_c   : positive := 1 + 1 + 1 + 16 + 16 + CONN_W + 1 + 144;   -- {drop, early, short, n, ulen, conn, first, header}
     -- Input beat: data & keep & tlast & ULPDU last.
     constant DF_W_c   : positive := DATA_W + KEEP_W_c + 2;
     -- Placement set-up of a piece (pl_setup): r & m0 & ylo & left & q1.
@@ -414,7 +420,8 @@ architecture rtl of ddp_rx is
     begin
         r := rr;
         for j in 0 to 27 loop
-            if to_integer(k) = (18 + j) / KEEP_W_c then
+            -- (k counts the beats queued: at W=64 beat 0, all header, was not.)
+            if to_integer(k) = (18 + j) / KEEP_W_c - DROP0_c then
                 r(8 * j + 7 downto 8 * j) := beat(8 * ((18 + j) mod KEEP_W_c) + 7 downto 8 * ((18 + j) mod KEEP_W_c));
             end if;
         end loop;
@@ -499,6 +506,7 @@ architecture rtl of ddp_rx is
     signal i_ns_t : u17_t := (others => '0');
     signal i_ns_reg : u17_t := (others => '0');        -- short & n
     signal i_ns : u17_t := (others => '0');
+    signal i_drop_reg, i_drop0, i_drop : std_ulogic := '0';
 
     signal df_in_data : df_t := (others => '0');
     signal df_out : std_logic_vector(DF_W_c - 1 downto 0) := (others => '0');
@@ -520,7 +528,7 @@ architecture rtl of ddp_rx is
     signal c1_valid_reg : std_ulogic := '0';
     signal c1_rec_reg : hf_t := (others => '0');
 
-    signal p1_early, p1_short, p1_first : std_ulogic := '0';
+    signal p1_drop, p1_early, p1_short, p1_first : std_ulogic := '0';
     signal p1_n : u16_t := (others => '0');
     signal p1_conn : conn_t := (others => '0');
 
@@ -989,6 +997,11 @@ begin
     i_ns_t <= to_sl(i_ulen_t < 14) & i_n14_t(15 downto 0) when i_t_t = '1'
               else to_sl(i_ulen_t < 18) & i_n18_t(15 downto 0);
     i_ns <= i_ns_reg when i_inpiece_reg = '1' else i_ns_t;
+    -- Beat 0 of a first piece that goes on (W=64): header only, so it goes
+    -- into the header record but not into df_fifo; the record says so
+    -- (drop) and placement counts the piece from its beat 1 (C1's h_hlen).
+    i_drop0 <= to_sl(DROP0_c /= 0) and (not i_inpiece_reg) and i_user(0) and (not s_axis_tlast);
+    i_drop <= i_drop_reg when i_inpiece_reg = '1' else i_drop0;
 
     p_intake_hdr : process (all) is
         variable h : hdr_t;
@@ -1028,6 +1041,7 @@ begin
                 end if;
                 i_hdone_reg <= i_hdone or i_hpush;
                 i_ns_reg <= i_ns;
+                i_drop_reg <= i_drop;
             end if;
             if rst = '1' then
                 i_inpiece_reg <= '0';
@@ -1043,12 +1057,12 @@ begin
         generic map (WIDTH => DF_W_c, AW => 4)
         port map (
             clk => clk, rst => rst,
-            in_data => df_in_data, in_valid => i_take, in_ready => df_in_ready,
+            in_data => df_in_data, in_valid => i_take and not i_drop0, in_ready => df_in_ready,
             in_data2 => df_in_data, in_valid2 => '0', in_ready2 => open,
             out_data => df_out, out_valid => df_out_valid, out_ready => df_out_ready
         );
 
-    hf_in_data <= i_user(17 + CONN_W) & std_ulogic_vector(i_ns) & i_user(16 + CONN_W downto 0) & i_hdr;
+    hf_in_data <= i_drop & i_user(17 + CONN_W) & std_ulogic_vector(i_ns) & i_user(16 + CONN_W downto 0) & i_hdr;
 
     -- The record of the piece at H: hf_fifo's head, or, when hf_fifo is
     -- empty and the check pipeline moves, the record being made (h_thru:
@@ -1092,9 +1106,10 @@ begin
     end process p_c1_reg;
 
     -- C1: the header's fields, the context and the table entries.
-    p1_early <= c1_rec_reg(HF_W_c - 1);
-    p1_short <= c1_rec_reg(HF_W_c - 2);
-    p1_n <= unsigned(c1_rec_reg(HF_W_c - 3 downto HF_W_c - 18));
+    p1_drop <= c1_rec_reg(HF_W_c - 1);
+    p1_early <= c1_rec_reg(HF_W_c - 2);
+    p1_short <= c1_rec_reg(HF_W_c - 3);
+    p1_n <= unsigned(c1_rec_reg(HF_W_c - 4 downto HF_W_c - 19));
     p1_conn <= c1_rec_reg(145 + CONN_W - 1 downto 145);
     p1_first <= c1_rec_reg(144);
 
@@ -1147,8 +1162,14 @@ begin
         h_qn <= qn;
         h_msn <= msn;
         h_n <= n;
-        if t = '1' then
+        -- The header's length, less the beat that was not queued for
+        -- placement (drop).
+        if t = '1' and p1_drop = '1' then
+            h_hlen <= to_unsigned(HL14D_c, 5);
+        elsif t = '1' then
             h_hlen <= to_unsigned(14, 5);
+        elsif p1_drop = '1' then
+            h_hlen <= to_unsigned(HL18D_c, 5);
         else
             h_hlen <= to_unsigned(18, 5);
         end if;
