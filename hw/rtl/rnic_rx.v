@@ -13,7 +13,8 @@
 // mpa_rx (RFC 5044 in-order Full Operation) finds the ULPDUs in the
 // segments and cuts them into pieces at segment boundaries, with a verdict
 // per FPDU; rx_join holds a first piece that is shorter than
-// min(46, ULPDU_Length) and joins it to the connection's next piece, so
+// min(H, ULPDU_Length) (H: the header ddp_rx reads, 14, 18 or 46 octets)
+// and joins it to the connection's next piece, so
 // that every first piece reaching ddp_rx carries the whole DDP/RDMAP
 // header (RFC 5041 4, RFC 5040 4), as ddp_rx requires; ddp_rx checks the
 // headers and places cut through (hw/README.md, "MPA receive path and the
