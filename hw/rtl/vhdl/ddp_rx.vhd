@@ -30,9 +30,10 @@
 -- piece's beat 0 of header octets only; a header record per piece into
 -- hf_fifo); H (context, STag entry and posted buffer read from their
 -- sdp_rams, for hf_fifo's head or, when it is empty and the checks move,
--- for the record in the clock it is made, which then skips hf_fifo), C1 (classification and the checks' arithmetic: the first
--- clock of the sums, sum72a, carry-save, sumeq), C1b (the sums' second
--- clock, sum72b, and the comparisons), C2 (the decision, with the effects
+-- for the record in the clock it is made, which then skips hf_fifo), C1
+-- (classification and the checks' arithmetic: the first clock of the
+-- sums, sum72a, carry-save, sumeq), C1b (the sums' second clock, sum72b,
+-- and the comparisons), C2 (the decision, with the effects
 -- of the three decisions ahead that the table reads missed, and its
 -- effects written back); placement D0 (set-up: rotation, window,
 -- first address), D1 (one input beat a clock, rotated to the host
@@ -236,9 +237,9 @@ architecture rtl of ddp_rx is
     constant RG_W_c   : positive := ADDR_W + 32 + ID_W;
     constant MK_W_c   : positive := BQ_AW + 3;                     -- burst counts, modulo 2**MK_W (see b_hold)
     constant RF_W_c   : positive := 1 + MK_W_c + CONN_W + RECC_W_c + 224;   -- enabled & mark & conn & rec & rr
-    -- Header record of a piece: early & short & n & ulen & conn & first &
-    -- octets 0..17.
-    constant HF_W_c   : positive := 1 + 1 + 1 + 16 + 16 + CONN_W + 1 + 144;   -- {drop, early, short, n, ulen, conn, first, header}
+    -- Header record of a piece: drop & early & short & n & ulen & conn &
+    -- first & octets 0..17 (drop: its beat 0 was not queued, W=64).
+    constant HF_W_c   : positive := 1 + 1 + 1 + 16 + 16 + CONN_W + 1 + 144;
     -- Input beat: data & keep & tlast & ULPDU last.
     constant DF_W_c   : positive := DATA_W + KEEP_W_c + 2;
     -- Placement set-up of a piece (pl_setup): r & m0 & ylo & left & q1.
