@@ -67,9 +67,10 @@
 //
 // Latency, from the clock a piece's first beat is taken to the clock its
 // first output beat can be: 2 (1 more for a piece with held octets), and
-// for a first piece until min(H, ulpdu_len) octets or its end are in (at
-// DATA_W = 64: 3 beats for an RDMA Write or a Send, 6 for a Read Request;
-// at 512, the first beat).
+// for a first piece, 1 from the clock the beat that brings min(H,
+// ulpdu_len) octets or its end is taken (A's beat goes out with the
+// next one's look-ahead: at DATA_W = 64, 2 for an RDMA Write, 3 for a
+// Send, 6 for a Read Request; at 512, 2).
 // Throughput: 1 beat a clock within a piece and from piece to piece, with
 // always-ready outputs, gathered first pieces (W < 512) included: their
 // beats wait in G while the next pieces come in behind them. A set-up
@@ -318,6 +319,20 @@ wire [6:0] cnt7 = cnt8[6:0];
 wire unused_cnt = cnt8[7];
 wire dec_now = (pin_reg && dec_reg) || cnt7 >= rem_e || (a_tlast_reg && a_plast_reg);
 wire hold_now = a_tlast_reg && !dec_now;
+// Look ahead (N < 46, where a header can take more than one beat): when
+// A's beat is not the piece's last, the piece's next beat is at s_axis and
+// is taken at the same edge as A's (s_axis_tready is 1 whenever take is).
+// If that beat completes the header (its octets, counted by the tkeep bit
+// of the last lane the header needs: tkeep is a run from lane 0, all ones
+// but on the tlast beat) or ends the ULPDU, the piece may go out a clock
+// early: dec_reg is set with A's beat, and dec_now holds for the next.
+localparam AHEAD = N < 46;
+localparam [7:0] N8 = NI[7:0];
+// the lane of the next beat that holds the header's last octet, octet
+// rem_e - 1 - N of it: rem_e - 1 mod N
+wire [LG-1:0] ahead_lane = rem_e[LG-1:0] - 1'b1;
+wire ahead_in = {1'b0, rem_e} > N8 && {1'b0, rem_e} <= 2 * N8 && s_axis_tkeep[ahead_lane];
+wire ahead = AHEAD && s_axis_tvalid && !a_tlast_reg && (ahead_in || (s_axis_tlast && s_axis_tuser[0]));
 
 // The beat rotated by r (lane j to lane j + r mod N), behind the octets
 // of the previous one.
@@ -440,7 +455,7 @@ always @(posedge clk) begin
             p_ulen_reg <= a_ulen_reg;
             p_first_reg <= a_first_reg;
         end
-        dec_reg <= dec_now;
+        dec_reg <= dec_now || ahead;
         rem_reg <= rem_e[5:0] - cnt7[5:0];
         tot_reg <= tot_e + cnt7;
         prev_reg <= rot;

@@ -44,9 +44,9 @@
 -- still missing and ulpdu_len, to the RAM, and frees its entries. Verdicts
 -- wait on 5-bit counters of last pieces in and out.
 --
--- Latency 2 (1 more with held octets; a first piece: from when min(H,
--- ulpdu_len) octets or its end are in); 1 beat a clock within a piece and
--- from piece to piece (see the Verilog header).
+-- Latency 2 (1 more with held octets; a first piece: from when the beat
+-- that brings min(H, ulpdu_len) octets, or its end, is at s_axis); 1 beat
+-- a clock within a piece and from piece to piece (see the Verilog header).
 --
 -- Verification: tests/rx_join/test_rx_join.py.
 
@@ -281,6 +281,8 @@ architecture rtl of rx_join is
     signal e_user  : user_t := (others => '0');
     signal cnt_e   : cnt_t := (others => '0');
     signal dec_now, hold_now : std_ulogic := '0';
+    signal ahead_lane : lane_t := (others => '0');
+    signal ahead_in, ahead : std_ulogic := '0';
     signal rot, ob : data_t := (others => '0');
     signal sum     : unsigned(LG_c + 1 downto 0) := (others => '0');
     signal spill   : std_ulogic := '0';
@@ -416,6 +418,19 @@ begin
     cnt7 <= resize(cnt_e, 7);
     dec_now <= (pin_reg and dec_reg) or to_sl(cnt7 >= rem_e) or (a_tlast_reg and a_plast_reg);
     hold_now <= a_tlast_reg and not dec_now;
+    -- Look ahead (N < 46, where a header can take more than one beat): when
+    -- A's beat is not the piece's last, the piece's next beat is at s_axis
+    -- and is taken at the same edge as A's (s_axis_tready is 1 whenever take
+    -- is). If that beat completes the header (its octets, counted by the
+    -- tkeep bit of the last lane the header needs, octet rem_e - 1 - N of
+    -- it: tkeep is a run from lane 0, all ones but on the tlast beat) or
+    -- ends the ULPDU, the piece may go out a clock early: dec_reg is set
+    -- with A's beat, and dec_now holds for the next.
+    ahead_lane <= resize(rem_e, LG_c) - 1;
+    ahead_in <= to_sl(resize(rem_e, 8) > N_c and resize(rem_e, 8) <= 2 * N_c)
+                and s_axis_tkeep(to_integer(ahead_lane));
+    ahead <= to_sl(N_c < 46) and s_axis_tvalid and not a_tlast_reg
+             and (ahead_in or (s_axis_tlast and s_axis_tuser(0)));
 
     -- The beat rotated by r (lane j to lane j + r mod N), behind the octets
     -- of the previous one.
@@ -565,7 +580,7 @@ begin
                     p_ulen_reg <= a_ulen_reg;
                     p_first_reg <= a_first_reg;
                 end if;
-                dec_reg <= dec_now;
+                dec_reg <= dec_now or ahead;
                 rem_reg <= rem_e(5 downto 0) - cnt7(5 downto 0);
                 tot_reg <= tot_e + cnt7;
                 prev_reg <= rot;
