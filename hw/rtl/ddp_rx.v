@@ -175,7 +175,10 @@
 //            last one ended and work out the same sums.
 //   D1       one input beat a clock, rotated to the host address; a piece
 //            that ends its ULPDU needs no extra clock unless its payload
-//            spills into one more output beat.
+//            spills into one more output beat. A piece loaded while D1 is
+//            idle whose first input beat writes nothing takes that beat
+//            with the load (d_prime). A burst's W beats go once its AW is
+//            valid (AXI4 A3.3.1), so the first W goes with the first AW.
 //   D2       the piece's end: the delivery record for a ULPDU's last
 //            piece; for another, D3 works out where the ULPDU's next piece
 //            goes on and D4 writes it to the placement context.
@@ -1291,9 +1294,18 @@ reg  [DATA_W+KEEP_W:0]        w_in_data;
 wire                          w_in_ready;
 wire [DATA_W+KEEP_W:0]        w_out_data;
 wire                          w_out_valid;
-reg  [3:0]                    w_credit_reg = 4'd0;   // AWs sent whose last W beat is not
+// W beats go once their burst's AW is valid, not only once it is taken
+// (AXI4 A3.3.1: a master must not wait for AWREADY before asserting
+// WVALID). w_credit counts the AWs taken less the bursts whose last W beat
+// has gone, -1 (a burst's W beats all gone before its AW was taken) to
+// 15: above 0, the W head is an AW's that was taken; at 0, it belongs to
+// the AW at the head of its queue (AWs are queued with their burst's first
+// W beat).
+reg  [4:0]                    w_credit_reg = 5'd0;
+wire                          w_ok = (!w_credit_reg[4] && w_credit_reg != 5'd0)
+                                     || (w_credit_reg == 5'd0 && aw_out_valid);
 
-wire w_go = w_out_valid && w_credit_reg != 4'd0;
+wire w_go = w_out_valid && w_ok;
 
 reg                           w2_in_valid;
 reg  [DATA_W+KEEP_W:0]        w2_in_data;
@@ -1303,7 +1315,7 @@ ddp_rx_fifo #(.WIDTH(DATA_W + KEEP_W + 1), .AW(2)) w_fifo (
     .clk(clk), .rst(rst),
     .in_data(w_in_data), .in_valid(w_in_valid), .in_ready(w_in_ready),
     .in_data2(w2_in_data), .in_valid2(w2_in_valid), .in_ready2(w_in_ready2),
-    .out_data(w_out_data), .out_valid(w_out_valid), .out_ready(m_axi_wready && w_credit_reg != 4'd0)
+    .out_data(w_out_data), .out_valid(w_out_valid), .out_ready(m_axi_wready && w_ok)
 );
 
 assign m_axi_awid = 1'b0;
@@ -1320,10 +1332,10 @@ assign m_axi_wlast = w_out_data[0];
 assign m_axi_wvalid = w_go;
 
 always @(posedge clk) begin
-    w_credit_reg <= w_credit_reg + ((m_axi_awvalid && m_axi_awready) ? 4'd1 : 4'd0)
-        - ((w_go && m_axi_wready && m_axi_wlast) ? 4'd1 : 4'd0);
+    w_credit_reg <= w_credit_reg + ((m_axi_awvalid && m_axi_awready) ? 5'd1 : 5'd0)
+        - ((w_go && m_axi_wready && m_axi_wlast) ? 5'd1 : 5'd0);
     if (rst) begin
-        w_credit_reg <= 4'd0;
+        w_credit_reg <= 5'd0;
     end
 end
 
@@ -1720,7 +1732,22 @@ reg [16:0]             d_octs;
 reg [LG:0]             d_kc;
 
 assign d0_take = d0_valid_reg && (!d1_active_reg || d_end);
-assign df_out_ready = d_beat;
+// A piece that D1 takes while idle whose first input beat writes nothing
+// (its output beat is outside the write window: the payload's first
+// output beat needs the next input beat too) takes that beat at the load
+// (d_prime): D1 starts as it would be a clock later, after a beat that
+// only fills d_prev. Not for a tlast beat, nor behind a piece still in D1
+// (its beat at df_out would be that piece's).
+wire                   d_prime = d0_valid_reg && !d1_active_reg && df_out_valid && !d_cur_tlast
+                                 && !(|d0_win0_reg);
+assign df_out_ready = d_beat || d_prime;
+// D1's step over that beat, from D0's registers.
+wire [19:0]            d0_q0m1, d0_q1m1;
+wire [ADDR_W-LG-1:0]   d0_wan;
+rnic_incdec #(.W(20), .DEC(1)) u_d0_q0m1 (.x(d0_q0_reg), .y(d0_q0m1));
+rnic_incdec #(.W(20), .DEC(1)) u_d0_q1m1 (.x(d0_q1_reg), .y(d0_q1m1));
+rnic_incdec #(.W(ADDR_W-LG), .DEC(0)) u_d0_wan (.x(d0_waddr_reg[ADDR_W-1:LG]), .y(d0_wan));
+wire [KEEP_W-1:0]      d0_win2 = win_mask(d0_q0_reg, d0_q1_reg, d0_lo_reg, d0_hi_reg);
 
 // What a data or flush beat would do, from registers alone (the handshakes
 // only AND it in): it writes (wrx; a pad beat never does), and then left
@@ -1846,28 +1873,42 @@ always @(posedge clk) begin
         d_s_reg <= d0_s_reg;
         d_remain_reg <= d0_remain_reg;
         d_rec_reg <= d0_rec_reg;
-        d_rr_reg <= d0_rr_reg;
         d_r_reg <= d0_r_reg;
-        d_win_reg <= d0_win0_reg;
-        d_winn_reg <= d0_win1_reg;
-        d_wne_reg <= |d0_win0_reg;
-        d_wnen_reg <= |d0_win1_reg;
-        d_q0_reg <= d0_q0_reg;
-        d_q1_reg <= d0_q1_reg;
         d_lo_reg <= d0_lo_reg;
         d_hi_reg <= d0_hi_reg;
-        d_waddr_reg <= d0_waddr_reg;
-        d_bofs_reg <= d0_bofs_reg;
-        d_wst_reg <= d0_wst_reg;
+        if (d_prime) begin
+            // (as a D1 beat that writes nothing: see there)
+            d_rr_reg <= d0_first_reg ? rr_capture(d0_rr_reg, d_cur_data, 13'd0) : d0_rr_reg;
+            d_win_reg <= d0_win1_reg;
+            d_winn_reg <= d0_win2;
+            d_wne_reg <= |d0_win1_reg;
+            d_wnen_reg <= |d0_win2;
+            d_q0_reg <= d0_q0m1;
+            d_q1_reg <= d0_q1m1;
+            d_waddr_reg <= d0_wst_reg ? {d0_wan, {LG{1'b0}}} : d0_waddr_reg;
+            d_bofs_reg <= d0_bofs_reg + 1'b1;
+            d_wst_reg <= d0_q0_reg[19];
+        end else begin
+            d_rr_reg <= d0_rr_reg;
+            d_win_reg <= d0_win0_reg;
+            d_winn_reg <= d0_win1_reg;
+            d_wne_reg <= |d0_win0_reg;
+            d_wnen_reg <= |d0_win1_reg;
+            d_q0_reg <= d0_q0_reg;
+            d_q1_reg <= d0_q1_reg;
+            d_waddr_reg <= d0_waddr_reg;
+            d_bofs_reg <= d0_bofs_reg;
+            d_wst_reg <= d0_wst_reg;
+        end
         d_left_reg <= d0_left_reg;
         f_left0 <= d0_left_reg == 18'd0;
         f_left1 <= d0_left_reg == 18'd1;
         f_left2 <= d0_left_reg == 18'd2;
         d_bleft_reg <= {BW{1'b0}};
         {f_bl0, f_bl1, f_bl2} <= 3'b100;
-        d_k_reg <= 13'd0;
-        d_prev_reg <= {DATA_W{1'b0}};
-        d_prevk_reg <= {KEEP_W{1'b0}};
+        d_k_reg <= d_prime ? 13'd1 : 13'd0;
+        d_prev_reg <= d_prime ? d_cur_data : {DATA_W{1'b0}};
+        d_prevk_reg <= d_prime ? d_cur_keep : {KEEP_W{1'b0}};
     end else begin
         if (d_end) begin
             d1_active_reg <= 1'b0;

@@ -1216,6 +1216,13 @@ class Lean:
         self.writes = 0
         self.aws = 0
         self.check_monitor = True
+        # AWREADY waits for WVALID (aw_wait_w): high for the clock after one
+        # with WVALID high, as a slave may (AXI4 A3.3.1); a W beat may then
+        # come before its burst's AW is taken, and is matched with the AW
+        # on the bus (w_ahead: bursts whose W went ahead of their AW).
+        self.aw_wait_w = False
+        self.w_ahead = 0
+        self.w_ahead_bursts = 0
         # A hold (script item ("h", clocks, verdicts, events)): verdicts
         # and/or m_cpl_ready and m_err_ready held back until hold_until;
         # held_aws gets the AW bursts issued during each hold.
@@ -1328,6 +1335,9 @@ class Lean:
         aw_valid, aw_addr, aw_len = rd(dut.m_axi_awvalid), rd(dut.m_axi_awaddr), rd(dut.m_axi_awlen)
         w_valid, w_data, w_strb, w_last = rd(dut.m_axi_wvalid), rd(dut.m_axi_wdata), rd(dut.m_axi_wstrb), rd(dut.m_axi_wlast)
         b_valid, b_ready, b_resp = wr(dut.m_axi_bvalid), rd(dut.m_axi_bready), wr(dut.m_axi_bresp)
+        aw_ready = wr(dut.m_axi_awready)
+        awready = 1
+        aw_ready(awready)
         cpl_valid, err_valid = rd(dut.m_cpl_valid), rd(dut.m_err_valid)
         cpl_ready, err_ready = wr(dut.m_cpl_ready), wr(dut.m_err_ready)
         eready = 1
@@ -1408,15 +1418,29 @@ class Lean:
                 vvalid = True
             # --- AXI write slave and monitor
             awv, wv = aw_valid(), w_valid()
-            if awv:
+            if awv and awready:
                 addr, blen = aw_addr(), aw_len() + 1
-                if self.check_monitor:
-                    self._check_aw(addr, blen)
-                self.aw_q.append([addr, blen, 0])
+                if self.w_ahead:
+                    # its W beats went ahead: the AW is the one they took
+                    self.w_ahead -= 1
+                else:
+                    if self.check_monitor:
+                        self._check_aw(addr, blen)
+                    self.aw_q.append([addr, blen, 0])
                 self.aws += 1
             if wv:
                 if wburst is None:
-                    wburst = self.aw_q.popleft()
+                    if self.aw_q:
+                        wburst = self.aw_q.popleft()
+                    else:
+                        assert awv and not awready and self.w_ahead == 0, \
+                            "a W beat ahead of its burst's AW, with no AW waiting on the bus"
+                        addr, blen = aw_addr(), aw_len() + 1
+                        if self.check_monitor:
+                            self._check_aw(addr, blen)
+                        wburst = [addr, blen, 0]
+                        self.w_ahead += 1
+                        self.w_ahead_bursts += 1
                 addr = wburst[0]
                 strb = w_strb()
                 if strb:
@@ -1476,6 +1500,9 @@ class Lean:
                 self.post_errs.append(tuple(f() for f in perr))
             if berr_valid():
                 self.berrs.append(tuple(f() for f in berr))
+            if self.aw_wait_w and awready != wv:
+                awready = wv
+                drive.append((aw_ready, awready))
             # --- the edge, then the inputs for the next one
             clk(1)
             await half
@@ -2267,6 +2294,31 @@ async def gap_b_ahead(dut):
             f"only {lean.held_aws[-1]} bursts issued while the {what} was held: the test missed its case")
 
 
+@cocotb.test(stage=-1)  # before the others: see CASE_TESTS
+async def gap_aw_after_w(dut):
+    """A write slave that raises AWREADY only after it has seen WVALID (AXI4
+    A3.3.1 lets a slave wait so; a master must not wait for AWREADY before
+    asserting WVALID): RDMA Writes of one to many beats, at every host
+    offset of a beat, are placed as Go places them, and W beats of some
+    bursts go before their AW is taken."""
+    lean, st = await lean_steps(dut, "gap_awafterw", mem_size=1 << 16)
+    a = 7
+    st.conn(a, 2)
+    st.stag(8, 0x77, 2, REMOTE_WRITE, 0, 1 << 15, 0)
+    rng = random.Random(17)
+    to = 0
+    for n in (1, 5, lean.lanes, 3 * lean.lanes + 7, 700, 2, 9 * lean.lanes):
+        to += rng.randrange(1, lean.lanes)
+        st.ulpdu(a, hdr_tagged(WRITE, 8 << 8 | 0x77, to, rng.randbytes(n)))
+        to += n
+    lean.aw_wait_w = True
+    await st.run("AWREADY after WVALID")
+    lean.aw_wait_w = False
+    assert lean.w_ahead_bursts > 0, "no W beat went ahead of its AW: the test missed its case"
+    dut._log.info("AWREADY after WVALID: %d of %d bursts had W beats before their AW was taken",
+                  lean.w_ahead_bursts, lean.aws)
+
+
 # --- pytest ------------------------------------------------------------------
 
 WIDTHS = (64, 128, 256, 512)
@@ -2277,7 +2329,7 @@ WIDTHS = (64, 128, 256, 512)
 # tables in the block's RAMs outlive a test and gap_disabled_conn needs a
 # connection no test has configured); the soak has a case of its own.
 # DDP_RX_TESTCASE runs some of them only.
-CASE_TESTS = ("gap_disabled_conn", "gap_long_piece", "gap_full_ring", "gap_bresp_error", "gap_b_ahead",
+CASE_TESTS = ("gap_disabled_conn", "gap_long_piece", "gap_full_ring", "gap_bresp_error", "gap_b_ahead", "gap_aw_after_w",
               "directed_checks", "early_checks", "random_traffic",
               "bench")
 RTL_SOURCES = [hdlsim.RTL_DIR / f for f in ("ddp_rx.v", "ddp_rx_fifo.v", "sdp_ram.v", "rnic_incdec.v")]

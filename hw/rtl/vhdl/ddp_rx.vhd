@@ -37,7 +37,9 @@
 -- of the three decisions ahead that the table reads missed, and its
 -- effects written back); placement D0 (set-up: rotation, window,
 -- first address), D1 (one input beat a clock, rotated to the host
--- address, AW and W queued), D2 (the piece's end, the delivery record),
+-- address, AW and W queued; a piece loaded while D1 is idle whose first
+-- input beat writes nothing takes that beat with the load; W beats go
+-- once their AW is valid, AXI4 A3.3.1), D2 (the piece's end, the delivery record),
 -- D3, D4 (where a ULPDU's next piece goes on: the sums, then the pick and
 -- the placement context's write); delivery in the order of last
 -- pieces, gated by the verdicts and the B responses.
@@ -704,7 +706,15 @@ architecture rtl of ddp_rx is
     signal w_in_ready : std_ulogic := '0';
     signal w_out_data : std_logic_vector(W_W_c - 1 downto 0) := (others => '0');
     signal w_out_valid : std_ulogic := '0';
-    signal w_credit_reg : u4_t := (others => '0');    -- AWs sent whose last W beat is not
+    -- W beats go once their burst's AW is valid, not only once it is taken
+    -- (AXI4 A3.3.1: a master must not wait for AWREADY before asserting
+    -- WVALID). w_credit counts the AWs taken less the bursts whose last W
+    -- beat has gone, -1 (a burst's W beats all gone before its AW was
+    -- taken) to 15: above 0, the W head is an AW's that was taken; at 0, it
+    -- belongs to the AW at the head of its queue (AWs are queued with their
+    -- burst's first W beat).
+    signal w_credit_reg : signed(4 downto 0) := (others => '0');
+    signal w_ok : std_ulogic := '0';
     signal w_go, w_out_ready : std_ulogic := '0';
     signal w2_in_valid : std_ulogic := '0';
     signal w2_in_data : ww_t := (others => '0');
@@ -829,6 +839,10 @@ architecture rtl of ddp_rx is
     signal d_q0m1, d_q1m1 : u20_t := (others => '0');
     signal d_wan : unsigned(ADDR_W - LG_c - 1 downto 0) := (others => '0');
     signal d_waddr_n : addr_t := (others => '0');
+    signal d_prime : std_ulogic := '0';
+    signal d0_q0m1, d0_q1m1 : u20_t := (others => '0');
+    signal d0_wan : unsigned(ADDR_W - LG_c - 1 downto 0) := (others => '0');
+    signal d0_win2 : keep_t := (others => '0');
 
     signal d_beat, d_wr, d_end, d_aw, d_go : std_ulogic := '0';
     signal d_wrx, d_lft_n0x, d_bl_n0x, d_bl_n1x : std_ulogic := '0';
@@ -1662,8 +1676,9 @@ begin
             out_data => aw_out_data, out_valid => aw_out_valid, out_ready => m_axi_awready
         );
 
-    w_go <= w_out_valid and to_sl(w_credit_reg /= 0);
-    w_out_ready <= m_axi_wready and to_sl(w_credit_reg /= 0);
+    w_ok <= to_sl(w_credit_reg > 0) or (to_sl(w_credit_reg = 0) and axi_awvalid);
+    w_go <= w_out_valid and w_ok;
+    w_out_ready <= m_axi_wready and w_ok;
 
     w_fifo : entity work.ddp_rx_fifo
         generic map (WIDTH => W_W_c, AW => 2)
@@ -1691,7 +1706,7 @@ begin
     m_axi_wvalid <= w_go;
 
     p_credit : process (clk) is
-        variable c : u4_t;
+        variable c : signed(4 downto 0);
     begin
         if rising_edge(clk) then
             c := w_credit_reg;
@@ -2010,7 +2025,20 @@ begin
     d_waddr_n <= d_wan & (LG_c - 1 downto 0 => '0') when d_wst_reg = '1' else d_waddr_reg;
 
     d0_take <= d0_valid_reg and ((not d1_active_reg) or d_end);
-    df_out_ready <= d_beat;
+    -- A piece that D1 takes while idle whose first input beat writes
+    -- nothing (its output beat is outside the write window: the payload's
+    -- first output beat needs the next input beat too) takes that beat at
+    -- the load (d_prime): D1 starts as it would be a clock later, after a
+    -- beat that only fills d_prev. Not for a tlast beat, nor behind a piece
+    -- still in D1 (its beat at df_out would be that piece's).
+    d_prime <= d0_valid_reg and not d1_active_reg and df_out_valid and not d_cur_tlast
+               and not (or d0_win0_reg);
+    df_out_ready <= d_beat or d_prime;
+    -- D1's step over that beat, from D0's registers.
+    d0_q0m1 <= resize(dec64(resize(d0_q0_reg, 64)), 20);
+    d0_q1m1 <= resize(dec64(resize(d0_q1_reg, 64)), 20);
+    d0_wan <= resize(inc64(resize(d0_waddr_reg(ADDR_W - 1 downto LG_c), 64)), ADDR_W - LG_c);
+    d0_win2 <= win_mask(d0_q0_reg, d0_q1_reg, d0_lo_reg, d0_hi_reg);
 
     w2_in_data <= fl_data & fl_strb & '1';
 
@@ -2153,19 +2181,47 @@ begin
                 d_s_reg <= d0_s_reg;
                 d_remain_reg <= d0_remain_reg;
                 d_rec_reg <= d0_rec_reg;
-                d_rr_reg <= d0_rr_reg;
                 d_r_reg <= d0_r_reg;
-                d_win_reg <= d0_win0_reg;
-                d_winn_reg <= d0_win1_reg;
-                d_wne_reg <= or d0_win0_reg;
-                d_wnen_reg <= or d0_win1_reg;
-                d_q0_reg <= d0_q0_reg;
-                d_q1_reg <= d0_q1_reg;
                 d_lo_reg <= d0_lo_reg;
                 d_hi_reg <= d0_hi_reg;
-                d_waddr_reg <= d0_waddr_reg;
-                d_bofs_reg <= d0_bofs_reg;
-                d_wst_reg <= d0_wst_reg;
+                if d_prime = '1' then
+                    -- (as a D1 beat that writes nothing: see there)
+                    if d0_first_reg = '1' then
+                        d_rr_reg <= rr_capture(d0_rr_reg, d_cur_data, (others => '0'));
+                    else
+                        d_rr_reg <= d0_rr_reg;
+                    end if;
+                    d_win_reg <= d0_win1_reg;
+                    d_winn_reg <= d0_win2;
+                    d_wne_reg <= or d0_win1_reg;
+                    d_wnen_reg <= or d0_win2;
+                    d_q0_reg <= d0_q0m1;
+                    d_q1_reg <= d0_q1m1;
+                    if d0_wst_reg = '1' then
+                        d_waddr_reg <= d0_wan & (LG_c - 1 downto 0 => '0');
+                    else
+                        d_waddr_reg <= d0_waddr_reg;
+                    end if;
+                    d_bofs_reg <= d0_bofs_reg + 1;
+                    d_wst_reg <= d0_q0_reg(19);
+                    d_k_reg <= to_unsigned(1, d_k_reg'length);
+                    d_prev_reg <= d_cur_data;
+                    d_prevk_reg <= d_cur_keep;
+                else
+                    d_rr_reg <= d0_rr_reg;
+                    d_win_reg <= d0_win0_reg;
+                    d_winn_reg <= d0_win1_reg;
+                    d_wne_reg <= or d0_win0_reg;
+                    d_wnen_reg <= or d0_win1_reg;
+                    d_q0_reg <= d0_q0_reg;
+                    d_q1_reg <= d0_q1_reg;
+                    d_waddr_reg <= d0_waddr_reg;
+                    d_bofs_reg <= d0_bofs_reg;
+                    d_wst_reg <= d0_wst_reg;
+                    d_k_reg <= (others => '0');
+                    d_prev_reg <= (others => '0');
+                    d_prevk_reg <= (others => '0');
+                end if;
                 d_left_reg <= d0_left_reg;
                 f_left0 <= to_sl(d0_left_reg = 0);
                 f_left1 <= to_sl(d0_left_reg = 1);
@@ -2174,9 +2230,6 @@ begin
                 f_bl0 <= '1';
                 f_bl1 <= '0';
                 f_bl2 <= '0';
-                d_k_reg <= (others => '0');
-                d_prev_reg <= (others => '0');
-                d_prevk_reg <= (others => '0');
             else
                 if d_end = '1' then
                     d1_active_reg <= '0';
