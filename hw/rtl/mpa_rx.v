@@ -109,7 +109,7 @@ reg [CONN_W-1:0] err_conn_reg;
 // ---- intake ------------------------------------------------------------------------------
 
 wire [DATA_W-1:0] a_data;
-wire a_valid, a_ready, a_first, a_last, a_mk, a_mrk_en, a_crc_en, a_hint;
+wire a_valid, a_ready, a_first, a_last, a_mk, a_mrk_en, a_crc_en, a_hint, a_cont;
 wire [CONN_W-1:0] a_hint_conn;
 wire [CONN_W-1:0] a_conn;
 wire [WL-1:0] a_wlo, a_whi;
@@ -122,7 +122,7 @@ mpa_rx_align #(.DATA_W(DATA_W), .CONN_W(CONN_W)) align (
     .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid),
     .s_axis_tready(s_axis_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
     .m_data(a_data), .m_valid(a_valid), .m_ready(a_ready), .m_conn(a_conn),
-    .m_first(a_first), .m_last(a_last), .m_wlo(a_wlo), .m_whi(a_whi), .m_mk(a_mk),
+    .m_first(a_first), .m_cont(a_cont), .m_last(a_last), .m_wlo(a_wlo), .m_whi(a_whi), .m_mk(a_mk),
     .m_mrk_en(a_mrk_en), .m_crc_en(a_crc_en), .m_hint(a_hint), .m_hint_conn(a_hint_conn),
     .m_exc_tdata(m_exc_tdata), .m_exc_tkeep(m_exc_tkeep), .m_exc_tvalid(m_exc_tvalid),
     .m_exc_tready(m_exc_tready), .m_exc_tlast(m_exc_tlast), .m_exc_tuser(m_exc_tuser)
@@ -151,7 +151,7 @@ mpa_rx_walk #(.DATA_W(DATA_W), .CONN_W(CONN_W)) walk (
     .clk(clk), .rst(rst),
     .cfg_valid(cfg_go), .cfg_ready(w_cfg_ready), .cfg_conn(cfg_conn),
     .s_data(a_data), .s_valid(a_valid), .s_ready(a_ready), .s_conn(a_conn),
-    .s_first(a_first), .s_last(a_last), .s_wlo(a_wlo), .s_whi(a_whi), .s_mk(a_mk && a_mrk_en),
+    .s_first(a_first), .s_cont(a_cont), .s_last(a_last), .s_wlo(a_wlo), .s_whi(a_whi), .s_mk(a_mk && a_mrk_en),
     .s_crc_en(a_crc_en), .s_hint(a_hint), .s_hint_conn(a_hint_conn),
     .wb_valid(wb_valid[0] || wb_valid[1]),
     .wb_conn(wb_valid[1] ? wb_conn[CONN_W +: CONN_W] : wb_conn[0 +: CONN_W]),

@@ -39,6 +39,10 @@
 // and CRC on or off; clears its error. cfg_ready is high only between
 // segments. Configure a connection while none of its segments is in the
 // block.
+// m_cont (first beats only): the segment is of the connection of the beat
+// before it on m_* (which ended the segment before: accepted segments of a
+// connection continue its stream, so this one goes on from that beat's
+// end, in it when the beat ends inside a stream beat: m_wlo = its m_whi).
 // m_hint: high for the clock after an accepted segment's classification,
 // with m_hint_conn its connection, before its first output beat.
 // Output m_*: one beat per stream beat that holds at least one new whole
@@ -110,6 +114,10 @@ module mpa_rx_align #(
     input  wire                    m_ready,
     output reg  [CONN_W-1:0]       m_conn,
     output reg                     m_first,
+    // (first beats) the segment continues the connection of the beat
+    // before it on m_*: that beat ended the segment before, and this one
+    // goes on from its end (mpa_rx_walk walks the two as one)
+    output reg                     m_cont,
     output reg                     m_last,
     output reg  [$clog2(DATA_W/32):0] m_wlo,
     output reg  [$clog2(DATA_W/32):0] m_whi,
@@ -296,6 +304,7 @@ reg              need_in_reg;            // in_left_reg != 0
 reg              final_reg;              // out_left_reg == 1
 reg [PH_W-1:0]   phase_reg;              // beat index mod 512/N
 reg              emitted_reg;
+reg              em_ok_reg = 1'b0;       // m_conn is the last beat's (none since reset or cfg: no)
 reg [DATA_W-1:0] prev_rot_reg;
 
 // ---- lookup: classify --------------------------------------------------------
@@ -652,6 +661,8 @@ always @(posedge clk) begin
                 m_data <= merged;
                 m_conn <= conn_reg;
                 m_first <= !emitted_reg;
+                m_cont <= !emitted_reg && em_ok_reg && conn_reg == m_conn;
+                em_ok_reg <= 1'b1;
                 m_last <= hi_rem_reg <= N18;
                 m_wlo <= wlo;
                 m_whi <= whi;
@@ -701,10 +712,14 @@ always @(posedge clk) begin
         state_reg <= look_reason == 3'd0 ? S_STREAM : S_EXC;
     end
 
+    if (cfg_fire) begin
+        em_ok_reg <= 1'b0;
+    end
     if (rst) begin
         state_reg <= S_IDLE;
         m_valid <= 1'b0;
         m_hint <= 1'b0;
+        em_ok_reg <= 1'b0;
     end
 end
 

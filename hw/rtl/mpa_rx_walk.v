@@ -2,8 +2,9 @@
 // stream-aligned words that mpa_rx_align hands on, finds every FPDU by the
 // ULPDU_Length of the one before (RFC 5044 6, in-order case), checks every
 // marker's FPDUPTR and every ULPDU_Length, and cuts the words into "runs":
-// a run is the part of one FPDU that one segment carries, the unit of one
-// CRC computation and of one ULPDU piece. Runs alternate between two lanes
+// a run is the part of one FPDU that one segment carries (or consecutive
+// segments of a connection walked as one), the unit of one CRC
+// computation and of one ULPDU piece. Runs alternate between two lanes
 // (mpa_rx_lane: CRC32c, ULPDU packing, verdict), so that a beat holding the
 // end of one FPDU and the start of the next feeds both at once.
 //
@@ -24,7 +25,9 @@
 // bad; and, in a second table written by the lanes, the running CRC of the
 // open FPDU when a segment ended inside it. Until that CRC is back (about
 // ten clocks) no segment starts: a stream that splits FPDUs across
-// segments pays that bubble per segment.
+// segments pays that bubble per segment, unless the next segment is of the
+// same connection and right behind (s_cont): the walk then goes on into it
+// ("Segments of one connection back to back", below).
 //
 // Lane outputs, one beat of the run each (l_* fields, lane i in the i-th
 // slice): the beat's data; crc_lo/crc_hi, the words the CRC covers;
@@ -65,6 +68,7 @@ module mpa_rx_walk #(
     output wire                    s_ready,
     input  wire [CONN_W-1:0]       s_conn,
     input  wire                    s_first,
+    input  wire                    s_cont,     // (first beats) mpa_rx_align's m_cont
     input  wire                    s_last,
     input  wire [$clog2(DATA_W/32):0] s_wlo,
     input  wire [$clog2(DATA_W/32):0] s_whi,
@@ -109,6 +113,8 @@ localparam N = DATA_W / 8;
 localparam LN = $clog2(N);
 localparam WORDS = DATA_W / 32;
 localparam WL = $clog2(WORDS) + 1;   // a word position 0 .. WORDS
+localparam integer WORDS_I = WORDS;
+localparam [WL-1:0] WORDS_WL = WORDS_I[WL-1:0];
 localparam OL = LN + 1;              // an octet position 0 .. N
 localparam ST_W = 16 + 16 + 2 + 1 + 1 + 1;
 localparam [15:0] MAX_ULPDU = 16'd64768;
@@ -126,6 +132,7 @@ reg              p_valid;
 reg [DATA_W-1:0] p_data;
 reg [CONN_W-1:0] p_conn;
 reg              p_first, p_last, p_mk, p_crc_en;
+reg              p_full;     // p_whi == WORDS: the beat ends on a beat boundary
 reg [WL-1:0]     p_wlo, p_whi;
 reg [15*WORDS-1:0] p_t;      // content words from here through the CRC word
 reg [19*WORDS-1:0] p_uend;   // octet position (from this beat) past the ULPDU
@@ -143,7 +150,12 @@ reg [WL*WORDS-1:0] p_a;
 
 wire p_take;               // the walker consumes the precomputed beat
 wire p_free = !p_valid || p_take;
-assign s_ready = p_free;
+// A segment's last beat not yet walked takes in the first beat of the
+// next segment of its connection when that shares its stream beat (the
+// next one's first word is this one's whi): see "Segments of one
+// connection back to back" below.
+wire merge_now;
+assign s_ready = p_free || merge_now;
 
 genvar g;
 generate
@@ -158,8 +170,15 @@ generate
         wire        len_lt64 = len[15:6] == 10'd0;
         wire [6:0]  t_small = ({1'b0, len[5:0]} + 7'd9) >> 2;
         wire        unused_t = &{1'b0, t_small[6:WL]};
+        // (a word of the beat a merge keeps: its FPDU's end against the
+        // merged beat's whi)
+        wire [15:0] plen = p_len[16*g +: 16];
+        wire        keep_w = GW < p_whi;
         always @(posedge clk) begin
-            if (p_free && s_valid) begin
+            if (merge_now && keep_w) begin
+                p_e[g] <= plen[15:6] == 10'd0 && !lim_e[8] && {3'b000, plen[5:0]} <= lim_e;
+                p_m[g] <= plen[15:6] == 10'd0 && !lim_m[8] && {3'b000, plen[5:0]} <= lim_m;
+            end else if ((p_free || merge_now) && s_valid) begin
                 // Content words from the ULPDU_Length word through the CRC
                 // word: (2 + len + pad) / 4 + 1 = floor((len + 9) / 4).
                 p_t[15*g +: 15] <= {1'b0, len[15:2]} + (len[1:0] == 2'b11 ? 15'd3 : 15'd2);
@@ -175,11 +194,21 @@ generate
     end
 endgenerate
 
+integer mw;
 always @(posedge clk) begin
     if (p_take) begin
         p_valid <= 1'b0;
     end
-    if (p_free && s_valid) begin
+    if (merge_now) begin
+        for (mw = 0; mw < WORDS; mw = mw + 1) begin
+            if (mw >= p_whi) begin
+                p_data[32*mw +: 32] <= s_data[32*mw +: 32];
+            end
+        end
+        p_last <= s_last;
+        p_whi <= s_whi;
+        p_full <= s_whi == WORDS_WL;
+    end else if (p_free && s_valid) begin
         p_valid <= 1'b1;
         p_data <= s_data;
         p_conn <= s_conn;
@@ -189,6 +218,7 @@ always @(posedge clk) begin
         p_crc_en <= s_crc_en;
         p_wlo <= s_wlo;
         p_whi <= s_whi;
+        p_full <= s_whi == WORDS_WL;
     end
     if (rst) begin
         p_valid <= 1'b0;
@@ -287,7 +317,24 @@ reg [31:0]  state_reg;    // running CRC of the open FPDU, for a resumed run
 reg [7:0]   seq_reg, vseq_reg;
 
 wire out_free = (!l_valid[0] || l_ready[0]) && (!l_valid[1] || l_ready[1]);
-wire step = wstate_reg == W_RUN && p_valid && out_free;
+wire step = wstate_reg == W_RUN && p_valid && out_free && !merge_now;
+
+// Segments of one connection back to back. mpa_rx_align passes only a
+// segment that continues its connection's stream where the one before
+// ended, so when the next segment's first beat is at s_* as a segment's
+// last is walked and both are of one connection, the walk goes on into it:
+// nothing is saved, no run is cut, and no running CRC has to come back
+// through the table before the next segment starts. When the two share a
+// stream beat (the segment ends inside a beat), the last beat first takes
+// the next one's words in (merge_now, a clock in which it is not walked:
+// crc32c takes null octets only at a run's start and end, so a run never
+// has a beat with words missing in front); when the segment ends on a beat
+// boundary, its last beat is walked as it is (cont).
+// (From registers alone: s_cont says the beat at s_* continues the last
+// one mpa_rx_align handed on, the one in p_*.)
+wire nxt_same = s_valid && s_first && s_cont;
+assign merge_now = p_valid && p_last && nxt_same && !p_full
+                   && (wstate_reg == W_RUN ? first_pass_reg : p_first);
 
 // Where this pass starts: past the marker, on the beat's first pass.
 wire          mk_here = first_pass_reg && p_mk;
@@ -353,7 +400,9 @@ wire [15:0]   s_next = a_cont ? s_reg - {{(16-WL){1'b0}}, avail} :
                        (b_present && !b_end) ? {1'b0, t_h} - {{(16-WL){1'b0}}, room} : 16'd0;
 wire [15:0]   since_next = a_cont ? since_reg + {{(16-WL){1'b0}}, p_whi - p_wlo} :
                            {{(16-WL){1'b0}}, room};
-wire          seg_end = done && p_last;
+wire          cont = p_last && nxt_same && p_full;
+wire          seg_end = done && p_last && !cont;
+wire          cut = p_last && !cont;        // the segment's end ends its runs
 assign load_run = lk_hit && step && seg_end && !open_after;
 
 assign p_take = (step && done) || (wstate_reg == W_IDLE && p_valid && !p_first);
@@ -401,7 +450,7 @@ always @(posedge clk) begin
                 l_ulp_lo[OL*la +: OL] <= a_ulp_lo;
                 l_ulp_hi[OL*la +: OL] <= a_ulp_hi;
                 l_run_first[la] <= a_new;
-                l_run_last[la] <= a_end || p_last;
+                l_run_last[la] <= a_end || cut;
                 l_resume[la] <= a_new;
                 l_state[32*la +: 32] <= state_reg;
                 l_nopiece[la] <= 1'b0;
@@ -425,7 +474,7 @@ always @(posedge clk) begin
                 l_ulp_lo[OL*lb +: OL] <= b_ulp_lo;
                 l_ulp_hi[OL*lb +: OL] <= b_ulp_hi;
                 l_run_first[lb] <= 1'b1;
-                l_run_last[lb] <= b_end || p_last;
+                l_run_last[lb] <= b_end || cut;
                 l_resume[lb] <= lead_reg;
                 l_state[32*lb +: 32] <= state_reg;
                 l_nopiece[lb] <= 1'b0;

@@ -107,7 +107,7 @@ architecture rtl of mpa_rx is
     -- --- intake ---
 
     signal a_data : std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
-    signal a_valid, a_ready, a_first, a_last, a_mk, a_mrk_en, a_crc_en, a_hint : std_logic := '0';
+    signal a_valid, a_ready, a_first, a_last, a_mk, a_mrk_en, a_crc_en, a_hint, a_cont : std_logic := '0';
     signal a_hint_conn : std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
     signal a_conn : std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
     signal a_wlo, a_whi : std_logic_vector(WL_c - 1 downto 0) := (others => '0');
@@ -182,7 +182,7 @@ begin
             s_axis_tdata => s_axis_tdata, s_axis_tkeep => s_axis_tkeep, s_axis_tvalid => s_axis_tvalid,
             s_axis_tready => s_axis_tready, s_axis_tlast => s_axis_tlast, s_axis_tuser => s_axis_tuser,
             m_data => a_data, m_valid => a_valid, m_ready => a_ready, m_conn => a_conn,
-            m_first => a_first, m_last => a_last, m_wlo => a_wlo, m_whi => a_whi, m_mk => a_mk,
+            m_first => a_first, m_cont => a_cont, m_last => a_last, m_wlo => a_wlo, m_whi => a_whi, m_mk => a_mk,
             m_mrk_en => a_mrk_en, m_crc_en => a_crc_en, m_hint => a_hint, m_hint_conn => a_hint_conn,
             m_exc_tdata => m_exc_tdata, m_exc_tkeep => m_exc_tkeep, m_exc_tvalid => m_exc_tvalid,
             m_exc_tready => m_exc_tready, m_exc_tlast => m_exc_tlast, m_exc_tuser => m_exc_tuser
@@ -203,7 +203,7 @@ begin
             clk => clk, rst => rst,
             cfg_valid => cfg_go, cfg_ready => w_cfg_ready, cfg_conn => cfg_conn,
             s_data => a_data, s_valid => a_valid, s_ready => a_ready, s_conn => a_conn,
-            s_first => a_first, s_last => a_last, s_wlo => a_wlo, s_whi => a_whi, s_mk => w_mk,
+            s_first => a_first, s_cont => a_cont, s_last => a_last, s_wlo => a_wlo, s_whi => a_whi, s_mk => w_mk,
             s_crc_en => a_crc_en, s_hint => a_hint, s_hint_conn => a_hint_conn,
             wb_valid => w_wb_valid, wb_conn => w_wb_conn, wb_state => w_wb_state,
             l_valid => l_valid, l_ready => l_ready, l_data => l_data,

@@ -85,6 +85,10 @@ entity mpa_rx_align is
         m_ready       : in  std_logic := '0';
         m_conn        : out std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
         m_first       : out std_logic := '0';
+        -- (first beats) the segment continues the connection of the beat
+        -- before it on m_*: that beat ended the segment before, and this
+        -- one goes on from its end (mpa_rx_walk walks the two as one)
+        m_cont        : out std_logic := '0';
         m_last        : out std_logic := '0';
         m_wlo         : out std_logic_vector(clog2(DATA_W / 32) downto 0) := (others => '0');
         m_whi         : out std_logic_vector(clog2(DATA_W / 32) downto 0) := (others => '0');
@@ -250,6 +254,8 @@ architecture rtl of mpa_rx_align is
     signal m_valid_reg  : std_ulogic := '0';
     signal m_conn_reg   : conn_t := (others => '0');
     signal m_first_reg  : std_ulogic := '0';
+    signal m_cont_reg   : std_ulogic := '0';
+    signal em_ok_reg    : std_ulogic := '0';  -- m_conn is the last beat's (none since reset or cfg: no)
     signal m_last_reg   : std_ulogic := '0';
     signal m_wlo_reg    : w_t := (others => '0');
     signal m_whi_reg    : w_t := (others => '0');
@@ -299,6 +305,7 @@ begin
     m_valid <= m_valid_reg;
     m_conn <= m_conn_reg;
     m_first <= m_first_reg;
+    m_cont <= m_cont_reg;
     m_last <= m_last_reg;
     m_wlo <= std_ulogic_vector(m_wlo_reg);
     m_whi <= std_ulogic_vector(m_whi_reg);
@@ -698,6 +705,8 @@ begin
                             m_data_reg <= merged;
                             m_conn_reg <= conn_reg;
                             m_first_reg <= not emitted_reg;
+                            m_cont_reg <= not emitted_reg and em_ok_reg and to_sl(conn_reg = m_conn_reg);
+                            em_ok_reg <= '1';
                             m_last_reg <= to_sl(hi_rem_reg <= N18_c);
                             m_wlo_reg <= wlo;
                             m_whi_reg <= whi;
@@ -750,10 +759,14 @@ begin
                 end if;
             end if;
 
+            if cfg_fire = '1' then
+                em_ok_reg <= '0';
+            end if;
             if rst = '1' then
                 state_reg <= S_IDLE_c;
                 m_valid_reg <= '0';
                 m_hint_reg <= '0';
+                em_ok_reg <= '0';
             end if;
         end if;
     end process p_reg;

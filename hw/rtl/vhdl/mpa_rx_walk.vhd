@@ -2,8 +2,9 @@
 -- the stream-aligned words that mpa_rx_align hands on, finds every FPDU by
 -- the ULPDU_Length of the one before (RFC 5044 6, in-order case), checks
 -- every marker's FPDUPTR and every ULPDU_Length, and cuts the words into
--- runs: a run is the part of one FPDU that one segment carries, the unit of
--- one CRC computation and of one ULPDU piece. Runs alternate between two
+-- runs: a run is the part of one FPDU that one segment carries (or
+-- consecutive segments of a connection walked as one), the unit of one CRC
+-- computation and of one ULPDU piece. Runs alternate between two
 -- lanes (mpa_rx_lane), so that a beat holding the end of one FPDU and the
 -- start of the next feeds both at once.
 --
@@ -23,7 +24,9 @@
 -- write to the same connection is kept beside the word read, the patch): S(15 downto 0) & since(15 downto 0) & pad &
 -- mkbad & lenbad & lead; and, written by the lanes (wb_*), the running CRC
 -- of the open FPDU when a segment ended inside it. Until that CRC is back
--- (about ten clocks) no segment starts.
+-- (about ten clocks) no segment starts, unless the next segment is of the
+-- same connection and right behind (s_cont): the walk then goes on into it
+-- (see "segments of one connection back to back").
 --
 -- Lane outputs, one beat of the run each (lane i in the i-th slice): data;
 -- crc_lo/crc_hi (the words the CRC covers); crcw (the word holding the
@@ -66,6 +69,7 @@ entity mpa_rx_walk is
         s_ready      : out std_logic := '0';
         s_conn       : in  std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
         s_first      : in  std_logic := '0';
+        s_cont       : in  std_logic := '0';     -- (first beats) mpa_rx_align's m_cont
         s_last       : in  std_logic := '0';
         s_wlo        : in  std_logic_vector(clog2(DATA_W / 32) downto 0) := (others => '0');
         s_whi        : in  std_logic_vector(clog2(DATA_W / 32) downto 0) := (others => '0');
@@ -176,6 +180,8 @@ architecture rtl of mpa_rx_walk is
     signal p_a      : w_arr_t := (others => (others => '0'));
 
     signal p_take, p_free : std_ulogic := '0';
+    signal merge_now, nxt_same, cont, cut : std_ulogic := '0';
+    signal p_full : std_ulogic := '0';          -- p_whi = WORDS: the beat ends on a beat boundary
 
     -- --- per-connection tables ---
 
@@ -276,7 +282,10 @@ begin
     -- --- precompute stage ---------------------------------------------------------
 
     p_free <= (not p_valid) or p_take;
-    s_ready <= p_free;
+    -- A segment's last beat not yet walked takes in the first beat of the
+    -- next segment of its connection when that shares its stream beat (see
+    -- "segments of one connection back to back" below).
+    s_ready <= p_free or merge_now;
 
     -- --- per-connection tables -------------------------------------------------------
 
@@ -370,7 +379,26 @@ begin
     l_vseq <= l_vseq_reg;
 
     out_free <= ((not l_valid_reg(0)) or l_ready(0)) and ((not l_valid_reg(1)) or l_ready(1));
-    step <= to_sl(wstate_reg = W_RUN_c) and p_valid and out_free;
+    step <= to_sl(wstate_reg = W_RUN_c) and p_valid and out_free and not merge_now;
+
+    -- Segments of one connection back to back. mpa_rx_align passes only a
+    -- segment that continues its connection's stream where the one before
+    -- ended, so when the next segment's first beat is at s_* as a
+    -- segment's last is walked and both are of one connection, the walk
+    -- goes on into it: nothing is saved, no run is cut, and no running CRC
+    -- has to come back through the table before the next segment starts.
+    -- When the two share a stream beat (the segment ends inside a beat),
+    -- the last beat first takes the next one's words in (merge_now, a
+    -- clock in which it is not walked: crc32c takes null octets only at a
+    -- run's start and end, so a run never has a beat with words missing in
+    -- front); when the segment ends on a beat boundary, its last beat is
+    -- walked as it is (cont).
+    -- (From registers alone: s_cont says the beat at s_* continues the
+    -- last one mpa_rx_align handed on, the one in p_*.)
+    nxt_same <= s_valid and s_first and s_cont;
+    merge_now <= p_valid and p_last and nxt_same and not p_full
+                 and ((first_pass_reg and to_sl(wstate_reg = W_RUN_c))
+                      or (p_first and to_sl(wstate_reg /= W_RUN_c)));
 
     -- Where this pass starts: past the marker, on the beat's first pass.
     mk_here <= first_pass_reg and p_mk;
@@ -437,7 +465,9 @@ begin
               resize(t_h, 16) - resize(room, 16) when b_present = '1' and b_end = '0' else
               (others => '0');
     since_next <= since_reg + resize(p_whi - p_wlo, 16) when a_cont = '1' else resize(room, 16);
-    seg_end <= done and p_last;
+    cont <= p_last and nxt_same and p_full;
+    seg_end <= done and p_last and not cont;
+    cut <= p_last and not cont;                     -- the segment's end ends its runs
 
     p_take <= (step and done) or (to_sl(wstate_reg = W_IDLE_c) and p_valid and not p_first);
 
@@ -475,39 +505,58 @@ begin
 
     p_reg : process (clk) is
         variable len : u16_t;
+        variable keep : boolean;
         variable lim_e, lim_m : integer;
         variable t_small : natural;
         variable la_i, lb_i : boolean;
         variable ld : st_t;
     begin
         if rising_edge(clk) then
-            -- precompute stage
-            if p_free = '1' and s_valid = '1' then
+            -- precompute stage (a merge keeps the words of the beat in p_*
+            -- below its whi, and works out only whether each one's FPDU ends
+            -- in the merged beat, against the new whi)
+            if merge_now = '1' or (p_free = '1' and s_valid = '1') then
                 for g in 0 to WORDS_c - 1 loop
-                    len := unsigned(s_data(32 * g + 7 downto 32 * g)) & unsigned(s_data(32 * g + 15 downto 32 * g + 8));
-                    -- Content words from the ULPDU_Length word through the
-                    -- CRC word: (2 + len + pad) / 4 + 1 = floor((len + 9) / 4).
-                    if len(1 downto 0) = "11" then
-                        p_t(g) <= ('0' & len(15 downto 2)) + 3;
+                    keep := merge_now = '1' and g < to_integer(p_whi);
+                    if keep then
+                        len := p_len(g);
                     else
-                        p_t(g) <= ('0' & len(15 downto 2)) + 2;
+                        len := unsigned(s_data(32 * g + 7 downto 32 * g)) & unsigned(s_data(32 * g + 15 downto 32 * g + 8));
                     end if;
-                    p_uend(g) <= to_unsigned(4 * g + 2, 19) + resize(len, 19);
-                    p_lenbad(g) <= to_sl(len > MAX_ULPDU_c);
-                    p_pad(g) <= 2 - len(1 downto 0);
-                    p_len(g) <= len;
                     lim_e := 4 * to_integer(unsigned(s_whi)) - 4 * g - 6;
                     lim_m := lim_e - 4;
-                    t_small := (to_integer(len(5 downto 0)) + 9) / 4;
                     p_e(g) <= to_sl(len(15 downto 6) = 0 and to_integer(len(5 downto 0)) <= lim_e);
                     p_m(g) <= to_sl(len(15 downto 6) = 0 and to_integer(len(5 downto 0)) <= lim_m);
-                    p_a(g) <= to_unsigned((g + t_small) mod 2 ** WL_c, WL_c);
+                    if not keep then
+                        -- Content words from the ULPDU_Length word through the
+                        -- CRC word: (2 + len + pad) / 4 + 1 = floor((len + 9) / 4).
+                        if len(1 downto 0) = "11" then
+                            p_t(g) <= ('0' & len(15 downto 2)) + 3;
+                        else
+                            p_t(g) <= ('0' & len(15 downto 2)) + 2;
+                        end if;
+                        p_uend(g) <= to_unsigned(4 * g + 2, 19) + resize(len, 19);
+                        p_lenbad(g) <= to_sl(len > MAX_ULPDU_c);
+                        p_pad(g) <= 2 - len(1 downto 0);
+                        p_len(g) <= len;
+                        t_small := (to_integer(len(5 downto 0)) + 9) / 4;
+                        p_a(g) <= to_unsigned((g + t_small) mod 2 ** WL_c, WL_c);
+                    end if;
                 end loop;
             end if;
             if p_take = '1' then
                 p_valid <= '0';
             end if;
-            if p_free = '1' and s_valid = '1' then
+            if merge_now = '1' then
+                for g in 0 to WORDS_c - 1 loop
+                    if g >= to_integer(p_whi) then
+                        p_data(32 * g + 31 downto 32 * g) <= s_data(32 * g + 31 downto 32 * g);
+                    end if;
+                end loop;
+                p_last <= s_last;
+                p_whi <= unsigned(s_whi);
+                p_full <= to_sl(unsigned(s_whi) = WORDS_c);
+            elsif p_free = '1' and s_valid = '1' then
                 p_valid <= '1';
                 p_data <= s_data;
                 p_conn <= s_conn;
@@ -517,6 +566,7 @@ begin
                 p_crc_en <= s_crc_en;
                 p_wlo <= unsigned(s_wlo);
                 p_whi <= unsigned(s_whi);
+                p_full <= to_sl(unsigned(s_whi) = WORDS_c);
             end if;
 
             -- the walk
@@ -559,7 +609,7 @@ begin
                                 l_ulp_lo_reg(OL_c * i + OL_c - 1 downto OL_c * i) <= std_ulogic_vector(a_ulp_lo);
                                 l_ulp_hi_reg(OL_c * i + OL_c - 1 downto OL_c * i) <= std_ulogic_vector(a_ulp_hi);
                                 l_run_first_reg(i) <= a_new;
-                                l_run_last_reg(i) <= a_end or p_last;
+                                l_run_last_reg(i) <= a_end or cut;
                                 l_resume_reg(i) <= a_new;
                                 l_state_reg(32 * i + 31 downto 32 * i) <= state_reg;
                                 l_nopiece_reg(i) <= '0';
@@ -588,7 +638,7 @@ begin
                                 l_ulp_lo_reg(OL_c * i + OL_c - 1 downto OL_c * i) <= std_ulogic_vector(b_ulp_lo);
                                 l_ulp_hi_reg(OL_c * i + OL_c - 1 downto OL_c * i) <= std_ulogic_vector(b_ulp_hi);
                                 l_run_first_reg(i) <= '1';
-                                l_run_last_reg(i) <= b_end or p_last;
+                                l_run_last_reg(i) <= b_end or cut;
                                 l_resume_reg(i) <= lead_reg;
                                 l_state_reg(32 * i + 31 downto 32 * i) <= state_reg;
                                 l_nopiece_reg(i) <= '0';
