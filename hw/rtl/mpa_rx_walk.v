@@ -237,6 +237,7 @@ end
 localparam [1:0] W_IDLE = 2'd0, W_RUN = 2'd2;
 reg [1:0] wstate_reg;
 reg       pending_reg;     // a cut run's CRC is on its way back
+reg       mrg_en_reg = 1'b1; // the latest segment end left an FPDU open
 reg              lk_valid;
 reg [CONN_W-1:0] lk_conn;  // whose words st_rd and crc_rd (and the patch) hold
 
@@ -333,7 +334,12 @@ wire step = wstate_reg == W_RUN && p_valid && out_free && !merge_now;
 // (From registers alone: s_cont says the beat at s_* continues the last
 // one mpa_rx_align handed on, the one in p_*.)
 wire nxt_same = s_valid && s_first && s_cont;
-assign merge_now = p_valid && p_last && nxt_same && !p_full
+// Merging costs a clock in which nothing is walked, and when FPDUs end
+// where segments do (FPDU Alignment, RFC 5044 section 2) a lane then waits
+// on it for nothing; so a merge is tried only after a segment end that
+// left an FPDU open (mrg_en_reg), the sign of a stream whose FPDUs cross
+// segments.
+assign merge_now = mrg_en_reg && p_valid && p_last && nxt_same && !p_full
                    && (wstate_reg == W_RUN ? first_pass_reg : p_first);
 
 // Where this pass starts: past the marker, on the beat's first pass.
@@ -528,6 +534,9 @@ always @(posedge clk) begin
             since_reg <= since_next;
             pos_reg <= after_b;
             first_pass_reg <= done;
+            if (done && p_last) begin
+                mrg_en_reg <= open_after;
+            end
             if (seg_end) begin
                 wstate_reg <= W_IDLE;
                 if (open_after) begin
@@ -552,6 +561,7 @@ always @(posedge clk) begin
         wstate_reg <= W_IDLE;
         l_valid <= 2'b00;
         pending_reg <= 1'b0;
+        mrg_en_reg <= 1'b1;
         gl_reg <= 1'b0;
         seq_reg <= 8'd0;
         vseq_reg <= 8'd0;

@@ -187,6 +187,7 @@ architecture rtl of mpa_rx_walk is
 
     signal wstate_reg  : state_t := W_IDLE_c;
     signal pending_reg : std_ulogic := '0';     -- a cut run's CRC is on its way back
+    signal mrg_en_reg : std_ulogic := '1';      -- the latest segment end left an FPDU open
 
     signal look, hint_rd, rd_en, idle_ok, lk_hit, load_in, load_run, load : std_ulogic := '0';
     signal rd_addr    : conn_t := (others => '0');
@@ -396,7 +397,12 @@ begin
     -- (From registers alone: s_cont says the beat at s_* continues the
     -- last one mpa_rx_align handed on, the one in p_*.)
     nxt_same <= s_valid and s_first and s_cont;
-    merge_now <= p_valid and p_last and nxt_same and not p_full
+    -- Merging costs a clock in which nothing is walked, and when FPDUs end
+    -- where segments do (FPDU Alignment, RFC 5044 section 2) a lane then
+    -- waits on it for nothing; so a merge is tried only after a segment
+    -- end that left an FPDU open (mrg_en_reg), the sign of a stream whose
+    -- FPDUs cross segments.
+    merge_now <= mrg_en_reg and p_valid and p_last and nxt_same and not p_full
                  and ((first_pass_reg and to_sl(wstate_reg = W_RUN_c))
                       or (p_first and to_sl(wstate_reg /= W_RUN_c)));
 
@@ -708,6 +714,9 @@ begin
                         since_reg <= since_next;
                         pos_reg <= after_b;
                         first_pass_reg <= done;
+                        if done = '1' and p_last = '1' then
+                            mrg_en_reg <= open_after;
+                        end if;
                         if seg_end = '1' then
                             wstate_reg <= W_IDLE_c;
                             if open_after = '1' then
@@ -744,6 +753,7 @@ begin
                 wstate_reg <= W_IDLE_c;
                 l_valid_reg <= "00";
                 pending_reg <= '0';
+                mrg_en_reg <= '1';
                 gl_reg <= '0';
                 seq_reg <= (others => '0');
                 vseq_reg <= (others => '0');
