@@ -340,7 +340,9 @@ def bench(args) -> int:
     if not files:
         print(f"bench: no measurements in {BENCH_DIR.relative_to(REPO_ROOT)}/; the cocotb testbenches write them (make test-hw)", file=sys.stderr)
         return 1
-    records = [json.loads(p.read_text()) for p in files]
+    # (Other measurements there, such as the ddp_rx security soak's, are not
+    # bench records.)
+    records = [r for r in (json.loads(p.read_text()) for p in files) if "block" in r and "beats_per_clock" in r]
     records.sort(key=lambda r: (r["block"], r["width"]))
     (BENCH_DIR / "hw.json").write_text(json.dumps({"records": records}, indent=2) + "\n")
     print(f"{'block':<12} {'width':>5} {'beats/clock':>11} {'latency':>7}  simulator")

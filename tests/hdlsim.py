@@ -84,6 +84,29 @@ class _VerilatorFast(Verilator):
 _VTOP_PORT = re.compile(r"^\s*VL_(?:IN|OUT|INOUT)(?:8|16|64|W)?\(&(\w+),", re.M)
 
 
+BENCH_DIR = REPO_ROOT / "build" / "bench"
+
+
+def write_bench(block: str, width: int, result: Mapping) -> Path:
+    """Write a testbench's measurement to build/bench/<block>-W<width>.json.
+    Verilator's figures are the ones the README quotes; Icarus's and GHDL's
+    (the VHDL twin's) go beside them under their own suffix, never over
+    them. Called from inside a cocotb test."""
+    import json
+
+    import cocotb
+
+    sim = cocotb.SIM_NAME.lower()
+    suffix = ""
+    for name in ("ghdl", "icarus"):
+        if sim.startswith(name):
+            suffix = "-" + name
+    BENCH_DIR.mkdir(parents=True, exist_ok=True)
+    path = BENCH_DIR / f"{block}-W{width}{suffix}.json"
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    return path
+
+
 def verilator_top_ports(build_dir: Path) -> list[str]:
     """Names of the top-level ports of the Verilator model built in build_dir."""
     header = build_dir / "Vtop.h"

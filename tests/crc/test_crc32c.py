@@ -34,7 +34,6 @@ the number of random frames in random_segments; raise it for a longer soak.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import random
@@ -56,7 +55,6 @@ CLK_PERIOD_NS = 4  # 250 MHz, the 512-bit build's target; any period works
 FRAMES = max(2, int(os.environ.get("CRC32C_FRAMES", "40")))
 OUT_DEPTH = 8  # results the engine holds before it drops tready (crc32c.v)
 LATENCY = 7  # clocks from a tlast beat to its result (crc32c.v's header)
-BENCH_DIR = hdlsim.REPO_ROOT / "build" / "bench"
 
 # RFC 3720 B.4, with the CRCs the RFC publishes (../shared/spec/NOTES.md).
 RFC3720_VECTORS = [
@@ -474,8 +472,7 @@ async def back_to_back_bench(dut):
         "segments": tb.results,
         "simulator": cocotb.SIM_NAME,
     }
-    BENCH_DIR.mkdir(parents=True, exist_ok=True)
-    (BENCH_DIR / f"crc32c-W{tb.width}.json").write_text(json.dumps(result, indent=2) + "\n")
+    hdlsim.write_bench("crc32c", tb.width, result)
     dut._log.info("bench: %s", result)
     assert beats_per_clock == 1.0, f"{mon.beats} beats in {clocks} clocks"
     assert min(latencies) == max(latencies) == LATENCY, f"latencies {sorted(set(latencies))}"

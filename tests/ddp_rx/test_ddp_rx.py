@@ -124,7 +124,7 @@ import oracle
 from rdmap_tx import READ_REQ, READ_RESP, SEND, SEND_INV, SEND_SE, SEND_SE_INV, TERMINATE, WRITE
 
 CLK_PERIOD_NS = 4
-BENCH_DIR = hdlsim.REPO_ROOT / "build" / "bench"
+BENCH_DIR = hdlsim.BENCH_DIR
 MEM_SIZE = 1 << 18
 SLICE = 1 << 14  # host memory per connection in random_traffic
 RQ_DEPTH = 8  # 2^RQ_AW, the default
@@ -1137,10 +1137,7 @@ async def bench(dut):
         "cases": cases,
         "simulator": cocotb.SIM_NAME,
     }
-    BENCH_DIR.mkdir(parents=True, exist_ok=True)
-    # (The VHDL twin's figures go beside the Verilog's, never over them.)
-    suffix = "-ghdl" if cocotb.SIM_NAME.lower().startswith("ghdl") else ""
-    (BENCH_DIR / f"ddp_rx-W{tb.width}{suffix}.json").write_text(json.dumps(result, indent=2) + "\n")
+    hdlsim.write_bench("ddp_rx", tb.width, result)
     dut._log.info("bench: %s", result)
 
 

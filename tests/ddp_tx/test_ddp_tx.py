@@ -42,7 +42,6 @@ in random_mix (default 100 under Verilator, 40 under Icarus and GHDL).
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import random
@@ -68,7 +67,6 @@ CLK_PERIOD_NS = 4  # 250 MHz, the 512-bit build's target; any period works
 # Icarus runs this testbench about 3 times slower than Verilator: fewer
 # random messages there, so that the whole run stays near 3 minutes.
 MESSAGES = os.environ.get("DDP_TX_MESSAGES")
-BENCH_DIR = hdlsim.REPO_ROOT / "build" / "bench"
 
 @dataclass
 class Msg:
@@ -586,9 +584,7 @@ async def back_to_back_bench(dut):
         "one_beat_segments_per_clock": one_beat,
         "simulator": cocotb.SIM_NAME,
     }
-    BENCH_DIR.mkdir(parents=True, exist_ok=True)
-    suffix = "-ghdl" if cocotb.SIM_NAME.lower().startswith("ghdl") else ""
-    (BENCH_DIR / f"ddp_tx-W{tb.width}{suffix}.json").write_text(json.dumps(result, indent=2) + "\n")
+    hdlsim.write_bench("ddp_tx", tb.width, result)
     dut._log.info("bench: %s", result)
     for c in cases:
         assert c["beats_per_clock"] == 1.0, f"{c}"

@@ -71,7 +71,6 @@ TRACE = bool(os.environ.get("MPA_RX_TRACE"))
 TRACE_CYCLES = int(os.environ.get("MPA_RX_TRACE", "0") or 0)
 CONN_W = 10
 MAX_ULPDU = 64768
-BENCH_DIR = hdlsim.REPO_ROOT / "build" / "bench"
 BENCH_SIZES = (64, 128, 256, 1460, 9000)
 SPLIT_SIZES = (1460, 9000)            # FPDUs cut into 1460-octet segments
 IDLE_TIMEOUT_NS = int(os.environ.get("MPA_RX_IDLE_TIMEOUT_NS", "1000000"))
@@ -614,9 +613,7 @@ async def back_to_back_bench(dut):
         "split_1460": split,
         "simulator": cocotb.SIM_NAME,
     }
-    BENCH_DIR.mkdir(parents=True, exist_ok=True)
-    suffix = "-ghdl" if cocotb.SIM_NAME.lower().startswith("ghdl") else ""
-    (BENCH_DIR / f"mpa_rx-W{tb.width}{suffix}.json").write_text(json.dumps(result, indent=2) + "\n")
+    hdlsim.write_bench("mpa_rx", tb.width, result)
     dut._log.info("bench: %s", json.dumps(result))
     tb.report_end("back_to_back_bench")
 

@@ -64,7 +64,6 @@ import tbutil
 CLK_PERIOD_NS = 4
 CONN_W = 10
 SEG_OCTETS = 16384
-BENCH_DIR = hdlsim.REPO_ROOT / "build" / "bench"
 EXC_NOT_ENABLED, EXC_IN_ERROR, EXC_OUT_OF_ORDER, EXC_DUPLICATE, EXC_EMPTY = 1, 2, 3, 4, 5
 MASK32 = 0xFFFFFFFF
 
@@ -482,9 +481,7 @@ async def bench(dut):
             "clocks_per_fpdu": clocks / found,
         }
     tb.check(conns)
-    BENCH_DIR.mkdir(parents=True, exist_ok=True)
-    suffix = "-ghdl" if cocotb.SIM_NAME.lower().startswith("ghdl") else ""
-    (BENCH_DIR / f"mpa_rx_ooo-W{tb.width}{suffix}.json").write_text(json.dumps(result, indent=2) + "\n")
+    hdlsim.write_bench("mpa_rx_ooo", tb.width, result)
     dut._log.info("bench: %s", json.dumps(result))
     tb.report_end("bench")
 

@@ -39,7 +39,6 @@ clock in which the bench's output is idle.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import random
@@ -60,7 +59,6 @@ FPDUS = max(4, int(os.environ.get("MPA_TX_FPDUS", "120")))
 BENCH_OCTETS = int(os.environ.get("MPA_TX_BENCH_OCTETS", "40000"))
 CONN_W = 10
 MAX_ULPDU = 64768
-BENCH_DIR = hdlsim.REPO_ROOT / "build" / "bench"
 BENCH_SIZES = (64, 128, 256, 1460, 9000)
 
 def tuser(length: int, conn: int, markers: bool, crc: bool) -> int:
@@ -379,9 +377,7 @@ async def back_to_back_bench(dut):
         "sizes": sizes,
         "simulator": cocotb.SIM_NAME,
     }
-    BENCH_DIR.mkdir(parents=True, exist_ok=True)
-    suffix = "-ghdl" if cocotb.SIM_NAME.lower().startswith("ghdl") else ""
-    (BENCH_DIR / f"mpa_tx-W{tb.width}{suffix}.json").write_text(json.dumps(result, indent=2) + "\n")
+    hdlsim.write_bench("mpa_tx", tb.width, result)
     dut._log.info("bench: %s", result)
     for size, s in sizes.items():
         assert s["beats_per_clock"] == 1.0, f"FPDUs of {size} octets: {s}"

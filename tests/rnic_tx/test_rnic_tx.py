@@ -44,7 +44,6 @@ random_mix (default 60 under Verilator, 24 under Icarus and GHDL).
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import random
@@ -67,7 +66,6 @@ from rdmap_tx import (
 CLK_PERIOD_NS = 4
 CONN_W = 10
 MESSAGES = os.environ.get("RNIC_TX_MESSAGES")
-BENCH_DIR = hdlsim.REPO_ROOT / "build" / "bench"
 BENCH_SIZES = (64, 128, 256, 1460, 9000)
 BENCH_MULPDU = 1460
 MAX_ULPDU = 64768
@@ -537,9 +535,7 @@ async def back_to_back_bench(dut):
         "sizes": sizes,
         "simulator": cocotb.SIM_NAME,
     }
-    BENCH_DIR.mkdir(parents=True, exist_ok=True)
-    suffix = "-ghdl" if cocotb.SIM_NAME.lower().startswith("ghdl") else ""
-    (BENCH_DIR / f"rnic_tx-W{tb.width}{suffix}.json").write_text(json.dumps(result, indent=2) + "\n")
+    hdlsim.write_bench("rnic_tx", tb.width, result)
     dut._log.info("bench: %s", result)
     for size, s in sizes.items():
         assert s["beats_per_clock"] == 1.0, f"messages of {size} octets: {s}"
