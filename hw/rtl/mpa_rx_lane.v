@@ -23,8 +23,10 @@
 // (vseq), both in walker order, for mpa_rx to merge the two lanes.
 //
 // Throughput: one input beat a clock, plus one clock for a run whose last
-// beat fills more than one output beat. Latency: 3 clocks from an input
-// beat to the output beat it completes; a verdict follows the run's last
+// beat fills more than one output beat; a two-beat output skid buffer lets
+// the lane take input while mpa_rx holds its output for up to two clocks,
+// and s_ready comes from registers. Latency: 3 clocks from an input beat
+// to the output beat it completes; a verdict follows the run's last
 // beat by about 9 clocks (crc32c's 7 and 2).
 
 `resetall
@@ -234,7 +236,14 @@ wire [15:0]       run_ulen = k1_run_first ? k1_ulen : run_ulen_reg;
 wire              run_fpdu_first = k1_run_first ? k1_fpdu_first : run_first_reg;
 wire [7:0]        run_seq = k1_run_first ? k1_seq : run_seq_reg;
 
-wire out_free = !m_tvalid || m_tready;
+// The output is a three-beat queue, m_* (its head) then sk0_*, sk1_*: the
+// pack stage goes on while sk1_* is empty, so a clock in which mpa_rx's
+// merge holds the lane's output (while the other lane's piece goes first)
+// costs no input clock as long as the beats behind it can wait, and
+// out_free, the lane's s_ready with it, comes from a register rather than
+// from m_tready through the merge.
+reg sk0_valid, sk1_valid;
+wire out_free = !sk1_valid;
 wire [LN-1:0] fill = k1_run_first ? {LN{1'b0}} : fill_reg;
 wire [DATA_W-1:0] acc = k1_run_first ? {DATA_W{1'b0}} : acc_reg;
 wire [LN:0] rot_back = {1'b1, {LN{1'b0}}} - {1'b0, fill};
@@ -258,36 +267,38 @@ endgenerate
 
 assign k1_take = k1_valid && out_free && !flush_reg;
 
+// The beat the pack stage makes this clock (p_*): the rest of a last beat
+// that overflowed (flush: its run's conn .. seq are in run_*_reg, its FPDU
+// end in fl_end_reg), a full beat, or a run's last beat.
+reg               fl_end_reg;
+wire              p_flush = flush_reg && out_free;
+wire              p_make = p_flush || (k1_take && (full || k1_run_last));
+wire [DATA_W-1:0] p_data = p_flush ? acc_reg : full ? joined : joined & mask_lanes(keep_total);
+wire [N-1:0]      p_keep = p_flush ? keep_fill(fill_reg) : full ? {N{1'b1}} : keep_total;
+wire              p_tlast = p_flush || !full || (k1_run_last && spill == {(OL + 1){1'b0}});
+wire [CONN_W-1:0] p_conn = p_flush ? run_conn_reg : run_conn;
+wire [15:0]       p_ulen = p_flush ? run_ulen_reg : run_ulen;
+wire              p_first = p_flush ? run_first_reg : run_fpdu_first;
+wire              p_last = p_flush ? fl_end_reg : k1_fpdu_end;
+wire [7:0]        p_seq = p_flush ? run_seq_reg : run_seq;
+
+localparam QW = DATA_W + N + 1 + CONN_W + 16 + 1 + 1 + 8;
+wire [QW-1:0] p_beat = {p_data, p_keep, p_tlast, p_conn, p_ulen, p_first, p_last, p_seq};
+reg  [QW-1:0] sk0, sk1;
+wire          m_take = m_tvalid && m_tready;
+
 always @(posedge clk) begin
-    if (m_tvalid && m_tready) begin
-        m_tvalid <= 1'b0;
-    end
-    if (flush_reg && out_free) begin
-        // The rest of a last beat that overflowed; m_conn .. m_seq still
-        // hold the run's, written with the full beat before it.
-        m_tvalid <= 1'b1;
-        m_tdata <= acc_reg;
-        m_tkeep <= keep_fill(fill_reg);
-        m_tlast <= 1'b1;
+    if (p_flush) begin
         flush_reg <= 1'b0;
     end else if (k1_take) begin
         if (full) begin
-            m_tvalid <= 1'b1;
-            m_tdata <= joined;
-            m_tkeep <= {N{1'b1}};
-            m_tlast <= k1_run_last && spill == {(OL + 1){1'b0}};
             acc_reg <= rest;
             fill_reg <= spill[LN-1:0];
             flush_reg <= k1_run_last && spill != {(OL + 1){1'b0}};
+            fl_end_reg <= k1_fpdu_end;
         end else begin
             acc_reg <= joined & mask_lanes(keep_total);
             fill_reg <= total[LN-1:0];
-            if (k1_run_last) begin
-                m_tvalid <= 1'b1;
-                m_tdata <= joined & mask_lanes(keep_total);
-                m_tkeep <= keep_total;
-                m_tlast <= 1'b1;
-            end
         end
         // A frame's conn, first and seq are those of its run's first beat.
         if (k1_run_first) begin
@@ -296,14 +307,36 @@ always @(posedge clk) begin
             run_first_reg <= k1_fpdu_first;
             run_seq_reg <= k1_seq;
         end
-        m_conn <= run_conn;
-        m_ulen <= run_ulen;
-        m_first <= run_fpdu_first;
-        m_last <= k1_fpdu_end;
-        m_seq <= run_seq;
+    end
+
+    // The queue: a beat taken from the head moves the others up; a new
+    // beat goes into the first slot free after that.
+    if (m_take) begin
+        m_tvalid <= sk0_valid || p_make;
+        if (sk0_valid) begin
+            {m_tdata, m_tkeep, m_tlast, m_conn, m_ulen, m_first, m_last, m_seq} <= sk0;
+        end else if (p_make) begin
+            {m_tdata, m_tkeep, m_tlast, m_conn, m_ulen, m_first, m_last, m_seq} <= p_beat;
+        end
+        sk0_valid <= sk1_valid || (sk0_valid && p_make);
+        sk0 <= sk1_valid ? sk1 : p_beat;
+        sk1_valid <= 1'b0;
+    end else if (p_make) begin
+        if (!m_tvalid) begin
+            m_tvalid <= 1'b1;
+            {m_tdata, m_tkeep, m_tlast, m_conn, m_ulen, m_first, m_last, m_seq} <= p_beat;
+        end else if (!sk0_valid) begin
+            sk0_valid <= 1'b1;
+            sk0 <= p_beat;
+        end else begin
+            sk1_valid <= 1'b1;
+            sk1 <= p_beat;
+        end
     end
     if (rst) begin
         m_tvalid <= 1'b0;
+        sk0_valid <= 1'b0;
+        sk1_valid <= 1'b0;
         flush_reg <= 1'b0;
         fill_reg <= {LN{1'b0}};
     end

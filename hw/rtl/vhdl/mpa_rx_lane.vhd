@@ -115,6 +115,9 @@ architecture rtl of mpa_rx_lane is
     subtype fill_t is unsigned(LN_c - 1 downto 0);
     subtype tot_t is unsigned(OL_c downto 0);
     type info_mem_t is array (0 to 2 ** INFO_AW_c - 1) of info_t;
+    -- An output beat in the queue: {data, keep, tlast, conn, ulen, first, last, seq}.
+    constant QW_c : positive := DATA_W + N_c + 1 + CONN_W + 16 + 1 + 1 + 8;
+    subtype q_t is std_ulogic_vector(QW_c - 1 downto 0);
 
     -- tkeep of a beat holding the lanes below f.
     function keep_fill(f : fill_t) return keep_t is
@@ -217,6 +220,13 @@ architecture rtl of mpa_rx_lane is
     signal m_first_reg  : std_ulogic := '0';
     signal m_last_reg   : std_ulogic := '0';
     signal m_seq_reg    : std_ulogic_vector(7 downto 0) := (others => '0');
+
+    -- The output queue behind m_* (its head), and the beat the pack stage
+    -- makes this clock.
+    signal sk0_valid, sk1_valid : std_ulogic := '0';
+    signal sk0, sk1, p_beat : q_t := (others => '0');
+    signal m_take, p_flush, p_make : std_ulogic := '0';
+    signal fl_end_reg : std_ulogic := '0';
 
 begin
 
@@ -333,7 +343,14 @@ begin
     run_fpdu_first <= k1_fpdu_first when k1_run_first = '1' else run_first_reg;
     run_seq <= k1_seq when k1_run_first = '1' else run_seq_reg;
 
-    out_free <= (not m_tvalid_reg) or m_tready;
+    -- The output is a three-beat queue, m_* (its head) then sk0, sk1: the
+    -- pack stage goes on while sk1 is empty, so a clock in which mpa_rx's
+    -- merge holds the lane's output (while the other lane's piece goes
+    -- first) costs no input clock as long as the beats behind it can wait,
+    -- and out_free, the lane's s_ready with it, comes from a register
+    -- rather than from m_tready through the merge.
+    out_free <= not sk1_valid;
+    m_take <= m_tvalid_reg and m_tready;
     fill <= (others => '0') when k1_run_first = '1' else fill_reg;
     acc <= (others => '0') when k1_run_first = '1' else acc_reg;
     -- The Verilog takes y from {k1_data, k1_data} at N - fill lanes.
@@ -365,7 +382,55 @@ begin
 
     k1_take <= k1_valid and out_free and not flush_reg;
 
+    -- The beat the pack stage makes this clock: the rest of a last beat
+    -- that overflowed (flush: its run's conn .. seq are in run_*_reg, its
+    -- FPDU end in fl_end_reg), a full beat, or a run's last beat.
+    p_flush <= flush_reg and out_free;
+    p_make <= p_flush or (k1_take and (full or k1_run_last));
+    p_beat_mk : process (all) is
+        variable d : data_t;
+        variable k : keep_t;
+        variable t : std_ulogic;
+    begin
+        if p_flush = '1' then
+            d := acc_reg;
+            k := keep_fill(fill_reg);
+            t := '1';
+            p_beat <= d & k & t & run_conn_reg & run_ulen_reg & run_first_reg & fl_end_reg & run_seq_reg;
+        else
+            if full = '1' then
+                d := joined;
+                k := (others => '1');
+                t := k1_run_last and to_sl(spill = 0);
+            else
+                d := joined and mask_lanes(keep_total);
+                k := keep_total;
+                t := '1';
+            end if;
+            p_beat <= d & k & t & run_conn & run_ulen & run_fpdu_first & k1_fpdu_end & run_seq;
+        end if;
+    end process p_beat_mk;
+
     p_pack_reg : process (clk) is
+        -- m_* <= one queued beat.
+        procedure set_m(q : q_t) is
+            variable o : natural;
+        begin
+            o := QW_c;
+            o := o - DATA_W;
+            m_tdata_reg <= q(o + DATA_W - 1 downto o);
+            o := o - N_c;
+            m_tkeep_reg <= q(o + N_c - 1 downto o);
+            o := o - 1;
+            m_tlast_reg <= q(o);
+            o := o - CONN_W;
+            m_conn_reg <= q(o + CONN_W - 1 downto o);
+            o := o - 16;
+            m_ulen_reg <= q(o + 15 downto o);
+            m_first_reg <= q(9);
+            m_last_reg <= q(8);
+            m_seq_reg <= q(7 downto 0);
+        end procedure set_m;
     begin
         if rising_edge(clk) then
             -- k1
@@ -387,35 +452,17 @@ begin
             end if;
 
             -- k2
-            if m_tvalid_reg = '1' and m_tready = '1' then
-                m_tvalid_reg <= '0';
-            end if;
-            if flush_reg = '1' and out_free = '1' then
-                -- The rest of a last beat that overflowed; m_conn .. m_seq
-                -- still hold the run's, written with the full beat before it.
-                m_tvalid_reg <= '1';
-                m_tdata_reg <= acc_reg;
-                m_tkeep_reg <= keep_fill(fill_reg);
-                m_tlast_reg <= '1';
+            if p_flush = '1' then
                 flush_reg <= '0';
             elsif k1_take = '1' then
                 if full = '1' then
-                    m_tvalid_reg <= '1';
-                    m_tdata_reg <= joined;
-                    m_tkeep_reg <= (others => '1');
-                    m_tlast_reg <= k1_run_last and to_sl(spill = 0);
                     acc_reg <= rest;
                     fill_reg <= spill(LN_c - 1 downto 0);
                     flush_reg <= k1_run_last and to_sl(spill /= 0);
+                    fl_end_reg <= k1_fpdu_end;
                 else
                     acc_reg <= joined and mask_lanes(keep_total);
                     fill_reg <= total(LN_c - 1 downto 0);
-                    if k1_run_last = '1' then
-                        m_tvalid_reg <= '1';
-                        m_tdata_reg <= joined and mask_lanes(keep_total);
-                        m_tkeep_reg <= keep_total;
-                        m_tlast_reg <= '1';
-                    end if;
                 end if;
                 -- A frame's conn, first and seq are those of its run's first beat.
                 if k1_run_first = '1' then
@@ -424,16 +471,42 @@ begin
                     run_first_reg <= k1_fpdu_first;
                     run_seq_reg <= k1_seq;
                 end if;
-                m_conn_reg <= run_conn;
-                m_ulen_reg <= run_ulen;
-                m_first_reg <= run_fpdu_first;
-                m_last_reg <= k1_fpdu_end;
-                m_seq_reg <= run_seq;
+            end if;
+
+            -- The queue: a beat taken from the head moves the others up; a
+            -- new beat goes into the first slot free after that.
+            if m_take = '1' then
+                m_tvalid_reg <= sk0_valid or p_make;
+                if sk0_valid = '1' then
+                    set_m(sk0);
+                elsif p_make = '1' then
+                    set_m(p_beat);
+                end if;
+                sk0_valid <= sk1_valid or (sk0_valid and p_make);
+                if sk1_valid = '1' then
+                    sk0 <= sk1;
+                else
+                    sk0 <= p_beat;
+                end if;
+                sk1_valid <= '0';
+            elsif p_make = '1' then
+                if m_tvalid_reg = '0' then
+                    m_tvalid_reg <= '1';
+                    set_m(p_beat);
+                elsif sk0_valid = '0' then
+                    sk0_valid <= '1';
+                    sk0 <= p_beat;
+                else
+                    sk1_valid <= '1';
+                    sk1 <= p_beat;
+                end if;
             end if;
 
             if rst = '1' then
                 k1_valid <= '0';
                 m_tvalid_reg <= '0';
+                sk0_valid <= '0';
+                sk1_valid <= '0';
                 flush_reg <= '0';
                 fill_reg <= (others => '0');
             end if;
