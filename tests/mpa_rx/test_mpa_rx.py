@@ -30,7 +30,9 @@ The cocotb tests:
                       the latencies, written to build/bench/mpa_rx-W<w>.json;
                       and ("split_1460") FPDUs of 1460 and 9000 octets in
                       segments cut every 1460 stream octets, FPDU
-                      boundaries or not.
+                      boundaries or not; and ("two_connections_1460")
+                      two connections' 1460-octet FPDUs, their segments
+                      taking turns, FPDU-aligned and cut every 1460.
 
 Verilator runs hw/rtl/mpa_rx.v at every width, Icarus at W=64; GHDL runs
 the VHDL-2008 twin (hw/rtl/vhdl/mpa_rx.vhd and its blocks) at GHDL_WIDTHS,
@@ -51,6 +53,7 @@ signals: Icarus, with COCOTB_RESOLVE_X=ZEROS).
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -556,31 +559,38 @@ async def back_to_back_bench(dut):
     rng = tb.rng
     budget = octets_budget(tb.width) // 2
 
-    async def run(cid: int, size: int, split: bool) -> dict:
-        count = max(12, min(400, budget // size))
-        ulpdus = [rng.randbytes(size - 8) for _ in range(count)]
-        c = Conn(cid, ulpdus, True, True, rng.getrandbits(32))
-        await tb.configure(c)
-        segs, off = [], 0
-        if split:
-            while off < len(c.stream):
-                n = min(1460, len(c.stream) - off)
-                segs.append((off, n))
-                off += n
-        else:
-            per = max(1, 1460 // len(c.fpdus[0]))
-            for k in range(0, count, per):
-                n = sum(len(f) for f in c.fpdus[k:k + per])
-                segs.append((off, n))
-                off += n
+    async def run(cid: int, size: int, split: bool, conns: int = 1) -> dict:
+        count = max(12, min(400, budget // size)) // conns * conns
+        cs, cuts = [], []
+        for j in range(conns):
+            ulpdus = [rng.randbytes(size - 8) for _ in range(count // conns)]
+            c = Conn(cid + j, ulpdus, True, True, rng.getrandbits(32))
+            await tb.configure(c)
+            segs, off = [], 0
+            if split:
+                while off < len(c.stream):
+                    n = min(1460, len(c.stream) - off)
+                    segs.append((c, off, n))
+                    off += n
+            else:
+                per = max(1, 1460 // len(c.fpdus[0]))
+                for k in range(0, len(ulpdus), per):
+                    n = sum(len(f) for f in c.fpdus[k:k + per])
+                    segs.append((c, off, n))
+                    off += n
+            cs.append(c)
+            cuts.append(segs)
+        # The connections' segments take turns.
+        segs = [seg for group in itertools.zip_longest(*cuts) for seg in group if seg]
         await ClockCycles(dut.clk, 5)
         tb.first_in = None
         in0 = tb.in_beats
         ev0 = len(tb.events)
-        for off, n in segs:
+        for c, off, n in segs:
             tb.send_stream(c, off, n)
         await tb.idle(60)
-        c.check()
+        for c in cs:
+            c.check()
         ev = tb.events[ev0:]
         seg_at = [t for t, k, _ in ev if k == "seg"]
         piece_at = [t for t, k, _ in ev if k == "piece"]
@@ -604,6 +614,14 @@ async def back_to_back_bench(dut):
     split = {}
     for i, size in enumerate(SPLIT_SIZES):
         split[str(size)] = await run(220 + i, size, True)
+    # Two connections taking turns, 1460-octet FPDUs: FPDU-aligned
+    # segments, and segments cut every 1460 octets (each segment that ends
+    # inside an FPDU then waits for its running CRC before the other
+    # connection's next one starts).
+    interleaved = {
+        "aligned": await run(230, 1460, False, conns=2),
+        "split_1460": await run(232, 1460, True, conns=2),
+    }
     result = {
         "block": "mpa_rx",
         "width": tb.width,
@@ -611,6 +629,7 @@ async def back_to_back_bench(dut):
         "latency_clocks": max(v["latency_first_placement_clocks"] for v in sizes.values()),
         "sizes": sizes,
         "split_1460": split,
+        "two_connections_1460": interleaved,
         "simulator": cocotb.SIM_NAME,
     }
     hdlsim.write_bench("mpa_rx", tb.width, result)
