@@ -144,18 +144,39 @@ wire [1:0] wb_valid;
 wire [2*CONN_W-1:0] wb_conn;
 wire [63:0] wb_state;
 
-// The lanes' saved CRCs (wb_*) share the walker's one port: at most one
-// lane returns one at a time, because the walker starts no segment while a
-// cut run's CRC is on its way back (mpa_rx_walk's pending_reg).
+// The lanes' saved CRCs (wb_*) share the walker's one port through a
+// two-entry queue, one a clock, from registers. The walker has at most two
+// cut runs' CRCs on their way back (mpa_rx_walk's pend_v), so both lanes
+// may return one in the same clock, and the queue never holds a third.
+reg              wq0_v, wq1_v;
+reg [CONN_W-1:0] wq0_conn, wq1_conn;
+reg [31:0]       wq0_state, wq1_state;
+wire             wb_any = wb_valid[0] || wb_valid[1];
+wire [CONN_W-1:0] wb_first_conn = wb_valid[0] ? wb_conn[0 +: CONN_W] : wb_conn[CONN_W +: CONN_W];
+wire [31:0]      wb_first_state = wb_valid[0] ? wb_state[31:0] : wb_state[63:32];
+always @(posedge clk) begin
+    // The head goes to the walker every clock; what is behind it moves up
+    // and the lanes' new ones go in behind that.
+    if (wq1_v) begin
+        {wq0_v, wq0_conn, wq0_state} <= {1'b1, wq1_conn, wq1_state};
+        {wq1_v, wq1_conn, wq1_state} <= {wb_any, wb_first_conn, wb_first_state};
+    end else begin
+        {wq0_v, wq0_conn, wq0_state} <= {wb_any, wb_first_conn, wb_first_state};
+        {wq1_v, wq1_conn, wq1_state} <= {wb_valid[0] && wb_valid[1], wb_conn[CONN_W +: CONN_W], wb_state[63:32]};
+    end
+    if (rst) begin
+        wq0_v <= 1'b0;
+        wq1_v <= 1'b0;
+    end
+end
+
 mpa_rx_walk #(.DATA_W(DATA_W), .CONN_W(CONN_W)) walk (
     .clk(clk), .rst(rst),
     .cfg_valid(cfg_go), .cfg_ready(w_cfg_ready), .cfg_conn(cfg_conn),
     .s_data(a_data), .s_valid(a_valid), .s_ready(a_ready), .s_conn(a_conn),
     .s_first(a_first), .s_cont(a_cont), .s_last(a_last), .s_wlo(a_wlo), .s_whi(a_whi), .s_mk(a_mk && a_mrk_en),
     .s_crc_en(a_crc_en), .s_hint(a_hint), .s_hint_conn(a_hint_conn),
-    .wb_valid(wb_valid[0] || wb_valid[1]),
-    .wb_conn(wb_valid[1] ? wb_conn[CONN_W +: CONN_W] : wb_conn[0 +: CONN_W]),
-    .wb_state(wb_valid[1] ? wb_state[63:32] : wb_state[31:0]),
+    .wb_valid(wq0_v), .wb_conn(wq0_conn), .wb_state(wq0_state),
     .l_valid(l_valid), .l_ready(l_ready), .l_data(l_data),
     .l_crc_lo(l_crc_lo), .l_crc_hi(l_crc_hi), .l_crcw(l_crcw),
     .l_ulp_lo(l_ulp_lo), .l_ulp_hi(l_ulp_hi),

@@ -231,12 +231,16 @@ end
 // A segment's state loads at the edge its first beat enters the precompute
 // stage when its words were read at an earlier edge (s_hint) and the walk
 // is idle or ends the segment before at that edge without cutting an FPDU
-// (the word it writes then, for the same connection); otherwise in
-// W_IDLE, a clock later. Either waits until no cut run's CRC is on its way
-// back and no cfg waits.
+// (the word it writes then, for the same connection) and no cut run's CRC
+// is on its way back; otherwise in W_IDLE, a clock later, once no CRC of
+// its own connection is on its way back and at most one of another's.
+// Either waits while a cfg waits. (Two cut CRCs in flight at most: the
+// lanes return them through mpa_rx's two-entry queue, one a clock.)
 localparam [1:0] W_IDLE = 2'd0, W_RUN = 2'd2;
 reg [1:0] wstate_reg;
-reg       pending_reg;     // a cut run's CRC is on its way back
+reg [1:0]        pend_v;   // cut runs' CRCs on their way back: slot valid
+reg [CONN_W-1:0] pend_c0, pend_c1;  // and their connections
+wire pend_any = pend_v != 2'b00;
 reg       mrg_en_reg = 1'b1; // the latest segment end left an FPDU open
 reg              lk_valid;
 reg [CONN_W-1:0] lk_conn;  // whose words st_rd and crc_rd (and the patch) hold
@@ -249,8 +253,9 @@ wire rd_en = look || hint_rd;
 // hint's read too) before the hinted connection.
 wire sel_s = s_valid && s_first;
 wire [CONN_W-1:0] rd_addr = sel_s ? s_conn : s_hint_conn;
-wire idle_ok = wstate_reg == W_IDLE && !pending_reg && !cfg_valid;
-wire lk_hit = look && lk_valid && lk_conn == s_conn && !pending_reg && !cfg_valid;
+wire p_blocked = (pend_v[0] && pend_c0 == p_conn) || (pend_v[1] && pend_c1 == p_conn) || pend_v == 2'b11;
+wire idle_ok = wstate_reg == W_IDLE && !p_blocked && !cfg_valid;
+wire lk_hit = look && lk_valid && lk_conn == s_conn && !pend_any && !cfg_valid;
 wire load_in = lk_hit && wstate_reg == W_IDLE;
 wire load_run;             // lk_hit as the walk ends a segment (below)
 wire load = idle_ok && p_valid && p_first;
@@ -433,7 +438,11 @@ always @(posedge clk) begin
         end
     end
     if (wb_valid) begin
-        pending_reg <= 1'b0;
+        if (pend_v[0] && pend_c0 == wb_conn) begin
+            pend_v[0] <= 1'b0;
+        end else if (pend_v[1] && pend_c1 == wb_conn) begin
+            pend_v[1] <= 1'b0;
+        end
     end
 
     case (wstate_reg)
@@ -540,7 +549,13 @@ always @(posedge clk) begin
             if (seg_end) begin
                 wstate_reg <= W_IDLE;
                 if (open_after) begin
-                    pending_reg <= 1'b1;
+                    if (!pend_v[0]) begin
+                        pend_v[0] <= 1'b1;
+                        pend_c0 <= p_conn;
+                    end else begin
+                        pend_v[1] <= 1'b1;
+                        pend_c1 <= p_conn;
+                    end
                 end
             end
         end
@@ -560,7 +575,7 @@ always @(posedge clk) begin
     if (rst) begin
         wstate_reg <= W_IDLE;
         l_valid <= 2'b00;
-        pending_reg <= 1'b0;
+        pend_v <= 2'b00;
         mrg_en_reg <= 1'b1;
         gl_reg <= 1'b0;
         seq_reg <= 8'd0;

@@ -129,9 +129,13 @@ architecture rtl of mpa_rx is
     signal wb_valid : std_logic_vector(1 downto 0) := (others => '0');
     signal wb_conn : std_logic_vector(2 * CONN_W - 1 downto 0) := (others => '0');
     signal wb_state : std_logic_vector(63 downto 0) := (others => '0');
-    signal w_wb_valid : std_ulogic := '0';
-    signal w_wb_conn : std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
-    signal w_wb_state : std_ulogic_vector(31 downto 0) := (others => '0');
+    -- The lanes' saved CRCs, queued for the walker's one port.
+    signal wq0_v, wq1_v : std_ulogic := '0';
+    signal wq0_conn, wq1_conn : std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
+    signal wq0_state, wq1_state : std_ulogic_vector(31 downto 0) := (others => '0');
+    signal wb_any : std_ulogic := '0';
+    signal wb_first_conn : std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
+    signal wb_first_state : std_ulogic_vector(31 downto 0) := (others => '0');
 
     -- --- two lanes ---
 
@@ -191,11 +195,41 @@ begin
     -- --- delineation ------------------------------------------------------------------------
 
     w_mk <= a_mk and a_mrk_en;
-    -- At most one lane returns a saved CRC at a time: the walker starts no
-    -- segment while a cut run's CRC is on its way back (pending_reg).
-    w_wb_valid <= wb_valid(0) or wb_valid(1);
-    w_wb_conn <= wb_conn(2 * CONN_W - 1 downto CONN_W) when wb_valid(1) = '1' else wb_conn(CONN_W - 1 downto 0);
-    w_wb_state <= wb_state(63 downto 32) when wb_valid(1) = '1' else wb_state(31 downto 0);
+    -- The lanes' saved CRCs share the walker's one port through a
+    -- two-entry queue, one a clock, from registers. The walker has at most
+    -- two cut runs' CRCs on their way back (mpa_rx_walk's pend_v), so both
+    -- lanes may return one in the same clock, and the queue never holds a
+    -- third.
+    wb_any <= wb_valid(0) or wb_valid(1);
+    wb_first_conn <= wb_conn(CONN_W - 1 downto 0) when wb_valid(0) = '1' else wb_conn(2 * CONN_W - 1 downto CONN_W);
+    wb_first_state <= wb_state(31 downto 0) when wb_valid(0) = '1' else wb_state(63 downto 32);
+
+    p_wq : process (clk) is
+    begin
+        if rising_edge(clk) then
+            -- The head goes to the walker every clock; what is behind it
+            -- moves up and the lanes' new ones go in behind that.
+            if wq1_v = '1' then
+                wq0_v <= '1';
+                wq0_conn <= wq1_conn;
+                wq0_state <= wq1_state;
+                wq1_v <= wb_any;
+                wq1_conn <= wb_first_conn;
+                wq1_state <= wb_first_state;
+            else
+                wq0_v <= wb_any;
+                wq0_conn <= wb_first_conn;
+                wq0_state <= wb_first_state;
+                wq1_v <= wb_valid(0) and wb_valid(1);
+                wq1_conn <= wb_conn(2 * CONN_W - 1 downto CONN_W);
+                wq1_state <= wb_state(63 downto 32);
+            end if;
+            if rst = '1' then
+                wq0_v <= '0';
+                wq1_v <= '0';
+            end if;
+        end if;
+    end process p_wq;
 
     walk : entity work.mpa_rx_walk
         generic map (DATA_W => DATA_W, CONN_W => CONN_W)
@@ -205,7 +239,7 @@ begin
             s_data => a_data, s_valid => a_valid, s_ready => a_ready, s_conn => a_conn,
             s_first => a_first, s_cont => a_cont, s_last => a_last, s_wlo => a_wlo, s_whi => a_whi, s_mk => w_mk,
             s_crc_en => a_crc_en, s_hint => a_hint, s_hint_conn => a_hint_conn,
-            wb_valid => w_wb_valid, wb_conn => w_wb_conn, wb_state => w_wb_state,
+            wb_valid => wq0_v, wb_conn => wq0_conn, wb_state => wq0_state,
             l_valid => l_valid, l_ready => l_ready, l_data => l_data,
             l_crc_lo => l_crc_lo, l_crc_hi => l_crc_hi, l_crcw => l_crcw,
             l_ulp_lo => l_ulp_lo, l_ulp_hi => l_ulp_hi,

@@ -186,7 +186,11 @@ architecture rtl of mpa_rx_walk is
     -- --- per-connection tables ---
 
     signal wstate_reg  : state_t := W_IDLE_c;
-    signal pending_reg : std_ulogic := '0';     -- a cut run's CRC is on its way back
+    -- Cut runs' CRCs on their way back (two at most): slot valid, and
+    -- their connections.
+    signal pend_v : std_ulogic_vector(1 downto 0) := "00";
+    signal pend_c0, pend_c1 : conn_t := (others => '0');
+    signal pend_any, p_blocked : std_ulogic := '0';
     signal mrg_en_reg : std_ulogic := '1';      -- the latest segment end left an FPDU open
 
     signal look, hint_rd, rd_en, idle_ok, lk_hit, load_in, load_run, load : std_ulogic := '0';
@@ -298,8 +302,14 @@ begin
     -- hint's read too) before the hinted connection.
     sel_s <= s_valid and s_first;
     rd_addr <= s_conn when sel_s = '1' else s_hint_conn;
-    idle_ok <= to_sl(wstate_reg = W_IDLE_c) and not pending_reg and not cfg_valid;
-    lk_hit <= look and lk_valid and to_sl(lk_conn = s_conn) and not pending_reg and not cfg_valid;
+    -- The lookahead start waits until no cut run's CRC is on its way back;
+    -- the start in W_IDLE until none of its own connection is and at most
+    -- one of another's.
+    pend_any <= pend_v(0) or pend_v(1);
+    p_blocked <= (pend_v(0) and to_sl(pend_c0 = p_conn)) or (pend_v(1) and to_sl(pend_c1 = p_conn))
+                 or (pend_v(0) and pend_v(1));
+    idle_ok <= to_sl(wstate_reg = W_IDLE_c) and not p_blocked and not cfg_valid;
+    lk_hit <= look and lk_valid and to_sl(lk_conn = s_conn) and not pend_any and not cfg_valid;
     load_in <= lk_hit and to_sl(wstate_reg = W_IDLE_c);
     load_run <= lk_hit and step and seg_end and not open_after;
     load <= idle_ok and p_valid and p_first;
@@ -582,7 +592,11 @@ begin
                 end if;
             end loop;
             if wb_valid = '1' then
-                pending_reg <= '0';
+                if pend_v(0) = '1' and pend_c0 = wb_conn then
+                    pend_v(0) <= '0';
+                elsif pend_v(1) = '1' and pend_c1 = wb_conn then
+                    pend_v(1) <= '0';
+                end if;
             end if;
 
             case wstate_reg is
@@ -720,7 +734,13 @@ begin
                         if seg_end = '1' then
                             wstate_reg <= W_IDLE_c;
                             if open_after = '1' then
-                                pending_reg <= '1';
+                                if pend_v(0) = '0' then
+                                    pend_v(0) <= '1';
+                                    pend_c0 <= p_conn;
+                                else
+                                    pend_v(1) <= '1';
+                                    pend_c1 <= p_conn;
+                                end if;
                             end if;
                         end if;
                     end if;
@@ -752,7 +772,7 @@ begin
                 p_valid <= '0';
                 wstate_reg <= W_IDLE_c;
                 l_valid_reg <= "00";
-                pending_reg <= '0';
+                pend_v <= "00";
                 mrg_en_reg <= '1';
                 gl_reg <= '0';
                 seq_reg <= (others => '0');
