@@ -29,11 +29,13 @@ inputs are lost (tests/verilator_top_ports.py explains).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+import cocotb
 import pytest
 from cocotb.runner import Simulator, Verilator, get_runner
 
@@ -92,10 +94,6 @@ def write_bench(block: str, width: int, result: Mapping) -> Path:
     Verilator's figures are the ones the README quotes; Icarus's and GHDL's
     (the VHDL twin's) go beside them under their own suffix, never over
     them. Called from inside a cocotb test."""
-    import json
-
-    import cocotb
-
     sim = cocotb.SIM_NAME.lower()
     suffix = ""
     for name in ("ghdl", "icarus"):

@@ -615,9 +615,9 @@ async def back_to_back_bench(dut):
     for i, size in enumerate(SPLIT_SIZES):
         split[str(size)] = await run(220 + i, size, True)
     # Two connections taking turns, 1460-octet FPDUs: FPDU-aligned
-    # segments, and segments cut every 1460 octets (each segment that ends
-    # inside an FPDU then waits for its running CRC before the other
-    # connection's next one starts).
+    # segments, and segments cut every 1460 octets (a segment that ends
+    # inside an FPDU sends its running CRC back while the other
+    # connection's next segment is walked).
     interleaved = {
         "aligned": await run(230, 1460, False, conns=2),
         "split_1460": await run(232, 1460, True, conns=2),

@@ -23,8 +23,10 @@
 -- registers and clock counts, so tests/mpa_rx/test_mpa_rx.py drives both.
 --
 -- Throughput: one input beat a clock, plus one clock for a run whose last
--- beat fills more than one output beat. Latency: 3 clocks from an input
--- beat to the output beat it completes; a verdict follows the run's last
+-- beat fills more than one output beat; a three-beat output queue lets the
+-- lane take input while mpa_rx holds its output (up to two beats wait
+-- behind the head), and s_ready comes from registers. Latency: 3 clocks
+-- from an input beat to the output beat it completes; a verdict follows the run's last
 -- beat by about 9 clocks (crc32c's 7 and 2).
 
 library ieee;
