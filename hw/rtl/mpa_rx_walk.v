@@ -17,7 +17,7 @@
 // half are ignored, as in iwarp/mpa's Receiver.
 //
 // Per-connection state (sdp_ram, read at the edge where a segment's first
-// beat enters the precompute stage, written after its last; a write to the
+// beat enters the precompute stage, written a clock after its last; a write to the
 // same connection at that edge or later, and the running CRC coming back,
 // are kept beside the read word and used instead, "the patch"): content words to the next ULPDU_Length field
 // (0: at an FPDU boundary), words since the open FPDU's ULPDU_Length field,
@@ -40,6 +40,14 @@
 // number, and vseq, the number of the FPDU end (fpdu_end only), both
 // counting in walker order, so that the lanes' outputs can be merged back
 // into that order.
+//
+// Depth: every pass starts from registers. Where the next ULPDU_Length
+// is (hx_reg) is kept beside S and set as S changes, for the beat that
+// comes next, not summed from S on the pass; what the pass needs of the
+// word there is worked out in the precompute stage, per word, and picked
+// by hx_reg; S and since step by a register less (or plus) a value below
+// 2^HX, by halves; the table write, whose S is a 16-bit difference, is made
+// a clock later from registers (wq_*).
 //
 // Throughput: one beat a clock while each beat starts at most one FPDU
 // (FPDUs of at least DATA_W/8 octets); a beat that starts k FPDUs takes k
@@ -128,25 +136,44 @@ end
 
 // ---- precompute stage: per word, what it would mean as a ULPDU_Length ------
 
+localparam HX = WL + 1;              // hx_reg: a word position 0 .. 4 WORDS - 1
+localparam [HX-1:0] HX_FAR = {HX{1'b1}};
+localparam integer FAR_I = WORDS_I + 1; // s above this: the next ULPDU_Length is past the next beat
+localparam [HX-1:0] FAR_HX = FAR_I[HX-1:0];
+
 reg              p_valid;
 reg [DATA_W-1:0] p_data;
 reg [CONN_W-1:0] p_conn;
 reg              p_first, p_last, p_mk, p_crc_en;
 reg              p_full;     // p_whi == WORDS: the beat ends on a beat boundary
 reg [WL-1:0]     p_wlo, p_whi;
+reg [WL-1:0]     p_pos0;     // where the first pass starts: p_wlo, past the marker
+reg [WL-1:0]     p_avail;    // p_whi - p_pos0: content words of the first pass
+reg [HX-1:0]     p_avw;      // p_avail + WORDS + 1
+reg [WL-1:0]     p_span;     // p_whi - p_wlo
 reg [15*WORDS-1:0] p_t;      // content words from here through the CRC word
-reg [19*WORDS-1:0] p_uend;   // octet position (from this beat) past the ULPDU
 reg [WORDS-1:0]    p_lenbad;
 reg [2*WORDS-1:0]  p_pad;
 reg [16*WORDS-1:0] p_len;    // the word's first two octets as a ULPDU_Length
 // Where an FPDU whose ULPDU_Length is word j of this beat ends, worked out
 // here from its length and the beat's whi, so that the walk's pass only
-// picks them by word: it ends in the beat (T <= whi - j, i.e. len <= 4
-// (whi - j) - 6), another FPDU starts behind it in the beat (T < whi - j:
-// len <= 4 (whi - j) - 10), and the word after its CRC (j + T, mod 2^WL,
-// meaningful when it ends in the beat, where len < 64).
-reg [WORDS-1:0]    p_e, p_m;
-reg [WL*WORDS-1:0] p_a;
+// picks them by word: j is a word of the beat (p_lt: j < whi); the FPDU
+// ends in the beat (p_be: T <= whi - j, i.e. len <= 4 (whi - j) - 6) or
+// goes on past it (p_open); another FPDU starts behind it in the beat
+// (p_more: T < whi - j, len <= 4 (whi - j) - 10); the word after its CRC
+// (p_a: j + T mod 2^WL, meaningful when it ends in the beat, where
+// len < 64) and the one before (p_am1); its ULPDU's end octet (p_uendl,
+// mod 2^OL) and whether that is at or past the beat's end (p_ufar).
+reg [WORDS-1:0]    p_lt, p_be, p_open, p_more, p_ufar;
+reg [WL*WORDS-1:0] p_a, p_am1;
+reg [OL*WORDS-1:0] p_uendl;
+// And, for a full beat (whi = WORDS), the walk's state after it when the
+// FPDU goes on past the beat: p_sn, its content words from the next beat
+// on (T - (WORDS - j)), and p_hb0/p_hb1, the next beat's hx_reg when that
+// beat has no marker / has one (p_sn, or p_sn + 1; HX_FAR when p_sn is
+// over WORDS + 1).
+reg [16*WORDS-1:0] p_sn;
+reg [HX*WORDS-1:0] p_hb0, p_hb1;
 
 wire p_take;               // the walker consumes the precomputed beat
 wire p_free = !p_valid || p_take;
@@ -157,38 +184,72 @@ wire p_free = !p_valid || p_take;
 wire merge_now;
 assign s_ready = p_free || merge_now;
 
+// The beat at s_*: where its first pass starts (a marker is word 0, and
+// only a beat with wlo = 0 has one).
+wire          mk_in = s_mk && s_wlo == {WL{1'b0}};
+wire [WL-1:0] pos0_in = s_wlo | {{(WL-1){1'b0}}, mk_in};
+
 genvar g;
 generate
     for (g = 0; g < WORDS; g = g + 1) begin : pre
         localparam [18:0] AT = 4 * g + 2;
         localparam [8:0] G4P6 = 4 * g + 6;
         localparam [8:0] G4P10 = 4 * g + 10;
+        localparam [8:0] G4P2 = 4 * g + 2;
         localparam [WL-1:0] GW = g;
+        localparam integer KI = g + 2 - WORDS_I;          // T - (WORDS - j) = len / 4 + KI (+ 1)
+        localparam [15:0] K16 = KI[15:0];
+        localparam integer C2I = 2 * WORDS_I + 1 - g - 2;  // p_sn > WORDS + 1: len / 4 > C2I (- 1)
+        localparam integer C3I = C2I - 1;
+        localparam [13:0] C2 = C2I[13:0];
+        localparam [13:0] C3 = C3I[13:0];
         wire [15:0] len = {s_data[32*g +: 8], s_data[32*g + 8 +: 8]};
         wire [8:0]  lim_e = {{(7-WL){1'b0}}, s_whi, 2'b00} - G4P6;    // signed
         wire [8:0]  lim_m = {{(7-WL){1'b0}}, s_whi, 2'b00} - G4P10;
+        wire [8:0]  lim_u = {{(7-WL){1'b0}}, s_whi, 2'b00} - G4P2;
         wire        len_lt64 = len[15:6] == 10'd0;
         wire [6:0]  t_small = ({1'b0, len[5:0]} + 7'd9) >> 2;
         wire        unused_t = &{1'b0, t_small[6:WL]};
+        wire        c3 = len[1:0] == 2'b11;
+        wire [15:0] sn = {2'b00, len[15:2]} + K16 + {15'd0, c3};
+        wire        snfar = len[15:2] > (c3 ? C3 : C2);
+        wire [HX-1:0] sn1 = sn[HX-1:0] + {{(HX-1){1'b0}}, 1'b1};
+        wire        lt = GW < s_whi;
+        wire        e = len_lt64 && !lim_e[8] && {3'b000, len[5:0]} <= lim_e;
+        wire        m = len_lt64 && !lim_m[8] && {3'b000, len[5:0]} <= lim_m;
+        wire        uf = lim_u[8] || {3'b000, len} >= {11'd0, lim_u[7:0]};
         // (a word of the beat a merge keeps: its FPDU's end against the
         // merged beat's whi)
         wire [15:0] plen = p_len[16*g +: 16];
         wire        keep_w = GW < p_whi;
+        wire        pe = plen[15:6] == 10'd0 && !lim_e[8] && {3'b000, plen[5:0]} <= lim_e;
+        wire        pm = plen[15:6] == 10'd0 && !lim_m[8] && {3'b000, plen[5:0]} <= lim_m;
+        wire        pu = lim_u[8] || {3'b000, plen} >= {11'd0, lim_u[7:0]};
         always @(posedge clk) begin
             if (merge_now && keep_w) begin
-                p_e[g] <= plen[15:6] == 10'd0 && !lim_e[8] && {3'b000, plen[5:0]} <= lim_e;
-                p_m[g] <= plen[15:6] == 10'd0 && !lim_m[8] && {3'b000, plen[5:0]} <= lim_m;
+                p_lt[g] <= 1'b1;
+                p_be[g] <= pe;
+                p_open[g] <= !pe;
+                p_more[g] <= pm;
+                p_ufar[g] <= pu;
             end else if ((p_free || merge_now) && s_valid) begin
                 // Content words from the ULPDU_Length word through the CRC
                 // word: (2 + len + pad) / 4 + 1 = floor((len + 9) / 4).
-                p_t[15*g +: 15] <= {1'b0, len[15:2]} + (len[1:0] == 2'b11 ? 15'd3 : 15'd2);
-                p_uend[19*g +: 19] <= AT + {3'b000, len};
+                p_t[15*g +: 15] <= {1'b0, len[15:2]} + (c3 ? 15'd3 : 15'd2);
                 p_lenbad[g] <= len > MAX_ULPDU;
                 p_pad[2*g +: 2] <= 2'd2 - len[1:0];
                 p_len[16*g +: 16] <= len;
-                p_e[g] <= len_lt64 && !lim_e[8] && {3'b000, len[5:0]} <= lim_e;
-                p_m[g] <= len_lt64 && !lim_m[8] && {3'b000, len[5:0]} <= lim_m;
+                p_lt[g] <= lt;
+                p_be[g] <= lt && e;
+                p_open[g] <= lt && !e;
+                p_more[g] <= lt && m;
+                p_ufar[g] <= uf;
+                p_uendl[OL*g +: OL] <= AT[OL-1:0] + len[OL-1:0];
                 p_a[WL*g +: WL] <= GW + t_small[WL-1:0];
+                p_am1[WL*g +: WL] <= GW + t_small[WL-1:0] - {{(WL-1){1'b0}}, 1'b1};
+                p_sn[16*g +: 16] <= sn;
+                p_hb0[HX*g +: HX] <= snfar ? HX_FAR : sn[HX-1:0];
+                p_hb1[HX*g +: HX] <= snfar ? HX_FAR : sn1;
             end
         end
     end
@@ -208,17 +269,24 @@ always @(posedge clk) begin
         p_last <= s_last;
         p_whi <= s_whi;
         p_full <= s_whi == WORDS_WL;
+        p_avail <= s_whi - p_pos0;
+        p_avw <= {1'b0, s_whi - p_pos0} + FAR_HX;
+        p_span <= s_whi - p_wlo;
     end else if (p_free && s_valid) begin
         p_valid <= 1'b1;
         p_data <= s_data;
         p_conn <= s_conn;
         p_first <= s_first;
         p_last <= s_last;
-        p_mk <= s_mk && s_wlo == {WL{1'b0}};
+        p_mk <= mk_in;
         p_crc_en <= s_crc_en;
         p_wlo <= s_wlo;
         p_whi <= s_whi;
         p_full <= s_whi == WORDS_WL;
+        p_pos0 <= pos0_in;
+        p_avail <= s_whi - pos0_in;
+        p_avw <= {1'b0, s_whi - pos0_in} + FAR_HX;
+        p_span <= s_whi - s_wlo;
     end
     if (rst) begin
         p_valid <= 1'b0;
@@ -303,21 +371,45 @@ always @(posedge clk) begin
         crc_patch <= wb_state;
     end
 end
-wire [ST_W-1:0] st_now = st_pv ? st_patch : st_rd;
+
+// The table write is made a clock after the segment end (or cfg) it saves
+// (wq_*, below), so that its S, a 16-bit difference, is worked out from
+// registers. A load on the clock in between of the connection it writes
+// takes the word from wq_* (wq_hit): that happens only when the segment
+// end left no FPDU open (one that did keeps its connection from loading
+// until the running CRC is back, pend_v), so its S is 0.
+reg              wq_v;
+reg [CONN_W-1:0] wq_addr;
+reg              wq_sz;        // S is 0
+reg [15:0]       wq_x;         // else S = wq_x - wq_y
+reg [WL-1:0]     wq_y;
+reg [ST_W-17:0]  wq_rest;      // {since, pad, mkbad, lenbad, lead}
+wire [15:0]      wq_s = wq_x - {{(16-WL){1'b0}}, wq_y};
+assign st_wr_en = wq_v;
+assign st_wr_addr = wq_addr;
+assign st_wr_data = {wq_sz ? 16'd0 : wq_s, wq_rest};
+wire wq_hit = wq_v && wq_addr == lk_conn;
+wire [ST_W-1:0] st_now = wq_hit ? {16'd0, wq_rest} : st_pv ? st_patch : st_rd;
 wire [31:0]     crc_now = crc_pv ? crc_patch : crc_rd;
 
 assign cfg_ready = wstate_reg == W_IDLE;
 
 // ---- the walk ----------------------------------------------------------------------
 
-reg [15:0]  s_reg;        // content words from pos to the next ULPDU_Length
+reg [15:0]  s_reg;        // content words from the pass's start to the next ULPDU_Length
+reg         anz_reg;      // s_reg != 0 (first passes only: 0 on later ones)
+// Where the next ULPDU_Length is, as a word of the beat: p_pos0 + s_reg on
+// a first pass (HX_FAR when s_reg > WORDS + 1), the word after the FPDU
+// before on a later one. Kept as a register beside s_reg, set as the beat
+// it is for enters the precompute stage or s_reg changes, so that a pass
+// starts from it and not from a sum.
+reg [HX-1:0] hx_reg;
 reg [15:0]  since_reg;    // words from the open FPDU's ULPDU_Length to this beat
 reg [1:0]   pad_reg;
 reg         mkbad_reg, lenbad_reg;
 reg         lead_reg;     // the next FPDU's leading marker is in state_reg
 reg         run_open_reg; // the open FPDU has a run in this segment
 reg         gl_reg;       // lane of the latest run
-reg [WL-1:0] pos_reg;     // next word of the beat (passes after the first)
 reg         first_pass_reg;
 reg [31:0]  state_reg;    // running CRC of the open FPDU, for a resumed run
 reg [7:0]   seq_reg, vseq_reg;
@@ -347,26 +439,29 @@ wire nxt_same = s_valid && s_first && s_cont;
 assign merge_now = mrg_en_reg && p_valid && p_last && nxt_same && !p_full
                    && (wstate_reg == W_RUN ? first_pass_reg : p_first);
 
-// Where this pass starts: past the marker, on the beat's first pass.
+// The pass. Run A is the open FPDU's, from the pass's start (a first pass
+// only: s_reg is 0 on later ones); run B the FPDU whose ULPDU_Length is at
+// h. Each is picked from the precompute stage's words by hx_reg, compared
+// with whi, or from registers.
 wire          mk_here = first_pass_reg && p_mk;
-wire [WL-1:0] pos = first_pass_reg ? p_wlo + {{(WL-1){1'b0}}, p_mk} : pos_reg;
-wire [WL-1:0] avail = p_whi - pos;
-wire          a_present = s_reg != 16'd0;
-wire          a_cont = a_present && s_reg > {{(16-WL){1'b0}}, avail};
+wire          a_present = anz_reg;
+wire          a_cont = a_present && hx_reg > {1'b0, p_whi};
 wire          a_end = a_present && !a_cont;
-wire [WL-1:0] h = pos + s_reg[WL-1:0];          // next ULPDU_Length word
-wire          b_present = !a_cont && h < p_whi;
+wire          hx_in = hx_reg[HX-1:WL-1] == 2'b00;   // a word of the beat
+wire [WL-2:0] hi = hx_reg[WL-2:0];
+wire [WL-1:0] h = hx_reg[WL-1:0];                 // next ULPDU_Length word
+wire          b_present = hx_in && p_lt[hi];
+wire          b_end = hx_in && p_be[hi];
+wire          b_open = hx_in && p_open[hi];
+wire          more = hx_in && p_more[hi];
 // A segment that ends right after a marker in front of an FPDU: the marker
 // is the FPDU's first word (RFC 5044 4.3) and goes into its CRC now, in a
 // run of its own that makes no ULPDU piece; the FPDU's run in the next
 // segment resumes from that CRC.
 wire          m_only = mk_here && !a_present && p_whi == {{(WL-1){1'b0}}, 1'b1};
-wire [WL-2:0] hi = h[WL-2:0];
 wire [14:0]   t_h = p_t[15*hi +: 15];
 wire [WL-1:0] room = p_whi - h;
-wire          b_end = b_present && p_e[hi];
 wire [WL-1:0] after_b = p_a[WL*hi +: WL];
-wire          more = b_end && p_m[hi];
 
 // The marker: whose is it, and does it point where it must?
 // FPDUPTR is octets 2 and 3 of the marker, big-endian; its low two bits
@@ -382,53 +477,105 @@ wire a_new = !run_open_reg;
 wire la = a_new ? !gl_reg : gl_reg;
 wire lb = a_present ? !la : !gl_reg;
 
-// Run A: the open FPDU, from pos (its marker included on a first pass).
-wire [WL-1:0] a_crc_lo = first_pass_reg ? p_wlo : pos_reg;
+// Run A: the open FPDU, from p_pos0 (its marker included).
+wire [WL-1:0] a_crc_lo = p_wlo;
 wire [WL-1:0] a_crcw = h - {{(WL-1){1'b0}}, 1'b1};
 wire [WL-1:0] a_crc_hi = a_end ? a_crcw : p_whi;
-wire [OL-1:0] a_ulp_lo = {pos, 2'b00};
-// ULPDU octets left in the open FPDU: 4 (S - 1) - pad.
-wire [17:0]   a_uleft = {s_reg - 16'd1, 2'b00} - {16'd0, pad_reg};
-wire [17:0]   a_uend = {{(16-WL){1'b0}}, pos, 2'b00} + a_uleft;
-wire [OL-1:0] a_ulp_hi = (s_reg <= 16'd1) ? a_ulp_lo :
-                         (a_uend >= {{(16-WL){1'b0}}, p_whi, 2'b00}) ? {p_whi, 2'b00} : a_uend[OL-1:0];
+wire [OL-1:0] a_ulp_lo = {p_pos0, 2'b00};
+// Its ULPDU ends 4 (S - 1) - pad octets past p_pos0, 4 (hx - 1) - pad into
+// the beat: at or past the beat's end when hx >= whi + 2, or hx = whi + 1
+// and no pad (HX_FAR: S > WORDS + 1, hx past whi + 1).
+wire [WL-1:0] a_hm1 = h - {{(WL-1){1'b0}}, 1'b1};
+wire [OL-1:0] a_uend = {a_hm1, 2'b00} - {{(OL-2){1'b0}}, pad_reg};
+wire          a_hw1 = hx_reg == {1'b0, p_whi} + {{(HX-1){1'b0}}, 1'b1};
+wire          a_ufar = (a_cont && !a_hw1) || (a_hw1 && pad_reg == 2'b00);
+wire [OL-1:0] a_ulp_hi = (s_reg[15:1] == 15'd0) ? a_ulp_lo : a_ufar ? {p_whi, 2'b00} : a_uend;
 
 // Run B: the FPDU whose ULPDU_Length is at h.
 wire          b_lead = mk_here && !a_present;   // its marker is word 0
 wire [WL-1:0] b_crc_lo = b_lead ? p_wlo : h;
-wire [WL-1:0] b_crcw = after_b - {{(WL-1){1'b0}}, 1'b1};
+wire [WL-1:0] b_crcw = p_am1[WL*hi +: WL];
 wire [WL-1:0] b_crc_hi = b_end ? b_crcw : p_whi;
 wire [OL-1:0] b_ulp_lo = {h, 2'b10};
-wire [18:0]   b_uend = p_uend[19*hi +: 19];
-wire [OL-1:0] b_ulp_hi = (b_uend >= {{(17-WL){1'b0}}, p_whi, 2'b00}) ? {p_whi, 2'b00} : b_uend[OL-1:0];
+wire [OL-1:0] b_ulp_hi = p_ufar[hi] ? {p_whi, 2'b00} : p_uendl[OL*hi +: OL];
 wire          b_lenbad = p_lenbad[hi];
 wire [1:0]    b_pad = p_pad[2*hi +: 2];
 
 // After the pass.
 wire          done = !more;
-wire          open_after = a_cont || (b_present && !b_end) || m_only;
-wire [15:0]   s_next = a_cont ? s_reg - {{(16-WL){1'b0}}, avail} :
-                       (b_present && !b_end) ? {1'b0, t_h} - {{(16-WL){1'b0}}, room} : 16'd0;
-wire [15:0]   since_next = a_cont ? since_reg + {{(16-WL){1'b0}}, p_whi - p_wlo} :
-                           {{(16-WL){1'b0}}, room};
+wire          open_after = a_cont || b_open || m_only;
 wire          cont = p_last && nxt_same && p_full;
 wire          seg_end = done && p_last && !cont;
 wire          cut = p_last && !cont;        // the segment's end ends its runs
+
+// The next S and since when the walk goes on into the next beat (a full
+// beat: whi = WORDS), each a register less a value below 2^HX, by halves:
+// the low HX bits, and the high ones or the high ones less one.
+wire [HX:0]    sa_lo = {1'b0, s_reg[HX-1:0]} - {2'b00, p_avail};
+wire [15-HX:0] s_hi_m1;
+rnic_incdec #(.W(16-HX), .DEC(1)) s_dec (.x(s_reg[15:HX]), .y(s_hi_m1));
+wire [15:0]    s_a = {sa_lo[HX] ? s_hi_m1 : s_reg[15:HX], sa_lo[HX-1:0]};
+wire [HX:0]    si_lo = {1'b0, since_reg[HX-1:0]} + {2'b00, p_span};
+wire [15-HX:0] si_hi_p1;
+rnic_incdec #(.W(16-HX), .DEC(0)) si_inc (.x(since_reg[15:HX]), .y(si_hi_p1));
+wire [15:0]    since_a = {si_lo[HX] ? si_hi_p1 : since_reg[15:HX], si_lo[HX-1:0]};
+wire [15:0]    since_next = a_cont ? since_a : {{(16-WL){1'b0}}, room};
+wire [15:0]    s_next = a_cont ? s_a : b_open ? p_sn[16*hi +: 16] : 16'd0;
+// hx_reg for the next beat, whose first pass starts at mk_in: s_next +
+// mk_in, or HX_FAR.
+wire           a_far = s_reg[15:HX] != {(16-HX){1'b0}} || s_reg[HX-1:0] > p_avw;
+wire [HX-1:0]  ha0 = sa_lo[HX-1:0];
+wire [HX-1:0]  ha1 = s_reg[HX-1:0] - {1'b0, p_avail} + {{(HX-1){1'b0}}, 1'b1};
+wire [HX-1:0]  hx_a = a_far ? HX_FAR : mk_in ? ha1 : ha0;
+wire [HX-1:0]  hx_b = mk_in ? p_hb1[HX*hi +: HX] : p_hb0[HX*hi +: HX];
+wire [HX-1:0]  hx_step = a_cont ? hx_a : b_open ? hx_b : {{(HX-1){1'b0}}, mk_in};
+
+// hx_reg for a segment's state as it loads, for a beat that starts at pos.
+function [HX-1:0] hx_of;
+    input [WL-1:0] pos;
+    input [15:0]   s;
+    begin
+        hx_of = (s[15:HX] != {(16-HX){1'b0}} || s[HX-1:0] > FAR_HX) ? HX_FAR
+                : {1'b0, pos} + s[HX-1:0];
+    end
+endfunction
+
+// The word a load as the walk ends a segment takes: this segment's, for
+// the same connection (the end leaves no FPDU open then, so S is 0).
+wire [ST_W-1:0] st_fw = {16'd0, {{(16-WL){1'b0}}, room}, b_pad, b_mkbad, b_lenbad, 1'b0};
+wire [ST_W-1:0] st_run = lk_conn == p_conn ? st_fw : st_now;
 assign load_run = lk_hit && step && seg_end && !open_after;
+// (Its registers load with it whenever the segment ends: when it ends
+// with an FPDU open, the walk goes idle and loads them again.)
+wire ld_run = lk_hit && step && seg_end;
 
 assign p_take = (step && done) || (wstate_reg == W_IDLE && p_valid && !p_first);
 
 // Writes: a segment's end saves the walk; cfg starts a connection afresh
 // (the two never coincide: cfg_ready is high only in W_IDLE).
 wire cfg_fire = cfg_valid && cfg_ready;
-assign st_wr_en = cfg_fire || (step && seg_end);
-assign st_wr_addr = cfg_fire ? cfg_conn : p_conn;
-assign st_wr_data = cfg_fire ? {ST_W{1'b0}} :
-    {open_after ? s_next : 16'd0, since_next,
-     a_cont ? pad_reg : b_pad,
-     a_cont ? a_mkbad : b_mkbad,
-     a_cont ? lenbad_reg : b_lenbad,
-     m_only};
+always @(posedge clk) begin
+    wq_v <= cfg_fire || (step && seg_end);
+    wq_addr <= cfg_fire ? cfg_conn : p_conn;
+    wq_sz <= cfg_fire || !(a_cont || b_open);
+    wq_x <= a_cont ? s_reg : {1'b0, t_h};
+    wq_y <= a_cont ? p_avail : room;
+    wq_rest <= cfg_fire ? {(ST_W-16){1'b0}} :
+        {since_next,
+         a_cont ? pad_reg : b_pad,
+         a_cont ? a_mkbad : b_mkbad,
+         a_cont ? lenbad_reg : b_lenbad,
+         m_only};
+    if (rst) begin
+        wq_v <= 1'b0;
+    end
+end
+
+wire [7:0] seq_p1 = seq_reg + 8'd1;
+wire [7:0] seq_p2 = seq_reg + 8'd2;
+wire [7:0] seq_m1 = seq_reg - 8'd1;
+wire [7:0] vseq_p1 = vseq_reg + 8'd1;
+wire [7:0] vseq_p2 = vseq_reg + 8'd2;
 
 integer i;
 always @(posedge clk) begin
@@ -444,10 +591,16 @@ always @(posedge clk) begin
             pend_v[1] <= 1'b0;
         end
     end
+    // A beat that comes to an empty precompute stage while the walk runs.
+    if (wstate_reg == W_RUN && !p_valid && s_valid) begin
+        hx_reg <= hx_of(pos0_in, s_reg);
+    end
 
     case (wstate_reg)
     W_IDLE: if (load || load_in) begin
         {s_reg, since_reg, pad_reg, mkbad_reg, lenbad_reg, lead_reg} <= st_now;
+        anz_reg <= st_now[ST_W-1 -: 16] != 16'd0;
+        hx_reg <= hx_of(load ? p_pos0 : pos0_in, st_now[ST_W-1 -: 16]);
         state_reg <= crc_now;
         run_open_reg <= 1'b0;
         first_pass_reg <= 1'b1;
@@ -476,7 +629,7 @@ always @(posedge clk) begin
                 l_crc_en[la] <= p_crc_en;
                 l_mkbad[la] <= a_mkbad;
                 l_lenbad[la] <= lenbad_reg;
-                l_seq[8*la +: 8] <= a_new ? seq_reg : seq_reg - 8'd1;
+                l_seq[8*la +: 8] <= a_new ? seq_reg : seq_m1;
                 l_vseq[8*la +: 8] <= vseq_reg;
             end
             // Run B to lane lb.
@@ -500,8 +653,8 @@ always @(posedge clk) begin
                 l_crc_en[lb] <= p_crc_en;
                 l_mkbad[lb] <= b_mkbad;
                 l_lenbad[lb] <= b_lenbad;
-                l_seq[8*lb +: 8] <= (a_present && a_new) ? seq_reg + 8'd1 : seq_reg;
-                l_vseq[8*lb +: 8] <= a_end ? vseq_reg + 8'd1 : vseq_reg;
+                l_seq[8*lb +: 8] <= (a_present && a_new) ? seq_p1 : seq_reg;
+                l_vseq[8*lb +: 8] <= a_end ? vseq_p1 : vseq_reg;
             end
             // The marker alone, to lane lb.
             if (m_only) begin
@@ -524,8 +677,16 @@ always @(posedge clk) begin
                 gl_reg <= lb;
                 mkbad_reg <= b_mkbad;
             end
-            seq_reg <= seq_reg + {7'd0, a_present && a_new} + {7'd0, b_present};
-            vseq_reg <= vseq_reg + {7'd0, a_end} + {7'd0, b_end};
+            if (a_present && a_new) begin
+                seq_reg <= b_present ? seq_p2 : seq_p1;
+            end else if (b_present) begin
+                seq_reg <= seq_p1;
+            end
+            if (a_end) begin
+                vseq_reg <= b_end ? vseq_p2 : vseq_p1;
+            end else if (b_end) begin
+                vseq_reg <= vseq_p1;
+            end
             if (a_present && a_new) begin
                 gl_reg <= la;
             end
@@ -539,9 +700,16 @@ always @(posedge clk) begin
                 mkbad_reg <= a_mkbad;
             end
             run_open_reg <= open_after;
-            s_reg <= more ? 16'd0 : s_next;
+            if (done) begin
+                s_reg <= s_next;
+                anz_reg <= a_cont || b_open;
+                hx_reg <= hx_step;
+            end else begin
+                s_reg <= 16'd0;
+                anz_reg <= 1'b0;
+                hx_reg <= {1'b0, after_b};
+            end
             since_reg <= since_next;
-            pos_reg <= after_b;
             first_pass_reg <= done;
             if (done && p_last) begin
                 mrg_en_reg <= open_after;
@@ -564,11 +732,15 @@ always @(posedge clk) begin
     endcase
 
     // The next segment's state as this one ends (after the case: it wins).
-    if (load_run) begin
-        {s_reg, since_reg, pad_reg, mkbad_reg, lenbad_reg, lead_reg} <= lk_conn == p_conn ? st_wr_data : st_now;
+    if (ld_run) begin
+        {s_reg, since_reg, pad_reg, mkbad_reg, lenbad_reg, lead_reg} <= st_run;
+        anz_reg <= st_run[ST_W-1 -: 16] != 16'd0;
+        hx_reg <= hx_of(pos0_in, st_run[ST_W-1 -: 16]);
         state_reg <= crc_now;
         run_open_reg <= 1'b0;
         first_pass_reg <= 1'b1;
+    end
+    if (load_run) begin
         wstate_reg <= W_RUN;
     end
 
