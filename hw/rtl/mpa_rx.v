@@ -5,8 +5,8 @@
 // has been checked; every segment it does not take in order out on the
 // exception stream, whole, with a reason.
 //
-//   s_axis -> mpa_rx_align -> mpa_rx_walk -+-> mpa_rx_lane 0 -+-> merge -> m_axis, m_verdict
-//                  |                       +-> mpa_rx_lane 1 -+
+//   s_axis -> mpa_rx_align -> skid -> mpa_rx_walk -+-> mpa_rx_lane 0 -+-> merge -> m_axis, m_verdict
+//                  |                               +-> mpa_rx_lane 1 -+
 //                  +-> m_exc
 //
 // See the blocks for the details; hw/README.md for the interface to DDP
@@ -128,6 +128,41 @@ mpa_rx_align #(.DATA_W(DATA_W), .CONN_W(CONN_W)) align (
     .m_exc_tready(m_exc_tready), .m_exc_tlast(m_exc_tlast), .m_exc_tuser(m_exc_tuser)
 );
 
+// ---- between the intake and the walker: a one-beat skid buffer ---------------------
+// The walker's ready depends on its pass (whether the beat's last FPDU has
+// been walked), too deep to drive mpa_rx_align's pipeline in the same
+// clock. The intake sees a register instead (k_valid low): a beat it
+// hands on goes straight through to the walker, no clock added, and waits
+// in k_* when the walker does not take it; while one waits there, the
+// intake holds its next one.
+reg                k_valid;
+reg [DATA_W-1:0]   k_data;
+reg [CONN_W-1:0]   k_conn;
+reg                k_first, k_cont, k_last, k_mk, k_crc_en;
+reg [WL-1:0]       k_wlo, k_whi;
+wire [DATA_W-1:0]  b_data = k_valid ? k_data : a_data;
+wire [CONN_W-1:0]  b_conn = k_valid ? k_conn : a_conn;
+wire               b_valid = k_valid || a_valid;
+wire               b_first = k_valid ? k_first : a_first;
+wire               b_cont = k_valid ? k_cont : a_cont;
+wire               b_last = k_valid ? k_last : a_last;
+wire               b_mk = k_valid ? k_mk : a_mk && a_mrk_en;
+wire               b_crc_en = k_valid ? k_crc_en : a_crc_en;
+wire [WL-1:0]      b_wlo = k_valid ? k_wlo : a_wlo;
+wire [WL-1:0]      b_whi = k_valid ? k_whi : a_whi;
+wire               b_ready;
+assign a_ready = !k_valid;
+always @(posedge clk) begin
+    if (!k_valid) begin
+        {k_data, k_conn, k_first, k_cont, k_last, k_mk, k_crc_en, k_wlo, k_whi} <=
+            {a_data, a_conn, a_first, a_cont, a_last, a_mk && a_mrk_en, a_crc_en, a_wlo, a_whi};
+    end
+    k_valid <= b_valid && !b_ready;
+    if (rst) begin
+        k_valid <= 1'b0;
+    end
+end
+
 // ---- delineation ----------------------------------------------------------------------
 
 wire [1:0] l_valid, l_ready;
@@ -173,9 +208,9 @@ end
 mpa_rx_walk #(.DATA_W(DATA_W), .CONN_W(CONN_W)) walk (
     .clk(clk), .rst(rst),
     .cfg_valid(cfg_go), .cfg_ready(w_cfg_ready), .cfg_conn(cfg_conn),
-    .s_data(a_data), .s_valid(a_valid), .s_ready(a_ready), .s_conn(a_conn),
-    .s_first(a_first), .s_cont(a_cont), .s_last(a_last), .s_wlo(a_wlo), .s_whi(a_whi), .s_mk(a_mk && a_mrk_en),
-    .s_crc_en(a_crc_en), .s_hint(a_hint), .s_hint_conn(a_hint_conn),
+    .s_data(b_data), .s_valid(b_valid), .s_ready(b_ready), .s_conn(b_conn),
+    .s_first(b_first), .s_cont(b_cont), .s_last(b_last), .s_wlo(b_wlo), .s_whi(b_whi), .s_mk(b_mk),
+    .s_crc_en(b_crc_en), .s_hint(a_hint), .s_hint_conn(a_hint_conn),
     .wb_valid(wq0_v), .wb_conn(wq0_conn), .wb_state(wq0_state),
     .l_valid(l_valid), .l_ready(l_ready), .l_data(l_data),
     .l_crc_lo(l_crc_lo), .l_crc_hi(l_crc_hi), .l_crcw(l_crcw),

@@ -313,17 +313,18 @@ reg       mrg_en_reg = 1'b1; // the latest segment end left an FPDU open
 reg              lk_valid;
 reg [CONN_W-1:0] lk_conn;  // whose words st_rd and crc_rd (and the patch) hold
 
-wire look = p_free && s_valid && s_first;    // read the tables for it
-// A hint is read unless a first beat waits in W_IDLE for the words it read.
-wire hint_rd = s_hint && !look && !(wstate_reg == W_IDLE && p_valid && p_first);
-wire rd_en = look || hint_rd;
-// The address does not wait for look: a first beat on s_* is read (by a
-// hint's read too) before the hinted connection.
+wire look = p_free && s_valid && s_first;    // its first beat enters
+// The tables are read for a first beat on s_* (every clock it waits
+// there, so that its words are read when it enters), else for a hint;
+// not while a first beat waits in W_IDLE for the words it read. (From
+// s_* and registers alone: no read hangs on the walk's handshake.)
 wire sel_s = s_valid && s_first;
+wire rd_en = (sel_s || s_hint) && !(wstate_reg == W_IDLE && p_valid && p_first);
 wire [CONN_W-1:0] rd_addr = sel_s ? s_conn : s_hint_conn;
 wire p_blocked = (pend_v[0] && pend_c0 == p_conn) || (pend_v[1] && pend_c1 == p_conn) || pend_v == 2'b11;
 wire idle_ok = wstate_reg == W_IDLE && !p_blocked && !cfg_valid;
-wire lk_hit = look && lk_valid && lk_conn == s_conn && !pend_any && !cfg_valid;
+wire lk_ok = lk_valid && lk_conn == s_conn && !pend_any && !cfg_valid;
+wire lk_hit = look && lk_ok;
 wire load_in = lk_hit && wstate_reg == W_IDLE;
 wire load_run;             // lk_hit as the walk ends a segment (below)
 wire load = idle_ok && p_valid && p_first;
@@ -349,7 +350,7 @@ sdp_ram #(.WIDTH(32), .ADDR_W(CONN_W)) crc_ram (
 reg              st_pv, crc_pv;
 reg [ST_W-1:0]   st_patch;
 reg [31:0]       crc_patch;
-// (Compared with every candidate, then chosen: look comes late.)
+// (Compared with every candidate, then chosen.)
 wire st_pt  = !rd_en ? st_wr_addr == lk_conn : sel_s ? st_wr_addr == s_conn : st_wr_addr == s_hint_conn;
 wire crc_pt = !rd_en ? wb_conn == lk_conn : sel_s ? wb_conn == s_conn : wb_conn == s_hint_conn;
 always @(posedge clk) begin
@@ -544,10 +545,11 @@ endfunction
 // the same connection (the end leaves no FPDU open then, so S is 0).
 wire [ST_W-1:0] st_fw = {16'd0, {{(16-WL){1'b0}}, room}, b_pad, b_mkbad, b_lenbad, 1'b0};
 wire [ST_W-1:0] st_run = lk_conn == p_conn ? st_fw : st_now;
-assign load_run = lk_hit && step && seg_end && !open_after;
-// (Its registers load with it whenever the segment ends: when it ends
-// with an FPDU open, the walk goes idle and loads them again.)
-wire ld_run = lk_hit && step && seg_end;
+// (step && seg_end takes the beat in p_*, so look is sel_s then. Its
+// registers load with it whenever the segment ends: when it ends with an
+// FPDU open, the walk goes idle and loads them again.)
+wire ld_run = sel_s && lk_ok && step && seg_end;
+assign load_run = ld_run && !open_after;
 
 assign p_take = (step && done) || (wstate_reg == W_IDLE && p_valid && !p_first);
 

@@ -5,8 +5,8 @@
 -- field has been checked; every segment it does not take in order out on
 -- the exception stream, whole, with a reason.
 --
---   s_axis -> mpa_rx_align -> mpa_rx_walk -+-> mpa_rx_lane 0 -+-> merge -> m_axis, m_verdict
---                  |                       +-> mpa_rx_lane 1 -+
+--   s_axis -> mpa_rx_align -> skid -> mpa_rx_walk -+-> mpa_rx_lane 0 -+-> merge -> m_axis, m_verdict
+--                  |                               +-> mpa_rx_lane 1 -+
 --                  +-> m_exc
 --
 -- VHDL-2008 twin of hw/rtl/mpa_rx.v: same generics, same ports, same
@@ -112,6 +112,15 @@ architecture rtl of mpa_rx is
     signal a_conn : std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
     signal a_wlo, a_whi : std_logic_vector(WL_c - 1 downto 0) := (others => '0');
     signal w_mk : std_ulogic := '0';
+    -- the skid buffer between the intake and the walker
+    signal k_valid, k_first, k_cont, k_last, k_mk, k_crc_en : std_logic := '0';
+    signal k_data : std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+    signal k_conn : std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+    signal k_wlo, k_whi : std_logic_vector(WL_c - 1 downto 0) := (others => '0');
+    signal b_valid, b_ready, b_first, b_cont, b_last, b_mk, b_crc_en : std_logic := '0';
+    signal b_data : std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+    signal b_conn : std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+    signal b_wlo, b_whi : std_logic_vector(WL_c - 1 downto 0) := (others => '0');
 
     -- --- delineation ---
 
@@ -192,9 +201,49 @@ begin
             m_exc_tready => m_exc_tready, m_exc_tlast => m_exc_tlast, m_exc_tuser => m_exc_tuser
         );
 
-    -- --- delineation ------------------------------------------------------------------------
+    -- --- between the intake and the walker: a one-beat skid buffer -------------------
+    -- The walker's ready depends on its pass, too deep to drive the
+    -- intake's pipeline in the same clock. The intake sees a register
+    -- instead (k_valid low): a beat goes straight through to the walker and
+    -- waits in k_* when the walker does not take it; while one waits
+    -- there, the intake holds its next one.
 
     w_mk <= a_mk and a_mrk_en;
+    a_ready <= not k_valid;
+    b_valid <= k_valid or a_valid;
+    b_data <= k_data when k_valid = '1' else a_data;
+    b_conn <= k_conn when k_valid = '1' else a_conn;
+    b_first <= k_first when k_valid = '1' else a_first;
+    b_cont <= k_cont when k_valid = '1' else a_cont;
+    b_last <= k_last when k_valid = '1' else a_last;
+    b_mk <= k_mk when k_valid = '1' else w_mk;
+    b_crc_en <= k_crc_en when k_valid = '1' else a_crc_en;
+    b_wlo <= k_wlo when k_valid = '1' else a_wlo;
+    b_whi <= k_whi when k_valid = '1' else a_whi;
+
+    p_skid : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if k_valid = '0' then
+                k_data <= a_data;
+                k_conn <= a_conn;
+                k_first <= a_first;
+                k_cont <= a_cont;
+                k_last <= a_last;
+                k_mk <= w_mk;
+                k_crc_en <= a_crc_en;
+                k_wlo <= a_wlo;
+                k_whi <= a_whi;
+            end if;
+            k_valid <= b_valid and not b_ready;
+            if rst = '1' then
+                k_valid <= '0';
+            end if;
+        end if;
+    end process p_skid;
+
+    -- --- delineation ------------------------------------------------------------------------
+
     -- The lanes' saved CRCs share the walker's one port through a
     -- two-entry queue, one a clock, from registers. The walker has at most
     -- two cut runs' CRCs on their way back (mpa_rx_walk's pend_v), so both
@@ -236,9 +285,9 @@ begin
         port map (
             clk => clk, rst => rst,
             cfg_valid => cfg_go, cfg_ready => w_cfg_ready, cfg_conn => cfg_conn,
-            s_data => a_data, s_valid => a_valid, s_ready => a_ready, s_conn => a_conn,
-            s_first => a_first, s_cont => a_cont, s_last => a_last, s_wlo => a_wlo, s_whi => a_whi, s_mk => w_mk,
-            s_crc_en => a_crc_en, s_hint => a_hint, s_hint_conn => a_hint_conn,
+            s_data => b_data, s_valid => b_valid, s_ready => b_ready, s_conn => b_conn,
+            s_first => b_first, s_cont => b_cont, s_last => b_last, s_wlo => b_wlo, s_whi => b_whi, s_mk => b_mk,
+            s_crc_en => b_crc_en, s_hint => a_hint, s_hint_conn => a_hint_conn,
             wb_valid => wq0_v, wb_conn => wq0_conn, wb_state => wq0_state,
             l_valid => l_valid, l_ready => l_ready, l_data => l_data,
             l_crc_lo => l_crc_lo, l_crc_hi => l_crc_hi, l_crcw => l_crcw,

@@ -193,7 +193,7 @@ architecture rtl of mpa_rx_walk is
     signal pend_any, p_blocked : std_ulogic := '0';
     signal mrg_en_reg : std_ulogic := '1';      -- the latest segment end left an FPDU open
 
-    signal look, hint_rd, rd_en, idle_ok, lk_hit, load_in, load_run, load : std_ulogic := '0';
+    signal look, rd_en, idle_ok, lk_hit, load_in, load_run, load : std_ulogic := '0';
     signal rd_addr    : conn_t := (others => '0');
     signal lk_valid   : std_ulogic := '0';
     signal lk_conn    : conn_t := (others => '0');  -- whose words st_rd and crc_rd (and the patch) hold
@@ -294,12 +294,11 @@ begin
 
     -- --- per-connection tables -------------------------------------------------------
 
-    look <= p_free and s_valid and s_first;          -- read the tables for it
-    -- A hint is read unless a first beat waits in W_IDLE for the words it read.
-    hint_rd <= s_hint and not look and not (to_sl(wstate_reg = W_IDLE_c) and p_valid and p_first);
-    rd_en <= look or hint_rd;
-    -- The address does not wait for look: a first beat on s_* is read (by a
-    -- hint's read too) before the hinted connection.
+    look <= p_free and s_valid and s_first;          -- its first beat enters
+    -- The tables are read for a first beat on s_* (every clock it waits
+    -- there, so that its words are read when it enters), else for a hint;
+    -- not while a first beat waits in W_IDLE for the words it read.
+    rd_en <= (sel_s or s_hint) and not (to_sl(wstate_reg = W_IDLE_c) and p_valid and p_first);
     sel_s <= s_valid and s_first;
     rd_addr <= s_conn when sel_s = '1' else s_hint_conn;
     -- The lookahead start waits until no cut run's CRC is on its way back;
@@ -331,7 +330,7 @@ begin
         );
 
     -- The patch: the newest write to the looked-up connection since its read.
-    -- (Compared with every candidate, then chosen: look comes late.)
+    -- (Compared with every candidate, then chosen.)
     st_pt <= to_sl(st_wr_addr = lk_conn) when rd_en = '0' else
              to_sl(st_wr_addr = s_conn) when sel_s = '1' else to_sl(st_wr_addr = s_hint_conn);
     crc_pt <= to_sl(wb_conn = lk_conn) when rd_en = '0' else
