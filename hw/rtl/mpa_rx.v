@@ -284,8 +284,11 @@ assign p_tready[0] = pick && !sel && m_axis_tready;
 assign p_tready[1] = pick && sel && m_axis_tready;
 wire piece_go = m_axis_tvalid && m_axis_tready;
 
-wire [7:0] vpassed = vdone_reg - vexp_reg;
-wire vok = vpassed != 8'd0 && !vpassed[7];
+// A verdict goes out once its FPDU's last piece has: vexp_reg never passes
+// vdone_reg, and the two are at most the lanes' runs in flight apart (2 x
+// 16, mpa_rx_lane's info queue), so "some FPDU ahead of it is done" is
+// vdone_reg != vexp_reg (an equality, not a difference's sign).
+wire vok = vdone_reg != vexp_reg;
 wire vh0 = v_valid[0] && v_vseq[7:0] == vexp_reg;
 wire vsel = !vh0;
 assign m_verdict_tvalid = vok && (vh0 || (v_valid[1] && v_vseq[15:8] == vexp_reg));

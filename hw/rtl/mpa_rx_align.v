@@ -48,7 +48,8 @@
 // Output m_*: one beat per stream beat that holds at least one new whole
 // word: words [m_wlo, m_whi) of m_data are valid; m_mk says word 0 of this
 // beat is a marker position (markers on and stream offset a multiple of
-// 512); m_first/m_last mark the segment's first and last output beat; a
+// 512) and is in the beat (m_wlo = 0: a segment that starts past it does
+// not have it); m_first/m_last mark the segment's first and last output beat; a
 // segment that completes no word has none. m_mrk_en, m_crc_en, m_conn are
 // the segment's.
 // Exceptions m_exc_*: the segment's frame as it came in, tuser = {conn,
@@ -666,7 +667,7 @@ always @(posedge clk) begin
                 m_last <= hi_rem_reg <= N18;
                 m_wlo <= wlo;
                 m_whi <= whi;
-                m_mk <= mrk_reg && phase_reg == {PH_W{1'b0}};
+                m_mk <= mrk_reg && phase_reg == {PH_W{1'b0}} && wlo == {WL{1'b0}};
                 m_mrk_en <= mrk_reg;
                 m_crc_en <= crc_reg;
                 emitted_reg <= 1'b1;

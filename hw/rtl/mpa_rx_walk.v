@@ -80,7 +80,7 @@ module mpa_rx_walk #(
     input  wire                    s_last,
     input  wire [$clog2(DATA_W/32):0] s_wlo,
     input  wire [$clog2(DATA_W/32):0] s_whi,
-    input  wire                    s_mk,
+    input  wire                    s_mk,       // word 0 is a marker (only when s_wlo = 0)
     input  wire                    s_crc_en,
     // the connection of the segment to come (mpa_rx_align's m_hint): its
     // table words are read ahead
@@ -185,8 +185,8 @@ wire merge_now;
 assign s_ready = p_free || merge_now;
 
 // The beat at s_*: where its first pass starts (a marker is word 0, and
-// only a beat with wlo = 0 has one).
-wire          mk_in = s_mk && s_wlo == {WL{1'b0}};
+// s_mk is high only on a beat with s_wlo = 0: mpa_rx_align's m_mk).
+wire          mk_in = s_mk;
 wire [WL-1:0] pos0_in = s_wlo | {{(WL-1){1'b0}}, mk_in};
 
 genvar g;
@@ -211,7 +211,15 @@ generate
         wire [6:0]  t_small = ({1'b0, len[5:0]} + 7'd9) >> 2;
         wire        unused_t = &{1'b0, t_small[6:WL]};
         wire        c3 = len[1:0] == 2'b11;
-        wire [15:0] sn = {2'b00, len[15:2]} + K16 + {15'd0, c3};
+        // (By halves: the low 6 bits with K's and the carry in, the high
+        // ones plus K's sign and that carry: len's, one less or one more.)
+        wire [6:0]  sn_lo = {1'b0, len[7:2]} + {1'b0, K16[5:0]} + {6'd0, c3};
+        wire [9:0]  len_hi_p1, len_hi_m1;
+        rnic_incdec #(.W(10), .DEC(0)) sn_inc (.x({2'b00, len[15:8]}), .y(len_hi_p1));
+        rnic_incdec #(.W(10), .DEC(1)) sn_dec (.x({2'b00, len[15:8]}), .y(len_hi_m1));
+        wire [9:0]  sn_hi = K16[15] ? (sn_lo[6] ? {2'b00, len[15:8]} : len_hi_m1)
+                                    : (sn_lo[6] ? len_hi_p1 : {2'b00, len[15:8]});
+        wire [15:0] sn = {sn_hi, sn_lo[5:0]};
         wire        snfar = len[15:2] > (c3 ? C3 : C2);
         wire [HX-1:0] sn1 = sn[HX-1:0] + {{(HX-1){1'b0}}, 1'b1};
         wire        lt = GW < s_whi;

@@ -169,7 +169,6 @@ architecture rtl of mpa_rx is
 
     signal head0, head1, sel, pick, piece_go : std_ulogic := '0';
     signal sel_tvalid, sel_plast, m_tvalid_i, m_tlast_i : std_ulogic := '0';   -- sel_*: the selected lane's
-    signal vpassed : u8_t := (others => '0');
     signal vok, vh0, vsel, verdict_go : std_ulogic := '0';
     signal m_vvalid_i : std_ulogic := '0';
     signal m_vdata_i : std_ulogic_vector(2 downto 0) := (others => '0');
@@ -356,8 +355,9 @@ begin
     p_tready(1) <= pick and sel and m_axis_tready;
     piece_go <= m_tvalid_i and m_axis_tready;
 
-    vpassed <= vdone_reg - vexp_reg;
-    vok <= (or vpassed) and not vpassed(7);
+    -- vexp_reg never passes vdone_reg, and they are at most the lanes'
+    -- runs in flight apart: "some FPDU ahead is done" is an inequality.
+    vok <= to_sl(vdone_reg /= vexp_reg);
     vh0 <= v_valid(0) and to_sl(unsigned(v_vseq(7 downto 0)) = vexp_reg);
     vsel <= not vh0;
     m_vvalid_i <= vok and (vh0 or (v_valid(1) and to_sl(unsigned(v_vseq(15 downto 8)) = vexp_reg)));

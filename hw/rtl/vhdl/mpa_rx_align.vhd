@@ -29,7 +29,8 @@
 -- beat; tkeep is not looked at. cfg_*: (re)starts a connection; cfg_ready
 -- is high only between segments.
 -- Output m_*: one beat per stream beat holding at least one new whole word:
--- words m_wlo .. m_whi-1 of m_data; m_mk: word 0 is a marker position.
+-- words m_wlo .. m_whi-1 of m_data; m_mk: word 0 is a marker position
+-- and in the beat (m_wlo = 0).
 -- Exceptions m_exc_*: the frame as it came in, tuser = conn & seq & len &
 -- reason(2 downto 0).
 --
@@ -710,7 +711,7 @@ begin
                             m_last_reg <= to_sl(hi_rem_reg <= N18_c);
                             m_wlo_reg <= wlo;
                             m_whi_reg <= whi;
-                            m_mk_reg <= mrk_reg and to_sl(phase_reg = 0);
+                            m_mk_reg <= mrk_reg and to_sl(phase_reg = 0) and to_sl(wlo = 0);
                             m_mrk_en_reg <= mrk_reg;
                             m_crc_en_reg <= crc_reg;
                             emitted_reg <= '1';
