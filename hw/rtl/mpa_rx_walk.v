@@ -313,7 +313,7 @@ end
 // Either waits while a cfg waits. (Two cut CRCs in flight at most: the
 // lanes return them through mpa_rx's two-entry queue, one a clock.)
 localparam [1:0] W_IDLE = 2'd0, W_RUN = 2'd2;
-reg [1:0] wstate_reg;
+(* fsm_encoding = "none" *) reg [1:0] wstate_reg;
 reg [1:0]        pend_v;   // cut runs' CRCs on their way back: slot valid
 reg [CONN_W-1:0] pend_c0, pend_c1;  // and their connections
 wire pend_any = pend_v != 2'b00;
@@ -557,7 +557,7 @@ wire [ST_W-1:0] st_run = lk_conn == p_conn ? st_fw : st_now;
 // registers load with it whenever the segment ends: when it ends with an
 // FPDU open, the walk goes idle and loads them again.)
 wire ld_run = sel_s && lk_ok && step && seg_end;
-assign load_run = ld_run && !open_after;
+assign load_run = ld_run && (!open_after || lk_conn != p_conn);
 
 assign p_take = (step && done) || (wstate_reg == W_IDLE && p_valid && !p_first);
 

@@ -310,7 +310,7 @@ begin
     idle_ok <= to_sl(wstate_reg = W_IDLE_c) and not p_blocked and not cfg_valid;
     lk_hit <= look and lk_valid and to_sl(lk_conn = s_conn) and not pend_any and not cfg_valid;
     load_in <= lk_hit and to_sl(wstate_reg = W_IDLE_c);
-    load_run <= lk_hit and step and seg_end and not open_after;
+    load_run <= lk_hit and step and seg_end and (not open_after or to_sl(lk_conn /= p_conn));
     load <= idle_ok and p_valid and p_first;
 
     st_ram : entity work.sdp_ram
