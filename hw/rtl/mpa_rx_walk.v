@@ -24,10 +24,11 @@
 // its pad length, and whether one of its markers or its ULPDU_Length was
 // bad; and, in a second table written by the lanes, the running CRC of the
 // open FPDU when a segment ended inside it. Until that CRC is back (about
-// ten clocks) no segment starts: a stream that splits FPDUs across
-// segments pays that bubble per segment, unless the next segment is of the
-// same connection and right behind (s_cont): the walk then goes on into it
-// ("Segments of one connection back to back", below).
+// ten clocks) no segment of that connection starts: a stream that splits
+// FPDUs across segments pays that bubble per segment, unless the next
+// segment is of the same connection and right behind (s_cont): the walk
+// then goes on into it ("Segments of one connection back to back", below).
+// Another connection's segment starts as the cut is made.
 //
 // Lane outputs, one beat of the run each (l_* fields, lane i in the i-th
 // slice): the beat's data; crc_lo/crc_hi, the words the CRC covers;
@@ -306,9 +307,9 @@ end
 
 // A segment's state loads at the edge its first beat enters the precompute
 // stage when its words were read at an earlier edge (s_hint) and the walk
-// is idle or ends the segment before at that edge without cutting an FPDU
-// (the word it writes then, for the same connection) and no cut run's CRC
-// is on its way back; otherwise in W_IDLE, a clock later, once no CRC of
+// is idle or ends the segment before at that edge (without cutting an
+// FPDU when it is of the same connection: the word it writes then) and no
+// cut run's CRC was on its way back; otherwise in W_IDLE, a clock later, once no CRC of
 // its own connection is on its way back and at most one of another's.
 // Either waits while a cfg waits. (Two cut CRCs in flight at most: the
 // lanes return them through mpa_rx's two-entry queue, one a clock.)

@@ -37,8 +37,8 @@
 --
 -- A segment's state loads as its first beat enters the precompute stage
 -- when its words were read at an earlier edge and the walk is idle or ends
--- the segment before then without cutting an FPDU; otherwise a clock later
--- in W_IDLE.
+-- the segment before then (without cutting an FPDU, when that is of the
+-- same connection); otherwise a clock later in W_IDLE.
 --
 -- Throughput: one beat a clock while each beat starts at most one FPDU; a
 -- beat that starts k FPDUs takes k clocks. Latency: 2 clocks (precompute
