@@ -139,7 +139,7 @@ end
 
 localparam HX = WL + 1;              // hx_reg: a word position 0 .. 4 WORDS - 1
 localparam [HX-1:0] HX_FAR = {HX{1'b1}};
-localparam integer FAR_I = WORDS_I + 1; // s above this: the next ULPDU_Length is past the next beat
+localparam integer FAR_I = WORDS_I + 1; // S above this: hx_reg is HX_FAR (at least whi + 2)
 localparam [HX-1:0] FAR_HX = FAR_I[HX-1:0];
 
 reg              p_valid;
@@ -495,8 +495,7 @@ wire [OL-1:0] a_ulp_lo = {p_pos0, 2'b00};
 // Its ULPDU ends 4 (S - 1) - pad octets past p_pos0, 4 (hx - 1) - pad into
 // the beat: at or past the beat's end when hx >= whi + 2, or hx = whi + 1
 // and no pad (HX_FAR: S > WORDS + 1, hx past whi + 1).
-wire [WL-1:0] a_hm1 = h - {{(WL-1){1'b0}}, 1'b1};
-wire [OL-1:0] a_uend = {a_hm1, 2'b00} - {{(OL-2){1'b0}}, pad_reg};
+wire [OL-1:0] a_uend = {a_crcw, 2'b00} - {{(OL-2){1'b0}}, pad_reg};
 wire          a_hw1 = hx_reg == {1'b0, p_whi} + {{(HX-1){1'b0}}, 1'b1};
 wire          a_ufar = (a_cont && !a_hw1) || (a_hw1 && pad_reg == 2'b00);
 wire [OL-1:0] a_ulp_hi = (s_reg[15:1] == 15'd0) ? a_ulp_lo : a_ufar ? {p_whi, 2'b00} : a_uend;
