@@ -35,6 +35,18 @@ cut when a register shows up under --deep.
 
     scripts/hw_figures.py path ddp_rx 512 chk_ok_reg
 
+cross: reads the same netlist and groups the registers (and output ports)
+at the block's deepest level by the submodule their deepest path starts in
+and the one it ends in, most first, with an example path for each pair that
+crosses from one submodule into another. (A register is named by the net
+it drives, so an output register of a submodule wired to the top level
+counts as "(top)".) Inside a large flattened block ABC
+maps many paths up to the longest one, so --deep there lists mostly
+relaxed paths; the pairs that cross submodules (or start at a port) are
+usually the ones to cut.
+
+    scripts/hw_figures.py cross mpa_rx 512
+
 The issue's target is at most 5 LUT levels everywhere at W=512; a block
 lists it in BLOCKS (max_levels), and a record over its limit makes the
 command fail after the report is written. Yosys runs in parallel, one job
@@ -332,6 +344,61 @@ def path(args) -> int:
     return 0
 
 
+def cross(args) -> int:
+    netlist = SYNTH_DIR / f"{args.block}-W{args.width}.json"
+    if not netlist.exists():
+        print(f"cross: no netlist {netlist.relative_to(REPO_ROOT)}; run "
+              f"scripts/hw_figures.py synth {args.block} --width {args.width} first", file=sys.stderr)
+        return 2
+    data = json.loads(netlist.read_text())
+    if args.block not in data["modules"]:
+        print(f"cross: {netlist.name} has no module {args.block}", file=sys.stderr)
+        return 2
+    nl = read_netlist(data, args.block)
+    ends = {name.lstrip("\\"): bits for name, bits in {**nl.ff_inputs, **nl.out_ports}.items()}
+    sources = set().union(*nl.ff_outputs.values()) | nl.in_bits
+    memo: dict = {}
+
+    def depth(bit: int) -> int:
+        return depth_from(nl.drivers, sources, bit, memo)
+
+    def name_of(bit: int) -> str:
+        if bit not in nl.names:
+            return f"bit {bit}"
+        return nl.names[bit][0].lstrip("\\")
+
+    def unit(name: str) -> str:
+        # The submodule instance a net belongs to (ABC's own nets carry
+        # the flattened instance path after a "\\").
+        name = name.split("\\")[-1]
+        return name.split(".")[0] if "." in name else "(top)"
+
+    top = max((depth(b) for bits in ends.values() for b in bits), default=0)
+    pairs: dict = defaultdict(int)
+    example: dict = {}
+    for name, bits in ends.items():
+        for b in bits:
+            if depth(b) != top:
+                continue
+            chain = [b]
+            while depth(chain[-1]) > 0:
+                chain.append(max(nl.drivers[chain[-1]], key=depth))
+            start = name_of(chain[-1])
+            key = (unit(start) if chain[-1] not in nl.in_bits else "(input port)", unit(name))
+            pairs[key] += 1
+            example.setdefault(key, (start, name, [name_of(c) for c in reversed(chain[1:-1])]))
+    print(f"{args.block} W={args.width}: {top} LUT levels; register bits at that depth, "
+          "by where their deepest path starts -> ends")
+    for (a, b), n in sorted(pairs.items(), key=lambda kv: -kv[1]):
+        line = f"  {n:>6}  {a} -> {b}"
+        if a != b:
+            start, end, via = example[(a, b)]
+            named = list(dict.fromkeys(v for v in via if not v.startswith("bit ") and "$" not in v))
+            line += f"   e.g. {start} -> {end}" + (f" via {', '.join(named[:4])}" if named else "")
+        print(line)
+    return 0
+
+
 # --- bench -------------------------------------------------------------------
 
 
@@ -369,6 +436,10 @@ def main() -> int:
     p.add_argument("width", type=int)
     p.add_argument("register", help="register or 'port <name>', as synth --deep names it")
     p.set_defaults(run=path)
+    p = sub.add_parser("cross", help="group a synthesised block's deepest paths by the submodules they start and end in")
+    p.add_argument("block")
+    p.add_argument("width", type=int)
+    p.set_defaults(run=cross)
     p = sub.add_parser("bench", help="collect the testbenches' throughput and latency")
     p.set_defaults(run=bench)
     args = ap.parse_args()
