@@ -304,28 +304,53 @@ def synth(args) -> int:
 # --- path --------------------------------------------------------------------
 
 
+class Depths:
+    """A synthesised block's netlist (build/synth/<block>-W<width>.json) with
+    the LUT depth of every bit from the registers and input ports."""
+
+    def __init__(self, cmd: str, block: str, width: int):
+        netlist = SYNTH_DIR / f"{block}-W{width}.json"
+        if not netlist.exists():
+            raise LookupError(f"{cmd}: no netlist {netlist.relative_to(REPO_ROOT)}; run "
+                              f"scripts/hw_figures.py synth {block} --width {width} first")
+        data = json.loads(netlist.read_text())
+        if block not in data["modules"]:
+            raise LookupError(f"{cmd}: {netlist.name} has no module {block}")
+        self.nl = read_netlist(data, block)
+        # Registers and output ports, by name, and the bits their inputs are.
+        self.ends = {name.lstrip("\\"): bits for name, bits in {**self.nl.ff_inputs, **self.nl.out_ports}.items()}
+        self.sources = set().union(*self.nl.ff_outputs.values()) | self.nl.in_bits
+        self.memo: dict = {}
+
+    def depth(self, bit: int) -> int:
+        return depth_from(self.nl.drivers, self.sources, bit, self.memo)
+
+    def chain(self, bit: int) -> list[int]:
+        """The deepest path into bit, from bit back to its register or port."""
+        chain = [bit]
+        while self.depth(chain[-1]) > 0:
+            chain.append(max(self.nl.drivers[chain[-1]], key=self.depth))
+        return chain
+
+    def name_of(self, bit: int) -> str:
+        if bit not in self.nl.names:
+            return f"bit {bit}"
+        return self.nl.names[bit][0].lstrip("\\")
+
+
 def path(args) -> int:
-    netlist = SYNTH_DIR / f"{args.block}-W{args.width}.json"
-    if not netlist.exists():
-        print(f"path: no netlist {netlist.relative_to(REPO_ROOT)}; run "
-              f"scripts/hw_figures.py synth {args.block} --width {args.width} first", file=sys.stderr)
+    try:
+        d = Depths("path", args.block, args.width)
+    except LookupError as e:
+        print(e, file=sys.stderr)
         return 2
-    data = json.loads(netlist.read_text())
-    if args.block not in data["modules"]:
-        print(f"path: {netlist.name} has no module {args.block}", file=sys.stderr)
-        return 2
-    nl = read_netlist(data, args.block)
-    ends = {name.lstrip("\\"): bits for name, bits in {**nl.ff_inputs, **nl.out_ports}.items()}
-    sources = set().union(*nl.ff_outputs.values()) | nl.in_bits
+    nl, ends = d.nl, d.ends
     if args.register not in ends:
         close = sorted(n for n in ends if args.register in n)[:20]
         print(f"path: no register or output port {args.register!r} in {args.block} W={args.width}"
               + (f"; names containing it: {', '.join(close)}" if close else ""), file=sys.stderr)
         return 2
-    memo: dict = {}
-
-    def depth(bit: int) -> int:
-        return depth_from(nl.drivers, sources, bit, memo)
+    depth = d.depth
 
     def label(bit: int) -> str:
         if bit not in nl.names:
@@ -336,36 +361,18 @@ def path(args) -> int:
 
     bit = max(ends[args.register], key=depth)
     print(f"{args.block} W={args.width}: {depth(bit)} LUT levels into {args.register}")
-    chain = [bit]
-    while depth(chain[-1]) > 0:
-        chain.append(max(nl.drivers[chain[-1]], key=depth))
-    for b in reversed(chain):
+    for b in reversed(d.chain(bit)):
         print(f"  {depth(b):>3}  {label(b)}")
     return 0
 
 
 def cross(args) -> int:
-    netlist = SYNTH_DIR / f"{args.block}-W{args.width}.json"
-    if not netlist.exists():
-        print(f"cross: no netlist {netlist.relative_to(REPO_ROOT)}; run "
-              f"scripts/hw_figures.py synth {args.block} --width {args.width} first", file=sys.stderr)
+    try:
+        d = Depths("cross", args.block, args.width)
+    except LookupError as e:
+        print(e, file=sys.stderr)
         return 2
-    data = json.loads(netlist.read_text())
-    if args.block not in data["modules"]:
-        print(f"cross: {netlist.name} has no module {args.block}", file=sys.stderr)
-        return 2
-    nl = read_netlist(data, args.block)
-    ends = {name.lstrip("\\"): bits for name, bits in {**nl.ff_inputs, **nl.out_ports}.items()}
-    sources = set().union(*nl.ff_outputs.values()) | nl.in_bits
-    memo: dict = {}
-
-    def depth(bit: int) -> int:
-        return depth_from(nl.drivers, sources, bit, memo)
-
-    def name_of(bit: int) -> str:
-        if bit not in nl.names:
-            return f"bit {bit}"
-        return nl.names[bit][0].lstrip("\\")
+    nl, ends, depth, name_of = d.nl, d.ends, d.depth, d.name_of
 
     def unit(name: str) -> str:
         # The submodule instance a net belongs to (ABC's own nets carry
@@ -380,9 +387,7 @@ def cross(args) -> int:
         for b in bits:
             if depth(b) != top:
                 continue
-            chain = [b]
-            while depth(chain[-1]) > 0:
-                chain.append(max(nl.drivers[chain[-1]], key=depth))
+            chain = d.chain(b)
             start = name_of(chain[-1])
             key = (unit(start) if chain[-1] not in nl.in_bits else "(input port)", unit(name))
             pairs[key] += 1
