@@ -800,7 +800,7 @@ reg [71:0]             x_to, x_nbase, x_n, x_mo, x_nlen, x_nrglen, x_staddr, x_r
 reg [143:0]            a_cs, a_cs2;
 reg [161:0]            a_lt, a_gt, a_dt, a_du, a_mon, a_long;
 reg                    a_wrap, a_mo_gt, a_rr_eq;
-reg [32:0]             a_msn1;
+wire [31:0]            a_msn1;           // MSN + 1 (rnic_incdec: fadd's carry tree took 6 levels)
 reg                    c1_stag_bad, c1_assoc_bad;
 reg [4*162-1:0]        a_sg;            // d_j's sign, first clock
 reg [3:0]              a_uz, a_z;       // d_j's bits LQ..31 zero, d_j zero
@@ -810,6 +810,8 @@ reg [31:0]             a_kj;
 reg [LQ:0]             a_c;
 reg [LQ:0]             a_fl, a_dl;      // first + j, MSN - (first + j): low bits, carry/borrow
 reg [1:0]              a_hc;
+
+rnic_incdec #(.W(32), .DEC(0)) u_msn1 (.x(h_msn), .y(a_msn1));
 
 always @* begin : c1_arith
     integer j;
@@ -842,7 +844,6 @@ always @* begin : c1_arith
     a_long = sum72a(a_cs[143:72], a_cs[71:0], 1'b0);
     // A Read Request in one segment: MO 0 and 28 octets (rdmap.DeliveredReadRequest).
     a_rr_eq = h_mo == 32'd0 && h_n == 16'd28;
-    a_msn1 = fadd(h_msn, 32'd0, 1'b1);
     // TO + n carries out of 64 bits (n < 2^16).
     a_wrap = (&h_to[63:16]) && gt33({17'd0, h_to[15:0]}, {17'd0, ~h_n});
     a_mo_gt = gt33({1'b0, h_mo}, {1'b0, rg_len});
@@ -904,7 +905,7 @@ always @(posedge clk) begin
         b_op_reg <= h_op;
         b_stag_reg <= h_stag;
         b_msn_reg <= h_msn;
-        b_msn1_reg <= a_msn1[31:0];
+        b_msn1_reg <= a_msn1;
         b_qn_reg <= h_qn[1:0];
         b_n_reg <= h_n;
         b_hlen_reg <= h_hlen;
@@ -1411,6 +1412,9 @@ reg                    g_fetch2_reg = 1'b0;
 reg [CONN_W-1:0]       g_fconn_reg;
 reg                    g_fen_reg;
 reg                    gx_place_reg;
+reg                    gx_hlk_reg;       // herr_reg[g_fconn_reg] at the fetch
+wire                   gx_hlk;
+rnic_pick #(.AW(CONN_W)) u_gx_hlk (.v(herr_reg), .a(g_fconn_reg), .y(gx_hlk));
 reg [ADDR_W-1:0]       gx_dest_reg;
 reg [15:0]             gx_remain_reg;
 reg [RECC_W-1:0]       gx_rec_reg;
@@ -1437,8 +1441,13 @@ reg [RECC_W-1:0]       g_rec;
 reg [223:0]            g_rr;
 reg [SU_W-1:0]         g_su;
 
-assign dc_out_ready = dc_out_valid && !g_fetch_reg && !g_fetch2_reg
-                      && (g_first ? (!d0_valid_reg || d0_take) : pl_empty);
+// (d0_take = d0_valid && (!d1_active || d_end_w), spelled out so that
+// d_end_w, the deepest of the terms, comes in last.)
+wire                   d_end_w;     // the piece ends this clock (to D2)
+wire                   dc_rdy_a = dc_out_valid && !g_fetch_reg && !g_fetch2_reg
+                                  && (g_first ? (!d0_valid_reg || !d1_active_reg) : pl_empty);
+wire                   dc_rdy_b = dc_out_valid && !g_fetch_reg && !g_fetch2_reg && g_first;
+assign dc_out_ready = dc_rdy_a || (dc_rdy_b && d_end_w);
 
 always @* begin
     g_load = 1'b0;
@@ -1463,7 +1472,7 @@ always @* begin
         g_pfirst = 1'b0;
         g_pearly = 1'b0;
         g_pen = g_fen_reg;
-        g_place = gx_place_reg && !(herr_set && herr_set_conn == g_fconn_reg);
+        g_place = gx_place_reg && !gx_hlk_reg && !(herr_set && herr_set_conn == g_fconn_reg);
         g_dest = gx_dest_reg;
         g_s = 5'd0;
         g_remain = gx_remain_reg;
@@ -1493,6 +1502,8 @@ reg [RECC_W-1:0]       d0_rec_reg;
 reg [223:0]            d0_rr_reg;
 reg [LG-1:0]           d0_r_reg;
 reg [KEEP_W-1:0]       d0_win0_reg, d0_win1_reg, d0_lo_reg, d0_hi_reg;
+reg                    d0_wz_reg;        // d0_win0_reg is empty (from the flags, not a 64-input OR)
+reg                    d0_lhne_reg;      // |(d0_lo_reg & d0_hi_reg)
 reg [19:0]             d0_q0_reg, d0_q1_reg;
 reg [17:0]             d0_left_reg;
 reg [ADDR_W-1:0]       d0_waddr_reg;
@@ -1518,6 +1529,13 @@ function [KEEP_W-1:0] win_flags(input q0z, input q0p, input q1z, input q1n, inpu
             win_flags = (q0z ? lo_m : {KEEP_W{1'b1}}) & (q1z ? hi_m : {KEEP_W{1'b1}});
         end
     end
+endfunction
+
+// Whether win_mask(q0, q1, lo_m, hi_m) has a lane, from q0, q1 and
+// lhne = |(lo_m & hi_m) (fixed for a piece: dest's lane <= ylo), not
+// from a 64-input OR of the mask.
+function win_ne(input [19:0] q0, input [19:0] q1, input lhne);
+    win_ne = !(!q0[19] && q0 != 20'd0) && !q1[19] && (q0 != 20'd0 || q1 != 20'd0 || lhne);
 endfunction
 
 // The same from q0 and q1 themselves (20-bit two's complement).
@@ -1557,8 +1575,8 @@ always @(posedge clk) begin
         g_fetch_reg <= 1'b0;
         g_fetch2_reg <= 1'b1;
         {gx_place_reg, gx_dest_reg, gx_remain_reg, gx_rec_reg, gx_rr_reg} <= dx_rd_data;
-        gx_place_reg <= dx_rd_data[DX_W-1] && g_fen_reg && !herr_reg[g_fconn_reg]
-                        && !(herr_set && herr_set_conn == g_fconn_reg);
+        gx_place_reg <= dx_rd_data[DX_W-1] && g_fen_reg && !(herr_set && herr_set_conn == g_fconn_reg);
+        gx_hlk_reg <= gx_hlk;         // (a register's input alone: see V0)
         gx_su_reg <= pl_setup(dx_rd_data[DX_W-1-ADDR_W +: LG], 5'd0, dx_rd_data[DX_W-1-ADDR_W-16 +: 16]);
     end else if (dc_out_ready && !g_first) begin
         g_fetch_reg <= 1'b1;
@@ -1580,6 +1598,11 @@ always @(posedge clk) begin
         d0_r_reg <= g_r;
         d0_win0_reg <= g_win0;
         d0_win1_reg <= g_win1;
+        // win0 is empty when beat 0 is outside the window, or when the
+        // window starts and ends in it and its ends cross (lo_m, the lanes
+        // >= dest's, and hi_m, <= ylo, are never empty alone).
+        d0_wz_reg <= g_m0p || g_m1n || (g_m0z && g_m1z && g_dest[LG-1:0] > g_ylo);
+        d0_lhne_reg <= g_dest[LG-1:0] <= g_ylo;
         d0_q0_reg <= g_q0;
         d0_q1_reg <= g_q1;
         d0_lo_reg <= g_lo;
@@ -1616,8 +1639,10 @@ reg [223:0]            d_rr_reg;
 reg [LG-1:0]           d_r_reg;
 reg [KEEP_W-1:0]       d_win_reg, d_winn_reg, d_lo_reg, d_hi_reg;
 reg                    d_wne_reg, d_wnen_reg;    // the masks are not empty
+reg                    d_lhne_reg;               // |(d_lo_reg & d_hi_reg)
 reg [19:0]             d_q0_reg, d_q1_reg;       // window ends minus (output beat + 2)
 reg [ADDR_W-1:0]       d_waddr_reg;
+reg [ADDR_W-LG-1:0]    d_wan_reg;        // d_waddr_reg / N + 1, kept beside it
 reg                    d_wst_reg;       // the output beat is the window's first (m0) or later
 reg [BW-1:0]           d_bofs_reg;      // output beat's place in its BURST block
 reg [17:0]             d_left_reg;       // output beats to the end of the ULPDU's payload
@@ -1635,32 +1660,45 @@ wire                   out_ok = aw_in_ready && w_in_ready && bq_in_ready;
 
 // Output beat: lanes at or above the rotation from the current beat,
 // below it from the previous one, each rotated up by R lanes.
-reg [DATA_W-1:0]       ob_data;
-reg [KEEP_W-1:0]       ob_keep, ob_strb;
 reg [2*DATA_W-1:0]     rot_d_cur, rot_d_prev;
 reg [2*KEEP_W-1:0]     rot_k_cur, rot_k_prev;
 reg [KEEP_W-1:0]       hi_lanes;
-reg                    ob_flush;
 reg [DATA_W-1:0]       fl_data;
 reg [KEEP_W-1:0]       fl_strb;
 
+// The W beat (w_in_data): the output beat, a ULPDU's flush beat alone
+// (wb_fl, d_t_fl's case) or a pad beat. Which lanes come from the current
+// beat (uc) and the previous one (up), and which of them write (sc, sp),
+// are worked out per lane from registers, so that a data bit is one LUT
+// behind the rotations (hw/README.md, "LUT levels").
+wire                   wb_data_st = d_state_reg == D_DATA;
+wire                   wb_pad = d_state_reg != D_DATA && d_state_reg != D_FLUSH;
+wire                   wb_fl = wb_data_st && d_cur_tlast && d_cur_ulast && d_place_reg && !d_wne_reg
+                               && !f_left0 && f_bl0 && f_left1;
+reg [KEEP_W-1:0]       uc_lanes, up_lanes, sc_lanes, sp_lanes;
+reg [DATA_W-1:0]       wb_data;
+reg [KEEP_W-1:0]       wb_strb;
+
 always @* begin
-    ob_flush = d_state_reg != D_DATA;
     rot_d_cur = {d_cur_data, d_cur_data} << (8 * d_r_reg);
     rot_k_cur = {d_cur_keep, d_cur_keep} << d_r_reg;
     rot_d_prev = {d_prev_reg, d_prev_reg} << (8 * d_r_reg);
     rot_k_prev = {d_prevk_reg, d_prevk_reg} << d_r_reg;
     hi_lanes = lane_window({1'b0, d_r_reg}, KEEP_WI[LG:0]);
-    // (A flush beat has no current input beat: its lanes are zero.)
-    ob_data = (rot_d_cur[2*DATA_W-1:DATA_W] & expand(hi_lanes & {KEEP_W{!ob_flush}}))
-            | (rot_d_prev[2*DATA_W-1:DATA_W] & expand(~hi_lanes));
-    ob_keep = ((ob_flush ? {KEEP_W{1'b0}} : rot_k_cur[2*KEEP_W-1:KEEP_W]) & hi_lanes)
-            | (rot_k_prev[2*KEEP_W-1:KEEP_W] & ~hi_lanes);
-    ob_strb = ob_keep & d_win_reg & {KEEP_W{d_place_reg}};
     // The flush beat of the current input beat (the next output beat: its
     // lanes below the rotation), for a piece's tlast beat.
     fl_data = rot_d_cur[2*DATA_W-1:DATA_W] & expand(~hi_lanes);
     fl_strb = rot_k_cur[2*KEEP_W-1:KEEP_W] & ~hi_lanes & d_winn_reg & {KEEP_W{d_place_reg}};
+    // The W beat, as lanes: the output beat takes the current beat's lanes
+    // at or above the rotation (none in a flush beat: it has no current
+    // input beat) and the previous one's below it; a flush beat alone the
+    // current beat's below it; a pad beat none.
+    uc_lanes = wb_pad ? {KEEP_W{1'b0}} : wb_fl ? ~hi_lanes : wb_data_st ? hi_lanes : {KEEP_W{1'b0}};
+    up_lanes = (wb_pad || wb_fl) ? {KEEP_W{1'b0}} : ~hi_lanes;
+    sc_lanes = uc_lanes & (wb_fl ? d_winn_reg : d_win_reg) & {KEEP_W{d_place_reg}};
+    sp_lanes = up_lanes & d_win_reg & {KEEP_W{d_place_reg}};
+    wb_data = (rot_d_cur[2*DATA_W-1:DATA_W] & expand(uc_lanes)) | (rot_d_prev[2*DATA_W-1:DATA_W] & expand(up_lanes));
+    wb_strb = (rot_k_cur[2*KEEP_W-1:KEEP_W] & sc_lanes) | (rot_k_prev[2*KEEP_W-1:KEEP_W] & sp_lanes);
 end
 
 // Octets 18..45 of a first piece from its input beat k.
@@ -1710,20 +1748,21 @@ wire [16:0]            d_leftm2h;
 wire [17:0]            d_leftm2 = {d_leftm2h, d_left_reg[0]};
 wire [12:0]            d_k1;
 wire [19:0]            d_q0m1, d_q1m1;
-wire [ADDR_W-LG-1:0]   d_wan;
+wire [ADDR_W-LG-1:0]   d_wan1;
 rnic_incdec #(.W(18), .DEC(1)) u_leftm1 (.x(d_left_reg), .y(d_leftm1));
 rnic_incdec #(.W(17), .DEC(1)) u_leftm2 (.x(d_left_reg[17:1]), .y(d_leftm2h));
 rnic_incdec #(.W(13), .DEC(0)) u_k1 (.x(d_k_reg), .y(d_k1));
 rnic_incdec #(.W(20), .DEC(1)) u_q0m1 (.x(d_q0_reg), .y(d_q0m1));
 rnic_incdec #(.W(20), .DEC(1)) u_q1m1 (.x(d_q1_reg), .y(d_q1m1));
-rnic_incdec #(.W(ADDR_W-LG), .DEC(0)) u_wan (.x(d_waddr_reg[ADDR_W-1:LG]), .y(d_wan));
+rnic_incdec #(.W(ADDR_W-LG), .DEC(0)) u_wan1 (.x(d_wan_reg), .y(d_wan1));
 // The next output beat's address: waddr + N from the window's first beat
 // on (d_wst), before it the first beat's address.
-wire [ADDR_W-1:0]      d_waddr_n = d_wst_reg ? {d_wan, {LG{1'b0}}} : d_waddr_reg;
+// (d_wan_reg is waddr / N + 1, stepped beside waddr by its own increment.)
+wire [ADDR_W-1:0]      d_waddr_n = d_wst_reg ? {d_wan_reg, {LG{1'b0}}} : d_waddr_reg;
+wire [ADDR_W-LG-1:0]   d_wan_n = d_wst_reg ? d_wan1 : d_wan_reg;
 
 reg                    d_beat;      // an input beat taken
 reg                    d_wr;        // a W beat of the payload's window (and maybe an AW) queued
-reg                    d_end;       // the piece ends this clock (to D2)
 reg                    d_aw;
 reg                    d_go;
 reg [1:0]              d_state_next;
@@ -1731,7 +1770,7 @@ reg [223:0]            d_rr_next;
 reg [16:0]             d_octs;
 reg [LG:0]             d_kc;
 
-assign d0_take = d0_valid_reg && (!d1_active_reg || d_end);
+assign d0_take = d0_valid_reg && (!d1_active_reg || d_end_w);
 // A piece that D1 takes while idle whose first input beat writes nothing
 // (its output beat is outside the write window: the payload's first
 // output beat needs the next input beat too) takes that beat at the load
@@ -1739,14 +1778,16 @@ assign d0_take = d0_valid_reg && (!d1_active_reg || d_end);
 // only fills d_prev. Not for a tlast beat, nor behind a piece still in D1
 // (its beat at df_out would be that piece's).
 wire                   d_prime = d0_valid_reg && !d1_active_reg && df_out_valid && !d_cur_tlast
-                                 && !(|d0_win0_reg);
+                                 && d0_wz_reg;
 assign df_out_ready = d_beat || d_prime;
 // D1's step over that beat, from D0's registers.
 wire [19:0]            d0_q0m1, d0_q1m1;
 wire [ADDR_W-LG-1:0]   d0_wan;
+wire [ADDR_W-LG-2:0]   d0_wan2h;         // (waddr / N + 2) / 2: + 2 is + 1 above bit 0
 rnic_incdec #(.W(20), .DEC(1)) u_d0_q0m1 (.x(d0_q0_reg), .y(d0_q0m1));
 rnic_incdec #(.W(20), .DEC(1)) u_d0_q1m1 (.x(d0_q1_reg), .y(d0_q1m1));
 rnic_incdec #(.W(ADDR_W-LG), .DEC(0)) u_d0_wan (.x(d0_waddr_reg[ADDR_W-1:LG]), .y(d0_wan));
+rnic_incdec #(.W(ADDR_W-LG-1), .DEC(0)) u_d0_wan2 (.x(d0_waddr_reg[ADDR_W-1:LG+1]), .y(d0_wan2h));
 wire [KEEP_W-1:0]      d0_win2 = win_mask(d0_q0_reg, d0_q1_reg, d0_lo_reg, d0_hi_reg);
 
 // What a data or flush beat would do, from registers alone (the handshakes
@@ -1760,17 +1801,25 @@ wire                   d_wrx = d_place_reg && d_wne_reg;
 wire                   d_lft_n0x = d_wrx ? f_left1 : f_left0;
 wire                   d_bl_n0x = d_wrx ? (f_bl0 ? f_nbm1_0 : f_bl1) : f_bl0;
 wire                   d_bl_n1x = d_wrx ? (f_bl0 ? f_nbm1_1 : f_bl2) : f_bl1;
-(* keep *) wire        d_t_end1;
-(* keep *) wire        d_t_w2;
-(* keep *) wire        d_t_fl;
+wire                   d_t_end1;
+wire                   d_t_w2;
+wire                   d_t_fl;
 assign d_t_end1 = d_cur_ulast && (!d_place_reg || d_lft_n0x);
 assign d_t_w2 = d_cur_ulast && !d_t_end1 && d_wrx && w_in_ready2 && d_bl_n1x;
 assign d_t_fl = d_cur_ulast && !d_t_end1 && !d_wrx && f_bl0 && f_left1;
 
+// The piece ends this clock (d_end_w): a ULPDU's last input beat taken
+// that leaves no flush beat or queues it now (d_t_end1, d_t_w2, d_t_fl,
+// below), a piece's flush beat that ends its burst, or its last pad beat.
+// One AND of the handshakes and what the state would do, from registers:
+// d0_take and the descriptor queue's ready hang on it.
+wire                   d_endx = (d_state_reg == D_DATA) ? (df_out_valid && d_cur_tlast && (d_t_end1 || d_t_w2 || d_t_fl))
+                              : (d_state_reg == D_FLUSH) ? d_bl_n0x : f_bl1;
+assign d_end_w = d1_active_reg && out_ok && d2_free && d_endx;
+
 always @* begin
     d_beat = 1'b0;
     d_wr = 1'b0;
-    d_end = 1'b0;
     d_aw = 1'b0;
     d_go = 1'b0;
     d_state_next = d_state_reg;
@@ -1780,7 +1829,7 @@ always @* begin
     aw_in_valid = 1'b0;
     aw_in_data = {d_waddr_reg, f_nbm1};
     w_in_valid = 1'b0;
-    w_in_data = {ob_data, ob_strb, f_bl0 ? f_nbm1_0 : f_bl1};
+    w_in_data = {wb_data, wb_strb, wb_pad ? f_bl1 : wb_fl ? 1'b1 : f_bl0 ? f_nbm1_0 : f_bl1};
     w2_in_valid = 1'b0;
     w2_in_data = {fl_data, fl_strb, 1'b1};
     // A piece's end waits for D2 (d2_free): the tlast beat, a flush beat
@@ -1815,43 +1864,30 @@ always @* begin
             // goes into the W queue in this clock, behind this beat's,
             // when it ends the burst this beat's is in; or alone, as a
             // burst of one, when this beat writes nothing.
-            if (d_t_end1) begin
-                d_end = 1'b1;
-            end else if (d_t_w2) begin
+            if (d_t_w2) begin
                 w2_in_valid = 1'b1;
-                d_end = 1'b1;
             end else if (d_t_fl) begin
-                w_in_valid = 1'b1;
-                w_in_data = {fl_data, fl_strb, 1'b1};
+                w_in_valid = 1'b1;            // (w_in_data: the flush beat)
                 aw_in_valid = 1'b1;
                 aw_in_data = {d_waddr_n, 8'd0};
-                d_end = 1'b1;
-            end else begin
+            end else if (!d_t_end1) begin
                 d_state_next = D_FLUSH;
             end
         end
     end
     D_FLUSH: begin
-        if (d_go) begin
-            if (d_bl_n0x) begin
-                d_end = 1'b1;
-            end else begin
-                d_state_next = D_PAD;
-            end
+        if (d_go && !d_bl_n0x) begin
+            d_state_next = D_PAD;
         end
     end
     default: begin
         // The piece ended inside a burst: the rest of it, no strobes.
         if (d_go) begin
-            w_in_valid = 1'b1;
-            w_in_data = {{DATA_W{1'b0}}, {KEEP_W{1'b0}}, f_bl1};
-            if (f_bl1) begin
-                d_end = 1'b1;
-            end
+            w_in_valid = 1'b1;                // (w_in_data: a pad beat)
         end
     end
     endcase
-    if (d_end) begin
+    if (d_end_w) begin
         d_state_next = D_DATA;
     end
 end
@@ -1876,16 +1912,18 @@ always @(posedge clk) begin
         d_r_reg <= d0_r_reg;
         d_lo_reg <= d0_lo_reg;
         d_hi_reg <= d0_hi_reg;
+        d_lhne_reg <= d0_lhne_reg;
         if (d_prime) begin
             // (as a D1 beat that writes nothing: see there)
             d_rr_reg <= d0_first_reg ? rr_capture(d0_rr_reg, d_cur_data, 13'd0) : d0_rr_reg;
             d_win_reg <= d0_win1_reg;
             d_winn_reg <= d0_win2;
             d_wne_reg <= |d0_win1_reg;
-            d_wnen_reg <= |d0_win2;
+            d_wnen_reg <= win_ne(d0_q0_reg, d0_q1_reg, d0_lhne_reg);
             d_q0_reg <= d0_q0m1;
             d_q1_reg <= d0_q1m1;
             d_waddr_reg <= d0_wst_reg ? {d0_wan, {LG{1'b0}}} : d0_waddr_reg;
+            d_wan_reg <= d0_wst_reg ? {d0_wan2h, d0_waddr_reg[LG]} : d0_wan;
             d_bofs_reg <= d0_bofs_reg + 1'b1;
             d_wst_reg <= d0_q0_reg[19];
         end else begin
@@ -1897,6 +1935,7 @@ always @(posedge clk) begin
             d_q0_reg <= d0_q0_reg;
             d_q1_reg <= d0_q1_reg;
             d_waddr_reg <= d0_waddr_reg;
+            d_wan_reg <= d0_wan;
             d_bofs_reg <= d0_bofs_reg;
             d_wst_reg <= d0_wst_reg;
         end
@@ -1910,7 +1949,7 @@ always @(posedge clk) begin
         d_prev_reg <= d_prime ? d_cur_data : {DATA_W{1'b0}};
         d_prevk_reg <= d_prime ? d_cur_keep : {KEEP_W{1'b0}};
     end else begin
-        if (d_end) begin
+        if (d_end_w) begin
             d1_active_reg <= 1'b0;
         end
         d_state_reg <= d_state_next;
@@ -1938,12 +1977,13 @@ always @(posedge clk) begin
             d_prevk_reg <= d_cur_keep;
             d_k_reg <= d_k1;
             d_waddr_reg <= d_waddr_n;
+            d_wan_reg <= d_wan_n;
             d_wst_reg <= d_q0_reg[19];
             d_bofs_reg <= d_bofs_reg + 1'b1;
             d_win_reg <= d_winn_reg;
             d_wne_reg <= d_wnen_reg;
             d_winn_reg <= win_mask(d_q0_reg, d_q1_reg, d_lo_reg, d_hi_reg);
-            d_wnen_reg <= |win_mask(d_q0_reg, d_q1_reg, d_lo_reg, d_hi_reg);
+            d_wnen_reg <= win_ne(d_q0_reg, d_q1_reg, d_lhne_reg);
             d_q0_reg <= d_q0m1;
             d_q1_reg <= d_q1m1;
         end
@@ -2055,7 +2095,7 @@ always @(posedge clk) begin
 end
 
 always @(posedge clk) begin
-    if (d_end) begin
+    if (d_end_w) begin
         d2_valid_reg <= 1'b1;
         e2_last_reg <= (d_state_reg == D_DATA) ? d_cur_ulast : d_last_reg;
         e2_en_reg <= d_en_reg;
@@ -2189,7 +2229,15 @@ reg [15:0]             ev_err_reg;
 // same way.
 reg                    v0_valid_reg = 1'b0;
 reg [RF_W-1:0]         v0_data_reg;
-reg                    v0_dead_reg, v0_herr_reg;
+// The bits as V0 holds them: the lookup itself (lk) in the clock after
+// the load, from then on the bits with the changes applied (up), so that
+// the 1024-way lookup is a register's input alone (a mux behind it made
+// it 6 levels).
+reg                    v0_dlk_reg, v0_hlk_reg, v0_dup_reg, v0_hup_reg;
+reg                    v0_src_reg = 1'b0;         // the lookup (1) or the applied bits (0)
+wire                   v0_dlk, v0_hlk;
+wire                   v0_dead_reg = v0_src_reg ? v0_dlk_reg : v0_dup_reg;
+wire                   v0_herr_reg = v0_src_reg ? v0_hlk_reg : v0_hup_reg;
 reg                    dl_set_reg = 1'b0;         // a delivery set dead_reg[dl_conn_reg]
 reg [CONN_W-1:0]       dl_conn_reg;
 reg                    hs_set_reg = 1'b0;         // herr_set, a clock ago
@@ -2203,6 +2251,8 @@ wire [CONN_W-1:0]      rf_conn = v0_data_reg[RF_W-MK_W-2 -: CONN_W];
 wire [RECC_W-1:0]      rf_rec = v0_data_reg[224 +: RECC_W];
 wire [1:0]             rf_kind = rf_rec[RECC_W-1 -: 2];
 wire [CONN_W-1:0]      rh_conn = rf_out_data[RF_W-MK_W-2 -: CONN_W];      // rec_fifo's head
+rnic_pick #(.AW(CONN_W)) u_v0_dlk (.v(dead_reg), .a(rh_conn), .y(v0_dlk));
+rnic_pick #(.AW(CONN_W)) u_v0_hlk (.v(herr_reg), .a(rh_conn), .y(v0_hlk));
 wire [MK_W-1:0]        rh_mark = rf_out_data[RF_W-2 -: MK_W];
 wire                   v0_clr = cc_clr_reg && cc_conn_reg == rf_conn;
 wire                   v0_dead = (v0_dead_reg || (dl_set_reg && dl_conn_reg == rf_conn)) && !v0_clr;
@@ -2262,11 +2312,13 @@ always @(posedge clk) begin
     if (rf_out_ready) begin
         v0_valid_reg <= rf_out_valid;
         v0_data_reg <= rf_out_data;
-        v0_dead_reg <= dead_reg[rh_conn];
-        v0_herr_reg <= herr_reg[rh_conn];
+        v0_dlk_reg <= v0_dlk;
+        v0_hlk_reg <= v0_hlk;
+        v0_src_reg <= 1'b1;
     end else begin
-        v0_dead_reg <= v0_dead;
-        v0_herr_reg <= v0_herr;
+        v0_dup_reg <= v0_dead;
+        v0_hup_reg <= v0_herr;
+        v0_src_reg <= 1'b0;
     end
     dl_set_reg <= dv_del && dv_kills;
     dl_conn_reg <= rf_conn;
@@ -2325,6 +2377,9 @@ reg                    drop_valid_reg = 1'b0;
 reg [CONN_W-1:0]       drop_conn_reg = 0;
 reg                    drop_first_reg = 1'b0;
 reg [31:0]             drop_count_reg = 32'd0;
+reg [31:0]             drop_count1_reg = 32'd1;   // drop_count_reg + 1, stepped beside it
+wire [31:0]            drop_count2;
+rnic_incdec #(.W(32), .DEC(0)) u_drop2 (.x(drop_count1_reg), .y(drop_count2));
 reg                    perr_valid_reg = 1'b0;
 reg [CONN_W-1:0]       perr_conn_reg = 0;
 reg [1:0]              perr_qn_reg = 2'd0;
@@ -2343,7 +2398,8 @@ always @(posedge clk) begin
     drop_conn_reg <= c2_conn_reg;
     drop_first_reg <= c2_first_reg;
     if (c2_go && !c_en && !c2_early_reg) begin
-        drop_count_reg <= drop_count_reg + 32'd1;
+        drop_count_reg <= drop_count1_reg;
+        drop_count1_reg <= drop_count2;
     end
     // A post not taken: a connection not enabled, QN 3, a full ring.
     perr_valid_reg <= cf_post_reg && !o_ok;
@@ -2360,6 +2416,7 @@ always @(posedge clk) begin
     if (rst) begin
         drop_valid_reg <= 1'b0;
         drop_count_reg <= 32'd0;
+        drop_count1_reg <= 32'd1;
         perr_valid_reg <= 1'b0;
         berr_valid_reg <= 1'b0;
         done_valid_reg <= 1'b0;
@@ -2402,7 +2459,6 @@ wire unused_ok = &{1'b0, s_verdict_tuser, m_axi_bid, st_acc[1],
     rot_d_cur[DATA_W-1:0], rot_d_prev[DATA_W-1:0], rot_k_cur[KEEP_W-1:0], rot_k_prev[KEEP_W-1:0],
     i_n14_t[32:16], i_n18_t[32:16], e2_diff[31:17], e3_rd[32:16], e4_nd_reg[32:18], e4_nr_reg[32:18],
     b_lt_a, b_gt_a, b_dt_a, b_du_a, b_mon_a, b_long_a, b_sg_a, bs_lt, bs_gt, bs_dt, bs_du, bs_mon, bs_long, bs_sg,
-    a_msn1[32],
     ev_rec_reg[RECC_W-1 -: 2], ev_rec_reg[15:0], hf_idx32,
     g_bofs[BW+2:BW], fifo_ready2_unused};
 

@@ -1,7 +1,8 @@
 """The datapath's carry-free arithmetic modules against Python integers.
 
 hw/rtl/rnic_add.v (s, co = a + b + ci) and hw/rtl/rnic_incdec.v (y = x + 1
-or x - 1) are parallel-prefix trees whose structure is written out by hand
+or x - 1) are parallel-prefix trees, and hw/rtl/rnic_pick.v (y = v[a]) a
+tree of 4-way picks, whose structure is written out by hand
 (hw/README.md, "LUT levels"); the blocks that use them are checked against
 the Go model, and these tests check the trees themselves, at every width
 class their generate code has (one to four prefix levels, the widest
@@ -75,11 +76,37 @@ async def incdec_matches_python(dut):
     dut._log.info("W=%d DEC=%d: %d values checked", w, dec, n)
 
 
+@cocotb.test()
+async def pick_matches_python(dut):
+    """rnic_pick: y = v[a] for every a, on vectors with one bit set, one bit
+    clear, and random ones."""
+    aw = len(dut.a)
+    assert aw == int(os.environ["ARITH_W"])
+    n_bits = 1 << aw
+    top = (1 << n_bits) - 1
+    rng = random.Random(random.getrandbits(64))
+    vectors = [0, top] + [1 << i for i in range(0, n_bits, max(1, n_bits // 4))]
+    vectors += [top ^ v for v in vectors[2:]] + [rng.getrandbits(n_bits) for _ in range(4)]
+    n = 0
+    for v in vectors:
+        dut.v.value = v
+        for a in range(n_bits):
+            dut.a.value = a
+            await Timer(1, units="ns")
+            want = v >> a & 1
+            assert int(dut.y.value) == want, f"AW={aw}: v[{a}] gave {int(dut.y.value)}, want {want}"
+            n += 1
+    dut._log.info("AW=%d: %d picks checked", aw, n)
+
+
 # rnic_add: 1..3 positions (one prefix level), up to 9 (two), 27 (three),
 # 28 and more (four), and the widest allowed.
 ADD_WIDTHS = (1, 2, 8, 9, 26, 27, 32, 80)
 # rnic_incdec: the narrowest, both sides of one and of two p2 words, widest.
 INCDEC_WIDTHS = (2, 7, 36, 37, 58, 72)
+# rnic_pick: a lone 2-way level, 4-way levels with and without a 2-way top,
+# and the connection tables' 1024 bits.
+PICK_WIDTHS = (1, 2, 5, 10)
 
 
 def cases(widths, verilator_widths):
@@ -106,3 +133,10 @@ def test_rnic_incdec(sim, width, dec):
     hdlsim.run(test="arith", sim=sim, tag=f"incdec{dec}-W{width}", toplevel="rnic_incdec", test_module=__name__,
                verilog_sources=[hdlsim.RTL_DIR / "rnic_incdec.v"], parameters={"W": width, "DEC": dec},
                extra_env={"ARITH_W": str(width), "ARITH_DEC": str(dec), "TESTCASE": "incdec_matches_python"})
+
+
+@pytest.mark.parametrize("sim,width", cases(PICK_WIDTHS, (10,)))
+def test_rnic_pick(sim, width):
+    hdlsim.run(test="arith", sim=sim, tag=f"pick-W{width}", toplevel="rnic_pick", test_module=__name__,
+               verilog_sources=[hdlsim.RTL_DIR / "rnic_pick.v"], parameters={"AW": width},
+               extra_env={"ARITH_W": str(width), "TESTCASE": "pick_matches_python"})

@@ -2329,7 +2329,7 @@ WIDTHS = (64, 128, 256, 512)
 CASE_TESTS = ("gap_disabled_conn", "gap_long_piece", "gap_full_ring", "gap_bresp_error", "gap_b_ahead", "gap_aw_after_w",
               "directed_checks", "early_checks", "random_traffic",
               "bench")
-RTL_SOURCES = [hdlsim.RTL_DIR / f for f in ("ddp_rx.v", "ddp_rx_fifo.v", "sdp_ram.v", "rnic_incdec.v")]
+RTL_SOURCES = [hdlsim.RTL_DIR / f for f in ("ddp_rx.v", "ddp_rx_fifo.v", "sdp_ram.v", "rnic_incdec.v", "rnic_pick.v")]
 # The VHDL-2008 twin, on GHDL: the same tests, clock for clock the same.
 VHDL_SOURCES = [hdlsim.VHDL_DIR / "sdp_ram.vhd", hdlsim.VHDL_DIR / "ddp_rx_fifo.vhd", hdlsim.VHDL_DIR / "ddp_rx.vhd"]
 
