@@ -436,7 +436,13 @@ always @* begin
     pending_next = pending_reg
         + {{OUT_AW{1'b0}}, s_accept && s_axis_tlast}
         - {{OUT_AW{1'b0}}, m_axis_crc_tvalid && m_axis_crc_tready};
-    s_axis_tready_next = pending_next < OUT_DEPTH;
+    // (pending_next < OUT_DEPTH, from pending_reg's flags and the two
+    // steps rather than from the sum: the ready is one LUT behind them.)
+    s_axis_tready_next = (s_accept && s_axis_tlast && !(m_axis_crc_tvalid && m_axis_crc_tready))
+                       ? pending_reg < OUT_DEPTH - 1 || pending_reg == {OUT_AW+1{1'b1}}
+                       : (!(s_accept && s_axis_tlast) && m_axis_crc_tvalid && m_axis_crc_tready)
+                       ? pending_reg != {OUT_AW+1{1'b0}} && pending_reg <= OUT_DEPTH
+                       : pending_reg < OUT_DEPTH;
 end
 
 // --- registers --------------------------------------------------------------

@@ -298,6 +298,7 @@ reg [31:0]       end_reg;                // seq + len
 reg [23:0]       stash_reg;
 reg [1:0]        stash_n_reg;            // stash octets, (rcv_nxt - base) mod 4
 reg [LN-1:0]     rot_reg;                // (seq - base) mod N
+reg [3*LN-1:0]   sidx_reg;               // input lanes of the stash's octets (see stash_new)
 reg [17:0]       lo_rem_reg, hi_rem_reg; // octets from this beat to lo, hi
 reg [17:0]       in_left_reg;            // input beats still to take
 reg [17:0]       out_left_reg;           // output beats still to make
@@ -363,6 +364,7 @@ reg [1:0]        c_nn [0:2];
 reg [17:0]       c_lo [0:2];
 reg [17:0]       c_hi [0:2];
 reg [17:0]       c_ob [0:2];
+reg [3*LN-1:0]   c_sidx [0:2];
 generate
     for (g = 0; g < 3; g = g + 1) begin : cw
         wire [31:0]   nxt  = c_word[g][55:24];
@@ -406,6 +408,11 @@ generate
             c_hi[g] <= {1'b0, cy ? hd_lhp1 : {1'b0, hd_len[15:LN]}, hlo[LN-1:2], 2'b00};
             c_ob[g] <= {{(17-LHW){1'b0}}, cy && hnz ? hd_lhp2 : (cy || hnz) ? hd_lhp1 : {1'b0, hd_len[15:LN]}};
             c_ob1[g] <= hd_lh0 ? cy ^ hnz : hd_lh1 && !cy && !hnz;
+            // The input lanes of the stash's octets (see stash_new):
+            // (4 (hlo div 4) + k - crot) mod N = (len - hlo mod 4 + k) mod N.
+            c_sidx[g] <= {hd_len[LN-1:0] - {{(LN-2){1'b0}}, hlo[1:0]} + {{(LN-2){1'b0}}, 2'd2},
+                          hd_len[LN-1:0] - {{(LN-2){1'b0}}, hlo[1:0]} + {{(LN-2){1'b0}}, 2'd1},
+                          hd_len[LN-1:0] - {{(LN-2){1'b0}}, hlo[1:0]}};
         end
     end
 endgenerate
@@ -504,13 +511,36 @@ generate
         assign merged[8*g +: 8] = stashed ? stash32[8*(g % 4) +: 8] :
                                   carried ? prev_rot_reg[8*g +: 8] : rot_in[8*g +: 8];
     end
+    // The stash after the segment: octets 0..2 of merged's word at hi,
+    // lane L = 4 hi + k, picked before the merge rather than from it
+    // (merged is 4 LUT levels deep, a 16-way word pick 2 more): the old
+    // stash's octet, prev_rot_reg's (a 16-way pick by hi, a register) or
+    // the input's lane (L - rot) mod N (sidx_reg, made in the lookup's
+    // sums: a 64-way pick by a register), chosen as merged chooses.
     for (g = 0; g < 3; g = g + 1) begin : keep
-        wire [7:0] octets [0:WORDS-1];
-        genvar k;
+        wire [7:0] pw [0:WORDS-1];
+        wire [7:0] iw;
+        genvar k, b;
         for (k = 0; k < WORDS; k = k + 1) begin : word
-            assign octets[k] = merged[32*k + 8*g +: 8];
+            assign pw[k] = prev_rot_reg[32*k + 8*g +: 8];
         end
-        assign stash_new[8*g +: 8] = octets[hi_rem_reg[LN-1:2]];
+        // (the input lane's octet bit by bit through rnic_pick: a kept
+        // tree of 4-way picks, 3 levels at N = 64 where in_data's octet
+        // by a lane index mapped in 4)
+        for (b = 0; b < 8; b = b + 1) begin : bit_in
+            wire [N-1:0] col;
+            for (k = 0; k < N; k = k + 1) begin : lane_in
+                assign col[k] = in_data[8*k + b];
+            end
+            rnic_pick #(.AW(LN)) pick (.v(col), .a(sidx_reg[LN*g +: LN]), .y(iw[b]));
+        end
+        localparam [1:0] K = g;
+        wire [LN-1:0] hl = {hi_rem_reg[LN-1:2], K};
+        wire s_st = lo_here && lo_rem_reg[LN-1:2] == hi_rem_reg[LN-1:2] && stash_n_reg > K;
+        wire s_ca = rot_reg > hl;
+        assign stash_new[8*g +: 8] = s_st ? stash32[8*g +: 8] :
+                                     s_ca ? pw[hi_rem_reg[LN-1:2]] :
+                                     need_in ? iw : 8'd0;
     end
 endgenerate
 
@@ -699,6 +729,7 @@ always @(posedge clk) begin
         stash_reg <= st_stash;
         stash_n_reg <= nxt_n;
         rot_reg <= rot;
+        sidx_reg <= c_sidx[csel];
         // Word boundaries: lo rounds down to the stash's word, hi down to
         // the last whole word.
         lo_rem_reg <= c_lo[csel];

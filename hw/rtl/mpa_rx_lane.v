@@ -187,19 +187,42 @@ end
 
 // ---- packing the ULPDU octets --------------------------------------------------------
 
-// k1: the beat's ULPDU octets moved down to lane 0.
+// k1: the beat's ULPDU octets moved down to lane 0, the lanes past them
+// zero (k1_keep: the lanes that hold them); with them, for the pack stage,
+// where they go in the frame's beat (k1_rsel, k1_fill: see there).
 reg              k1_valid;
 reg [DATA_W-1:0] k1_data;
+reg [N-1:0]      k1_keep;
+reg [LN-1:0]     k1_rsel;
+reg [LN-1:0]     k1_fill;
 reg [OL-1:0]     k1_n;
 reg              k1_run_first, k1_run_last, k1_fpdu_first, k1_fpdu_end;
 reg [CONN_W-1:0] k1_conn;
 reg [15:0]       k1_ulen;
 reg [7:0]        k1_seq;
-wire             k1_take;
 assign pk_ready = !k1_valid || k1_take;
 
 wire [2*DATA_W-1:0] s_dbl = {s_data, s_data};
 wire [LN-1:0] lo = s_ulp_lo[LN-1:0];
+wire [OL-1:0] s_n = s_ulp_hi - s_ulp_lo;
+wire [DATA_W-1:0] s_down = s_dbl[{1'b0, lo, 3'b000} +: DATA_W];
+wire [N-1:0]  s_nkeep;          // lanes below s_n
+generate
+    for (g = 0; g < N; g = g + 1) begin : nkeep
+        localparam [OL-1:0] LANE = g;
+        assign s_nkeep[g] = {1'b0, LANE} < {1'b0, s_n};
+    end
+endgenerate
+// The fill position the beat taken in now starts at: 0 for a run's first
+// beat, else fill_reg as the pack stage leaves it at this edge (total mod
+// N when it takes the beat in k1: full or not, spill and total agree
+// there). It and its rotation (-fill mod N) are registers beside the
+// beat, so that the pack stage's data is a rotation by a register and one
+// LUT.
+wire          k1_take;
+wire [OL:0]   total;
+wire [LN-1:0] fill_nx = k1_take ? total[LN-1:0] : fill_reg;
+wire [LN-1:0] rsel_nx = k1_take ? {LN{1'b0}} - total[LN-1:0] : {LN{1'b0}} - fill_reg;
 
 always @(posedge clk) begin
     if (k1_take) begin
@@ -207,8 +230,11 @@ always @(posedge clk) begin
     end
     if (take && !s_nopiece) begin
         k1_valid <= 1'b1;
-        k1_data <= s_dbl[{1'b0, lo, 3'b000} +: DATA_W];
-        k1_n <= s_ulp_hi - s_ulp_lo;
+        k1_data <= s_down & mask_lanes(s_nkeep);
+        k1_keep <= s_nkeep;
+        k1_rsel <= s_run_first ? {LN{1'b0}} : rsel_nx;
+        k1_fill <= s_run_first ? {LN{1'b0}} : fill_nx;
+        k1_n <= s_n;
         k1_run_first <= s_run_first;
         k1_run_last <= s_run_last;
         k1_fpdu_first <= s_fpdu_first;
@@ -245,25 +271,34 @@ wire [7:0]        run_seq = k1_run_first ? k1_seq : run_seq_reg;
 reg sk0_valid, sk1_valid;
 wire out_free = !sk1_valid;
 wire [LN-1:0] fill = k1_run_first ? {LN{1'b0}} : fill_reg;
+// acc_reg holds zeros from fill_reg up, and k1_data from k1_n up, so the
+// beat's octets rotated up by fill (y) are zero outside [fill, total) mod
+// N: y's lanes below fill are what spills past a full beat (rest), and
+// the octets so far are acc | (y at or above fill).
 wire [DATA_W-1:0] acc = k1_run_first ? {DATA_W{1'b0}} : acc_reg;
-wire [LN:0] rot_back = {1'b1, {LN{1'b0}}} - {1'b0, fill};
 wire [2*DATA_W-1:0] k1_dbl = {k1_data, k1_data};
-wire [DATA_W-1:0] y = k1_dbl[{rot_back, 3'b000} +: DATA_W];   // k1_data rotated up by fill
-wire [OL:0] total = {2'b00, fill} + {1'b0, k1_n};
+wire [2*N-1:0] k1_kdbl = {k1_keep, k1_keep};
+wire [DATA_W-1:0] y = k1_dbl[{1'b0, k1_rsel, 3'b000} +: DATA_W];   // k1_data rotated up by fill
+wire [N-1:0] yk = k1_kdbl[{1'b0, k1_rsel} +: N];
+assign total = {2'b00, fill} + {1'b0, k1_n};
 wire full = total >= {2'b01, {LN{1'b0}}};
 wire [OL:0] spill = total - {2'b01, {LN{1'b0}}};
 
-wire [DATA_W-1:0] joined;      // acc below fill, y from fill up
-wire [DATA_W-1:0] rest;        // y below spill (the part past a full beat)
-wire [N-1:0] keep_total;       // lanes below total (total < N)
+wire [N-1:0] k1_ge;            // lanes at or above fill (a LUT each, from k1_fill)
 generate
-    for (g = 0; g < N; g = g + 1) begin : pack
-        localparam [OL:0] LANE = g;
-        assign joined[8*g +: 8] = (LANE < {2'b00, fill}) ? acc[8*g +: 8] : y[8*g +: 8];
-        assign rest[8*g +: 8] = (LANE < spill) ? y[8*g +: 8] : 8'd0;
-        assign keep_total[g] = LANE < total;
+    for (g = 0; g < N; g = g + 1) begin : ge
+        localparam [LN-1:0] LANE = g;
+        if (g == N - 1) begin : top
+            assign k1_ge[g] = 1'b1;
+        end else begin : below
+            assign k1_ge[g] = LANE >= k1_fill;
+        end
     end
 endgenerate
+wire [DATA_W-1:0] ge_d = mask_lanes(k1_ge);
+wire [DATA_W-1:0] joined = acc | (y & ge_d);     // acc below fill, y from fill up
+wire [DATA_W-1:0] rest = y & ~ge_d;              // y below spill (the part past a full beat)
+wire [N-1:0] keep_total = ~k1_ge | yk;           // lanes below total (total < N)
 
 assign k1_take = k1_valid && out_free && !flush_reg;
 
@@ -273,7 +308,7 @@ assign k1_take = k1_valid && out_free && !flush_reg;
 reg               fl_end_reg;
 wire              p_flush = flush_reg && out_free;
 wire              p_make = p_flush || (k1_take && (full || k1_run_last));
-wire [DATA_W-1:0] p_data = p_flush ? acc_reg : full ? joined : joined & mask_lanes(keep_total);
+wire [DATA_W-1:0] p_data = p_flush ? acc_reg : joined;
 wire [N-1:0]      p_keep = p_flush ? keep_fill(fill_reg) : full ? {N{1'b1}} : keep_total;
 wire              p_tlast = p_flush || !full || (k1_run_last && spill == {(OL + 1){1'b0}});
 wire [CONN_W-1:0] p_conn = p_flush ? run_conn_reg : run_conn;
@@ -297,7 +332,7 @@ always @(posedge clk) begin
             flush_reg <= k1_run_last && spill != {(OL + 1){1'b0}};
             fl_end_reg <= k1_fpdu_end;
         end else begin
-            acc_reg <= joined & mask_lanes(keep_total);
+            acc_reg <= joined;
             fill_reg <= total[LN-1:0];
         end
         // A frame's conn, first and seq are those of its run's first beat.

@@ -48,7 +48,14 @@
 // word there is worked out in the precompute stage, per word, and picked
 // by hx_reg; S and since step by a register less (or plus) a value below
 // 2^HX, by halves; the table write, whose S is a 16-bit difference, is made
-// a clock later from registers (wq_*).
+// a clock later from registers (wq_*). hx_reg's next value is a pick of
+// values made from registers: after a pass, a per-word value of the
+// precompute stage (p_w0, p_w1) or run A's; as a segment loads, the hx the
+// table keeps beside S for the beat the connection's next segment starts
+// with (its position is where the last one ended); and it is set whether or
+// not a load happens wherever no pass reads it before it is set again, so
+// that no load condition (the lookup's connection match, cfg, the CRCs in
+// flight) is in its path. 5 LUT levels at W=512, alone and inside mpa_rx.
 //
 // Throughput: one beat a clock while each beat starts at most one FPDU
 // (FPDUs of at least DATA_W/8 octets); a beat that starts k FPDUs takes k
@@ -175,14 +182,22 @@ reg [OL*WORDS-1:0] p_uendl;
 // over WORDS + 1).
 reg [16*WORDS-1:0] p_sn;
 reg [HX*WORDS-1:0] p_hb0, p_hb1;
+// And what a pass whose next ULPDU_Length is word j leaves in hx_reg when
+// no FPDU goes on into the beat (run A does not continue past it): the word
+// after its FPDU when another starts behind it in the beat (p_more), the
+// next beat's hx when it goes on past the beat (p_open), else the next
+// beat's first word; for a next beat without a marker (p_w0) and with one
+// (p_w1).
+reg [HX*WORDS-1:0] p_w0, p_w1;
 
 wire p_take;               // the walker consumes the precomputed beat
 wire p_free = !p_valid || p_take;
+wire merge_now;
+wire p_ld = !merge_now && p_free && s_valid;   // a beat enters p_* (not merged)
 // A segment's last beat not yet walked takes in the first beat of the
 // next segment of its connection when that shares its stream beat (the
 // next one's first word is this one's whi): see "Segments of one
 // connection back to back" below.
-wire merge_now;
 assign s_ready = p_free || merge_now;
 
 // The beat at s_*: where its first pass starts (a marker is word 0, and
@@ -234,6 +249,7 @@ generate
         wire        pe = plen[15:6] == 10'd0 && !lim_e[8] && {3'b000, plen[5:0]} <= lim_e;
         wire        pm = plen[15:6] == 10'd0 && !lim_m[8] && {3'b000, plen[5:0]} <= lim_m;
         wire        pu = lim_u[8] || {3'b000, plen} >= {11'd0, lim_u[7:0]};
+        wire [WL-1:0] wa = GW + t_small[WL-1:0];
         always @(posedge clk) begin
             if (merge_now && keep_w) begin
                 p_lt[g] <= 1'b1;
@@ -241,6 +257,8 @@ generate
                 p_open[g] <= !pe;
                 p_more[g] <= pm;
                 p_ufar[g] <= pu;
+                p_w0[HX*g +: HX] <= pm ? {1'b0, p_a[WL*g +: WL]} : !pe ? p_hb0[HX*g +: HX] : {HX{1'b0}};
+                p_w1[HX*g +: HX] <= pm ? {1'b0, p_a[WL*g +: WL]} : !pe ? p_hb1[HX*g +: HX] : {{(HX-1){1'b0}}, 1'b1};
             end else if ((p_free || merge_now) && s_valid) begin
                 // Content words from the ULPDU_Length word through the CRC
                 // word: (2 + len + pad) / 4 + 1 = floor((len + 9) / 4).
@@ -254,11 +272,13 @@ generate
                 p_more[g] <= lt && m;
                 p_ufar[g] <= uf;
                 p_uendl[OL*g +: OL] <= AT[OL-1:0] + len[OL-1:0];
-                p_a[WL*g +: WL] <= GW + t_small[WL-1:0];
+                p_a[WL*g +: WL] <= wa;
                 p_am1[WL*g +: WL] <= GW + t_small[WL-1:0] - {{(WL-1){1'b0}}, 1'b1};
                 p_sn[16*g +: 16] <= sn;
                 p_hb0[HX*g +: HX] <= snfar ? HX_FAR : sn[HX-1:0];
                 p_hb1[HX*g +: HX] <= snfar ? HX_FAR : sn1;
+                p_w0[HX*g +: HX] <= (lt && m) ? {1'b0, wa} : (lt && !e) ? (snfar ? HX_FAR : sn[HX-1:0]) : {HX{1'b0}};
+                p_w1[HX*g +: HX] <= (lt && m) ? {1'b0, wa} : (lt && !e) ? (snfar ? HX_FAR : sn1) : {{(HX-1){1'b0}}, 1'b1};
             end
         end
     end
@@ -281,7 +301,7 @@ always @(posedge clk) begin
         p_avail <= s_whi - p_pos0;
         p_avw <= {1'b0, s_whi - p_pos0} + FAR_HX;
         p_span <= s_whi - p_wlo;
-    end else if (p_free && s_valid) begin
+    end else if (p_ld) begin
         p_valid <= 1'b1;
         p_data <= s_data;
         p_conn <= s_conn;
@@ -303,7 +323,8 @@ always @(posedge clk) begin
 end
 
 // ---- per-connection tables -------------------------------------------------------
-// st: {S[15:0], since[15:0], pad[1:0], mkbad, lenbad, lead}
+// st: {hx1, hx0, S[15:0], since[15:0], pad[1:0], mkbad, lenbad, lead}
+// (hx0/hx1: see st_wr_hx)
 
 // A segment's state loads at the edge its first beat enters the precompute
 // stage when its words were read at an earlier edge (s_hint) and the walk
@@ -343,10 +364,18 @@ wire            st_wr_en;
 wire [CONN_W-1:0] st_wr_addr;
 wire [ST_W-1:0] st_wr_data;
 
-sdp_ram #(.WIDTH(ST_W), .ADDR_W(CONN_W)) st_ram (
+// Beside each word, the hx_reg its segment's next beat starts with
+// (st_*_hx: hx_of(pos, S) for the word the beat starts at, pos, without a
+// marker in front of it and with one), worked out as the word is written:
+// the connection's next segment goes on where this one ended, at the
+// ending beat's whi (or word 0 of the next beat, or 1 past its marker,
+// when that is WORDS). So a load's hx_reg is a pick from registers.
+wire [2*HX-1:0] st_rd_hx;
+wire [2*HX-1:0] st_wr_hx;
+sdp_ram #(.WIDTH(ST_W + 2 * HX), .ADDR_W(CONN_W)) st_ram (
     .clk(clk),
-    .wr_en(st_wr_en), .wr_addr(st_wr_addr), .wr_data(st_wr_data),
-    .rd_en(rd_en), .rd_addr(rd_addr), .rd_data(st_rd)
+    .wr_en(st_wr_en), .wr_addr(st_wr_addr), .wr_data({st_wr_hx, st_wr_data}),
+    .rd_en(rd_en), .rd_addr(rd_addr), .rd_data({st_rd_hx, st_rd})
 );
 
 sdp_ram #(.WIDTH(32), .ADDR_W(CONN_W)) crc_ram (
@@ -358,11 +387,18 @@ sdp_ram #(.WIDTH(32), .ADDR_W(CONN_W)) crc_ram (
 // The patch: the newest write to the looked-up connection since its read.
 reg              st_pv, crc_pv;
 reg [ST_W-1:0]   st_patch;
+reg [2*HX-1:0]   st_patch_hx;
 reg [31:0]       crc_patch;
 // (Compared with every candidate, then chosen.)
 wire st_pt  = !rd_en ? st_wr_addr == lk_conn : sel_s ? st_wr_addr == s_conn : st_wr_addr == s_hint_conn;
 wire crc_pt = !rd_en ? wb_conn == lk_conn : sel_s ? wb_conn == s_conn : wb_conn == s_hint_conn;
+// lkp_reg: lk_conn == p_conn, kept as a register beside the two (p_conn
+// loads as a beat enters the precompute stage, below).
+reg  lkp_reg;
+wire lk_eq_s = rd_en ? (sel_s || s_hint_conn == s_conn) : lk_conn == s_conn;
+wire lk_eq_p = rd_en ? (sel_s ? s_conn == p_conn : s_hint_conn == p_conn) : lkp_reg;
 always @(posedge clk) begin
+    lkp_reg <= p_ld ? lk_eq_s : lk_eq_p;
     if (rd_en) begin
         st_pv <= 1'b0;
         crc_pv <= 1'b0;
@@ -375,6 +411,7 @@ always @(posedge clk) begin
     if (st_wr_en && st_pt) begin
         st_pv <= 1'b1;
         st_patch <= st_wr_data;
+        st_patch_hx <= st_wr_hx;
     end
     if (wb_valid && crc_pt) begin
         crc_pv <= 1'b1;
@@ -394,10 +431,16 @@ reg              wq_sz;        // S is 0
 reg [15:0]       wq_x;         // else S = wq_x - wq_y
 reg [WL-1:0]     wq_y;
 reg [ST_W-17:0]  wq_rest;      // {since, pad, mkbad, lenbad, lead}
+reg [WL-1:0]     wq_p0, wq_p1;  // where the next segment's first pass starts (no marker, marker)
 wire [15:0]      wq_s = wq_x - {{(16-WL){1'b0}}, wq_y};
 assign st_wr_en = wq_v;
 assign st_wr_addr = wq_addr;
 assign st_wr_data = {wq_sz ? 16'd0 : wq_s, wq_rest};
+// S > FAR_HX: wq_x > wq_y + FAR_HX (under 2^HX); else pos + S mod 2^HX.
+wire [HX-1:0]    wq_yf = {{(HX-WL){1'b0}}, wq_y} + FAR_HX;
+wire             wq_far = !wq_sz && (wq_x[15:HX] != {(16-HX){1'b0}} || wq_x[HX-1:0] > wq_yf);
+wire [HX-1:0]    wq_sl = wq_sz ? {HX{1'b0}} : wq_x[HX-1:0] - {{(HX-WL){1'b0}}, wq_y};
+assign st_wr_hx = {wq_far ? HX_FAR : {1'b0, wq_p1} + wq_sl, wq_far ? HX_FAR : {1'b0, wq_p0} + wq_sl};
 wire wq_hit = wq_v && wq_addr == lk_conn;
 wire [ST_W-1:0] st_now = wq_hit ? {16'd0, wq_rest} : st_pv ? st_patch : st_rd;
 wire [31:0]     crc_now = crc_pv ? crc_patch : crc_rd;
@@ -471,7 +514,6 @@ wire          more = hx_in && p_more[hi];
 wire          m_only = mk_here && !a_present && p_whi == {{(WL-1){1'b0}}, 1'b1};
 wire [14:0]   t_h = p_t[15*hi +: 15];
 wire [WL-1:0] room = p_whi - h;
-wire [WL-1:0] after_b = p_a[WL*hi +: WL];
 
 // The marker: whose is it, and does it point where it must?
 // FPDUPTR is octets 2 and 3 of the marker, big-endian; its low two bits
@@ -536,10 +578,36 @@ wire           a_far = s_reg[15:HX] != {(16-HX){1'b0}} || s_reg[HX-1:0] > p_avw;
 wire [HX-1:0]  ha0 = sa_lo[HX-1:0];
 wire [HX-1:0]  ha1 = s_reg[HX-1:0] - {1'b0, p_avail} + {{(HX-1){1'b0}}, 1'b1};
 wire [HX-1:0]  hx_a = a_far ? HX_FAR : mk_in ? ha1 : ha0;
-wire [HX-1:0]  hx_b = mk_in ? p_hb1[HX*hi +: HX] : p_hb0[HX*hi +: HX];
-wire [HX-1:0]  hx_step = a_cont ? hx_a : b_open ? hx_b : {{(HX-1){1'b0}}, mk_in};
+// hx_reg after a pass, whether or not it is the beat's last (done): run A
+// goes on past the beat (hx_a), or the pass's word's p_w0/p_w1, or the
+// next beat's first word when the pass has no next ULPDU_Length in the
+// beat.
+// (p_w0[hi] and p_w1[hi] bit by bit through rnic_pick, kept apart, so that
+// mk_in, which comes last, picks between two registers' picks)
+wire [HX-1:0]  hx_w0, hx_w1;
+genvar hb, hw;
+generate
+    for (hb = 0; hb < HX; hb = hb + 1) begin : hxw
+        wire [WORDS-1:0] c0, c1;
+        for (hw = 0; hw < WORDS; hw = hw + 1) begin : word
+            assign c0[hw] = p_w0[HX*hw + hb];
+            assign c1[hw] = p_w1[HX*hw + hb];
+        end
+        rnic_pick #(.AW(WL-1)) pk0 (.v(c0), .a(hi), .y(hx_w0[hb]));
+        rnic_pick #(.AW(WL-1)) pk1 (.v(c1), .a(hi), .y(hx_w1[hb]));
+    end
+endgenerate
+wire [HX-1:0]  hx_w = mk_in ? hx_w1 : hx_w0;
+wire [HX-1:0]  hx_pass = a_cont ? hx_a : hx_in ? hx_w : {{(HX-1){1'b0}}, mk_in};
 
-// hx_reg for a segment's state as it loads, for a beat that starts at pos.
+// hx_reg for a segment's state as it loads: for the beat in p_* (hx_ld_p)
+// or at s_* (hx_ld_s), the hx the word st_now picks keeps for it (S is 0
+// in wq_*'s: hx is where the beat starts).
+wire [2*HX-1:0] ld_hx = st_pv ? st_patch_hx : st_rd_hx;
+wire [HX-1:0] hx_ld_p = wq_hit ? {1'b0, p_pos0} : p_mk ? ld_hx[HX +: HX] : ld_hx[HX-1:0];
+wire [HX-1:0] hx_ld_s = wq_hit ? {1'b0, pos0_in} : mk_in ? ld_hx[HX +: HX] : ld_hx[HX-1:0];
+
+// hx_reg for a beat that starts at pos, S words from the next ULPDU_Length.
 function [HX-1:0] hx_of;
     input [WL-1:0] pos;
     input [15:0]   s;
@@ -549,10 +617,28 @@ function [HX-1:0] hx_of;
     end
 endfunction
 
+// hx_reg's next value. It is read only by the walk's passes (step: W_RUN
+// with a beat in p_*), and every entry into W_RUN sets it, so it is left
+// to whatever the next-state logic makes where no pass can read it before
+// it is set again: in W_IDLE it is what a load would set (p_* or s_*,
+// whether or not a load happens), with no beat in p_* what a beat coming
+// in would set (whether or not one comes), and at a pass that ends a
+// segment what ld_run would set (whether or not it happens). That keeps
+// the loads' conditions (the lookup's connection match, cfg, the CRCs in
+// flight) out of it.
+// (With no beat in p_*, the walk is inside a segment, so the beat to come
+// starts at word 0, or 1 past a marker.)
+wire [HX-1:0] hx_c = mk_in ? hx_of({{(WL-1){1'b0}}, 1'b1}, s_reg) : hx_of({WL{1'b0}}, s_reg);
+wire [HX-1:0] hx_next =
+    wstate_reg == W_IDLE ? (p_valid && p_first ? hx_ld_p : hx_ld_s) :
+    !p_valid             ? hx_c :
+    !step                ? hx_reg :
+    seg_end              ? (lkp_reg ? {1'b0, pos0_in} : hx_ld_s) : hx_pass;
+
 // The word a load as the walk ends a segment takes: this segment's, for
 // the same connection (the end leaves no FPDU open then, so S is 0).
 wire [ST_W-1:0] st_fw = {16'd0, {{(16-WL){1'b0}}, room}, b_pad, b_mkbad, b_lenbad, 1'b0};
-wire [ST_W-1:0] st_run = lk_conn == p_conn ? st_fw : st_now;
+wire [ST_W-1:0] st_run = lkp_reg ? st_fw : st_now;
 // (step && seg_end takes the beat in p_*, so look is sel_s then. Its
 // registers load with it whenever the segment ends: when it ends with an
 // FPDU open, the walk goes idle and loads them again.)
@@ -570,6 +656,8 @@ always @(posedge clk) begin
     wq_sz <= cfg_fire || !(a_cont || b_open);
     wq_x <= a_cont ? s_reg : {1'b0, t_h};
     wq_y <= a_cont ? p_avail : room;
+    wq_p0 <= (cfg_fire || p_full) ? {WL{1'b0}} : p_whi;
+    wq_p1 <= (cfg_fire || p_full) ? {{(WL-1){1'b0}}, 1'b1} : p_whi;
     wq_rest <= cfg_fire ? {(ST_W-16){1'b0}} :
         {since_next,
          a_cont ? pad_reg : b_pad,
@@ -601,16 +689,12 @@ always @(posedge clk) begin
             pend_v[1] <= 1'b0;
         end
     end
-    // A beat that comes to an empty precompute stage while the walk runs.
-    if (wstate_reg == W_RUN && !p_valid && s_valid) begin
-        hx_reg <= hx_of(pos0_in, s_reg);
-    end
+    hx_reg <= hx_next;
 
     case (wstate_reg)
     W_IDLE: if (load || load_in) begin
         {s_reg, since_reg, pad_reg, mkbad_reg, lenbad_reg, lead_reg} <= st_now;
         anz_reg <= st_now[ST_W-1 -: 16] != 16'd0;
-        hx_reg <= hx_of(load ? p_pos0 : pos0_in, st_now[ST_W-1 -: 16]);
         state_reg <= crc_now;
         run_open_reg <= 1'b0;
         first_pass_reg <= 1'b1;
@@ -713,11 +797,9 @@ always @(posedge clk) begin
             if (done) begin
                 s_reg <= s_next;
                 anz_reg <= a_cont || b_open;
-                hx_reg <= hx_step;
             end else begin
                 s_reg <= 16'd0;
                 anz_reg <= 1'b0;
-                hx_reg <= {1'b0, after_b};
             end
             since_reg <= since_next;
             first_pass_reg <= done;
@@ -745,7 +827,6 @@ always @(posedge clk) begin
     if (ld_run) begin
         {s_reg, since_reg, pad_reg, mkbad_reg, lenbad_reg, lead_reg} <= st_run;
         anz_reg <= st_run[ST_W-1 -: 16] != 16'd0;
-        hx_reg <= hx_of(pos0_in, st_run[ST_W-1 -: 16]);
         state_reg <= crc_now;
         run_open_reg <= 1'b0;
         first_pass_reg <= 1'b1;

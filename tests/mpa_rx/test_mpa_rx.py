@@ -662,7 +662,7 @@ def test_mpa_rx(sim, width, oracle_path):
         toplevel="mpa_rx",
         test_module=__name__,
         verilog_sources=[rtl / f for f in ("mpa_rx.v", "mpa_rx_align.v", "mpa_rx_walk.v",
-                                           "mpa_rx_lane.v", "crc32c.v", "sdp_ram.v", "rnic_add.v", "rnic_incdec.v")],
+                                           "mpa_rx_lane.v", "crc32c.v", "sdp_ram.v", "rnic_add.v", "rnic_incdec.v", "rnic_pick.v")],
         vhdl_sources=[hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "crc32c.vhd", "mpa_rx_align.vhd",
                                                     "mpa_rx_walk.vhd", "mpa_rx_lane.vhd", "mpa_rx.vhd")],
         parameters={"DATA_W": width, "CONN_W": CONN_W},
