@@ -72,8 +72,34 @@ assign in_ready2 = room2_reg;
 assign out_valid = !empty_reg;
 assign out_data = head_reg;
 
+// The count and its flags for each step it can take (-1 .. +2), made from
+// the registers, and picked by the pushes and the pop last: a push or a
+// pop that comes late (the producer's control, the consumer's ready) is
+// one or two LUTs from them, not a sum and a comparison.
+wire [AW:0] c_m1 = count_reg - 1'b1;
+wire [AW:0] c_p1 = count_reg + 1'b1;
+wire [AW:0] c_p2 = c_p1 + 1'b1;
+wire [1:0]  step = {1'b0, push} + {1'b0, push2};          // pushes: 0, 1, 2
 always @* begin
-    count_next = count_reg + {{AW{1'b0}}, push} + {{AW{1'b0}}, push2} - {{AW{1'b0}}, pop};
+    case ({pop, step})
+        3'b0_01, 3'b1_10: count_next = c_p1;
+        3'b0_10:          count_next = c_p2;
+        3'b1_00:          count_next = c_m1;
+        default:          count_next = count_reg;
+    endcase
+end
+function [3:0] flags(input [AW:0] c);   // {full, room2, empty, mem_ne}
+    flags = {c == DEPTH_AW, c <= DEPTH_M2, c == {(AW+1){1'b0}}, c > {{AW{1'b0}}, 1'b1}};
+endfunction
+wire [3:0]  f_m1 = flags(c_m1), f_0 = flags(count_reg), f_p1 = flags(c_p1), f_p2 = flags(c_p2);
+reg  [3:0]  f_next;
+always @* begin
+    case ({pop, step})
+        3'b0_01, 3'b1_10: f_next = f_p1;
+        3'b0_10:          f_next = f_p2;
+        3'b1_00:          f_next = f_m1;
+        default:          f_next = f_0;
+    endcase
 end
 
 always @(posedge clk) begin
@@ -95,10 +121,7 @@ always @(posedge clk) begin
     wr_ptr_reg <= wr_ptr_reg + {{(AW-1){1'b0}}, mem_w1} + {{(AW-1){1'b0}}, mem_w2};
     rd_ptr_reg <= rd_ptr_reg + {{(AW-1){1'b0}}, head_load && mem_ne_reg};
     count_reg <= count_next;
-    full_reg <= count_next == DEPTH_AW;
-    room2_reg <= count_next <= DEPTH_M2;
-    empty_reg <= count_next == {(AW+1){1'b0}};
-    mem_ne_reg <= count_next > {{AW{1'b0}}, 1'b1};
+    {full_reg, room2_reg, empty_reg, mem_ne_reg} <= f_next;
     if (rst) begin
         wr_ptr_reg <= 0;
         rd_ptr_reg <= 0;

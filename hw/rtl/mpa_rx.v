@@ -264,25 +264,53 @@ endgenerate
 
 // ---- merge: pieces in run order, verdicts in FPDU order ----------------------------------
 
-reg [7:0] mseq_reg;      // run number of the next piece
-reg       in_frame_reg;
-reg       cur_reg;
+// The lane of each run that makes a piece, in run order (ord_*): pushed as
+// the walker hands the run's first beat to its lane (a step loads both
+// lanes' l_* at once, run A's before run B's: B's is an FPDU's first run,
+// A's never is), popped as the piece's last beat goes out. The pick of
+// the lane whose piece goes out is then a register (the queue's head),
+// not a comparison of the lanes' run numbers with the next one's.
+// (Runs pushed and not yet out: at most the six places a run can be in a
+// lane, l_* to its output queue, per lane, plus the one whose push is due:
+// the queue's 32 are never full.)
+reg  [1:0] l_held_reg;     // l_* of a lane were there the clock before, not taken
+wire [1:0] l_new = l_valid & ~l_held_reg & l_run_first & ~l_nopiece;
+wire       ord_two = l_new == 2'b11;
+wire       ord_in_valid = l_new != 2'b00;
+wire       ord_in_lane = ord_two ? !l_fpdu_first[1] : l_new[1];
+wire       ord_lane;
+wire       ord_valid;
+wire       ord_pop;
+wire [1:0] ord_ready_unused;
+ddp_rx_fifo #(.WIDTH(1), .AW(5)) ord_fifo (
+    .clk(clk), .rst(rst),
+    .in_data(ord_in_lane), .in_valid(ord_in_valid), .in_ready(ord_ready_unused[0]),
+    .in_data2(!ord_in_lane), .in_valid2(ord_two), .in_ready2(ord_ready_unused[1]),
+    .out_data(ord_lane), .out_valid(ord_valid), .out_ready(ord_pop)
+);
+always @(posedge clk) begin
+    l_held_reg <= l_valid & ~l_ready;
+    if (rst) begin
+        l_held_reg <= 2'b00;
+    end
+end
+
 reg [7:0] vexp_reg;      // FPDU-end number of the next verdict
 reg [7:0] vdone_reg;     // FPDU ends whose last piece has gone out
 
-wire head0 = p_tvalid[0] && p_seq[7:0] == mseq_reg;
-wire head1 = p_tvalid[1] && p_seq[15:8] == mseq_reg;
-wire sel = in_frame_reg ? cur_reg : !head0;
-wire pick = in_frame_reg || head0 || head1;
+wire sel = ord_lane;
 
 assign m_axis_tdata = p_tdata[DATA_W*sel +: DATA_W];
 assign m_axis_tkeep = p_tkeep[N*sel +: N];
 assign m_axis_tlast = p_tlast[sel];
 assign m_axis_tuser = {p_ulen[16*sel +: 16], p_conn[CONN_W*sel +: CONN_W], p_first[sel], p_last[sel]};
-assign m_axis_tvalid = pick && p_tvalid[sel];
-assign p_tready[0] = pick && !sel && m_axis_tready;
-assign p_tready[1] = pick && sel && m_axis_tready;
+assign m_axis_tvalid = ord_valid && p_tvalid[sel];
+assign p_tready[0] = ord_valid && !sel && m_axis_tready;
+assign p_tready[1] = ord_valid && sel && m_axis_tready;
 wire piece_go = m_axis_tvalid && m_axis_tready;
+assign ord_pop = piece_go && m_axis_tlast;
+// (The lanes' run numbers are not needed to merge their pieces.)
+wire unused_seq = &{1'b0, p_seq, ord_ready_unused};
 
 // A verdict goes out once its FPDU's last piece has: vexp_reg never passes
 // vdone_reg, and the two are at most the lanes' runs in flight apart (2 x
@@ -301,24 +329,14 @@ wire verdict_go = m_verdict_tvalid && m_verdict_tready;
 always @(posedge clk) begin
     err_set_reg <= verdict_go && m_verdict_tdata != 3'd0;
     err_conn_reg <= m_verdict_tuser;
-    if (piece_go) begin
-        in_frame_reg <= !m_axis_tlast;
-        cur_reg <= sel;
-        if (m_axis_tlast) begin
-            mseq_reg <= mseq_reg + 8'd1;
-            if (p_last[sel]) begin
-                vdone_reg <= vdone_reg + 8'd1;
-            end
-        end
+    if (ord_pop && p_last[sel]) begin
+        vdone_reg <= vdone_reg + 8'd1;
     end
     if (verdict_go) begin
         vexp_reg <= vexp_reg + 8'd1;
     end
     if (rst) begin
         err_set_reg <= 1'b0;
-        in_frame_reg <= 1'b0;
-        cur_reg <= 1'b0;
-        mseq_reg <= 8'd0;
         vexp_reg <= 8'd0;
         vdone_reg <= 8'd0;
     end

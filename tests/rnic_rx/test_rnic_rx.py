@@ -676,9 +676,9 @@ def test_rnic_rx(sim, width, oracle_path):
         verilog_sources=[rtl / f for f in ("rnic_rx.v", "rx_join.v", "mpa_rx.v", "mpa_rx_align.v", "mpa_rx_walk.v",
                                            "mpa_rx_lane.v", "mpa_rx_ooo.v", "crc32c.v", "ddp_rx.v", "ddp_rx_fifo.v", "sdp_ram.v", "rnic_add.v",
                                            "rnic_incdec.v", "rnic_pick.v")],
-        vhdl_sources=[hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "crc32c.vhd", "mpa_rx_lane.vhd", "mpa_rx_align.vhd",
-                                                    "mpa_rx_walk.vhd", "mpa_rx.vhd", "mpa_rx_ooo.vhd", "rx_join.vhd",
-                                                    "ddp_rx_fifo.vhd", "ddp_rx.vhd", "rnic_rx.vhd")],
+        vhdl_sources=[hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "crc32c.vhd", "ddp_rx_fifo.vhd", "mpa_rx_lane.vhd",
+                                                    "mpa_rx_align.vhd", "mpa_rx_walk.vhd", "mpa_rx.vhd", "mpa_rx_ooo.vhd",
+                                                    "rx_join.vhd", "ddp_rx.vhd", "rnic_rx.vhd")],
         parameters={"DATA_W": width, "CONN_W": CONN_W},
         extra_env={oracle.ENV_VAR: str(oracle_path), "RNIC_RX_WIDTH": str(width)},
     )

@@ -161,13 +161,15 @@ architecture rtl of mpa_rx is
 
     -- --- merge ---
 
-    signal mseq_reg     : u8_t := (others => '0');     -- run number of the next piece
-    signal in_frame_reg : std_ulogic := '0';
-    signal cur_reg      : std_ulogic := '0';
+    -- the lane of each run that makes a piece, in run order (see the Verilog)
+    signal l_held_reg   : std_ulogic_vector(1 downto 0) := (others => '0');
+    signal l_new        : std_ulogic_vector(1 downto 0) := (others => '0');
+    signal ord_two, ord_in_valid : std_ulogic := '0';
+    signal ord_in_lane, ord_in_lane2, ord_lane, ord_valid, ord_pop : std_ulogic_vector(0 downto 0) := (others => '0');
     signal vexp_reg     : u8_t := (others => '0');     -- FPDU-end number of the next verdict
     signal vdone_reg    : u8_t := (others => '0');     -- FPDU ends whose last piece has gone out
 
-    signal head0, head1, sel, pick, piece_go : std_ulogic := '0';
+    signal sel, piece_go : std_ulogic := '0';
     signal sel_tvalid, sel_plast, m_tvalid_i, m_tlast_i : std_ulogic := '0';   -- sel_*: the selected lane's
     signal vok, vh0, vsel, verdict_go : std_ulogic := '0';
     signal m_vvalid_i : std_ulogic := '0';
@@ -335,10 +337,26 @@ begin
 
     -- --- merge: pieces in run order, verdicts in FPDU order --------------------------------------
 
-    head0 <= p_tvalid(0) and to_sl(unsigned(p_seq(7 downto 0)) = mseq_reg);
-    head1 <= p_tvalid(1) and to_sl(unsigned(p_seq(15 downto 8)) = mseq_reg);
-    sel <= cur_reg when in_frame_reg = '1' else not head0;
-    pick <= in_frame_reg or head0 or head1;
+    -- The lane of each run that makes a piece, pushed as the walker hands
+    -- its first beat to the lane (run A's before run B's, which is an
+    -- FPDU's first), popped as its piece's last beat goes out: the lane
+    -- picked is the queue's head, a register.
+    l_new <= l_valid and not l_held_reg and l_run_first and not l_nopiece;
+    ord_two <= l_new(0) and l_new(1);
+    ord_in_valid <= l_new(0) or l_new(1);
+    ord_in_lane(0) <= not l_fpdu_first(1) when ord_two = '1' else l_new(1);
+    ord_in_lane2(0) <= not ord_in_lane(0);
+
+    ord_fifo : entity work.ddp_rx_fifo
+        generic map (WIDTH => 1, AW => 5)
+        port map (
+            clk => clk, rst => rst,
+            in_data => ord_in_lane, in_valid => ord_in_valid, in_ready => open,
+            in_data2 => ord_in_lane2, in_valid2 => ord_two, in_ready2 => open,
+            out_data => ord_lane, out_valid => ord_valid(0), out_ready => ord_pop(0)
+        );
+
+    sel <= ord_lane(0);
 
     m_axis_tdata <= p_tdata(2 * DATA_W - 1 downto DATA_W) when sel = '1' else p_tdata(DATA_W - 1 downto 0);
     m_axis_tkeep <= p_tkeep(2 * N_c - 1 downto N_c) when sel = '1' else p_tkeep(N_c - 1 downto 0);
@@ -349,11 +367,12 @@ begin
                     p_ulen(15 downto 0) & p_conn(CONN_W - 1 downto 0) & p_first(0) & p_last(0);
     sel_tvalid <= p_tvalid(1) when sel = '1' else p_tvalid(0);
     sel_plast <= p_last(1) when sel = '1' else p_last(0);
-    m_tvalid_i <= pick and sel_tvalid;
+    m_tvalid_i <= ord_valid(0) and sel_tvalid;
     m_axis_tvalid <= m_tvalid_i;
-    p_tready(0) <= pick and not sel and m_axis_tready;
-    p_tready(1) <= pick and sel and m_axis_tready;
+    p_tready(0) <= ord_valid(0) and not sel and m_axis_tready;
+    p_tready(1) <= ord_valid(0) and sel and m_axis_tready;
     piece_go <= m_tvalid_i and m_axis_tready;
+    ord_pop(0) <= piece_go and m_tlast_i;
 
     -- vexp_reg never passes vdone_reg, and they are at most the lanes'
     -- runs in flight apart: "some FPDU ahead is done" is an inequality.
@@ -375,24 +394,16 @@ begin
         if rising_edge(clk) then
             err_set_reg <= verdict_go and (or m_vdata_i);
             err_conn_reg <= m_vuser_i;
-            if piece_go = '1' then
-                in_frame_reg <= not m_tlast_i;
-                cur_reg <= sel;
-                if m_tlast_i = '1' then
-                    mseq_reg <= mseq_reg + 1;
-                    if sel_plast = '1' then
-                        vdone_reg <= vdone_reg + 1;
-                    end if;
-                end if;
+            l_held_reg <= l_valid and not l_ready;
+            if ord_pop(0) = '1' and sel_plast = '1' then
+                vdone_reg <= vdone_reg + 1;
             end if;
             if verdict_go = '1' then
                 vexp_reg <= vexp_reg + 1;
             end if;
             if rst = '1' then
                 err_set_reg <= '0';
-                in_frame_reg <= '0';
-                cur_reg <= '0';
-                mseq_reg <= (others => '0');
+                l_held_reg <= (others => '0');
                 vexp_reg <= (others => '0');
                 vdone_reg <= (others => '0');
             end if;
