@@ -26,7 +26,10 @@ ABC recovers area on every path shorter than the block's longest, up to
 that length, so a register listed a little below the top may need far
 fewer levels of its own (hw/README.md, "LUT levels").
 `synth --deep N` prints the N deepest of each record under the table;
-`synth --width W` synthesises only that width.
+`synth --width W` synthesises only that width. A block named
+<module>/<variant> (ddp_rx/2x, rnic_rx/2x) is the module with some
+parameters set to a multiple of the width (AXI_W = 2 DATA_W: the write port
+twice the data width).
 
 path: reads a netlist that synth wrote (build/synth/<block>-W<width>.json)
 and prints the deepest LUT path into one register or output port, from the
@@ -89,10 +92,24 @@ BENCH_DIR = REPO_ROOT / "build" / "bench"
 
 @dataclass(frozen=True)
 class Block:
-    name: str  # top module, hw/rtl/<name>.v
+    name: str  # the top module (hw/rtl/<name>.v), or a variant's label: <module>/<variant>
     width_param: str
     widths: tuple[int, ...]
     max_levels: dict[int, int]  # width -> the most LUT levels allowed
+    # Parameters set to a multiple of the width (a variant): (name, factor)
+    scaled: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def top(self) -> str:
+        return self.name.split("/")[0]
+
+    @property
+    def tag(self) -> str:
+        return self.name.replace("/", "-")
+
+
+def block_named(name: str) -> Block | None:
+    return next((b for b in BLOCKS if b.name == name), None)
 
 
 # One line per datapath block.
@@ -110,12 +127,14 @@ BLOCKS = [
     # width 72: inside a block they map deeper than their own depth.
     Block("arith_probe", "W", (72,), {72: 5}),
     Block("ddp_rx", "DATA_W", (64, 512), {512: 5}),
+    # With its write port twice the data width (AXI_W = 2 DATA_W).
+    Block("ddp_rx/2x", "DATA_W", (64, 512), {512: 5}, (("AXI_W", 2),)),
     Block("mpa_rx", "DATA_W", (64, 512), {512: 5}),
     Block("mpa_rx_align", "DATA_W", (64, 512), {512: 5}),
     Block("mpa_rx_walk", "DATA_W", (64, 512), {512: 5}),
-    # rnic_rx is reported without failing the command until it meets it
-    # (README, "Figures").
-    Block("rnic_rx", "DATA_W", (64, 512), {}),
+    Block("rnic_rx", "DATA_W", (64, 512), {512: 5}),
+    # The 100 Gb/s build: W=512 with the 1024-bit write port.
+    Block("rnic_rx/2x", "DATA_W", (512,), {512: 5}, (("AXI_W", 2),)),
 ]
 
 
@@ -137,8 +156,9 @@ def yosys_script(block: Block, width: int, netlist: Path, abc: str = "abc -lut 6
     return "; ".join(
         [
             f"read_verilog -defer -sv -I {REPO_ROOT / 'hw' / 'rtl'} -DRNIC_SYNTH_ESTIMATE {srcs}",
-            f"chparam -set {block.width_param} {width} {block.name}",
-            f"synth -flatten -top {block.name}",
+            f"chparam -set {block.width_param} {width} {block.top}",
+            *[f"chparam -set {p} {k * width} {block.top}" for p, k in block.scaled],
+            f"synth -flatten -top {block.top}",
             abc,
             "ltp -noff",
             "stat",
@@ -148,7 +168,7 @@ def yosys_script(block: Block, width: int, netlist: Path, abc: str = "abc -lut 6
 
 
 def synth_one(block: Block, width: int) -> dict:
-    tag = f"{block.name}-W{width}"
+    tag = f"{block.tag}-W{width}"
     log = SYNTH_DIR / f"{tag}.log"
     netlist = SYNTH_DIR / f"{tag}.json"
     proc = subprocess.run(
@@ -163,7 +183,7 @@ def synth_one(block: Block, width: int) -> dict:
     luts = re.findall(r"^\s+\$lut\s+(\d+)\s*$", text, re.M)
     if not m or not luts:
         raise RuntimeError(f"{log}: no ltp or stat output")
-    ffs, loop_levels, loop_reg, deep = netlist_figures(json.loads(netlist.read_text()), block.name)
+    ffs, loop_levels, loop_reg, deep = netlist_figures(json.loads(netlist.read_text()), block.top)
     return {
         "block": block.name,
         "width": width,
@@ -326,14 +346,16 @@ class Depths:
     the LUT depth of every bit from the registers and input ports."""
 
     def __init__(self, cmd: str, block: str, width: int, tag: str = ""):
-        netlist = SYNTH_DIR / f"{block}-W{width}{tag}.json"
+        b = block_named(block)
+        top, ftag = (b.top, b.tag) if b else (block, block)
+        netlist = SYNTH_DIR / f"{ftag}-W{width}{tag}.json"
         if not netlist.exists():
             raise LookupError(f"{cmd}: no netlist {netlist.relative_to(REPO_ROOT)}; run "
                               f"scripts/hw_figures.py synth {block} --width {width} first")
         data = json.loads(netlist.read_text())
-        if block not in data["modules"]:
-            raise LookupError(f"{cmd}: {netlist.name} has no module {block}")
-        self.nl = read_netlist(data, block)
+        if top not in data["modules"]:
+            raise LookupError(f"{cmd}: {netlist.name} has no module {top}")
+        self.nl = read_netlist(data, top)
         # Registers and output ports, by name, and the bits their inputs are.
         self.ends = {name.lstrip("\\"): bits for name, bits in {**self.nl.ff_inputs, **self.nl.out_ports}.items()}
         self.sources = set().union(*self.nl.ff_outputs.values()) | self.nl.in_bits
@@ -428,7 +450,7 @@ def floor(args) -> int:
         print(f"floor: no block {args.block} at width {args.width}; known: {known}", file=sys.stderr)
         return 2
     SYNTH_DIR.mkdir(parents=True, exist_ok=True)
-    tag = f"{args.block}-W{args.width}-floor"
+    tag = f"{blocks[args.block].tag}-W{args.width}-floor"
     netlist, log = SYNTH_DIR / f"{tag}.json", SYNTH_DIR / f"{tag}.log"
     script = yosys_script(blocks[args.block], args.width, netlist, abc=FLOOR_ABC)
     proc = subprocess.run(["yosys", "-q", "-l", str(log), "-p", script], capture_output=True, text=True)

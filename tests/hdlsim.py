@@ -100,7 +100,9 @@ def write_bench(block: str, width: int, result: Mapping) -> Path:
         if sim.startswith(name):
             suffix = "-" + name
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
-    path = BENCH_DIR / f"{block}-W{width}{suffix}.json"
+    # (A variant, <block>/<variant> as scripts/hw_figures.py names it, goes
+    # to <block>-<variant>-W<width>.json.)
+    path = BENCH_DIR / f"{block.replace('/', '-')}-W{width}{suffix}.json"
     path.write_text(json.dumps(result, indent=2) + "\n")
     return path
 

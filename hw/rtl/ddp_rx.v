@@ -209,7 +209,8 @@ module ddp_rx #(
     parameter ID_W = 32,
     parameter BURST = 8,
     parameter REC_AW = 3,
-    parameter BQ_AW = 4
+    parameter BQ_AW = 4,
+    parameter AXI_W = DATA_W
 ) (
     input  wire                    clk,
     input  wire                    rst,
@@ -262,8 +263,8 @@ module ddp_rx #(
     output wire [2:0]              m_axi_awprot,
     output wire                    m_axi_awvalid,
     input  wire                    m_axi_awready,
-    output wire [DATA_W-1:0]       m_axi_wdata,
-    output wire [DATA_W/8-1:0]     m_axi_wstrb,
+    output wire [AXI_W-1:0]        m_axi_wdata,
+    output wire [AXI_W/8-1:0]      m_axi_wstrb,
     output wire                    m_axi_wlast,
     output wire                    m_axi_wvalid,
     input  wire                    m_axi_wready,
@@ -392,6 +393,10 @@ initial begin
     end
     if (BQ_AW < 1 || BQ_AW > 7) begin
         $error("ddp_rx: BQ_AW must be 1..7, got %0d", BQ_AW);
+        $finish;
+    end
+    if (AXI_W != DATA_W && AXI_W != 2 * DATA_W) begin
+        $error("ddp_rx: AXI_W must be DATA_W or 2 DATA_W, got %0d", AXI_W);
         $finish;
     end
 end
@@ -1306,35 +1311,98 @@ reg  [4:0]                    w_credit_reg = 5'd0;
 wire                          w_ok = (!w_credit_reg[4] && w_credit_reg != 5'd0)
                                      || (w_credit_reg == 5'd0 && aw_out_valid);
 
-wire w_go = w_out_valid && w_ok;
-
 reg                           w2_in_valid;
 reg  [DATA_W+KEEP_W:0]        w2_in_data;
 wire                          w_in_ready2;
-
-ddp_rx_fifo #(.WIDTH(DATA_W + KEEP_W + 1), .AW(2)) w_fifo (
-    .clk(clk), .rst(rst),
-    .in_data(w_in_data), .in_valid(w_in_valid), .in_ready(w_in_ready),
-    .in_data2(w2_in_data), .in_valid2(w2_in_valid), .in_ready2(w_in_ready2),
-    .out_data(w_out_data), .out_valid(w_out_valid), .out_ready(m_axi_wready && w_ok)
-);
+wire                          w_out_last;   // a bus beat with WLAST taken
+// Bit LG of a queued W beat's address (the wide port's half for a burst's
+// first beat): a flush beat alone or behind the last data beat is at the
+// next output beat's address, every other at d_waddr_reg (pad beats, never
+// first in a burst, need none).
+wire                          w_in_half;
+wire                          w2_in_half;
 
 assign m_axi_awid = 1'b0;
-assign m_axi_awaddr = aw_out_data[ADDR_W+8-1:8];
-assign m_axi_awlen = aw_out_data[7:0];
-assign m_axi_awsize = LG[2:0];
 assign m_axi_awburst = 2'b01;                // INCR
 assign m_axi_awcache = 4'b0011;
 assign m_axi_awprot = 3'b010;
 assign m_axi_awvalid = aw_out_valid;
-assign m_axi_wdata = w_out_data[DATA_W+KEEP_W:KEEP_W+1];
-assign m_axi_wstrb = w_out_data[KEEP_W:1];
-assign m_axi_wlast = w_out_data[0];
-assign m_axi_wvalid = w_go;
+
+generate
+if (AXI_W == DATA_W) begin : wport
+    // One queued W beat a bus beat.
+    wire w_go = w_out_valid && w_ok;
+    wire unused_half = &{1'b0, w_in_half, w2_in_half};
+    ddp_rx_fifo #(.WIDTH(DATA_W + KEEP_W + 1), .AW(2)) w_fifo (
+        .clk(clk), .rst(rst),
+        .in_data(w_in_data), .in_valid(w_in_valid), .in_ready(w_in_ready),
+        .in_data2(w2_in_data), .in_valid2(w2_in_valid), .in_ready2(w_in_ready2),
+        .out_data(w_out_data), .out_valid(w_out_valid), .out_ready(m_axi_wready && w_ok)
+    );
+    assign m_axi_awaddr = aw_out_data[ADDR_W+8-1:8];
+    assign m_axi_awlen = aw_out_data[7:0];
+    assign m_axi_awsize = LG[2:0];
+    assign m_axi_wdata = w_out_data[DATA_W+KEEP_W:KEEP_W+1];
+    assign m_axi_wstrb = w_out_data[KEEP_W:1];
+    assign m_axi_wlast = w_out_data[0];
+    assign m_axi_wvalid = w_go;
+    assign w_out_last = w_go && m_axi_wready && m_axi_wlast;
+end else begin : wport2
+    // A write port twice as wide: each bus beat carries two queued W beats
+    // (an even one and the odd one after it, by address bit LG) or one, so
+    // a payload that needs one W beat more than its ULPDU took in still
+    // goes out at the input's rate. The W beats are queued as before, one
+    // or two a clock, in ddp_rx_fifo2, whose two oldest are registers. A
+    // burst of W beats at addr, len + 1 of them, is one of 2N-octet beats
+    // at addr rounded down to 2N, ((addr / N) mod 2 + len) / 2 + 1 of them
+    // (a BURST block of N-octet beats is half as many 2N-octet ones: the
+    // bursts still never cross one, nor 4 KiB). Which half a burst's first
+    // W beat takes is bit LG of its address, queued with it (w_in_half,
+    // w2_in_half: bit LG of the beat's own address, which only a burst's
+    // first beat needs); its later W beats start a bus beat at the even
+    // half. The data and strobes are a pick between two registers.
+    wire [DATA_W+KEEP_W+1:0]  w_h0x, w_h1;
+    wire                      w_h1v;
+    reg                       w_bfirst_reg = 1'b1;   // the next W beat starts its burst
+    wire                      w_odd = w_bfirst_reg && w_h0x[0];       // it goes in the odd half
+    wire                      w_two = !w_odd && !w_out_data[0];      // the one behind it with it
+    wire                      w2_go = w_out_valid && (w_odd || w_out_data[0] || w_h1v) && w_ok;
+    wire                      w2_take = w2_go && m_axi_wready;
+    wire [8:0]                aw_len2 = {8'd0, aw_out_data[8 + LG]} + {1'b0, aw_out_data[7:0]};
+    wire                      unused_w2 = &{1'b0, w_h1[0], aw_len2[0]};
+    assign w_out_data = w_h0x[DATA_W+KEEP_W+1:1];
+    ddp_rx_fifo2 #(.WIDTH(DATA_W + KEEP_W + 2), .AW(2)) w_fifo (
+        .clk(clk), .rst(rst),
+        .in_data({w_in_data, w_in_half}), .in_valid(w_in_valid), .in_ready(w_in_ready),
+        .in_data2({w2_in_data, w2_in_half}), .in_valid2(w2_in_valid), .in_ready2(w_in_ready2),
+        .out_data(w_h0x), .out_valid(w_out_valid), .out_ready(w2_take),
+        .out_data2(w_h1), .out_valid2(w_h1v), .out_ready2(w_two)
+    );
+    always @(posedge clk) begin
+        if (w2_take) begin
+            w_bfirst_reg <= m_axi_wlast;
+        end
+        if (rst) begin
+            w_bfirst_reg <= 1'b1;
+        end
+    end
+    assign m_axi_awaddr = {aw_out_data[ADDR_W+8-1:8+LG+1], {(LG+1){1'b0}}};
+    assign m_axi_awlen = aw_len2[8:1];
+    assign m_axi_awsize = LG[2:0] + 3'd1;
+    assign m_axi_wdata = w_odd ? {w_out_data[DATA_W+KEEP_W:KEEP_W+1], {DATA_W{1'b0}}}
+                               : {w_two ? w_h1[DATA_W+KEEP_W+1:KEEP_W+2] : {DATA_W{1'b0}},
+                                  w_out_data[DATA_W+KEEP_W:KEEP_W+1]};
+    assign m_axi_wstrb = w_odd ? {w_out_data[KEEP_W:1], {KEEP_W{1'b0}}}
+                               : {w_two ? w_h1[KEEP_W+1:2] : {KEEP_W{1'b0}}, w_out_data[KEEP_W:1]};
+    assign m_axi_wlast = w_two ? w_h1[1] : w_out_data[0];
+    assign m_axi_wvalid = w2_go;
+    assign w_out_last = w2_take && m_axi_wlast;
+end
+endgenerate
 
 always @(posedge clk) begin
     w_credit_reg <= w_credit_reg + ((m_axi_awvalid && m_axi_awready) ? 5'd1 : 5'd0)
-        - ((w_go && m_axi_wready && m_axi_wlast) ? 5'd1 : 5'd0);
+        - (w_out_last ? 5'd1 : 5'd0);
     if (rst) begin
         w_credit_reg <= 5'd0;
     end
@@ -1794,26 +1862,30 @@ wire [KEEP_W-1:0]      d0_win2 = win_mask(d0_q0_reg, d0_q1_reg, d0_lo_reg, d0_hi
 // only AND it in): it writes (wrx; a pad beat never does), and then left
 // is 0 (lft_n0x), bleft is 0 or 1 (bl_n0x, bl_n1x). A ULPDU's last input
 // beat, when taken, ends the piece with nothing more to write (t_end1),
-// with a flush beat behind its own in the same clock (t_w2), or with a
-// flush beat alone (t_fl); otherwise a flush beat follows. The three are
-// nets of their own (keep), worked out beside the handshakes.
+// with a flush beat behind its own in the same clock (t_w2 in the same
+// burst; t_w2b as a burst of one behind this beat's, which ends its burst
+// at a BURST block's end), or with a flush beat alone (t_fl); otherwise a
+// flush beat follows. They are nets of their own, worked out beside the
+// handshakes.
 wire                   d_wrx = d_place_reg && d_wne_reg;
 wire                   d_lft_n0x = d_wrx ? f_left1 : f_left0;
 wire                   d_bl_n0x = d_wrx ? (f_bl0 ? f_nbm1_0 : f_bl1) : f_bl0;
 wire                   d_bl_n1x = d_wrx ? (f_bl0 ? f_nbm1_1 : f_bl2) : f_bl1;
 wire                   d_t_end1;
 wire                   d_t_w2;
+wire                   d_t_w2b;
 wire                   d_t_fl;
 assign d_t_end1 = d_cur_ulast && (!d_place_reg || d_lft_n0x);
 assign d_t_w2 = d_cur_ulast && !d_t_end1 && d_wrx && w_in_ready2 && d_bl_n1x;
+assign d_t_w2b = d_cur_ulast && !d_t_end1 && d_wrx && w_in_ready2 && f_bl1;
 assign d_t_fl = d_cur_ulast && !d_t_end1 && !d_wrx && f_bl0 && f_left1;
 
 // The piece ends this clock (d_end_w): a ULPDU's last input beat taken
-// that leaves no flush beat or queues it now (d_t_end1, d_t_w2, d_t_fl,
+// that leaves no flush beat or queues it now (d_t_end1, d_t_w2, d_t_w2b, d_t_fl,
 // below), a piece's flush beat that ends its burst, or its last pad beat.
 // One AND of the handshakes and what the state would do, from registers:
 // d0_take and the descriptor queue's ready hang on it.
-wire                   d_endx = (d_state_reg == D_DATA) ? (df_out_valid && d_cur_tlast && (d_t_end1 || d_t_w2 || d_t_fl))
+wire                   d_endx = (d_state_reg == D_DATA) ? (df_out_valid && d_cur_tlast && (d_t_end1 || d_t_w2 || d_t_w2b || d_t_fl))
                               : (d_state_reg == D_FLUSH) ? d_bl_n0x : f_bl1;
 assign d_end_w = d1_active_reg && out_ok && d2_free && d_endx;
 
@@ -1862,10 +1934,16 @@ always @* begin
             // piece that does not end its ULPDU, otherwise when output
             // beats of the payload are left. For a ULPDU's last piece it
             // goes into the W queue in this clock, behind this beat's,
-            // when it ends the burst this beat's is in; or alone, as a
-            // burst of one, when this beat writes nothing.
+            // when it ends the burst this beat's is in, or as a burst of
+            // one of its own when this beat's burst ends before it (at a
+            // BURST block's end); or alone, as a burst of one, when this
+            // beat writes nothing.
             if (d_t_w2) begin
                 w2_in_valid = 1'b1;
+            end else if (d_t_w2b) begin
+                w2_in_valid = 1'b1;
+                aw_in_valid = 1'b1;
+                aw_in_data = {d_waddr_n, 8'd0};
             end else if (d_t_fl) begin
                 w_in_valid = 1'b1;            // (w_in_data: the flush beat)
                 aw_in_valid = 1'b1;
@@ -1891,6 +1969,9 @@ always @* begin
         d_state_next = D_DATA;
     end
 end
+
+assign w_in_half = wb_fl ? d_waddr_n[LG] : d_waddr_reg[LG];
+assign w2_in_half = d_waddr_n[LG];
 
 // Output beats (W beats pushed, from the data path: not the pad beats).
 wire [1:0]             d_nw = {1'b0, d_wr} + {1'b0, w2_in_valid}

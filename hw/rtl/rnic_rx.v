@@ -48,7 +48,9 @@
 //   ooo_busy     mpa_rx_ooo is searching a segment or has early ULPDUs
 //                still to hand on.
 //   s_conn_*, s_stag_*, s_post_*   ddp_rx's configuration streams.
-//   m_axi_*      ddp_rx's AXI4 write master (host memory).
+//   m_axi_*      ddp_rx's AXI4 write master (host memory), AXI_W bits
+//                (DATA_W, or 2 DATA_W for a port that keeps up with short
+//                payloads at arbitrary host offsets: ddp_rx.v).
 //   m_cpl_*, m_err_*               ddp_rx's completions and errors.
 //   m_drop_*, m_post_err_*, m_berr_*, m_done_*   ddp_rx's status pulses.
 //
@@ -74,7 +76,8 @@ module rnic_rx #(
     parameter ID_W = 32,
     parameter BURST = 8,
     parameter REC_AW = 3,
-    parameter SEG_OCTETS = 16384      // mpa_rx_ooo's segment buffer
+    parameter SEG_OCTETS = 16384,     // mpa_rx_ooo's segment buffer
+    parameter AXI_W = DATA_W          // the host write port: DATA_W or 2 DATA_W (ddp_rx)
 ) (
     input  wire                    clk,
     input  wire                    rst,
@@ -145,8 +148,8 @@ module rnic_rx #(
     output wire [2:0]              m_axi_awprot,
     output wire                    m_axi_awvalid,
     input  wire                    m_axi_awready,
-    output wire [DATA_W-1:0]       m_axi_wdata,
-    output wire [DATA_W/8-1:0]     m_axi_wstrb,
+    output wire [AXI_W-1:0]        m_axi_wdata,
+    output wire [AXI_W/8-1:0]      m_axi_wstrb,
     output wire                    m_axi_wlast,
     output wire                    m_axi_wvalid,
     input  wire                    m_axi_wready,
@@ -327,7 +330,7 @@ wire unused_ok = &{1'b0, e_tuser[CONN_W+16 +: 32], ooo_cfg_ready};
 
 ddp_rx #(
     .DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W),
-    .ID_W(ID_W), .BURST(BURST), .REC_AW(REC_AW)
+    .ID_W(ID_W), .BURST(BURST), .REC_AW(REC_AW), .AXI_W(AXI_W)
 ) ddp (
     .clk(clk), .rst(rst),
     .s_axis_tdata(k_tdata), .s_axis_tkeep(k_tkeep), .s_axis_tvalid(k_tvalid),

@@ -63,7 +63,8 @@ The cocotb tests, in order:
   bench            back-to-back RDMA Writes in FPDUs of 64..9000 octets
                    into an always-ready memory: input beats per clock and the
                    latency from a piece's first beat to its first AW and W,
-                   written to build/bench/ddp_rx-W<w>.json (not asserted).
+                   written to build/bench/ddp_rx-W<w>.json, ddp_rx-2x-W<w>.json
+                   with the 2N write port (not asserted).
   gap_disabled_conn, gap_long_piece, gap_full_ring, gap_bresp_error
                    pieces of more than 32 KiB (4096 beats at W=64); and
                    the status outputs: pieces of a disabled or never
@@ -1128,16 +1129,21 @@ async def bench(dut):
     tb.measure = False
     await tb.check()
     big = [x["beats_per_clock"] for x in cases if x["size"] >= 128]
+    axi = len(dut.m_axi_wdata)
+    # Named as scripts/hw_figures.py names the build: ddp_rx/2x with the
+    # write port twice the data width.
+    block = "ddp_rx/2x" if axi == 2 * tb.width else "ddp_rx"
     result = {
-        "block": "ddp_rx",
+        "block": block,
         "width": tb.width,
+        "axi_width": axi,
         "beats_per_clock": min(big),
         "latency_clocks": lat_w,
         "latency_aw_clocks": lat_aw,
         "cases": cases,
         "simulator": cocotb.SIM_NAME,
     }
-    hdlsim.write_bench("ddp_rx", tb.width, result)
+    hdlsim.write_bench(block, tb.width, result)
     dut._log.info("bench: %s", result)
 
 
@@ -1194,6 +1200,7 @@ class Lean:
     def __init__(self, dut, mem_size: int):
         self.dut = dut
         self.lanes = len(dut.s_axis_tdata) // 8
+        self.blanes = len(dut.m_axi_wstrb)  # the write port's: lanes or 2 lanes (AXI_W)
         self.conn_w = len(dut.s_conn_conn)
         self.mem = bytearray(mem_size)
         self.poison: list[tuple[int, int]] = []
@@ -1280,7 +1287,7 @@ class Lean:
         return out
 
     def _check_aw(self, addr: int, nbeats: int):
-        lo, hi, n = addr, addr + nbeats * self.lanes, self.lanes
+        lo, hi, n = addr, addr + nbeats * self.blanes, self.blanes
         for u in self._allowed():
             p, k = u.place
             if (p // n) * n <= lo and hi <= -(-(p + k) // n) * n:
@@ -1308,7 +1315,7 @@ class Lean:
         objects and write scheduling cost more than the design)."""
         dut = self.dut
         half = Timer(CLK_PERIOD_NS / 2, units="ns")
-        lanes = self.lanes
+        blanes = self.blanes
 
         def rd(h):
             raw = h._handle
@@ -1443,7 +1450,7 @@ class Lean:
                 if strb:
                     if self.check_monitor:
                         self._check_w(addr, strb)
-                    data = w_data().to_bytes(lanes, "little")
+                    data = w_data().to_bytes(blanes, "little")
                     self.writes += 1
                     s = strb
                     while s:
@@ -1457,7 +1464,7 @@ class Lean:
                             self.mem[p0:p1] = old  # refused: the poisoned octets keep their contents
                             wburst[2] = 1
                         s &= ~(((1 << (hi - lo)) - 1) << lo)
-                wburst[0] = addr + lanes
+                wburst[0] = addr + blanes
                 wburst[1] -= 1
                 if w_last():
                     assert wburst[1] == 0, f"WLAST with {wburst[1]} beats of the burst left"
@@ -2329,24 +2336,34 @@ WIDTHS = (64, 128, 256, 512)
 CASE_TESTS = ("gap_disabled_conn", "gap_long_piece", "gap_full_ring", "gap_bresp_error", "gap_b_ahead", "gap_aw_after_w",
               "directed_checks", "early_checks", "random_traffic",
               "bench")
-RTL_SOURCES = [hdlsim.RTL_DIR / f for f in ("ddp_rx.v", "ddp_rx_fifo.v", "sdp_ram.v", "rnic_incdec.v", "rnic_pick.v")]
+RTL_SOURCES = [hdlsim.RTL_DIR / f for f in ("ddp_rx.v", "ddp_rx_fifo.v", "ddp_rx_fifo2.v", "sdp_ram.v", "rnic_incdec.v",
+                                             "rnic_pick.v")]
 # The VHDL-2008 twin, on GHDL: the same tests, clock for clock the same.
-VHDL_SOURCES = [hdlsim.VHDL_DIR / "sdp_ram.vhd", hdlsim.VHDL_DIR / "ddp_rx_fifo.vhd", hdlsim.VHDL_DIR / "ddp_rx.vhd"]
+VHDL_SOURCES = [hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "ddp_rx_fifo.vhd", "ddp_rx_fifo2.vhd", "ddp_rx.vhd")]
+
+
+def axi_width(width: int) -> int:
+    """The write port each width is tested with: twice the data width at 128
+    and 512 (the 100 Gb/s build's: short payloads at any host offset keep up
+    with the input), the data width at 64 and 256; the security soak runs
+    the narrow port at 512, so both ports see the widest data path."""
+    return 2 * width if width in (128, 512) else width
 
 
 @pytest.mark.parametrize("sim,width", hdlsim.width_cases(WIDTHS, langs=("verilog", "vhdl")))
 def test_ddp_rx(sim, width, oracle_path):
     # The big random run: Verilator at 512 bits.
     big = sim == "verilator" and width == 512
+    axi = axi_width(width)
     hdlsim.run(
         test="ddp_rx",
         sim=sim,
-        tag=f"W{width}",
+        tag=f"W{width}-A{axi}",
         toplevel="ddp_rx",
         test_module=__name__,
         verilog_sources=RTL_SOURCES,
         vhdl_sources=VHDL_SOURCES,
-        parameters={"DATA_W": width},
+        parameters={"DATA_W": width, "AXI_W": axi},
         extra_env={oracle.ENV_VAR: str(oracle_path), "DDP_RX_WIDTH": str(width),
                    "DDP_RX_BIG": "1" if big else "0",
                    "TESTCASE": os.environ.get("DDP_RX_TESTCASE") or ",".join(CASE_TESTS)},
@@ -2374,13 +2391,18 @@ def test_ddp_rx_security_soak(sim, oracle_path):
 
 
 @pytest.mark.skipif(not hdlsim.selected("icarus"), reason="Icarus not selected by SIMS")
-def test_ddp_rx_rejects_illegal_width(tmp_path: Path):
-    """DATA_W outside {64, 128, 256, 512} stops the simulation at time 0."""
+@pytest.mark.parametrize("params,message", [
+    (["ddp_rx.DATA_W=96"], "DATA_W must be 64, 128, 256 or 512, got 96"),
+    (["ddp_rx.DATA_W=64", "ddp_rx.AXI_W=256"], "AXI_W must be DATA_W or 2 DATA_W, got 256"),
+], ids=["DATA_W", "AXI_W"])
+def test_ddp_rx_rejects_illegal_width(tmp_path: Path, params, message):
+    """DATA_W outside {64, 128, 256, 512}, or a write port neither DATA_W
+    nor 2 DATA_W wide, stops the simulation at time 0 with the reason."""
     out = tmp_path / "ddp_rx.vvp"
     subprocess.run(
-        ["iverilog", "-g2012", "-I", str(hdlsim.RTL_DIR), "-o", str(out), "-P", "ddp_rx.DATA_W=96",
-         *[str(p) for p in RTL_SOURCES]],
+        ["iverilog", "-g2012", "-I", str(hdlsim.RTL_DIR), "-o", str(out),
+         *[a for p in params for a in ("-P", p)], *[str(p) for p in RTL_SOURCES]],
         check=True,
     )
     run = subprocess.run(["vvp", "-n", str(out)], capture_output=True, text=True)
-    assert "DATA_W must be 64, 128, 256 or 512, got 96" in run.stdout + run.stderr
+    assert message in run.stdout + run.stderr

@@ -62,7 +62,8 @@ entity ddp_rx is
         ID_W    : natural := 32;
         BURST   : natural := 8;
         REC_AW  : natural := 3;
-        BQ_AW   : natural := 4
+        BQ_AW   : natural := 4;
+        AXI_W   : natural := DATA_W  -- the host write port: DATA_W or 2 DATA_W
     );
     port (
         clk                : in  std_logic := '0';
@@ -116,8 +117,8 @@ entity ddp_rx is
         m_axi_awprot       : out std_logic_vector(2 downto 0);
         m_axi_awvalid      : out std_logic;
         m_axi_awready      : in  std_logic := '0';
-        m_axi_wdata        : out std_logic_vector(DATA_W - 1 downto 0);
-        m_axi_wstrb        : out std_logic_vector(DATA_W / 8 - 1 downto 0);
+        m_axi_wdata        : out std_logic_vector(AXI_W - 1 downto 0);
+        m_axi_wstrb        : out std_logic_vector(AXI_W / 8 - 1 downto 0);
         m_axi_wlast        : out std_logic;
         m_axi_wvalid       : out std_logic;
         m_axi_wready       : in  std_logic := '0';
@@ -205,6 +206,9 @@ architecture rtl of ddp_rx is
             severity failure;
         assert BQ_AW >= 1 and BQ_AW <= 7
             report "ddp_rx: BQ_AW must be 1..7, got " & integer'image(BQ_AW)
+            severity failure;
+        assert AXI_W = DATA_W or AXI_W = 2 * DATA_W
+            report "ddp_rx: AXI_W must be DATA_W or 2 DATA_W, got " & integer'image(AXI_W)
             severity failure;
         return true;
     end function check_generics;
@@ -716,6 +720,10 @@ architecture rtl of ddp_rx is
     signal w_credit_reg : signed(4 downto 0) := (others => '0');
     signal w_ok : std_ulogic := '0';
     signal w_go, w_out_ready : std_ulogic := '0';
+    signal w_out_last : std_ulogic := '0';         -- a bus beat with WLAST taken
+    -- Bit LG of a queued W beat's address (the wide port's half for a
+    -- burst's first beat; see the Verilog).
+    signal w_in_half, w2_in_half : std_ulogic := '0';
     signal w2_in_valid : std_ulogic := '0';
     signal w2_in_data : ww_t := (others => '0');
     signal w_in_ready2 : std_ulogic := '0';
@@ -846,7 +854,7 @@ architecture rtl of ddp_rx is
 
     signal d_beat, d_wr, d_end, d_aw, d_go : std_ulogic := '0';
     signal d_wrx, d_lft_n0x, d_bl_n0x, d_bl_n1x : std_ulogic := '0';
-    signal d_t_end1, d_t_w2, d_t_fl : std_ulogic := '0';
+    signal d_t_end1, d_t_w2, d_t_w2b, d_t_fl : std_ulogic := '0';
     signal d_state_next : u2_t := (others => '0');
     signal d_rr_next : rr_t := (others => '0');
     signal d_octs : u17_t := (others => '0');
@@ -1677,33 +1685,96 @@ begin
         );
 
     w_ok <= to_sl(w_credit_reg > 0) or (to_sl(w_credit_reg = 0) and axi_awvalid);
-    w_go <= w_out_valid and w_ok;
-    w_out_ready <= m_axi_wready and w_ok;
-
-    w_fifo : entity work.ddp_rx_fifo
-        generic map (WIDTH => W_W_c, AW => 2)
-        port map (
-            clk => clk, rst => rst,
-            in_data => w_in_data, in_valid => w_in_valid, in_ready => w_in_ready,
-            in_data2 => w2_in_data, in_valid2 => w2_in_valid, in_ready2 => w_in_ready2,
-            out_data => w_out_data, out_valid => w_out_valid, out_ready => w_out_ready
-        );
-
     axi_awvalid <= aw_out_valid;
-    axi_wlast <= w_out_data(0);
 
     m_axi_awid <= "0";
-    m_axi_awaddr <= aw_out_data(AWQ_W_c - 1 downto 8);
-    m_axi_awlen <= aw_out_data(7 downto 0);
-    m_axi_awsize <= std_logic_vector(to_unsigned(LG_c, 3));
     m_axi_awburst <= "01";                  -- INCR
     m_axi_awcache <= "0011";
     m_axi_awprot <= "010";
     m_axi_awvalid <= axi_awvalid;
-    m_axi_wdata <= w_out_data(DATA_W + KEEP_W_c downto KEEP_W_c + 1);
-    m_axi_wstrb <= w_out_data(KEEP_W_c downto 1);
-    m_axi_wlast <= axi_wlast;
-    m_axi_wvalid <= w_go;
+
+    g_wport : if AXI_W = DATA_W generate
+        -- One queued W beat a bus beat.
+        w_go <= w_out_valid and w_ok;
+        w_out_ready <= m_axi_wready and w_ok;
+
+        w_fifo : entity work.ddp_rx_fifo
+            generic map (WIDTH => W_W_c, AW => 2)
+            port map (
+                clk => clk, rst => rst,
+                in_data => w_in_data, in_valid => w_in_valid, in_ready => w_in_ready,
+                in_data2 => w2_in_data, in_valid2 => w2_in_valid, in_ready2 => w_in_ready2,
+                out_data => w_out_data, out_valid => w_out_valid, out_ready => w_out_ready
+            );
+
+        axi_wlast <= w_out_data(0);
+        m_axi_awaddr <= aw_out_data(AWQ_W_c - 1 downto 8);
+        m_axi_awlen <= aw_out_data(7 downto 0);
+        m_axi_awsize <= std_logic_vector(to_unsigned(LG_c, 3));
+        m_axi_wdata <= w_out_data(DATA_W + KEEP_W_c downto KEEP_W_c + 1);
+        m_axi_wstrb <= w_out_data(KEEP_W_c downto 1);
+        m_axi_wlast <= axi_wlast;
+        m_axi_wvalid <= w_go;
+        w_out_last <= w_go and m_axi_wready and axi_wlast;
+    else generate
+        -- A write port twice as wide: a bus beat carries two queued W beats
+        -- (an even one and the odd one after it, by address bit LG) or one;
+        -- see the Verilog for the burst arithmetic. Each W beat is queued
+        -- with bit LG of its address, the half a burst's first beat takes.
+        signal w_in1, w_in2, w_h0x, w_h1 : std_logic_vector(W_W_c downto 0) := (others => '0');
+        signal w_h1v : std_ulogic := '0';
+        signal w_bfirst_reg : std_ulogic := '1';        -- the next W beat starts its burst
+        signal w_odd, w_two, w2_go, w2_take : std_ulogic := '0';
+        signal aw_len2 : unsigned(8 downto 0) := (others => '0');
+        signal zd, hi_d : std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+        signal zk, hi_k : std_logic_vector(KEEP_W_c - 1 downto 0) := (others => '0');
+    begin
+        w_in1 <= w_in_data & w_in_half;
+        w_in2 <= w2_in_data & w2_in_half;
+        w_out_data <= w_h0x(W_W_c downto 1);
+        w_odd <= w_bfirst_reg and w_h0x(0);
+        w_two <= (not w_odd) and (not w_out_data(0));
+        w2_go <= w_out_valid and (w_odd or w_out_data(0) or w_h1v) and w_ok;
+        w2_take <= w2_go and m_axi_wready;
+        aw_len2 <= resize(unsigned(aw_out_data(8 + LG_c downto 8 + LG_c)), 9)
+                   + resize(unsigned(aw_out_data(7 downto 0)), 9);
+
+        w_fifo : entity work.ddp_rx_fifo2
+            generic map (WIDTH => W_W_c + 1, AW => 2)
+            port map (
+                clk => clk, rst => rst,
+                in_data => w_in1, in_valid => w_in_valid, in_ready => w_in_ready,
+                in_data2 => w_in2, in_valid2 => w2_in_valid, in_ready2 => w_in_ready2,
+                out_data => w_h0x, out_valid => w_out_valid, out_ready => w2_take,
+                out_data2 => w_h1, out_valid2 => w_h1v, out_ready2 => w_two
+            );
+
+        p_bfirst : process (clk) is
+        begin
+            if rising_edge(clk) then
+                if w2_take = '1' then
+                    w_bfirst_reg <= axi_wlast;
+                end if;
+                if rst = '1' then
+                    w_bfirst_reg <= '1';
+                end if;
+            end if;
+        end process p_bfirst;
+
+        axi_wlast <= w_h1(1) when w_two = '1' else w_out_data(0);
+        m_axi_awaddr <= aw_out_data(AWQ_W_c - 1 downto 8 + LG_c + 1) & (LG_c downto 0 => '0');
+        m_axi_awlen <= std_logic_vector(aw_len2(8 downto 1));
+        m_axi_awsize <= std_logic_vector(to_unsigned(LG_c + 1, 3));
+        hi_d <= w_h1(DATA_W + KEEP_W_c + 1 downto KEEP_W_c + 2) when w_two = '1' else zd;
+        hi_k <= w_h1(KEEP_W_c + 1 downto 2) when w_two = '1' else zk;
+        m_axi_wdata <= w_out_data(DATA_W + KEEP_W_c downto KEEP_W_c + 1) & zd when w_odd = '1' else
+                       hi_d & w_out_data(DATA_W + KEEP_W_c downto KEEP_W_c + 1);
+        m_axi_wstrb <= w_out_data(KEEP_W_c downto 1) & zk when w_odd = '1' else
+                       hi_k & w_out_data(KEEP_W_c downto 1);
+        m_axi_wlast <= axi_wlast;
+        m_axi_wvalid <= w2_go;
+        w_out_last <= w2_take and axi_wlast;
+    end generate g_wport;
 
     p_credit : process (clk) is
         variable c : signed(4 downto 0);
@@ -1713,7 +1784,7 @@ begin
             if axi_awvalid = '1' and m_axi_awready = '1' then
                 c := c + 1;
             end if;
-            if w_go = '1' and m_axi_wready = '1' and axi_wlast = '1' then
+            if w_out_last = '1' then
                 c := c - 1;
             end if;
             w_credit_reg <= c;
@@ -2041,6 +2112,7 @@ begin
     d0_win2 <= win_mask(d0_q0_reg, d0_q1_reg, d0_lo_reg, d0_hi_reg);
 
     w2_in_data <= fl_data & fl_strb & '1';
+    w2_in_half <= d_waddr_n(LG_c);
 
     -- What a data or flush beat would do, from registers alone (the
     -- handshakes only AND it in): it writes (wrx; a pad beat never does),
@@ -2055,6 +2127,7 @@ begin
     d_bl_n1x <= sel(d_wrx, sel(f_bl0, f_nbm1_1, f_bl2), f_bl1);
     d_t_end1 <= d_cur_ulast and ((not d_place_reg) or d_lft_n0x);
     d_t_w2 <= d_cur_ulast and (not d_t_end1) and d_wrx and w_in_ready2 and d_bl_n1x;
+    d_t_w2b <= d_cur_ulast and (not d_t_end1) and d_wrx and w_in_ready2 and f_bl1;
     d_t_fl <= d_cur_ulast and (not d_t_end1) and (not d_wrx) and f_bl0 and f_left1;
 
     p_d1 : process (all) is
@@ -2063,7 +2136,7 @@ begin
         variable octs : u17_t;
         variable kc : unsigned(LG_c downto 0);
         variable rrn : rr_t;
-        variable awv, wv, w2v : std_ulogic;
+        variable awv, wv, w2v, wh : std_ulogic;
         variable awd : aww_t;
         variable wd : ww_t;
     begin
@@ -2074,6 +2147,7 @@ begin
         awd := std_ulogic_vector(d_waddr_reg) & std_ulogic_vector(f_nbm1);
         wv := '0';
         wd := ob_data & ob_strb & sel(f_bl0, f_nbm1_0, f_bl1);
+        wh := d_waddr_reg(LG_c);
         w2v := '0';
         en := '0';
         -- A piece's end waits for D2 (d2_free): the tlast beat, a flush beat
@@ -2117,9 +2191,17 @@ begin
                     elsif d_t_w2 = '1' then
                         w2v := '1';
                         en := '1';
+                    elsif d_t_w2b = '1' then
+                        -- this beat's burst ends at a BURST block's end: the
+                        -- flush beat is a burst of one of its own
+                        w2v := '1';
+                        awv := '1';
+                        awd := std_ulogic_vector(d_waddr_n) & x"00";
+                        en := '1';
                     elsif d_t_fl = '1' then
                         wv := '1';
                         wd := fl_data & fl_strb & '1';
+                        wh := d_waddr_n(LG_c);
                         awv := '1';
                         awd := std_ulogic_vector(d_waddr_n) & x"00";
                         en := '1';
@@ -2160,6 +2242,7 @@ begin
         aw_in_data <= awd;
         w_in_valid <= wv;
         w_in_data <= wd;
+        w_in_half <= wh;
         w2_in_valid <= w2v;
         -- Output beats (W beats pushed, from the data path: not the pad beats).
         d_nw <= ("0" & wr) + ("0" & w2v) + ("0" & (not wr and wv and to_sl(d_state_reg = D_DATA_c)));

@@ -34,7 +34,8 @@ entity rnic_rx is
         ID_W       : natural := 32;
         BURST      : natural := 8;
         REC_AW     : natural := 3;
-        SEG_OCTETS : natural := 16384
+        SEG_OCTETS : natural := 16384;
+        AXI_W      : natural := DATA_W    -- the host write port: DATA_W or 2 DATA_W (ddp_rx)
     );
     port (
         clk                : in  std_logic := '0';
@@ -98,8 +99,8 @@ entity rnic_rx is
         m_axi_awprot       : out std_logic_vector(2 downto 0) := (others => '0');
         m_axi_awvalid      : out std_logic := '0';
         m_axi_awready      : in  std_logic := '0';
-        m_axi_wdata        : out std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
-        m_axi_wstrb        : out std_logic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
+        m_axi_wdata        : out std_logic_vector(AXI_W - 1 downto 0) := (others => '0');
+        m_axi_wstrb        : out std_logic_vector(AXI_W / 8 - 1 downto 0) := (others => '0');
         m_axi_wlast        : out std_logic := '0';
         m_axi_wvalid       : out std_logic := '0';
         m_axi_wready       : in  std_logic := '0';
@@ -291,7 +292,7 @@ begin
     ddp : entity work.ddp_rx
         generic map (
             DATA_W => DATA_W, CONN_W => CONN_W, STAG_AW => STAG_AW, RQ_AW => RQ_AW, ADDR_W => ADDR_W,
-            ID_W => ID_W, BURST => BURST, REC_AW => REC_AW
+            ID_W => ID_W, BURST => BURST, REC_AW => REC_AW, AXI_W => AXI_W
         )
         port map (
             clk => clk, rst => rst,
