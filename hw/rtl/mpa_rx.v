@@ -174,7 +174,7 @@ wire [1:0] l_run_first, l_run_last, l_resume, l_nopiece, l_fpdu_first, l_fpdu_en
 wire [63:0] l_state;
 wire [2*CONN_W-1:0] l_conn;
 wire [31:0] l_ulen;
-wire [15:0] l_seq, l_vseq;
+wire [15:0] l_vseq;
 wire [1:0] wb_valid;
 wire [2*CONN_W-1:0] wb_conn;
 wire [63:0] wb_state;
@@ -217,7 +217,7 @@ mpa_rx_walk #(.DATA_W(DATA_W), .CONN_W(CONN_W)) walk (
     .l_ulp_lo(l_ulp_lo), .l_ulp_hi(l_ulp_hi),
     .l_run_first(l_run_first), .l_run_last(l_run_last), .l_resume(l_resume), .l_nopiece(l_nopiece), .l_state(l_state),
     .l_fpdu_first(l_fpdu_first), .l_fpdu_end(l_fpdu_end), .l_conn(l_conn), .l_ulen(l_ulen),
-    .l_crc_en(l_crc_en), .l_mkbad(l_mkbad), .l_lenbad(l_lenbad), .l_seq(l_seq), .l_vseq(l_vseq)
+    .l_crc_en(l_crc_en), .l_mkbad(l_mkbad), .l_lenbad(l_lenbad), .l_vseq(l_vseq)
 );
 
 // ---- two lanes ------------------------------------------------------------------------
@@ -227,7 +227,6 @@ wire [2*N-1:0] p_tkeep;
 wire [1:0] p_tvalid, p_tready, p_tlast, p_first, p_last;
 wire [2*CONN_W-1:0] p_conn;
 wire [31:0] p_ulen;
-wire [15:0] p_seq;
 wire [1:0] v_valid, v_ready;
 wire [2*CONN_W-1:0] v_conn;
 wire [5:0] v_code;
@@ -248,12 +247,11 @@ generate
             .s_fpdu_end(l_fpdu_end[g]), .s_conn(l_conn[CONN_W*g +: CONN_W]),
             .s_ulen(l_ulen[16*g +: 16]),
             .s_crc_en(l_crc_en[g]), .s_mkbad(l_mkbad[g]), .s_lenbad(l_lenbad[g]),
-            .s_seq(l_seq[8*g +: 8]), .s_vseq(l_vseq[8*g +: 8]),
+            .s_vseq(l_vseq[8*g +: 8]),
             .m_tdata(p_tdata[DATA_W*g +: DATA_W]), .m_tkeep(p_tkeep[N*g +: N]),
             .m_tvalid(p_tvalid[g]), .m_tready(p_tready[g]), .m_tlast(p_tlast[g]),
             .m_conn(p_conn[CONN_W*g +: CONN_W]), .m_ulen(p_ulen[16*g +: 16]),
             .m_first(p_first[g]), .m_last(p_last[g]),
-            .m_seq(p_seq[8*g +: 8]),
             .v_valid(v_valid[g]), .v_ready(v_ready[g]), .v_conn(v_conn[CONN_W*g +: CONN_W]),
             .v_code(v_code[3*g +: 3]), .v_vseq(v_vseq[8*g +: 8]),
             .wb_valid(wb_valid[g]), .wb_conn(wb_conn[CONN_W*g +: CONN_W]),
@@ -269,7 +267,7 @@ endgenerate
 // lanes' l_* at once, run A's before run B's: B's is an FPDU's first run,
 // A's never is), popped as the piece's last beat goes out. The pick of
 // the lane whose piece goes out is then a register (the queue's head),
-// not a comparison of the lanes' run numbers with the next one's.
+// not a comparison of run numbers carried through the lanes.
 // (Runs pushed and not yet out: at most the six places a run can be in a
 // lane, l_* to its output queue, per lane, plus the one whose push is due:
 // the queue's 32 are never full.)
@@ -309,8 +307,7 @@ assign p_tready[0] = ord_valid && !sel && m_axis_tready;
 assign p_tready[1] = ord_valid && sel && m_axis_tready;
 wire piece_go = m_axis_tvalid && m_axis_tready;
 assign ord_pop = piece_go && m_axis_tlast;
-// (The lanes' run numbers are not needed to merge their pieces.)
-wire unused_seq = &{1'b0, p_seq, ord_ready_unused};
+wire unused_ord = &{1'b0, ord_ready_unused};
 
 // A verdict goes out once its FPDU's last piece has: vexp_reg never passes
 // vdone_reg, and the two are at most the lanes' runs in flight apart (2 x

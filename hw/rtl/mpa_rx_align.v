@@ -50,8 +50,9 @@
 // beat is a marker position (markers on and stream offset a multiple of
 // 512) and is in the beat (m_wlo = 0: a segment that starts past it does
 // not have it); m_first/m_last mark the segment's first and last output beat; a
-// segment that completes no word has none. m_mrk_en, m_crc_en, m_conn are
-// the segment's.
+// segment that completes no word has none. A segment joined to the one
+// before (below) has neither: its beats go on from that one's, as if the
+// two had come as one. m_mrk_en, m_crc_en, m_conn are the segment's.
 // Exceptions m_exc_*: the segment's frame as it came in, tuser = {conn,
 // seq, len, reason[2:0]}.
 //
@@ -73,8 +74,24 @@
 // be classified: a second waits on s_axis (so the sums of the word a
 // segment writes as it ends are never used before they are made).
 //
+// Joining. A segment whose octets straddle one stream beat more than it
+// arrived in ends with a beat that takes no input: its last octets, carried
+// from its last input beat. When the next segment is already in, of the
+// same connection, starts exactly at this one's end (the common case of
+// back-to-back in-order traffic) and is accepted, it is joined instead: it
+// starts on that clock, its first output beat carrying both segments'
+// octets of the stream beat they share, so that the stream costs no clock
+// more than it arrived in. (The two share that beat's lanes at the end's
+// position: this one's below it, the next one's from it.) Not joined, the
+// segment ends as before and the next one's first output beat is that
+// stream beat again, from its first new word (m_cont).
+//
 // Throughput: one output beat per clock, plus one per segment whose octets
-// straddle one more beat than they arrived in. A segment of three input
+// straddle one more beat than they arrived in and that the next one is not
+// joined to: the next is another connection's, leaves a hole or overlaps,
+// or comes in too late to be classified by then; the segment is of one
+// input beat; or the carried beat holds the segment's first new word, or
+// no whole word with the next one's octets. A segment of three input
 // beats or more starts right behind the one before (the FIFO lets its
 // first beat in three clocks before the one before ends); a shorter one
 // costs up to two clocks more (segments of one beat: one every three
@@ -227,6 +244,8 @@ wire look_start = s_fire && s_first_reg;   // read the tables for it
 
 wire cfg_fire = cfg_valid && cfg_ready;
 wire classify;
+wire seg_join;                             // the next segment is joined to this one (see "Joining")
+wire load_seg = classify || seg_join;
 wire seg_done;                             // the streaming segment's last output beat
 
 wire             st_wr_en;
@@ -308,6 +327,9 @@ reg [PH_W-1:0]   phase_reg;              // beat index mod 512/N
 reg              emitted_reg;
 reg              em_ok_reg = 1'b0;       // m_conn is the last beat's (none since reset or cfg: no)
 reg [DATA_W-1:0] prev_rot_reg;
+reg              xtra_reg;               // one output beat more than input beats
+reg              pen_reg;                // the next step takes the last input beat, a beat
+                                         // without input follows, and lo is at or before it
 
 // ---- lookup: classify --------------------------------------------------------
 
@@ -357,7 +379,8 @@ wire [ST_W-1:0] c_word [0:2];
 assign c_word[0] = {1'b1, mrk_reg, crc_reg, base_reg, end_reg, 24'd0};
 assign c_word[1] = st_patch;
 assign c_word[2] = st_rd;
-reg [2:0]        c_ooo, c_nw, c_ob1;
+reg [2:0]        c_ooo, c_nw, c_ob1, c_xt, c_hw;
+reg              c_ex0;                  // seq is the segment before's end (source 0)
 reg [LN-1:0]     c_rot [0:2];
 reg [PH_W-1:0]   c_ph [0:2];
 reg [1:0]        c_nn [0:2];
@@ -406,8 +429,11 @@ generate
             c_nn[g] <= nxt[1:0] - cbase[1:0];
             c_lo[g] <= {bs ? lo1[17:2] : lo0[17:2], 2'b00};
             c_hi[g] <= {1'b0, cy ? hd_lhp1 : {1'b0, hd_len[15:LN]}, hlo[LN-1:2], 2'b00};
+            c_hw[g] <= (cy ? hd_lhp1 : {1'b0, hd_len[15:LN]}) != {(LHW+1){1'b0}} || hlo[LN-1:2] != {(LN-2){1'b0}};
             c_ob[g] <= {{(17-LHW){1'b0}}, cy && hnz ? hd_lhp2 : (cy || hnz) ? hd_lhp1 : {1'b0, hd_len[15:LN]}};
             c_ob1[g] <= hd_lh0 ? cy ^ hnz : hd_lh1 && !cy && !hnz;
+            // one output beat more than input beats (ob against in_beats)
+            c_xt[g] <= (cy && hnz) || ((cy ^ hnz) && !hd_llnz);
             // The input lanes of the stash's octets (see stash_new):
             // (4 (hlo div 4) + k - crot) mod N = (len - hlo mod 4 + k) mod N.
             c_sidx[g] <= {hd_len[LN-1:0] - {{(LN-2){1'b0}}, hlo[1:0]} + {{(LN-2){1'b0}}, 2'd2},
@@ -416,6 +442,9 @@ generate
         end
     end
 endgenerate
+always @(posedge clk) begin
+    c_ex0 <= hd_seq == end_reg;
+end
 /* verilator lint_on UNUSEDSIGNAL */
 /* verilator lint_on PINCONNECTEMPTY */
 // The word the classification uses: 0 the one being written, 1 the patch,
@@ -641,7 +670,7 @@ always @(posedge clk) begin
         hd_len0 <= s_len == 16'd0;
         hd_shm1 <= s_shm1;
     end
-    if (classify) begin
+    if (load_seg) begin
         hd_pend <= 1'b0;
     end
     if (rst) begin
@@ -667,6 +696,17 @@ assign st_wr_data = cfg_fire ? {cfg_en, cfg_mrk_en, cfg_crc_en, cfg_base[8:0], c
 assign fw_same = hd_same;
 assign pt_wait = pt_stale_reg && !fw_same && st_pv;
 assign classify = hd_pend && hd_rdy && !pt_wait && !cfg_valid && (state_reg == S_IDLE || seg_done || exc_done);
+// Joining: on the clock the segment streaming takes its last input beat
+// with a beat without input to follow (pen_reg), the next segment, when it
+// is of the same connection (classified with the word this one writes),
+// starts exactly at this one's end, is accepted and has a whole word in the
+// stream beat the two share (c_hw: so that a beat of it carries m_last),
+// takes the place of that beat: its first output beat is the shared one,
+// this one's octets (prev_rot_reg: its last input beat, rotated) below its
+// own, with no segment end between them on m_* and no table write for
+// this one (the next one's, as it ends, covers both).
+assign seg_join = step && pen_reg && hd_pend && hd_rdy && fw_same && !cfg_valid &&
+                  c_ex0 && c_hw[0] && !hd_len0 && !err_now;
 
 always @(posedge clk) begin
     if (m_valid && m_ready) begin
@@ -681,6 +721,8 @@ always @(posedge clk) begin
                 in_left_reg <= in_left_m1;
                 need_in_reg <= in_left_reg != 18'd1;
             end
+            pen_reg <= need_in && xtra_reg && in_left_reg == 18'd2 &&
+                       (lo_rem_reg[17] || lo_rem_reg[17:LN+1] == {(17-LN){1'b0}});
             out_left_reg <= out_left_m1;
             final_reg <= out_left_reg == 18'd2;
             prev_rot_reg <= rot_in;
@@ -694,7 +736,7 @@ always @(posedge clk) begin
                 m_first <= !emitted_reg;
                 m_cont <= !emitted_reg && em_ok_reg && conn_reg == m_conn;
                 em_ok_reg <= 1'b1;
-                m_last <= hi_rem_reg <= N18;
+                m_last <= hi_rem_reg <= N18 && !seg_join;
                 m_wlo <= wlo;
                 m_whi <= whi;
                 m_mk <= mrk_reg && phase_reg == {PH_W{1'b0}} && wlo == {WL{1'b0}};
@@ -717,7 +759,7 @@ always @(posedge clk) begin
 
     // The next segment (after the case: its registers win over the last
     // beat's updates of the segment before).
-    if (classify) begin
+    if (load_seg) begin
         conn_reg <= hd_conn;
         seq_reg <= hd_seq;
         len_reg <= hd_len;
@@ -727,20 +769,22 @@ always @(posedge clk) begin
         crc_reg <= st_crc;
         base_reg <= st_base;
         stash_reg <= st_stash;
-        stash_n_reg <= nxt_n;
+        stash_n_reg <= seg_join ? 2'd0 : nxt_n;
         rot_reg <= rot;
         sidx_reg <= c_sidx[csel];
         // Word boundaries: lo rounds down to the stash's word, hi down to
         // the last whole word.
-        lo_rem_reg <= c_lo[csel];
+        lo_rem_reg <= seg_join ? 18'd0 : c_lo[csel];
         hi_rem_reg <= c_hi[csel];
         in_left_reg <= in_beats;
         out_left_reg <= out_beats;
         need_in_reg <= !hd_len0;
         final_reg <= c_ob1[csel];
         phase_reg <= c_ph[csel];
-        emitted_reg <= 1'b0;
-        prev_rot_reg <= {DATA_W{1'b0}};
+        emitted_reg <= seg_join;
+        prev_rot_reg <= seg_join ? rot_in : {DATA_W{1'b0}};
+        xtra_reg <= c_xt[csel];
+        pen_reg <= 1'b0;
         state_reg <= look_reason == 3'd0 ? S_STREAM : S_EXC;
     end
 

@@ -19,8 +19,8 @@
 //   - when the run was cut by the end of its segment, returns the running
 //     CRC to the walker (wb_*), which resumes the next run of the FPDU
 //     from it.
-// Frames carry the run's number (seq) and verdicts the FPDU end's number
-// (vseq), both in walker order, for mpa_rx to merge the two lanes.
+// Verdicts carry the FPDU end's number (vseq), in walker order, for mpa_rx
+// to merge the two lanes' verdicts.
 //
 // Throughput: one input beat a clock, plus one clock for a run whose last
 // beat fills more than one output beat; a three-beat output queue lets the
@@ -60,7 +60,6 @@ module mpa_rx_lane #(
     input  wire                    s_crc_en,
     input  wire                    s_mkbad,
     input  wire                    s_lenbad,
-    input  wire [7:0]              s_seq,
     input  wire [7:0]              s_vseq,
 
     output reg  [DATA_W-1:0]       m_tdata,
@@ -72,7 +71,6 @@ module mpa_rx_lane #(
     output reg  [15:0]             m_ulen,
     output reg                     m_first,
     output reg                     m_last,
-    output reg  [7:0]              m_seq,
 
     output reg                     v_valid,
     input  wire                    v_ready,
@@ -199,7 +197,6 @@ reg [OL-1:0]     k1_n;
 reg              k1_run_first, k1_run_last, k1_fpdu_first, k1_fpdu_end;
 reg [CONN_W-1:0] k1_conn;
 reg [15:0]       k1_ulen;
-reg [7:0]        k1_seq;
 assign pk_ready = !k1_valid || k1_take;
 
 wire [2*DATA_W-1:0] s_dbl = {s_data, s_data};
@@ -241,7 +238,6 @@ always @(posedge clk) begin
         k1_fpdu_end <= s_fpdu_end;
         k1_conn <= s_conn;
         k1_ulen <= s_ulen;
-        k1_seq <= s_seq;
     end
     if (rst) begin
         k1_valid <= 1'b0;
@@ -256,11 +252,9 @@ reg              flush_reg;     // the frame's last beat is still to go
 reg [CONN_W-1:0] run_conn_reg;
 reg [15:0]       run_ulen_reg;
 reg              run_first_reg;
-reg [7:0]        run_seq_reg;
 wire [CONN_W-1:0] run_conn = k1_run_first ? k1_conn : run_conn_reg;
 wire [15:0]       run_ulen = k1_run_first ? k1_ulen : run_ulen_reg;
 wire              run_fpdu_first = k1_run_first ? k1_fpdu_first : run_first_reg;
-wire [7:0]        run_seq = k1_run_first ? k1_seq : run_seq_reg;
 
 // The output is a three-beat queue, m_* (its head) then sk0_*, sk1_*: the
 // pack stage goes on while sk1_* is empty, so a clock in which mpa_rx's
@@ -303,7 +297,7 @@ wire [N-1:0] keep_total = ~k1_ge | yk;           // lanes below total (total < N
 assign k1_take = k1_valid && out_free && !flush_reg;
 
 // The beat the pack stage makes this clock (p_*): the rest of a last beat
-// that overflowed (flush: its run's conn .. seq are in run_*_reg, its FPDU
+// that overflowed (flush: its run's conn .. first are in run_*_reg, its FPDU
 // end in fl_end_reg), a full beat, or a run's last beat.
 reg               fl_end_reg;
 wire              p_flush = flush_reg && out_free;
@@ -315,10 +309,9 @@ wire [CONN_W-1:0] p_conn = p_flush ? run_conn_reg : run_conn;
 wire [15:0]       p_ulen = p_flush ? run_ulen_reg : run_ulen;
 wire              p_first = p_flush ? run_first_reg : run_fpdu_first;
 wire              p_last = p_flush ? fl_end_reg : k1_fpdu_end;
-wire [7:0]        p_seq = p_flush ? run_seq_reg : run_seq;
 
-localparam QW = DATA_W + N + 1 + CONN_W + 16 + 1 + 1 + 8;
-wire [QW-1:0] p_beat = {p_data, p_keep, p_tlast, p_conn, p_ulen, p_first, p_last, p_seq};
+localparam QW = DATA_W + N + 1 + CONN_W + 16 + 1 + 1;
+wire [QW-1:0] p_beat = {p_data, p_keep, p_tlast, p_conn, p_ulen, p_first, p_last};
 reg  [QW-1:0] sk0, sk1;
 wire          m_take = m_tvalid && m_tready;
 
@@ -335,12 +328,11 @@ always @(posedge clk) begin
             acc_reg <= joined;
             fill_reg <= total[LN-1:0];
         end
-        // A frame's conn, first and seq are those of its run's first beat.
+        // A frame's conn, ulen and first are those of its run's first beat.
         if (k1_run_first) begin
             run_conn_reg <= k1_conn;
             run_ulen_reg <= k1_ulen;
             run_first_reg <= k1_fpdu_first;
-            run_seq_reg <= k1_seq;
         end
     end
 
@@ -349,9 +341,9 @@ always @(posedge clk) begin
     if (m_take) begin
         m_tvalid <= sk0_valid || p_make;
         if (sk0_valid) begin
-            {m_tdata, m_tkeep, m_tlast, m_conn, m_ulen, m_first, m_last, m_seq} <= sk0;
+            {m_tdata, m_tkeep, m_tlast, m_conn, m_ulen, m_first, m_last} <= sk0;
         end else if (p_make) begin
-            {m_tdata, m_tkeep, m_tlast, m_conn, m_ulen, m_first, m_last, m_seq} <= p_beat;
+            {m_tdata, m_tkeep, m_tlast, m_conn, m_ulen, m_first, m_last} <= p_beat;
         end
         sk0_valid <= sk1_valid || (sk0_valid && p_make);
         sk0 <= sk1_valid ? sk1 : p_beat;
@@ -359,7 +351,7 @@ always @(posedge clk) begin
     end else if (p_make) begin
         if (!m_tvalid) begin
             m_tvalid <= 1'b1;
-            {m_tdata, m_tkeep, m_tlast, m_conn, m_ulen, m_first, m_last, m_seq} <= p_beat;
+            {m_tdata, m_tkeep, m_tlast, m_conn, m_ulen, m_first, m_last} <= p_beat;
         end else if (!sk0_valid) begin
             sk0_valid <= 1'b1;
             sk0 <= p_beat;

@@ -448,7 +448,7 @@ wire              p_tvalid, p_tlast, p_first_unused, p_last_unused;
 wire              p_tready;
 wire [CONN_W-1:0] p_conn_unused, v_conn_unused, wb_conn_unused;
 wire [15:0]       p_ulen;
-wire [7:0]        p_seq_unused, v_vseq_unused;
+wire [7:0]        v_vseq_unused;
 wire              v_valid;
 wire [2:0]        v_code;
 wire              wb_valid_unused;
@@ -462,10 +462,10 @@ mpa_rx_lane #(.DATA_W(DATA_W), .CONN_W(CONN_W)) lane (
     .s_run_first(c_first_reg), .s_run_last(c_last_reg), .s_resume(1'b0), .s_nopiece(1'b0),
     .s_state(32'd0), .s_fpdu_first(1'b1), .s_fpdu_end(1'b1), .s_conn(conn_reg),
     .s_ulen(ulen_reg), .s_crc_en(crc_en_reg), .s_mkbad(1'b0), .s_lenbad(1'b0),
-    .s_seq(8'd0), .s_vseq(8'd0),
+    .s_vseq(8'd0),
     .m_tdata(p_tdata), .m_tkeep(p_tkeep), .m_tvalid(p_tvalid), .m_tready(p_tready),
     .m_tlast(p_tlast), .m_conn(p_conn_unused), .m_ulen(p_ulen), .m_first(p_first_unused),
-    .m_last(p_last_unused), .m_seq(p_seq_unused),
+    .m_last(p_last_unused),
     .v_valid(v_valid), .v_ready(1'b1), .v_conn(v_conn_unused), .v_code(v_code),
     .v_vseq(v_vseq_unused),
     .wb_valid(wb_valid_unused), .wb_conn(wb_conn_unused), .wb_state(wb_state_unused)
@@ -894,7 +894,7 @@ end
 // candidate's first octet (a word), the lanes' per-frame fields the block
 // keeps itself.
 wire unused_ok = &{1'b0, cfg_base[31:9], from_reg[1:0], from_reg[PW-1:SEG_AW+LN], c_dist_reg[1:0],
-    p_first_unused, p_last_unused, p_conn_unused, v_conn_unused, wb_conn_unused, p_seq_unused,
+    p_first_unused, p_last_unused, p_conn_unused, v_conn_unused, wb_conn_unused,
     v_vseq_unused, wb_valid_unused, wb_state_unused, c_crcw_reg[WL-1], e_lo[1:0], mk_first[LN-1:0],
     el_reg[PW-1:SEG_AW+LN+1], elm_sum[LN-1:0], em8_sum[1:0], a_p3[1:0],
     d1_u[32:PWW+1], d1_t[32:PWW+1], e_sum[32:PW], el_sum[32:PW], elm_sum[32:SEG_AW+LN+1], em8_sum[32:PW+1],

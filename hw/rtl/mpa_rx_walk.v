@@ -37,10 +37,10 @@
 // begun in an earlier segment: the CRC resumes from state); fpdu_first (the
 // run begins with the ULPDU's first octet), fpdu_end (the run ends the
 // FPDU); conn, crc_en; ulen, the ULPDU_Length (fpdu_first runs only);
-// mkbad, lenbad (final on fpdu_end); seq, the run's
-// number, and vseq, the number of the FPDU end (fpdu_end only), both
-// counting in walker order, so that the lanes' outputs can be merged back
-// into that order.
+// mkbad, lenbad (final on fpdu_end); vseq, the number of the FPDU end
+// (fpdu_end only), counting in walker order, so that the lanes' verdicts
+// can be merged back into that order (their pieces are, through mpa_rx's
+// ord_fifo).
 //
 // Depth: every pass starts from registers. Where the next ULPDU_Length
 // is (hx_reg) is kept beside S and set as S changes, for the beat that
@@ -121,7 +121,6 @@ module mpa_rx_walk #(
     output reg  [1:0]              l_crc_en,
     output reg  [1:0]              l_mkbad,
     output reg  [1:0]              l_lenbad,
-    output reg  [15:0]             l_seq,
     output reg  [15:0]             l_vseq
 );
 
@@ -465,7 +464,7 @@ reg         run_open_reg; // the open FPDU has a run in this segment
 reg         gl_reg;       // lane of the latest run
 reg         first_pass_reg;
 reg [31:0]  state_reg;    // running CRC of the open FPDU, for a resumed run
-reg [7:0]   seq_reg, vseq_reg;
+reg [7:0]   vseq_reg;
 
 wire out_free = (!l_valid[0] || l_ready[0]) && (!l_valid[1] || l_ready[1]);
 wire step = wstate_reg == W_RUN && p_valid && out_free && !merge_now;
@@ -669,9 +668,6 @@ always @(posedge clk) begin
     end
 end
 
-wire [7:0] seq_p1 = seq_reg + 8'd1;
-wire [7:0] seq_p2 = seq_reg + 8'd2;
-wire [7:0] seq_m1 = seq_reg - 8'd1;
 wire [7:0] vseq_p1 = vseq_reg + 8'd1;
 wire [7:0] vseq_p2 = vseq_reg + 8'd2;
 
@@ -723,7 +719,6 @@ always @(posedge clk) begin
                 l_crc_en[la] <= p_crc_en;
                 l_mkbad[la] <= a_mkbad;
                 l_lenbad[la] <= lenbad_reg;
-                l_seq[8*la +: 8] <= a_new ? seq_reg : seq_m1;
                 l_vseq[8*la +: 8] <= vseq_reg;
             end
             // Run B to lane lb.
@@ -747,7 +742,6 @@ always @(posedge clk) begin
                 l_crc_en[lb] <= p_crc_en;
                 l_mkbad[lb] <= b_mkbad;
                 l_lenbad[lb] <= b_lenbad;
-                l_seq[8*lb +: 8] <= (a_present && a_new) ? seq_p1 : seq_reg;
                 l_vseq[8*lb +: 8] <= a_end ? vseq_p1 : vseq_reg;
             end
             // The marker alone, to lane lb.
@@ -770,11 +764,6 @@ always @(posedge clk) begin
                 l_lenbad[lb] <= 1'b0;
                 gl_reg <= lb;
                 mkbad_reg <= b_mkbad;
-            end
-            if (a_present && a_new) begin
-                seq_reg <= b_present ? seq_p2 : seq_p1;
-            end else if (b_present) begin
-                seq_reg <= seq_p1;
             end
             if (a_end) begin
                 vseq_reg <= b_end ? vseq_p2 : vseq_p1;
@@ -841,7 +830,6 @@ always @(posedge clk) begin
         pend_v <= 2'b00;
         mrg_en_reg <= 1'b1;
         gl_reg <= 1'b0;
-        seq_reg <= 8'd0;
         vseq_reg <= 8'd0;
     end
 end

@@ -134,7 +134,7 @@ architecture rtl of mpa_rx is
     signal l_state : std_logic_vector(63 downto 0) := (others => '0');
     signal l_conn : std_logic_vector(2 * CONN_W - 1 downto 0) := (others => '0');
     signal l_ulen : std_logic_vector(31 downto 0) := (others => '0');
-    signal l_seq, l_vseq : std_logic_vector(15 downto 0) := (others => '0');
+    signal l_vseq : std_logic_vector(15 downto 0) := (others => '0');
     signal wb_valid : std_logic_vector(1 downto 0) := (others => '0');
     signal wb_conn : std_logic_vector(2 * CONN_W - 1 downto 0) := (others => '0');
     signal wb_state : std_logic_vector(63 downto 0) := (others => '0');
@@ -153,7 +153,6 @@ architecture rtl of mpa_rx is
     signal p_tvalid, p_tready, p_tlast, p_first, p_last : std_logic_vector(1 downto 0) := (others => '0');
     signal p_conn : std_logic_vector(2 * CONN_W - 1 downto 0) := (others => '0');
     signal p_ulen : std_logic_vector(31 downto 0) := (others => '0');
-    signal p_seq : std_logic_vector(15 downto 0) := (others => '0');
     signal v_valid, v_ready : std_logic_vector(1 downto 0) := (others => '0');
     signal v_conn : std_logic_vector(2 * CONN_W - 1 downto 0) := (others => '0');
     signal v_code : std_logic_vector(5 downto 0) := (others => '0');
@@ -296,7 +295,7 @@ begin
             l_run_first => l_run_first, l_run_last => l_run_last, l_resume => l_resume,
             l_nopiece => l_nopiece, l_state => l_state,
             l_fpdu_first => l_fpdu_first, l_fpdu_end => l_fpdu_end, l_conn => l_conn, l_ulen => l_ulen,
-            l_crc_en => l_crc_en, l_mkbad => l_mkbad, l_lenbad => l_lenbad, l_seq => l_seq, l_vseq => l_vseq
+            l_crc_en => l_crc_en, l_mkbad => l_mkbad, l_lenbad => l_lenbad, l_vseq => l_vseq
         );
 
     -- --- two lanes --------------------------------------------------------------------------
@@ -319,14 +318,13 @@ begin
                 s_fpdu_end => l_fpdu_end(g), s_conn => l_conn(CONN_W * g + CONN_W - 1 downto CONN_W * g),
                 s_ulen => l_ulen(16 * g + 15 downto 16 * g),
                 s_crc_en => l_crc_en(g), s_mkbad => l_mkbad(g), s_lenbad => l_lenbad(g),
-                s_seq => l_seq(8 * g + 7 downto 8 * g), s_vseq => l_vseq(8 * g + 7 downto 8 * g),
+                s_vseq => l_vseq(8 * g + 7 downto 8 * g),
                 m_tdata => p_tdata(DATA_W * g + DATA_W - 1 downto DATA_W * g),
                 m_tkeep => p_tkeep(N_c * g + N_c - 1 downto N_c * g),
                 m_tvalid => p_tvalid(g), m_tready => p_tready(g), m_tlast => p_tlast(g),
                 m_conn => p_conn(CONN_W * g + CONN_W - 1 downto CONN_W * g),
                 m_ulen => p_ulen(16 * g + 15 downto 16 * g),
                 m_first => p_first(g), m_last => p_last(g),
-                m_seq => p_seq(8 * g + 7 downto 8 * g),
                 v_valid => v_valid(g), v_ready => v_ready(g),
                 v_conn => v_conn(CONN_W * g + CONN_W - 1 downto CONN_W * g),
                 v_code => v_code(3 * g + 2 downto 3 * g), v_vseq => v_vseq(8 * g + 7 downto 8 * g),

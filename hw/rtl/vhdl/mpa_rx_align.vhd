@@ -206,6 +206,7 @@ architecture rtl of mpa_rx_align is
     signal hd_llsl : unsigned(LN_c downto 0) := (others => '0');
 
     signal cfg_ready_i, cfg_fire, look_start, classify : std_ulogic := '0';
+    signal seg_join, load_seg : std_ulogic := '0';  -- the next segment is joined to this one (see "Joining")
     signal m_hint_reg : std_ulogic := '0';
 
     -- the patch: the newest write to the looked-up connection since its read
@@ -248,6 +249,10 @@ architecture rtl of mpa_rx_align is
     signal phase_reg    : unsigned(PH_W_c - 1 downto 0) := (others => '0');  -- beat index mod 512/N
     signal emitted_reg  : std_ulogic := '0';
     signal prev_rot_reg : data_t := (others => '0');
+    signal xtra_reg     : std_ulogic := '0';                     -- one output beat more than input beats
+    signal pen_reg      : std_ulogic := '0';                     -- the next step takes the last input beat,
+                                                                 -- a beat without input follows, lo is at
+                                                                 -- or before it
 
     -- --- output registers ---
 
@@ -277,7 +282,8 @@ architecture rtl of mpa_rx_align is
     type nn_arr_t is array (0 to 2) of unsigned(1 downto 0);
     type u18_arr_t is array (0 to 2) of u18_t;
     signal c_word   : st_arr_t := (others => (others => '0'));
-    signal c_ooo, c_nw, c_ob1 : std_ulogic_vector(2 downto 0) := (others => '0');
+    signal c_ooo, c_nw, c_ob1, c_xt, c_hw : std_ulogic_vector(2 downto 0) := (others => '0');
+    signal c_ex0    : std_ulogic := '0';                     -- seq is the segment before's end (source 0)
     signal c_rot    : rot_arr_t := (others => (others => '0'));
     signal c_ph     : ph_arr_t := (others => (others => '0'));
     signal c_nn     : nn_arr_t := (others => (others => '0'));
@@ -484,7 +490,12 @@ begin
                 else
                     c_ob1(g) <= hd_lh1 and not cy and not hnz;
                 end if;
+                -- one output beat more than input beats (ob against in_beats)
+                c_xt(g) <= (cy and hnz) or ((cy xor hnz) and not hd_llnz);
+                -- a whole word in the first output beat (hi >= 4)
+                c_hw(g) <= to_sl(lh /= 0) or to_sl(hlo(LN_c - 1 downto 2) /= 0);
             end loop;
+            c_ex0 <= to_sl(hd_seq = end_reg);
         end if;
     end process p_cw;
 
@@ -650,7 +661,7 @@ begin
                 hd_len0 <= to_sl(s_len = 0);
                 hd_shm1 <= addc(s_seq(17 downto LN_c), (SHW_c - 1 downto 0 => '1'), '0')(SHW_c - 1 downto 0);
             end if;
-            if classify = '1' then
+            if load_seg = '1' then
                 hd_pend <= '0';
             end if;
             if rst = '1' then
@@ -679,6 +690,18 @@ begin
     pt_wait <= pt_stale_reg and not fw_same and st_pv;
     classify <= hd_pend and hd_rdy and not pt_wait and not cfg_valid
                 and (to_sl(state_reg = S_IDLE_c) or seg_done or exc_done);
+    -- Joining: on the clock the segment streaming takes its last input beat
+    -- with a beat without input to follow (pen_reg), the next segment, when
+    -- it is of the same connection (classified with the word this one
+    -- writes), starts exactly at this one's end, is accepted and has a
+    -- whole word in the stream beat the two share, takes the place of that
+    -- beat: its first output beat is the shared one, this one's octets
+    -- (prev_rot_reg: its last input beat, rotated) below its own, with no
+    -- segment end between them on m_* and no table write for this one (the
+    -- next one's, as it ends, covers both).
+    seg_join <= step and pen_reg and hd_pend and hd_rdy and fw_same and not cfg_valid
+                and c_ex0 and c_hw(0) and not hd_len0 and not err_now;
+    load_seg <= classify or seg_join;
 
     p_reg : process (clk) is
     begin
@@ -695,6 +718,8 @@ begin
                             in_left_reg <= in_left_reg - 1;
                             need_in_reg <= to_sl(in_left_reg /= 1);
                         end if;
+                        pen_reg <= need_in and xtra_reg and to_sl(in_left_reg = 2)
+                                   and (lo_rem_reg(17) or to_sl(lo_rem_reg(17 downto LN_c + 1) = 0));
                         out_left_reg <= out_left_reg - 1;
                         final_reg <= to_sl(out_left_reg = 2);
                         prev_rot_reg <= rot_in;
@@ -708,7 +733,7 @@ begin
                             m_first_reg <= not emitted_reg;
                             m_cont_reg <= not emitted_reg and em_ok_reg and to_sl(conn_reg = m_conn_reg);
                             em_ok_reg <= '1';
-                            m_last_reg <= to_sl(hi_rem_reg <= N18_c);
+                            m_last_reg <= to_sl(hi_rem_reg <= N18_c) and not seg_join;
                             m_wlo_reg <= wlo;
                             m_whi_reg <= whi;
                             m_mk_reg <= mrk_reg and to_sl(phase_reg = 0) and to_sl(wlo = 0);
@@ -730,7 +755,7 @@ begin
 
             -- The next segment (after the case: its registers win over the
             -- last beat's updates of the segment before).
-            if classify = '1' then
+            if load_seg = '1' then
                 conn_reg <= hd_conn;
                 seq_reg <= hd_seq;
                 len_reg <= hd_len;
@@ -740,19 +765,30 @@ begin
                 crc_reg <= st_crc;
                 base_reg <= st_base;
                 stash_reg <= st_stash;
-                stash_n_reg <= nxt_n;
+                if seg_join = '1' then
+                    stash_n_reg <= (others => '0');
+                    prev_rot_reg <= rot_in;
+                else
+                    stash_n_reg <= nxt_n;
+                    prev_rot_reg <= (others => '0');
+                end if;
                 rot_reg <= rot;
                 -- Word boundaries: lo rounds down to the stash's word, hi
                 -- down to the last whole word.
-                lo_rem_reg <= c_lo(csel);
+                if seg_join = '1' then
+                    lo_rem_reg <= (others => '0');
+                else
+                    lo_rem_reg <= c_lo(csel);
+                end if;
                 hi_rem_reg <= c_hi(csel);
                 in_left_reg <= in_beats;
                 out_left_reg <= out_beats;
                 need_in_reg <= not hd_len0;
                 final_reg <= c_ob1(csel);
                 phase_reg <= c_ph(csel);
-                emitted_reg <= '0';
-                prev_rot_reg <= (others => '0');
+                emitted_reg <= seg_join;
+                xtra_reg <= c_xt(csel);
+                pen_reg <= '0';
                 if look_reason = 0 then
                     state_reg <= S_STREAM_c;
                 else

@@ -17,7 +17,7 @@
 --     no frame;
 --   - when the run was cut by the end of its segment, returns the running
 --     CRC to the walker (wb_*).
--- Frames carry the run's number (seq), verdicts the FPDU end's (vseq).
+-- Verdicts carry the FPDU end's number (vseq).
 --
 -- VHDL-2008 twin of hw/rtl/mpa_rx_lane.v: same generics, same ports, same
 -- registers and clock counts, so tests/mpa_rx/test_mpa_rx.py drives both.
@@ -63,7 +63,6 @@ entity mpa_rx_lane is
         s_crc_en     : in  std_logic := '0';
         s_mkbad      : in  std_logic := '0';
         s_lenbad     : in  std_logic := '0';
-        s_seq        : in  std_logic_vector(7 downto 0) := (others => '0');
         s_vseq       : in  std_logic_vector(7 downto 0) := (others => '0');
 
         m_tdata      : out std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
@@ -75,7 +74,6 @@ entity mpa_rx_lane is
         m_ulen       : out std_logic_vector(15 downto 0) := (others => '0');
         m_first      : out std_logic := '0';
         m_last       : out std_logic := '0';
-        m_seq        : out std_logic_vector(7 downto 0) := (others => '0');
 
         v_valid      : out std_logic := '0';
         v_ready      : in  std_logic := '0';
@@ -117,8 +115,8 @@ architecture rtl of mpa_rx_lane is
     subtype fill_t is unsigned(LN_c - 1 downto 0);
     subtype tot_t is unsigned(OL_c downto 0);
     type info_mem_t is array (0 to 2 ** INFO_AW_c - 1) of info_t;
-    -- An output beat in the queue: {data, keep, tlast, conn, ulen, first, last, seq}.
-    constant QW_c : positive := DATA_W + N_c + 1 + CONN_W + 16 + 1 + 1 + 8;
+    -- An output beat in the queue: {data, keep, tlast, conn, ulen, first, last}.
+    constant QW_c : positive := DATA_W + N_c + 1 + CONN_W + 16 + 1 + 1;
     subtype q_t is std_ulogic_vector(QW_c - 1 downto 0);
 
     -- tkeep of a beat holding the lanes below f.
@@ -183,7 +181,6 @@ architecture rtl of mpa_rx_lane is
     signal k1_fpdu_end   : std_ulogic := '0';
     signal k1_conn       : conn_t := (others => '0');
     signal k1_ulen       : std_ulogic_vector(15 downto 0) := (others => '0');
-    signal k1_seq        : std_ulogic_vector(7 downto 0) := (others => '0');
     signal k1_take       : std_ulogic := '0';
     signal lo            : fill_t := (others => '0');
 
@@ -196,11 +193,9 @@ architecture rtl of mpa_rx_lane is
     signal run_conn_reg  : conn_t := (others => '0');
     signal run_ulen_reg  : std_ulogic_vector(15 downto 0) := (others => '0');
     signal run_first_reg : std_ulogic := '0';
-    signal run_seq_reg   : std_ulogic_vector(7 downto 0) := (others => '0');
     signal run_conn       : conn_t := (others => '0');
     signal run_ulen       : std_ulogic_vector(15 downto 0) := (others => '0');
     signal run_fpdu_first : std_ulogic := '0';
-    signal run_seq        : std_ulogic_vector(7 downto 0) := (others => '0');
 
     signal out_free : std_ulogic := '0';
     signal fill     : fill_t := (others => '0');
@@ -221,7 +216,6 @@ architecture rtl of mpa_rx_lane is
     signal m_ulen_reg   : std_ulogic_vector(15 downto 0) := (others => '0');
     signal m_first_reg  : std_ulogic := '0';
     signal m_last_reg   : std_ulogic := '0';
-    signal m_seq_reg    : std_ulogic_vector(7 downto 0) := (others => '0');
 
     -- The output queue behind m_* (its head), and the beat the pack stage
     -- makes this clock.
@@ -240,7 +234,6 @@ begin
     m_ulen <= m_ulen_reg;
     m_first <= m_first_reg;
     m_last <= m_last_reg;
-    m_seq <= m_seq_reg;
     v_valid <= v_valid_reg;
     v_conn <= v_conn_reg;
     v_code <= v_code_reg;
@@ -343,7 +336,6 @@ begin
     run_conn <= k1_conn when k1_run_first = '1' else run_conn_reg;
     run_ulen <= k1_ulen when k1_run_first = '1' else run_ulen_reg;
     run_fpdu_first <= k1_fpdu_first when k1_run_first = '1' else run_first_reg;
-    run_seq <= k1_seq when k1_run_first = '1' else run_seq_reg;
 
     -- The output is a three-beat queue, m_* (its head) then sk0, sk1: the
     -- pack stage goes on while sk1 is empty, so a clock in which mpa_rx's
@@ -385,7 +377,7 @@ begin
     k1_take <= k1_valid and out_free and not flush_reg;
 
     -- The beat the pack stage makes this clock: the rest of a last beat
-    -- that overflowed (flush: its run's conn .. seq are in run_*_reg, its
+    -- that overflowed (flush: its run's conn .. first are in run_*_reg, its
     -- FPDU end in fl_end_reg), a full beat, or a run's last beat.
     p_flush <= flush_reg and out_free;
     p_make <= p_flush or (k1_take and (full or k1_run_last));
@@ -398,7 +390,7 @@ begin
             d := acc_reg;
             k := keep_fill(fill_reg);
             t := '1';
-            p_beat <= d & k & t & run_conn_reg & run_ulen_reg & run_first_reg & fl_end_reg & run_seq_reg;
+            p_beat <= d & k & t & run_conn_reg & run_ulen_reg & run_first_reg & fl_end_reg;
         else
             if full = '1' then
                 d := joined;
@@ -409,7 +401,7 @@ begin
                 k := keep_total;
                 t := '1';
             end if;
-            p_beat <= d & k & t & run_conn & run_ulen & run_fpdu_first & k1_fpdu_end & run_seq;
+            p_beat <= d & k & t & run_conn & run_ulen & run_fpdu_first & k1_fpdu_end;
         end if;
     end process p_beat_mk;
 
@@ -429,9 +421,8 @@ begin
             m_conn_reg <= q(o + CONN_W - 1 downto o);
             o := o - 16;
             m_ulen_reg <= q(o + 15 downto o);
-            m_first_reg <= q(9);
-            m_last_reg <= q(8);
-            m_seq_reg <= q(7 downto 0);
+            m_first_reg <= q(1);
+            m_last_reg <= q(0);
         end procedure set_m;
     begin
         if rising_edge(clk) then
@@ -450,7 +441,6 @@ begin
                 k1_fpdu_end <= s_fpdu_end;
                 k1_conn <= s_conn;
                 k1_ulen <= s_ulen;
-                k1_seq <= s_seq;
             end if;
 
             -- k2
@@ -466,12 +456,11 @@ begin
                     acc_reg <= joined and mask_lanes(keep_total);
                     fill_reg <= total(LN_c - 1 downto 0);
                 end if;
-                -- A frame's conn, first and seq are those of its run's first beat.
+                -- A frame's conn, ulen and first are those of its run's first beat.
                 if k1_run_first = '1' then
                     run_conn_reg <= k1_conn;
                     run_ulen_reg <= k1_ulen;
                     run_first_reg <= k1_fpdu_first;
-                    run_seq_reg <= k1_seq;
                 end if;
             end if;
 

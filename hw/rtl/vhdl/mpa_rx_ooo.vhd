@@ -430,7 +430,7 @@ architecture rtl of mpa_rx_ooo is
     -- the lane's per-frame fields the block keeps itself
     signal p_conn_unused, v_conn_unused, wb_conn_unused : std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
     signal p_first_unused, p_last_unused, wb_valid_unused : std_logic := '0';
-    signal p_seq_unused, v_vseq_unused : std_logic_vector(7 downto 0) := (others => '0');
+    signal v_vseq_unused : std_logic_vector(7 downto 0) := (others => '0');
     signal wb_state_unused : std_logic_vector(31 downto 0) := (others => '0');
 
     -- --- output buffer: a frame is kept only if its verdict is good ---
@@ -661,10 +661,10 @@ begin
             s_run_first => c_first_reg, s_run_last => c_last_reg, s_resume => '0', s_nopiece => '0',
             s_state => (others => '0'), s_fpdu_first => '1', s_fpdu_end => '1', s_conn => conn_reg,
             s_ulen => l_ulen, s_crc_en => crc_en_reg, s_mkbad => '0', s_lenbad => '0',
-            s_seq => (others => '0'), s_vseq => (others => '0'),
+            s_vseq => (others => '0'),
             m_tdata => p_tdata, m_tkeep => p_tkeep, m_tvalid => p_tvalid, m_tready => p_tready,
             m_tlast => p_tlast, m_conn => p_conn_unused, m_ulen => p_ulen, m_first => p_first_unused,
-            m_last => p_last_unused, m_seq => p_seq_unused,
+            m_last => p_last_unused,
             v_valid => v_valid, v_ready => '1', v_conn => v_conn_unused, v_code => v_code,
             v_vseq => v_vseq_unused,
             wb_valid => wb_valid_unused, wb_conn => wb_conn_unused, wb_state => wb_state_unused

@@ -32,8 +32,8 @@
 -- crc_lo/crc_hi (the words the CRC covers); crcw (the word holding the
 -- received CRC, fpdu_end only); ulp_lo/ulp_hi (the ULPDU octets);
 -- run_first, run_last, resume, nopiece, state, fpdu_first, fpdu_end, conn,
--- ulen, crc_en, mkbad, lenbad; seq (the run's number) and vseq (the FPDU
--- end's number), in walker order, for mpa_rx to merge the lanes.
+-- ulen, crc_en, mkbad, lenbad; vseq (the FPDU end's number), in walker
+-- order, for mpa_rx to merge the lanes' verdicts.
 --
 -- A segment's state loads as its first beat enters the precompute stage
 -- when its words were read at an earlier edge and the walk is idle or ends
@@ -105,7 +105,6 @@ entity mpa_rx_walk is
         l_crc_en     : out std_logic_vector(1 downto 0) := (others => '0');
         l_mkbad      : out std_logic_vector(1 downto 0) := (others => '0');
         l_lenbad     : out std_logic_vector(1 downto 0) := (others => '0');
-        l_seq        : out std_logic_vector(15 downto 0) := (others => '0');
         l_vseq       : out std_logic_vector(15 downto 0) := (others => '0')
     );
 end entity mpa_rx_walk;
@@ -222,7 +221,6 @@ architecture rtl of mpa_rx_walk is
     signal pos_reg        : w_t := (others => '0');       -- next word of the beat (passes after the first)
     signal first_pass_reg : std_ulogic := '0';
     signal state_reg      : std_ulogic_vector(31 downto 0) := (others => '0');  -- running CRC of the open FPDU
-    signal seq_reg        : u8_t := (others => '0');
     signal vseq_reg       : u8_t := (others => '0');
 
     -- lane outputs
@@ -245,7 +243,6 @@ architecture rtl of mpa_rx_walk is
     signal l_crc_en_reg     : std_ulogic_vector(1 downto 0) := (others => '0');
     signal l_mkbad_reg      : std_ulogic_vector(1 downto 0) := (others => '0');
     signal l_lenbad_reg     : std_ulogic_vector(1 downto 0) := (others => '0');
-    signal l_seq_reg        : std_ulogic_vector(15 downto 0) := (others => '0');
     signal l_vseq_reg       : std_ulogic_vector(15 downto 0) := (others => '0');
 
     signal out_free, step : std_ulogic := '0';
@@ -385,7 +382,6 @@ begin
     l_crc_en <= l_crc_en_reg;
     l_mkbad <= l_mkbad_reg;
     l_lenbad <= l_lenbad_reg;
-    l_seq <= l_seq_reg;
     l_vseq <= l_vseq_reg;
 
     out_free <= ((not l_valid_reg(0)) or l_ready(0)) and ((not l_valid_reg(1)) or l_ready(1));
@@ -639,11 +635,6 @@ begin
                                 l_crc_en_reg(i) <= p_crc_en;
                                 l_mkbad_reg(i) <= a_mkbad;
                                 l_lenbad_reg(i) <= lenbad_reg;
-                                if a_new = '1' then
-                                    l_seq_reg(8 * i + 7 downto 8 * i) <= std_ulogic_vector(seq_reg);
-                                else
-                                    l_seq_reg(8 * i + 7 downto 8 * i) <= std_ulogic_vector(seq_reg - 1);
-                                end if;
                                 l_vseq_reg(8 * i + 7 downto 8 * i) <= std_ulogic_vector(vseq_reg);
                             end if;
                             -- Run B to lane lb.
@@ -668,11 +659,6 @@ begin
                                 l_crc_en_reg(i) <= p_crc_en;
                                 l_mkbad_reg(i) <= b_mkbad;
                                 l_lenbad_reg(i) <= b_lenbad;
-                                if a_present = '1' and a_new = '1' then
-                                    l_seq_reg(8 * i + 7 downto 8 * i) <= std_ulogic_vector(seq_reg + 1);
-                                else
-                                    l_seq_reg(8 * i + 7 downto 8 * i) <= std_ulogic_vector(seq_reg);
-                                end if;
                                 if a_end = '1' then
                                     l_vseq_reg(8 * i + 7 downto 8 * i) <= std_ulogic_vector(vseq_reg + 1);
                                 else
@@ -704,7 +690,6 @@ begin
                             gl_reg <= lb;
                             mkbad_reg <= b_mkbad;
                         end if;
-                        seq_reg <= seq_reg + as_u(a_present and a_new) + as_u(b_present);
                         vseq_reg <= vseq_reg + as_u(a_end) + as_u(b_end);
                         if a_present = '1' and a_new = '1' then
                             gl_reg <= la;
@@ -774,7 +759,6 @@ begin
                 pend_v <= "00";
                 mrg_en_reg <= '1';
                 gl_reg <= '0';
-                seq_reg <= (others => '0');
                 vseq_reg <= (others => '0');
             end if;
         end if;
