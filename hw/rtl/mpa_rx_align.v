@@ -82,15 +82,19 @@
 // starts on that clock, its first output beat carrying both segments'
 // octets of the stream beat they share, so that the stream costs no clock
 // more than it arrived in. (The two share that beat's lanes at the end's
-// position: this one's below it, the next one's from it.) Not joined, the
-// segment ends as before and the next one's first output beat is that
+// position: this one's below it, the next one's from it.) A segment that
+// ends inside a beat it took input for is joined alike: its last output
+// beat is not handed on but kept, and the next one's first output beat is
+// it, completed (the stream beat is not handed on twice, which costs
+// mpa_rx_walk a clock when an FPDU goes on across the two). Not joined,
+// the segment ends as before and the next one's first output beat is that
 // stream beat again, from its first new word (m_cont).
 //
 // Throughput: one output beat per clock, plus one per segment whose octets
 // straddle one more beat than they arrived in and that the next one is not
 // joined to: the next is another connection's, leaves a hole or overlaps,
 // or comes in too late to be classified by then; the segment is of one
-// input beat; or the carried beat holds the segment's first new word, or
+// input beat; or the shared beat holds the segment's first new word, or
 // no whole word with the next one's octets. A segment of three input
 // beats or more starts right behind the one before (the FIFO lets its
 // first beat in three clocks before the one before ends); a shorter one
@@ -245,7 +249,9 @@ wire look_start = s_fire && s_first_reg;   // read the tables for it
 wire cfg_fire = cfg_valid && cfg_ready;
 wire classify;
 wire seg_join;                             // the next segment is joined to this one (see "Joining")
-wire load_seg = classify || seg_join;
+wire seg_join_last;                        // ... on its last beat, which the two share
+wire load_seg = classify || seg_join;      // (seg_join_last is a classify)
+wire any_join = seg_join || seg_join_last;
 wire seg_done;                             // the streaming segment's last output beat
 
 wire             st_wr_en;
@@ -330,6 +336,8 @@ reg [DATA_W-1:0] prev_rot_reg;
 reg              xtra_reg;               // one output beat more than input beats
 reg              pen_reg;                // the next step takes the last input beat, a beat
                                          // without input follows, and lo is at or before it
+reg              fin_ok_reg;             // the next step is the last, takes input, holds a
+                                         // whole word and less than a beat, and lo is before it
 
 // ---- lookup: classify --------------------------------------------------------
 
@@ -516,6 +524,7 @@ endgenerate
 wire lo_here = !lo_rem_reg[17] && lo_rem_reg < N18;
 wire [31:0] stash32 = {8'd0, stash_reg};
 wire [DATA_W-1:0] merged;
+wire [DATA_W-1:0] last_beat;             // merged without the stash (seg_join_last)
 wire [23:0] stash_new;
 wire [WL-1:0] wlo = (lo_rem_reg[17] || lo_rem_reg == 18'd0) ? {WL{1'b0}} :
                     (lo_rem_reg >= N18) ? WORDS[WL-1:0] : lo_rem_reg[WL+1:2];
@@ -539,6 +548,7 @@ generate
         end
         assign merged[8*g +: 8] = stashed ? stash32[8*(g % 4) +: 8] :
                                   carried ? prev_rot_reg[8*g +: 8] : rot_in[8*g +: 8];
+        assign last_beat[8*g +: 8] = carried ? prev_rot_reg[8*g +: 8] : rot_in[8*g +: 8];
     end
     // The stash after the segment: octets 0..2 of merged's word at hi,
     // lane L = 4 hi + k, picked before the merge rather than from it
@@ -707,12 +717,21 @@ assign classify = hd_pend && hd_rdy && !pt_wait && !cfg_valid && (state_reg == S
 // this one (the next one's, as it ends, covers both).
 assign seg_join = step && pen_reg && hd_pend && hd_rdy && fw_same && !cfg_valid &&
                   c_ex0 && c_hw[0] && !hd_len0 && !err_now;
+// A segment that ends inside a stream beat it took input for (no carried
+// beat: fin_ok_reg) hands the next one, under the same conditions, that
+// beat instead of its last output beat: the next one is classified as
+// usual on that clock, the beat (last_beat: merged, without the stash,
+// which is in an earlier beat) goes to prev_rot_reg and not out, and the
+// next one's first output beat is it, with its own octets from the end's
+// lane. (A segment that ends on a beat's end shares none.)
+assign seg_join_last = step && final_beat && fin_ok_reg && hd_pend && hd_rdy && fw_same && !cfg_valid &&
+                       c_ex0 && c_hw[0] && !hd_len0 && !err_now;
 
 always @(posedge clk) begin
     if (m_valid && m_ready) begin
         m_valid <= 1'b0;
     end
-    m_hint <= classify && look_reason == 3'd0;
+    m_hint <= classify && look_reason == 3'd0 && !seg_join_last;
 
     case (state_reg)
     S_STREAM: begin
@@ -723,13 +742,16 @@ always @(posedge clk) begin
             end
             pen_reg <= need_in && xtra_reg && in_left_reg == 18'd2 &&
                        (lo_rem_reg[17] || lo_rem_reg[17:LN+1] == {(17-LN){1'b0}});
+            fin_ok_reg <= out_left_reg == 18'd2 && !xtra_reg &&
+                          hi_rem_reg[17:LN] == {{(17-LN){1'b0}}, 1'b1} && hi_rem_reg[LN-1:2] != {(LN-2){1'b0}} &&
+                          (lo_rem_reg[17] || lo_rem_reg[17:LN] == {(18-LN){1'b0}});
             out_left_reg <= out_left_m1;
             final_reg <= out_left_reg == 18'd2;
             prev_rot_reg <= rot_in;
             lo_rem_reg <= {lo_rem_mn, lo_rem_reg[LN-1:0]};
             hi_rem_reg <= {hi_rem_mn, hi_rem_reg[LN-1:0]};
             phase_reg <= phase_reg + 1'b1;
-            if (emit) begin
+            if (emit && !seg_join_last) begin
                 m_valid <= 1'b1;
                 m_data <= merged;
                 m_conn <= conn_reg;
@@ -769,22 +791,23 @@ always @(posedge clk) begin
         crc_reg <= st_crc;
         base_reg <= st_base;
         stash_reg <= st_stash;
-        stash_n_reg <= seg_join ? 2'd0 : nxt_n;
+        stash_n_reg <= any_join ? 2'd0 : nxt_n;
         rot_reg <= rot;
         sidx_reg <= c_sidx[csel];
         // Word boundaries: lo rounds down to the stash's word, hi down to
         // the last whole word.
-        lo_rem_reg <= seg_join ? 18'd0 : c_lo[csel];
+        lo_rem_reg <= any_join ? 18'd0 : c_lo[csel];
         hi_rem_reg <= c_hi[csel];
         in_left_reg <= in_beats;
         out_left_reg <= out_beats;
         need_in_reg <= !hd_len0;
         final_reg <= c_ob1[csel];
         phase_reg <= c_ph[csel];
-        emitted_reg <= seg_join;
-        prev_rot_reg <= seg_join ? rot_in : {DATA_W{1'b0}};
+        emitted_reg <= any_join;
+        prev_rot_reg <= seg_join ? rot_in : seg_join_last ? last_beat : {DATA_W{1'b0}};
         xtra_reg <= c_xt[csel];
         pen_reg <= 1'b0;
+        fin_ok_reg <= 1'b0;
         state_reg <= look_reason == 3'd0 ? S_STREAM : S_EXC;
     end
 

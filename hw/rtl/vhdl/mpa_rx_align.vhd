@@ -207,6 +207,7 @@ architecture rtl of mpa_rx_align is
 
     signal cfg_ready_i, cfg_fire, look_start, classify : std_ulogic := '0';
     signal seg_join, load_seg : std_ulogic := '0';  -- the next segment is joined to this one (see "Joining")
+    signal seg_join_last, any_join : std_ulogic := '0';  -- ... on its last beat, which the two share
     signal m_hint_reg : std_ulogic := '0';
 
     -- the patch: the newest write to the looked-up connection since its read
@@ -253,6 +254,9 @@ architecture rtl of mpa_rx_align is
     signal pen_reg      : std_ulogic := '0';                     -- the next step takes the last input beat,
                                                                  -- a beat without input follows, lo is at
                                                                  -- or before it
+    signal fin_ok_reg   : std_ulogic := '0';                     -- the next step is the last, takes input,
+                                                                 -- holds a whole word and less than a
+                                                                 -- beat, and lo is before it
 
     -- --- output registers ---
 
@@ -302,6 +306,7 @@ architecture rtl of mpa_rx_align is
     signal rot_in   : data_t := (others => '0');
     signal lo_here  : std_ulogic := '0';
     signal merged   : data_t := (others => '0');
+    signal last_beat : data_t := (others => '0');             -- merged without the stash
     signal stash_new : std_ulogic_vector(23 downto 0) := (others => '0');
     signal wlo, whi : w_t := (others => '0');
     signal emit, final_beat, seg_done : std_ulogic := '0';
@@ -560,6 +565,11 @@ begin
             else
                 merged(8 * g + 7 downto 8 * g) <= rot_in(8 * g + 7 downto 8 * g);
             end if;
+            if carried then
+                last_beat(8 * g + 7 downto 8 * g) <= prev_rot_reg(8 * g + 7 downto 8 * g);
+            else
+                last_beat(8 * g + 7 downto 8 * g) <= rot_in(8 * g + 7 downto 8 * g);
+            end if;
         end loop;
     end process p_merged;
 
@@ -701,7 +711,17 @@ begin
     -- next one's, as it ends, covers both).
     seg_join <= step and pen_reg and hd_pend and hd_rdy and fw_same and not cfg_valid
                 and c_ex0 and c_hw(0) and not hd_len0 and not err_now;
-    load_seg <= classify or seg_join;
+    -- A segment that ends inside a stream beat it took input for (no
+    -- carried beat: fin_ok_reg) hands the next one, under the same
+    -- conditions, that beat instead of its last output beat: the next one
+    -- is classified as usual on that clock, the beat (last_beat: merged,
+    -- without the stash, which is in an earlier beat) goes to prev_rot_reg
+    -- and not out, and the next one's first output beat is it, with its own
+    -- octets from the end's lane.
+    seg_join_last <= step and final_beat and fin_ok_reg and hd_pend and hd_rdy and fw_same
+                     and not cfg_valid and c_ex0 and c_hw(0) and not hd_len0 and not err_now;
+    load_seg <= classify or seg_join;               -- (seg_join_last is a classify)
+    any_join <= seg_join or seg_join_last;
 
     p_reg : process (clk) is
     begin
@@ -709,7 +729,7 @@ begin
             if m_valid_reg = '1' and m_ready = '1' then
                 m_valid_reg <= '0';
             end if;
-            m_hint_reg <= classify and to_sl(look_reason = 0);
+            m_hint_reg <= classify and to_sl(look_reason = 0) and not seg_join_last;
 
             case state_reg is
                 when S_STREAM_c =>
@@ -720,13 +740,17 @@ begin
                         end if;
                         pen_reg <= need_in and xtra_reg and to_sl(in_left_reg = 2)
                                    and (lo_rem_reg(17) or to_sl(lo_rem_reg(17 downto LN_c + 1) = 0));
+                        fin_ok_reg <= to_sl(out_left_reg = 2) and not xtra_reg
+                                      and to_sl(hi_rem_reg(17 downto LN_c) = 1)
+                                      and to_sl(hi_rem_reg(LN_c - 1 downto 2) /= 0)
+                                      and (lo_rem_reg(17) or to_sl(lo_rem_reg(17 downto LN_c) = 0));
                         out_left_reg <= out_left_reg - 1;
                         final_reg <= to_sl(out_left_reg = 2);
                         prev_rot_reg <= rot_in;
                         lo_rem_reg <= lo_rem_reg - N18_c;
                         hi_rem_reg <= hi_rem_reg - N18_c;
                         phase_reg <= phase_reg + 1;
-                        if emit = '1' then
+                        if emit = '1' and seg_join_last = '0' then
                             m_valid_reg <= '1';
                             m_data_reg <= merged;
                             m_conn_reg <= conn_reg;
@@ -768,6 +792,9 @@ begin
                 if seg_join = '1' then
                     stash_n_reg <= (others => '0');
                     prev_rot_reg <= rot_in;
+                elsif seg_join_last = '1' then
+                    stash_n_reg <= (others => '0');
+                    prev_rot_reg <= last_beat;
                 else
                     stash_n_reg <= nxt_n;
                     prev_rot_reg <= (others => '0');
@@ -775,7 +802,7 @@ begin
                 rot_reg <= rot;
                 -- Word boundaries: lo rounds down to the stash's word, hi
                 -- down to the last whole word.
-                if seg_join = '1' then
+                if any_join = '1' then
                     lo_rem_reg <= (others => '0');
                 else
                     lo_rem_reg <= c_lo(csel);
@@ -786,9 +813,10 @@ begin
                 need_in_reg <= not hd_len0;
                 final_reg <= c_ob1(csel);
                 phase_reg <= c_ph(csel);
-                emitted_reg <= seg_join;
+                emitted_reg <= any_join;
                 xtra_reg <= c_xt(csel);
                 pen_reg <= '0';
+                fin_ok_reg <= '0';
                 if look_reason = 0 then
                     state_reg <= S_STREAM_c;
                 else
