@@ -714,9 +714,10 @@ assign classify = hd_pend && hd_rdy && !pt_wait && !cfg_valid && (state_reg == S
 // takes the place of that beat: its first output beat is the shared one,
 // this one's octets (prev_rot_reg: its last input beat, rotated) below its
 // own, with no segment end between them on m_* and no table write for
-// this one (the next one's, as it ends, covers both).
-assign seg_join = step && pen_reg && hd_pend && hd_rdy && fw_same && !cfg_valid &&
-                  c_ex0 && c_hw[0] && !hd_len0 && !err_now;
+// this one (the next one's, as it ends, covers both). nxt_joins: the
+// next segment may be joined (both forms).
+wire nxt_joins = hd_pend && hd_rdy && fw_same && !cfg_valid && c_ex0 && c_hw[0] && !hd_len0 && !err_now;
+assign seg_join = step && pen_reg && nxt_joins;
 // A segment that ends inside a stream beat it took input for (no carried
 // beat: fin_ok_reg) hands the next one, under the same conditions, that
 // beat instead of its last output beat: the next one is classified as
@@ -724,8 +725,7 @@ assign seg_join = step && pen_reg && hd_pend && hd_rdy && fw_same && !cfg_valid 
 // which is in an earlier beat) goes to prev_rot_reg and not out, and the
 // next one's first output beat is it, with its own octets from the end's
 // lane. (A segment that ends on a beat's end shares none.)
-assign seg_join_last = step && final_beat && fin_ok_reg && hd_pend && hd_rdy && fw_same && !cfg_valid &&
-                       c_ex0 && c_hw[0] && !hd_len0 && !err_now;
+assign seg_join_last = step && final_beat && fin_ok_reg && nxt_joins;
 
 always @(posedge clk) begin
     if (m_valid && m_ready) begin

@@ -207,6 +207,7 @@ architecture rtl of mpa_rx_align is
 
     signal cfg_ready_i, cfg_fire, look_start, classify : std_ulogic := '0';
     signal seg_join, load_seg : std_ulogic := '0';  -- the next segment is joined to this one (see "Joining")
+    signal nxt_joins : std_ulogic := '0';           -- ... may be joined (either form)
     signal seg_join_last, any_join : std_ulogic := '0';  -- ... on its last beat, which the two share
     signal m_hint_reg : std_ulogic := '0';
 
@@ -708,9 +709,11 @@ begin
     -- beat: its first output beat is the shared one, this one's octets
     -- (prev_rot_reg: its last input beat, rotated) below its own, with no
     -- segment end between them on m_* and no table write for this one (the
-    -- next one's, as it ends, covers both).
-    seg_join <= step and pen_reg and hd_pend and hd_rdy and fw_same and not cfg_valid
-                and c_ex0 and c_hw(0) and not hd_len0 and not err_now;
+    -- next one's, as it ends, covers both). nxt_joins: the next segment may
+    -- be joined (both forms).
+    nxt_joins <= hd_pend and hd_rdy and fw_same and not cfg_valid
+                 and c_ex0 and c_hw(0) and not hd_len0 and not err_now;
+    seg_join <= step and pen_reg and nxt_joins;
     -- A segment that ends inside a stream beat it took input for (no
     -- carried beat: fin_ok_reg) hands the next one, under the same
     -- conditions, that beat instead of its last output beat: the next one
@@ -718,8 +721,7 @@ begin
     -- without the stash, which is in an earlier beat) goes to prev_rot_reg
     -- and not out, and the next one's first output beat is it, with its own
     -- octets from the end's lane.
-    seg_join_last <= step and final_beat and fin_ok_reg and hd_pend and hd_rdy and fw_same
-                     and not cfg_valid and c_ex0 and c_hw(0) and not hd_len0 and not err_now;
+    seg_join_last <= step and final_beat and fin_ok_reg and nxt_joins;
     load_seg <= classify or seg_join;               -- (seg_join_last is a classify)
     any_join <= seg_join or seg_join_last;
 
