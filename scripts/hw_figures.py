@@ -479,6 +479,27 @@ def floor(args) -> int:
 # --- bench -------------------------------------------------------------------
 
 
+def fpdus64(r: dict) -> str:
+    """64-octet FPDUs a clock, as the record has them: with markers on, and
+    (after '/') with markers off where the bench measures that too."""
+    on = off = None
+    sizes = r.get("sizes", {})
+    if "64" in sizes:
+        on = sizes["64"].get("fpdus_per_clock")
+    if "64_markers_off" in sizes:
+        off = sizes["64_markers_off"].get("fpdus_per_clock")
+    if "64" in r.get("markers_off", {}):
+        off = r["markers_off"]["64"].get("fpdus_per_clock")
+    for case in r.get("cases", []):
+        if case.get("size") == 64:
+            on = case.get("segments_per_clock")
+    if "writes_64" in r:
+        on = r["writes_64"].get("fpdus_per_clock")
+    if on is None:
+        return "-"
+    return f"{on:.3f}" + (f" / {off:.3f} off" if off is not None else "")
+
+
 def bench(args) -> int:
     files = sorted(p for p in BENCH_DIR.glob("*.json") if p.name != "hw.json")
     if not files:
@@ -489,11 +510,11 @@ def bench(args) -> int:
     records = [r for r in (json.loads(p.read_text()) for p in files) if "block" in r and "beats_per_clock" in r]
     records.sort(key=lambda r: (r["block"], r["width"]))
     (BENCH_DIR / "hw.json").write_text(json.dumps({"records": records}, indent=2) + "\n")
-    print(f"{'block':<12} {'width':>5} {'beats/clock':>11} {'latency':>7}  simulator")
+    print(f"{'block':<12} {'width':>5} {'beats/clock':>11} {'latency':>7} {'64-octet FPDUs/clock':>20}  simulator")
     for r in records:
         print(
             f"{r['block']:<12} {r['width']:>5} {r['beats_per_clock']:>11.3f} "
-            f"{r['latency_clocks']:>7}  {r.get('simulator', '')}"
+            f"{r['latency_clocks']:>7} {fpdus64(r):>20}  {r.get('simulator', '')}"
         )
     print(f"report: {(BENCH_DIR / 'hw.json').relative_to(REPO_ROOT)}")
     return 0

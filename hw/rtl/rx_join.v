@@ -29,7 +29,7 @@
 //   s_verdict, m_verdict: tdata = MPA code[2:0], tuser = conn; one per
 //     ULPDU, strictly after the clock of its last piece's tlast beat on
 //     s_axis (hw/README.md; mpa_rx keeps to it). They pass in order with the
-//     pieces: a verdict goes out only after every last piece (tuser last)
+//     pieces, one a clock: a verdict goes out only after every last piece (tuser last)
 //     that came in before it has left m_axis, never in the clock of that
 //     piece's tlast beat (hw/README.md's rule holds on m_axis).
 //   clr_valid, clr_ready, clr_conn: clears connection clr_conn's held
@@ -391,11 +391,19 @@ reg              v_ok_reg;
 reg [4:0]        v_tgt_reg;
 reg [2:0]        v_code_reg;
 reg [CONN_W-1:0] v_conn_reg;
+// A second place behind it (u_*): a verdict is taken on the clock the one
+// before goes out, or while it waits, so that one goes through a clock
+// (64-octet FPDUs at W=512 bring one a clock); s_verdict_tready stays a
+// register.
+reg              u_valid_reg;
+reg [4:0]        u_tgt_reg;
+reg [2:0]        u_code_reg;
+reg [CONN_W-1:0] u_conn_reg;
 
 wire [4:0] v_diff = out_lasts_reg - v_tgt_reg;   // in 0..15: all of them out
 wire v_ok = v_ok_reg || !v_diff[4];
 wire unused_ok = &{1'b0, v_diff[3:0]};
-assign s_verdict_tready = !v_valid_reg;
+assign s_verdict_tready = !u_valid_reg;
 assign m_verdict_tvalid = v_valid_reg && v_ok;
 assign m_verdict_tdata = v_code_reg;
 assign m_verdict_tuser = v_conn_reg;
@@ -529,17 +537,23 @@ always @(posedge clk) begin
     if (pop && o_ulast) begin
         out_lasts_reg <= out_lasts_reg + 5'd1;
     end
-    if (s_verdict_tvalid && s_verdict_tready) begin
-        v_valid_reg <= 1'b1;
+    if (v_go || !v_valid_reg) begin
+        // The head is free after this clock: the waiting verdict moves up
+        // (none is taken then: s_verdict_tready is low), or one comes in.
+        v_valid_reg <= u_valid_reg || s_verdict_tvalid;
         v_ok_reg <= 1'b0;
-        v_tgt_reg <= in_lasts_reg;
-        v_code_reg <= s_verdict_tdata;
-        v_conn_reg <= s_verdict_tuser;
-    end else if (v_go) begin
-        v_valid_reg <= 1'b0;
-        v_ok_reg <= 1'b0;
+        v_tgt_reg <= u_valid_reg ? u_tgt_reg : in_lasts_reg;
+        v_code_reg <= u_valid_reg ? u_code_reg : s_verdict_tdata;
+        v_conn_reg <= u_valid_reg ? u_conn_reg : s_verdict_tuser;
+        u_valid_reg <= 1'b0;
     end else begin
-        v_ok_reg <= v_valid_reg && v_ok;
+        v_ok_reg <= v_ok;
+        if (s_verdict_tvalid && s_verdict_tready) begin
+            u_valid_reg <= 1'b1;
+            u_tgt_reg <= in_lasts_reg;
+            u_code_reg <= s_verdict_tdata;
+            u_conn_reg <= s_verdict_tuser;
+        end
     end
 
     if (rst) begin
@@ -564,6 +578,7 @@ always @(posedge clk) begin
         out_lasts_reg <= 5'd0;
         v_valid_reg <= 1'b0;
         v_ok_reg <= 1'b0;
+        u_valid_reg <= 1'b0;
     end
 end
 

@@ -34,7 +34,10 @@ The cocotb tests:
                    then as many again with the stream cut into 1460-octet
                    segments wherever it falls (split_1460: FPDUs cross
                    segments, as from a peer whose segments ignore FPDU
-                   boundaries); written to build/bench/rnic_rx-W<w>.json (rnic_rx-2x-W512.json
+                   boundaries); then (writes_64) 64-octet FPDUs, 44-octet
+                   Writes at every 8-octet offset of a 1024-bit host beat,
+                   22 to a segment: FPDUs and W beats per clock; written
+                   to build/bench/rnic_rx-W<w>.json (rnic_rx-2x-W512.json
                    with the 1024-bit write port).
 
 Every test runs on rnic_rx.v (Verilator, Icarus) and on its VHDL-2008 twin
@@ -111,6 +114,7 @@ class TB:
         self.in_beats: list[int] = []
         self.seg_starts: list[int] = []
         self.aw_cycles: list[int] = []
+        self.w_beats = 0
         self.activity = 0
         self.trace = int(os.environ.get("RNIC_RX_TRACE", "0") or 0)
         self.tr: dict[str, int] = defaultdict(int)
@@ -139,6 +143,8 @@ class TB:
             if dut.m_axi_awvalid.value and dut.m_axi_awready.value:
                 self.aw_cycles.append(self.cycle)
                 self.activity += 1
+            if dut.m_axi_wvalid.value and dut.m_axi_wready.value:
+                self.w_beats += 1
             if self.trace:
                 self._trace()
             if dut.m_cpl_valid.value and dut.m_cpl_ready.value:
@@ -604,7 +610,8 @@ async def out_of_order(dut):
 @cocotb.test()
 async def bench(dut):
     """Latency to the first AW, and input beats per clock for back-to-back
-    1460-octet RDMA Writes (measured; the data checked as everywhere)."""
+    1460-octet RDMA Writes, and FPDUs per clock for 64-octet ones
+    (measured; the data checked as everywhere)."""
     tb = TB(dut)
     await tb.start()
     rng = tb.rng
@@ -620,12 +627,18 @@ async def bench(dut):
     latency = tb.aw_cycles[0] - tb.seg_starts[0]
     count = 40 if tb.icarus else 120
 
-    async def more_writes(split: bool) -> float:
-        """count more 1460-octet Writes back to back; input beats a clock."""
+    async def more_writes(split: bool, payload: int = 1460, n: int = count) -> tuple[float, float, float]:
+        """n more Writes of payload octets back to back: input beats, FPDUs
+        and write-port W beats a clock.
+        One FPDU a Write; FPDU-aligned segments of up to 1460 octets (one
+        FPDU each when larger), or the stream cut every 1460 octets."""
         start = len(c.stream)
         more = []
-        for i in range(count):
-            more += tb.segments(WRITE, 1460 + 14, stag=stag, to=2048 + (i % 60) * 1460, payload=rng.randbytes(1460))
+        for i in range(n):
+            # 1460-octet payloads one after the other in the buffer; short
+            # ones at every 8-octet offset of a 1024-bit host beat.
+            to = 2048 + (i % 60) * 1460 if payload >= 1460 else 2048 + (i % 16) * 128 + 8 * (i % 16)
+            more += tb.segments(WRITE, payload + 14, stag=stag, to=to, payload=rng.randbytes(payload))
         prev = len(c.ulpdus)
         c.ulpdus += more
         tb.ops = [op for op in tb.ops if "ulpdu" not in op]
@@ -633,28 +646,43 @@ async def bench(dut):
         tb.frame(c)
         assert c.stream[:start] == old, "the Framer framed the earlier Writes differently"
         tb.in_beats.clear()
+        w0 = tb.w_beats
         if split:
             for off in range(start, len(c.stream), 1460):
                 tb.send_segment(c, off, min(1460, len(c.stream) - off))
         else:
-            for k in range(prev, len(c.fpdu_starts)):
-                end = c.fpdu_starts[k + 1] if k + 1 < len(c.fpdu_starts) else len(c.stream)
-                tb.send_segment(c, c.fpdu_starts[k], end - c.fpdu_starts[k])
+            starts = c.fpdu_starts[prev:] + [len(c.stream)]
+            k = 0
+            while k < len(starts) - 1:
+                j = k + 1
+                while j < len(starts) - 1 and starts[j + 1] - starts[k] <= 1460:
+                    j += 1
+                tb.send_segment(c, starts[k], starts[j] - starts[k])
+                k = j
         await tb.drain(100)
-        return round(len(tb.in_beats) / (tb.in_beats[-1] - tb.in_beats[0] + 1), 3)
+        clocks = tb.in_beats[-1] - tb.in_beats[0] + 1
+        return round(len(tb.in_beats) / clocks, 3), round(n / clocks, 3), round((tb.w_beats - w0) / clocks, 3)
 
     # Back to back: the connection goes on with 1460-octet Writes, one
     # FPDU per segment; then as many cut into 1460-octet segments wherever
     # the stream falls (each FPDU is over 1480 octets with its header,
     # markers and CRC, so nearly every segment ends inside one).
-    aligned = await more_writes(False)
-    split = await more_writes(True)
+    aligned, _, _ = await more_writes(False)
+    split, _, _ = await more_writes(True)
+    # 64-octet FPDUs (44-octet Writes), 22 to a segment: FPDUs a clock.
+    # At W=512 ddp_rx's write port sets it (README, "ddp_rx/2x": a 44-octet
+    # payload at these offsets needs two 1024-bit beats 5 times in 16, and
+    # two Writes never share one).
+    small_beats, small_fpdus, small_w = await more_writes(False, payload=44, n=4 * count)
     await tb.check()
     axi = len(dut.m_axi_wdata)
     block = "rnic_rx/2x" if axi == 2 * tb.width else "rnic_rx"   # as scripts/hw_figures.py names it
     result = {"block": block, "width": tb.width, "axi_width": axi, "beats_per_clock": aligned,
               "latency_clocks": latency, "latency_what": "first s_axis beat of a segment to AW valid",
               "writes": count, "write_octets": 1460, "split_1460": {"beats_per_clock": split},
+              "writes_64": {"fpdu_octets": 64, "payload": 44, "writes": 4 * count,
+                            "beats_per_clock": small_beats, "fpdus_per_clock": small_fpdus,
+                            "w_beats_per_clock": small_w},
               "simulator": cocotb.SIM_NAME}
     hdlsim.write_bench(block, tb.width, result)
     dut._log.info("bench: %s", result)

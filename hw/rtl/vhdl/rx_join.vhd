@@ -305,6 +305,11 @@ architecture rtl of rx_join is
     signal v_tgt_reg     : u5_t := (others => '0');
     signal v_code_reg    : std_ulogic_vector(2 downto 0) := (others => '0');
     signal v_conn_reg    : conn_t := (others => '0');
+    -- a second place behind it (see rx_join.v)
+    signal u_valid_reg   : std_ulogic := '0';
+    signal u_tgt_reg     : u5_t := (others => '0');
+    signal u_code_reg    : std_ulogic_vector(2 downto 0) := (others => '0');
+    signal u_conn_reg    : conn_t := (others => '0');
 
     signal v_diff : u5_t := (others => '0');
     signal v_ok, v_tvalid, v_go : std_ulogic := '0';
@@ -495,7 +500,7 @@ begin
     -- GD + 1.
     v_diff <= out_lasts_reg - v_tgt_reg;                          -- in 0..15: all of them out
     v_ok <= v_ok_reg or not v_diff(4);
-    s_verdict_tready <= not v_valid_reg;
+    s_verdict_tready <= not u_valid_reg;
     v_tvalid <= v_valid_reg and v_ok;
     m_verdict_tvalid <= v_tvalid;
     m_verdict_tdata <= v_code_reg;
@@ -659,17 +664,29 @@ begin
             if pop = '1' and o_ulast = '1' then
                 out_lasts_reg <= out_lasts_reg + 1;
             end if;
-            if s_verdict_tvalid = '1' and v_valid_reg = '0' then
-                v_valid_reg <= '1';
+            if v_go = '1' or v_valid_reg = '0' then
+                -- the head is free after this clock: the waiting verdict
+                -- moves up, or one comes in
+                v_valid_reg <= u_valid_reg or s_verdict_tvalid;
                 v_ok_reg <= '0';
-                v_tgt_reg <= in_lasts_reg;
-                v_code_reg <= s_verdict_tdata;
-                v_conn_reg <= s_verdict_tuser;
-            elsif v_go = '1' then
-                v_valid_reg <= '0';
-                v_ok_reg <= '0';
+                if u_valid_reg = '1' then
+                    v_tgt_reg <= u_tgt_reg;
+                    v_code_reg <= u_code_reg;
+                    v_conn_reg <= u_conn_reg;
+                else
+                    v_tgt_reg <= in_lasts_reg;
+                    v_code_reg <= s_verdict_tdata;
+                    v_conn_reg <= s_verdict_tuser;
+                end if;
+                u_valid_reg <= '0';
             else
-                v_ok_reg <= v_valid_reg and v_ok;
+                v_ok_reg <= v_ok;
+                if s_verdict_tvalid = '1' and u_valid_reg = '0' then
+                    u_valid_reg <= '1';
+                    u_tgt_reg <= in_lasts_reg;
+                    u_code_reg <= s_verdict_tdata;
+                    u_conn_reg <= s_verdict_tuser;
+                end if;
             end if;
 
             if rst = '1' then
@@ -694,6 +711,7 @@ begin
                 out_lasts_reg <= (others => '0');
                 v_valid_reg <= '0';
                 v_ok_reg <= '0';
+                u_valid_reg <= '0';
             end if;
         end if;
     end process p_reg;
