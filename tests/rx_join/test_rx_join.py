@@ -27,6 +27,9 @@ The cocotb tests:
   pass_through      pieces that need no join, back to back, always-ready
                     outputs: one beat a clock, from piece to piece too, and
                     the latency (asserted).
+  verdict_each_clock  one-beat ULPDUs back to back, each verdict a few
+                    pieces behind its ULPDU: one verdict a clock
+                    (asserted).
 
 Every test ends by logging its last clock and a CRC-32 digest of every
 transfer on the four streams with its clock: with the same RANDOM_SEED
@@ -435,6 +438,35 @@ async def pass_through(dut):
     tb.report_end("pass_through")
 
 
+@cocotb.test()
+async def verdict_each_clock(dut):
+    """One-beat ULPDUs back to back, each with its verdict a few pieces
+    later (as mpa_rx sends them, after the CRC), always-ready outputs: the
+    verdicts go through one a clock (asserted)."""
+    tb = TB(dut)
+    await tb.start()
+    rng = tb.rng
+    n = tb.lanes
+    conn = rng.randrange(1 << CONN_W)
+    count, later = 64, 4
+    await tb.drain(5)
+    for i in range(count):
+        u = rng.randbytes(n)                 # whole ULPDUs: one piece each
+        tb.sent[conn].append(u)
+        tb.send(conn, u, True, True, len(u))
+        code = rng.choice((0, 0, 0, 2, 3))
+        tb.verdict_codes.append((conn, code))
+        tb.verdicts_in.append((min(i + 1 + later, count), conn, code))
+    await tb.drain()
+    tb.check()
+    clocks = [c for _, _, c in tb.verdicts_out]
+    span = clocks[-1] - clocks[0] + 1
+    dut._log.info("verdict_each_clock: %d verdicts out in %d clocks", len(clocks), span)
+    # (The last `later` verdicts come as the input ends: one clock of slack.)
+    assert span <= count + 1, f"{count} verdicts took {span} clocks to go out (one a clock expected)"
+    tb.report_end("verdict_each_clock")
+
+
 # --- pytest ------------------------------------------------------------------
 
 # Verilator at both ends of the width range, Icarus at 64 (run time); GHDL
@@ -453,8 +485,8 @@ def test_rx_join(sim, width):
         tag=f"W{width}",
         toplevel="rx_join",
         test_module=__name__,
-        verilog_sources=[hdlsim.RTL_DIR / "rx_join.v", hdlsim.RTL_DIR / "sdp_ram.v"],
-        vhdl_sources=[hdlsim.VHDL_DIR / "sdp_ram.vhd", hdlsim.VHDL_DIR / "rx_join.vhd"],
+        verilog_sources=[hdlsim.RTL_DIR / "rx_join.v", hdlsim.RTL_DIR / "sdp_ram.v", hdlsim.RTL_DIR / "ddp_rx_fifo.v"],
+        vhdl_sources=[hdlsim.VHDL_DIR / "sdp_ram.vhd", hdlsim.VHDL_DIR / "ddp_rx_fifo.vhd", hdlsim.VHDL_DIR / "rx_join.vhd"],
         parameters={"DATA_W": width, "CONN_W": CONN_W},
         extra_env={"RX_JOIN_WIDTH": str(width)},
     )
