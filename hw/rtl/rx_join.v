@@ -382,17 +382,17 @@ wire unused_tot = tot_reg[6];
 // ---- verdicts: in order with the last pieces ----------------------------------------------
 // Verdicts come one per ULPDU, in the order of the last pieces, so the
 // verdict at the queue's head is for last piece number v_out_reg (counted
-// from reset, mod 256): it may go once that piece has left m_axis, i.e.
+// from reset, mod 1024): it may go once that piece has left m_axis, i.e.
 // once out_lasts_reg, counted the same way, is past v_out_reg (a register
 // the clock after the piece's tlast beat, so never in that clock). The
-// counts are 8 bits: right while fewer than 256 last pieces have gone out
-// ahead of their verdicts (mpa_rx holds at most 32 ULPDUs' verdicts back,
-// and ddp_rx takes at most its delivery records' worth of last pieces
-// ahead of theirs). The queue (ddp_rx_fifo, 4 words: its head and its
+// counts are 10 bits: right while fewer than 1024 last pieces have gone
+// out ahead of their verdicts (in rnic_rx at most ddp_rx's delivery
+// records, 2^REC_AW <= 256, mpa_rx's verdicts held back, at most 32, and
+// this queue's 4). The queue (ddp_rx_fifo, 4 words: its head and its
 // ready are registers) takes a verdict a clock while verdicts wait there
 // for their pieces, so one goes through a clock.
-reg [7:0]        out_lasts_reg;             // last pieces gone out on m_axis
-reg [7:0]        v_out_reg;                 // verdicts gone out on m_verdict
+reg [9:0]        out_lasts_reg;             // last pieces gone out on m_axis
+reg [9:0]        v_out_reg;                 // verdicts gone out on m_verdict
 wire             vq_valid;
 wire [CONN_W+2:0] vq_data;
 wire             vq_ready2_unused;
@@ -530,10 +530,10 @@ always @(posedge clk) begin
 
     // verdicts
     if (pop && o_ulast) begin
-        out_lasts_reg <= out_lasts_reg + 8'd1;
+        out_lasts_reg <= out_lasts_reg + 10'd1;
     end
     if (v_go) begin
-        v_out_reg <= v_out_reg + 8'd1;
+        v_out_reg <= v_out_reg + 10'd1;
     end
 
     if (rst) begin
@@ -554,8 +554,8 @@ always @(posedge clk) begin
         r_reg <= {LG{1'b0}};
         mask_reg <= {N{1'b0}};
         clr_pend_reg <= 1'b0;
-        out_lasts_reg <= 8'd0;
-        v_out_reg <= 8'd0;
+        out_lasts_reg <= 10'd0;
+        v_out_reg <= 10'd0;
     end
 end
 

@@ -298,8 +298,8 @@ architecture rtl of rx_join is
     -- --- verdicts ---
 
     -- verdicts (see rx_join.v): last pieces gone out, verdicts gone out
-    signal out_lasts_reg : unsigned(7 downto 0) := (others => '0');
-    signal v_out_reg     : unsigned(7 downto 0) := (others => '0');
+    signal out_lasts_reg : unsigned(9 downto 0) := (others => '0');
+    signal v_out_reg     : unsigned(9 downto 0) := (others => '0');
     signal vq_in         : std_logic_vector(CONN_W + 2 downto 0) := (others => '0');
     signal vq_data       : std_logic_vector(CONN_W + 2 downto 0) := (others => '0');
     signal vq_valid, vq_ready, vq_pop : std_logic := '0';
@@ -486,7 +486,7 @@ begin
     -- --- verdicts: in order with the last pieces ---------------------------------------------
 
     -- The verdict at the queue's head is for last piece number v_out_reg
-    -- (mod 256): it goes once out_lasts_reg is past it (rx_join.v).
+    -- (mod 1024): it goes once out_lasts_reg is past it (rx_join.v).
     vq_in <= std_logic_vector(s_verdict_tdata) & std_logic_vector(s_verdict_tuser);
     vq : entity work.ddp_rx_fifo
         generic map (WIDTH => CONN_W + 3, AW => 2)
