@@ -29,9 +29,10 @@
 //   s_verdict, m_verdict: tdata = MPA code[2:0], tuser = conn; one per
 //     ULPDU, strictly after the clock of its last piece's tlast beat on
 //     s_axis (hw/README.md; mpa_rx keeps to it). They pass in order with the
-//     pieces, one a clock: a verdict goes out only after its own last
-//     piece (tuser last) has left m_axis, never in the clock of that
-//     piece's tlast beat (hw/README.md's rule holds on m_axis).
+//     pieces: a verdict goes out only after every last piece (tuser last)
+//     that came in before it has left m_axis, never in the clock of that
+//     piece's tlast beat (hw/README.md's rule holds on m_axis). Two places
+//     hold them (see "verdicts").
 //   clr_valid, clr_ready, clr_conn: clears connection clr_conn's held
 //     octets (drive it when the connection is (re)configured); takes
 //     effect for pieces of that connection that arrive after it. Do not
@@ -380,31 +381,37 @@ wire w_to_s = (commit_reg && p_conn_reg == s_conn) || (clr_pend_reg && !commit_r
 wire unused_tot = tot_reg[6];
 
 // ---- verdicts: in order with the last pieces ----------------------------------------------
-// Verdicts come one per ULPDU, in the order of the last pieces, so the
-// verdict at the queue's head is for last piece number v_out_reg (counted
-// from reset, mod 1024): it may go once that piece has left m_axis, i.e.
-// once out_lasts_reg, counted the same way, is past v_out_reg (a register
-// the clock after the piece's tlast beat, so never in that clock). The
-// counts are 10 bits: right while fewer than 1024 last pieces have gone
-// out ahead of their verdicts (in rnic_rx at most ddp_rx's delivery
-// records, 2^REC_AW <= 256, mpa_rx's verdicts held back, at most 32, and
-// this queue's 4). The queue (ddp_rx_fifo, 4 words: its head and its
-// ready are registers) takes a verdict a clock while verdicts wait there
-// for their pieces, so one goes through a clock.
-reg [9:0]        out_lasts_reg;             // last pieces gone out on m_axis
-reg [9:0]        v_out_reg;                 // verdicts gone out on m_verdict
-wire             vq_valid;
-wire [CONN_W+2:0] vq_data;
-wire             vq_ready2_unused;
-ddp_rx_fifo #(.WIDTH(CONN_W + 3), .AW(2)) vq (
-    .clk(clk), .rst(rst),
-    .in_data({s_verdict_tdata, s_verdict_tuser}), .in_valid(s_verdict_tvalid), .in_ready(s_verdict_tready),
-    .in_data2({s_verdict_tdata, s_verdict_tuser}), .in_valid2(1'b0), .in_ready2(vq_ready2_unused),
-    .out_data(vq_data), .out_valid(vq_valid), .out_ready(m_verdict_tready && out_lasts_reg != v_out_reg)
-);
-assign m_verdict_tvalid = vq_valid && out_lasts_reg != v_out_reg;
-assign m_verdict_tdata = vq_data[CONN_W +: 3];
-assign m_verdict_tuser = vq_data[CONN_W-1:0];
+// The counters are 5 bits: a verdict is let go once out_lasts has caught up
+// with the in_lasts it saw, compared modulo 32, which is right while fewer
+// than 16 last pieces are inside the block; A and G hold at most GD + 1.
+
+reg [4:0]        in_lasts_reg;              // last pieces taken on s_axis
+reg [4:0]        out_lasts_reg;             // last pieces gone out on m_axis
+reg              v_valid_reg;
+reg              v_ok_reg;
+reg [4:0]        v_tgt_reg;
+reg [2:0]        v_code_reg;
+reg [CONN_W-1:0] v_conn_reg;
+// A second place behind it (u_*): a verdict is taken on the clock the one
+// before goes out, or while it waits; s_verdict_tready stays a register.
+// With one place a verdict went through every other clock. Each still
+// waits for the last pieces behind its own that came in before it (about
+// three clocks when they come one a clock), so two go through in three
+// clocks then; one a clock would take a deeper queue, or the rule "its own
+// last piece has left", which a four-word ddp_rx_fifo here made 6 LUT
+// levels deep in rnic_rx at W=512.
+reg              u_valid_reg;
+reg [4:0]        u_tgt_reg;
+reg [2:0]        u_code_reg;
+reg [CONN_W-1:0] u_conn_reg;
+
+wire [4:0] v_diff = out_lasts_reg - v_tgt_reg;   // in 0..15: all of them out
+wire v_ok = v_ok_reg || !v_diff[4];
+wire unused_ok = &{1'b0, v_diff[3:0]};
+assign s_verdict_tready = !u_valid_reg;
+assign m_verdict_tvalid = v_valid_reg && v_ok;
+assign m_verdict_tdata = v_code_reg;
+assign m_verdict_tuser = v_conn_reg;
 wire v_go = m_verdict_tvalid && m_verdict_tready;
 
 integer j;
@@ -529,11 +536,29 @@ always @(posedge clk) begin
     end
 
     // verdicts
-    if (pop && o_ulast) begin
-        out_lasts_reg <= out_lasts_reg + 10'd1;
+    if (s_go && s_axis_tlast && s_axis_tuser[0]) begin
+        in_lasts_reg <= in_lasts_reg + 5'd1;
     end
-    if (v_go) begin
-        v_out_reg <= v_out_reg + 10'd1;
+    if (pop && o_ulast) begin
+        out_lasts_reg <= out_lasts_reg + 5'd1;
+    end
+    if (v_go || !v_valid_reg) begin
+        // The head is free after this clock: the waiting verdict moves up
+        // (none is taken then: s_verdict_tready is low), or one comes in.
+        v_valid_reg <= u_valid_reg || s_verdict_tvalid;
+        v_ok_reg <= 1'b0;
+        v_tgt_reg <= u_valid_reg ? u_tgt_reg : in_lasts_reg;
+        v_code_reg <= u_valid_reg ? u_code_reg : s_verdict_tdata;
+        v_conn_reg <= u_valid_reg ? u_conn_reg : s_verdict_tuser;
+        u_valid_reg <= 1'b0;
+    end else begin
+        v_ok_reg <= v_ok;
+        if (s_verdict_tvalid && s_verdict_tready) begin
+            u_valid_reg <= 1'b1;
+            u_tgt_reg <= in_lasts_reg;
+            u_code_reg <= s_verdict_tdata;
+            u_conn_reg <= s_verdict_tuser;
+        end
     end
 
     if (rst) begin
@@ -554,8 +579,11 @@ always @(posedge clk) begin
         r_reg <= {LG{1'b0}};
         mask_reg <= {N{1'b0}};
         clr_pend_reg <= 1'b0;
-        out_lasts_reg <= 10'd0;
-        v_out_reg <= 10'd0;
+        in_lasts_reg <= 5'd0;
+        out_lasts_reg <= 5'd0;
+        v_valid_reg <= 1'b0;
+        v_ok_reg <= 1'b0;
+        u_valid_reg <= 1'b0;
     end
 end
 

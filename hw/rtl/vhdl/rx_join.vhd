@@ -19,9 +19,9 @@
 -- conn & first & last (last on the tlast beat only). A piece whose octets
 -- all left before its tlast beat came in ends with an empty beat (tkeep 0).
 -- s_verdict, m_verdict: tdata = MPA code, tuser = conn, one per ULPDU after
--- its last piece, one a clock; a verdict goes out only after its own last
--- piece has left m_axis, never in the clock of that piece's tlast beat.
--- clr_*: clears a connection's held octets.
+-- its last piece; a verdict goes out only after every last piece that came
+-- in before it has left m_axis, never in the clock of that piece's tlast
+-- beat. clr_*: clears a connection's held octets.
 --
 -- Structure: A, the input register: the connection's held state is read
 -- from its sdp_ram every clock for the beat at s_axis, used in the clock
@@ -140,6 +140,7 @@ architecture rtl of rx_join is
     subtype cnt_t is unsigned(LG_c downto 0);                     -- octets of a beat, 0 .. N
     subtype gi_t is unsigned(GA_c downto 0);                      -- G's ring indices and fill
     subtype lane_t is unsigned(LG_c - 1 downto 0);
+    subtype u5_t is unsigned(4 downto 0);
     subtype u6_t is unsigned(5 downto 0);
     subtype u7_t is unsigned(6 downto 0);
     subtype u16_t is unsigned(15 downto 0);
@@ -297,12 +298,20 @@ architecture rtl of rx_join is
 
     -- --- verdicts ---
 
-    -- verdicts (see rx_join.v): last pieces gone out, verdicts gone out
-    signal out_lasts_reg : unsigned(9 downto 0) := (others => '0');
-    signal v_out_reg     : unsigned(9 downto 0) := (others => '0');
-    signal vq_in         : std_logic_vector(CONN_W + 2 downto 0) := (others => '0');
-    signal vq_data       : std_logic_vector(CONN_W + 2 downto 0) := (others => '0');
-    signal vq_valid, vq_ready, vq_pop : std_logic := '0';
+    signal in_lasts_reg  : u5_t := (others => '0');               -- last pieces taken on s_axis
+    signal out_lasts_reg : u5_t := (others => '0');               -- last pieces gone out on m_axis
+    signal v_valid_reg   : std_ulogic := '0';
+    signal v_ok_reg      : std_ulogic := '0';
+    signal v_tgt_reg     : u5_t := (others => '0');
+    signal v_code_reg    : std_ulogic_vector(2 downto 0) := (others => '0');
+    signal v_conn_reg    : conn_t := (others => '0');
+    -- a second place behind it (see rx_join.v)
+    signal u_valid_reg   : std_ulogic := '0';
+    signal u_tgt_reg     : u5_t := (others => '0');
+    signal u_code_reg    : std_ulogic_vector(2 downto 0) := (others => '0');
+    signal u_conn_reg    : conn_t := (others => '0');
+
+    signal v_diff : u5_t := (others => '0');
     signal v_ok, v_tvalid, v_go : std_ulogic := '0';
 
 begin
@@ -485,25 +494,18 @@ begin
 
     -- --- verdicts: in order with the last pieces ---------------------------------------------
 
-    -- The verdict at the queue's head is for last piece number v_out_reg
-    -- (mod 1024): it goes once out_lasts_reg is past it (rx_join.v).
-    vq_in <= std_logic_vector(s_verdict_tdata) & std_logic_vector(s_verdict_tuser);
-    vq : entity work.ddp_rx_fifo
-        generic map (WIDTH => CONN_W + 3, AW => 2)
-        port map (
-            clk => clk, rst => rst,
-            in_data => vq_in, in_valid => s_verdict_tvalid, in_ready => vq_ready,
-            in_data2 => vq_in, in_valid2 => '0', in_ready2 => open,
-            out_data => vq_data, out_valid => vq_valid, out_ready => vq_pop
-        );
-    s_verdict_tready <= vq_ready;
-    v_ok <= '1' when out_lasts_reg /= v_out_reg else '0';
-    v_tvalid <= vq_valid and v_ok;
+    -- The counters are 5 bits: a verdict is let go once out_lasts has caught
+    -- up with the in_lasts it saw, compared modulo 32, which is right while
+    -- fewer than 16 last pieces are inside the block; A and G hold at most
+    -- GD + 1.
+    v_diff <= out_lasts_reg - v_tgt_reg;                          -- in 0..15: all of them out
+    v_ok <= v_ok_reg or not v_diff(4);
+    s_verdict_tready <= not u_valid_reg;
+    v_tvalid <= v_valid_reg and v_ok;
     m_verdict_tvalid <= v_tvalid;
-    m_verdict_tdata <= vq_data(CONN_W + 2 downto CONN_W);
-    m_verdict_tuser <= vq_data(CONN_W - 1 downto 0);
+    m_verdict_tdata <= v_code_reg;
+    m_verdict_tuser <= v_conn_reg;
     v_go <= v_tvalid and m_verdict_tready;
-    vq_pop <= v_go;
 
     -- --- registers -------------------------------------------------------------------------
 
@@ -656,11 +658,35 @@ begin
             end if;
 
             -- verdicts
+            if s_go = '1' and s_axis_tlast = '1' and s_axis_tuser(0) = '1' then
+                in_lasts_reg <= in_lasts_reg + 1;
+            end if;
             if pop = '1' and o_ulast = '1' then
                 out_lasts_reg <= out_lasts_reg + 1;
             end if;
-            if v_go = '1' then
-                v_out_reg <= v_out_reg + 1;
+            if v_go = '1' or v_valid_reg = '0' then
+                -- the head is free after this clock: the waiting verdict
+                -- moves up, or one comes in
+                v_valid_reg <= u_valid_reg or s_verdict_tvalid;
+                v_ok_reg <= '0';
+                if u_valid_reg = '1' then
+                    v_tgt_reg <= u_tgt_reg;
+                    v_code_reg <= u_code_reg;
+                    v_conn_reg <= u_conn_reg;
+                else
+                    v_tgt_reg <= in_lasts_reg;
+                    v_code_reg <= s_verdict_tdata;
+                    v_conn_reg <= s_verdict_tuser;
+                end if;
+                u_valid_reg <= '0';
+            else
+                v_ok_reg <= v_ok;
+                if s_verdict_tvalid = '1' and u_valid_reg = '0' then
+                    u_valid_reg <= '1';
+                    u_tgt_reg <= in_lasts_reg;
+                    u_code_reg <= s_verdict_tdata;
+                    u_conn_reg <= s_verdict_tuser;
+                end if;
             end if;
 
             if rst = '1' then
@@ -681,8 +707,11 @@ begin
                 r_reg <= (others => '0');
                 mask_reg <= (others => '0');
                 clr_pend_reg <= '0';
+                in_lasts_reg <= (others => '0');
                 out_lasts_reg <= (others => '0');
-                v_out_reg <= (others => '0');
+                v_valid_reg <= '0';
+                v_ok_reg <= '0';
+                u_valid_reg <= '0';
             end if;
         end if;
     end process p_reg;
