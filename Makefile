@@ -93,6 +93,22 @@ test-hw-full:
 # submodules it instantiates.
 lint-hw: $(RTL_V_TOPS:%=$(LINT)/verilator/%.ok) $(RTL_V_TOPS:%=$(LINT)/yosys/%.ok)
 lint-hw: $(if $(RTL_VHDL),$(LINT)/ghdl/all.ok)
+# The variants the defaults do not reach: ddp_rx and rnic_rx with the
+# write port twice the data width, and with the write-request stream.
+LINT_VARIANTS := ddp_rx-2x ddp_rx-req rnic_rx-2x rnic_rx-req
+LINT_PARAMS_2x := -GAXI_W=128
+LINT_PARAMS_req := -GAXI_W=128 -GWR_REQ=1
+lint-hw: $(LINT_VARIANTS:%=$(LINT)/verilator/%.ok)
+
+$(LINT)/verilator/ddp_rx-%.ok: $(RTL_V) $(RTL_VH) | deps
+	@mkdir -p $(@D)
+	verilator --lint-only -Wall -y hw/rtl $(LINT_PARAMS_$*) --top-module ddp_rx hw/rtl/ddp_rx.v
+	@touch $@
+
+$(LINT)/verilator/rnic_rx-%.ok: $(RTL_V) $(RTL_VH) | deps
+	@mkdir -p $(@D)
+	verilator --lint-only -Wall -y hw/rtl $(LINT_PARAMS_$*) --top-module rnic_rx hw/rtl/rnic_rx.v
+	@touch $@
 
 $(LINT)/verilator/%.ok: $(RTL_V) $(RTL_VH) | deps
 	@mkdir -p $(@D)

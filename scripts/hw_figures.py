@@ -27,9 +27,10 @@ that length, so a register listed a little below the top may need far
 fewer levels of its own (hw/README.md, "LUT levels").
 `synth --deep N` prints the N deepest of each record under the table;
 `synth --width W` synthesises only that width. A block named
-<module>/<variant> (ddp_rx/2x, rnic_rx/2x) is the module with some
-parameters set to a multiple of the width (AXI_W = 2 DATA_W: the write port
-twice the data width).
+<module>/<variant> (ddp_rx/2x, rnic_rx/2x, ddp_rx/req, rnic_rx/req) is the
+module with some parameters set to a multiple of the width (AXI_W = 2
+DATA_W: the write port twice the data width) or to a constant (WR_REQ = 1:
+the write-request stream).
 
 path: reads a netlist that synth wrote (build/synth/<block>-W<width>.json)
 and prints the deepest LUT path into one register or output port, from the
@@ -98,6 +99,8 @@ class Block:
     max_levels: dict[int, int]  # width -> the most LUT levels allowed
     # Parameters set to a multiple of the width (a variant): (name, factor)
     scaled: tuple[tuple[str, int], ...] = ()
+    # Parameters set to a constant (a variant): (name, value)
+    fixed: tuple[tuple[str, int], ...] = ()
 
     @property
     def top(self) -> str:
@@ -129,12 +132,16 @@ BLOCKS = [
     Block("ddp_rx", "DATA_W", (64, 512), {512: 5}),
     # With its write port twice the data width (AXI_W = 2 DATA_W).
     Block("ddp_rx/2x", "DATA_W", (64, 512), {512: 5}, (("AXI_W", 2),)),
+    # With the write-request stream in its place (WR_REQ = 1, two lines a request).
+    Block("ddp_rx/req", "DATA_W", (64, 512), {512: 5}, (("AXI_W", 2),), (("WR_REQ", 1),)),
     Block("mpa_rx", "DATA_W", (64, 512), {512: 5}),
     Block("mpa_rx_align", "DATA_W", (64, 512), {512: 5}),
     Block("mpa_rx_walk", "DATA_W", (64, 512), {512: 5}),
     Block("rnic_rx", "DATA_W", (64, 512), {512: 5}),
     # The 100 Gb/s build: W=512 with the 1024-bit write port.
     Block("rnic_rx/2x", "DATA_W", (512,), {512: 5}, (("AXI_W", 2),)),
+    # The same with the write-request stream (WR_REQ = 1).
+    Block("rnic_rx/req", "DATA_W", (512,), {512: 5}, (("AXI_W", 2),), (("WR_REQ", 1),)),
 ]
 
 
@@ -158,6 +165,7 @@ def yosys_script(block: Block, width: int, netlist: Path, abc: str = "abc -lut 6
             f"read_verilog -defer -sv -I {REPO_ROOT / 'hw' / 'rtl'} -DRNIC_SYNTH_ESTIMATE {srcs}",
             f"chparam -set {block.width_param} {width} {block.top}",
             *[f"chparam -set {p} {k * width} {block.top}" for p, k in block.scaled],
+            *[f"chparam -set {p} {v} {block.top}" for p, v in block.fixed],
             f"synth -flatten -top {block.top}",
             abc,
             "ltp -noff",
@@ -495,6 +503,8 @@ def fpdus64(r: dict) -> str:
             on = case.get("segments_per_clock")
     if "writes_64" in r:
         on = r["writes_64"].get("fpdus_per_clock")
+    if "writes_64_markers_off" in r:
+        off = r["writes_64_markers_off"].get("fpdus_per_clock")
     if on is None:
         return "-"
     return f"{on:.3f}" + (f" / {off:.3f} off" if off is not None else "")

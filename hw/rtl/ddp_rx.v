@@ -61,6 +61,22 @@
 // which a ULPDU's delivery record moves up to be the oldest, when there
 // was none.)
 //
+// Host memory, m_wr_* (WR_REQ = 1, with AXI_W = 2 DATA_W; the AXI4 port
+// is then idle, its valids low): a write-request stream in its place, as a
+// PCIe DMA engine or a memory controller with two interleaved halves takes
+// it. A request (valid/ready) writes two N-octet lines from a line address:
+// octet j of m_wr_data goes to m_wr_addr + j where bit j of m_wr_strb is
+// set; m_wr_addr is a multiple of N, and a request never crosses 4 KiB
+// unless its second line is a payload's last octets at the next BURST
+// block (the rule below). The same writes as on the AXI4 port, grouped
+// two lines a request instead of into aligned 2N-octet beats, so that a
+// short payload at any host offset (at most two lines) is one request
+// and 64-octet FPDUs place one a clock at W = 512. A request may carry
+// no strobes (a burst's pad beats, below). m_wr_last marks a burst's last
+// request. Writes are posted: a ULPDU's delivery waits until its bursts'
+// last requests have gone instead of for B responses (m_berr never
+// pulses).
+//
 // Configuration (valid/ready each, in priority conn > stag > post; each
 // takes effect for the pieces after it): taken between pieces, once every
 // piece taken in before it has left placement (a pending request holds
@@ -210,7 +226,8 @@ module ddp_rx #(
     parameter BURST = 8,
     parameter REC_AW = 3,
     parameter BQ_AW = 4,
-    parameter AXI_W = DATA_W
+    parameter AXI_W = DATA_W,
+    parameter WR_REQ = 0
 ) (
     input  wire                    clk,
     input  wire                    rst,
@@ -272,6 +289,13 @@ module ddp_rx #(
     input  wire [1:0]              m_axi_bresp,
     input  wire                    m_axi_bvalid,
     output wire                    m_axi_bready,
+
+    output wire [ADDR_W-1:0]       m_wr_addr,
+    output wire [AXI_W-1:0]        m_wr_data,
+    output wire [AXI_W/8-1:0]      m_wr_strb,
+    output wire                    m_wr_last,
+    output wire                    m_wr_valid,
+    input  wire                    m_wr_ready,
 
     output wire                    m_cpl_valid,
     input  wire                    m_cpl_ready,
@@ -397,6 +421,10 @@ initial begin
     end
     if (AXI_W != DATA_W && AXI_W != 2 * DATA_W) begin
         $error("ddp_rx: AXI_W must be DATA_W or 2 DATA_W, got %0d", AXI_W);
+        $finish;
+    end
+    if (WR_REQ != 0 && (WR_REQ != 1 || AXI_W != 2 * DATA_W)) begin
+        $error("ddp_rx: WR_REQ must be 0, or 1 with AXI_W = 2 DATA_W, got %0d (AXI_W %0d)", WR_REQ, AXI_W);
         $finish;
     end
 end
@@ -1284,6 +1312,7 @@ ddp_rx_fifo #(.WIDTH(DC_W), .AW(2)) dc_fifo (
 
 reg                       aw_in_valid;
 reg  [ADDR_W+8-1:0]       aw_in_data;
+wire                      aw_pop;           // the AW queue's head taken (AWREADY, or a burst's last request)
 wire                      aw_in_ready;
 wire [ADDR_W+8-1:0]       aw_out_data;
 wire                      aw_out_valid;
@@ -1292,7 +1321,7 @@ ddp_rx_fifo #(.WIDTH(ADDR_W + 8), .AW(2)) aw_fifo (
     .clk(clk), .rst(rst),
     .in_data(aw_in_data), .in_valid(aw_in_valid), .in_data2(aw_in_data), .in_valid2(1'b0), .in_ready2(fifo_ready2_unused[3]),
     .in_ready(aw_in_ready),
-    .out_data(aw_out_data), .out_valid(aw_out_valid), .out_ready(m_axi_awready)
+    .out_data(aw_out_data), .out_valid(aw_out_valid), .out_ready(aw_pop)
 );
 
 reg                           w_in_valid;
@@ -1326,10 +1355,26 @@ assign m_axi_awid = 1'b0;
 assign m_axi_awburst = 2'b01;                // INCR
 assign m_axi_awcache = 4'b0011;
 assign m_axi_awprot = 3'b010;
-assign m_axi_awvalid = aw_out_valid;
+// The B responses the delivery waits for: the port's, or in the request
+// stream's form (WR_REQ = 1) an OKAY for each burst once its last request
+// has gone.
+wire                          b_valid;
+wire [1:0]                    b_resp;
 
 generate
-if (AXI_W == DATA_W) begin : wport
+if (WR_REQ == 0) begin : axiport
+    assign m_axi_awvalid = aw_out_valid;
+    assign aw_pop = m_axi_awready;
+    assign b_valid = m_axi_bvalid;
+    assign b_resp = m_axi_bresp;
+    assign m_wr_addr = {ADDR_W{1'b0}};
+    assign m_wr_data = {AXI_W{1'b0}};
+    assign m_wr_strb = {(AXI_W/8){1'b0}};
+    assign m_wr_last = 1'b0;
+    assign m_wr_valid = 1'b0;
+    wire unused_wr = &{1'b0, m_wr_ready};
+end
+if (WR_REQ == 0 && AXI_W == DATA_W) begin : wport
     // One queued W beat a bus beat.
     wire w_go = w_out_valid && w_ok;
     wire unused_half = &{1'b0, w_in_half, w2_in_half};
@@ -1347,7 +1392,8 @@ if (AXI_W == DATA_W) begin : wport
     assign m_axi_wlast = w_out_data[0];
     assign m_axi_wvalid = w_go;
     assign w_out_last = w_go && m_axi_wready && m_axi_wlast;
-end else begin : wport2
+end
+if (WR_REQ == 0 && AXI_W != DATA_W) begin : wport2
     // A write port twice as wide: each bus beat carries two queued W beats
     // (an even one and the odd one after it, by address bit LG) or one, so
     // a payload that needs one W beat more than its ULPDU took in still
@@ -1397,6 +1443,93 @@ end else begin : wport2
     assign m_axi_wlast = w_two ? w_h1[1] : w_out_data[0];
     assign m_axi_wvalid = w2_go;
     assign w_out_last = w2_take && m_axi_wlast;
+end
+if (WR_REQ != 0) begin : reqport
+    // The write-request stream (m_wr_*): each request writes two N-octet
+    // lines from a line address, m_wr_addr (a multiple of N; low lane
+    // first: octet j of m_wr_data goes to m_wr_addr + j where its strobe
+    // is set), so a burst's W beats go out two a clock whatever their
+    // address's alignment, and a payload that spills from one line into
+    // the next (a short one at most two lines) is one request. The queued
+    // W beats are taken as the wide AXI port takes them, from ddp_rx_fifo2
+    // (its two oldest are registers): the oldest and, unless it ends its
+    // burst, the one behind it (the request waits for it). The line of a
+    // burst's k-th W beat is its AW's line + k (bursts never cross a
+    // BURST block, so only the low BW bits add); the AW stays at its
+    // queue's head until the burst's last request, m_wr_last, has gone.
+    // Requests may carry no strobes at all (a burst's pad beats, where a
+    // piece ended inside it). Writes are posted: the delivery waits for a
+    // burst's last request to have gone, in place of its B response, and
+    // the AXI4 port is idle (its valids low).
+    // A ULPDU's flush beat that would be a burst of one at the next BURST
+    // block (d_t_w2b) is queued in the same clock as the beat before it
+    // (in_data2) and without an AW, as a continuation (its queue bit, in
+    // place of the AXI port's half, is 1: a beat queued in in_data2 behind
+    // a beat that ends its burst; d_t_w2's flush beat is in the burst of
+    // the beat before it, which does not end there): when it is behind its burst's
+    // last beat at the head, it goes in that beat's request, one line up
+    // (so a short payload that crosses a block is one request too); when
+    // that beat went as a request's second line, it goes alone at the
+    // first line of the next block, r_nb_reg, kept from that request.
+    wire [DATA_W+KEEP_W+1:0]  w_h0x, w_h1;
+    wire                      w_h1v;
+    localparam [BW:0]         K2 = 2;
+    localparam [BQ_AW+1:0]    B1 = 1, B0 = 0;
+    reg  [BW-1:0]             r_k_reg = {BW{1'b0}};    // W beats of the head burst gone
+    reg  [BQ_AW+1:0]          r_b_reg = B0;            // bursts gone whose B is not yet taken
+    reg  [ADDR_W-LG-BW-1:0]   r_nb_reg = {(ADDR_W-LG-BW){1'b0}};   // the block after the head AW's
+    wire [ADDR_W-LG-BW-1:0]   r_nb;
+    wire                      r_h0last = w_out_data[0];   // the oldest ends its burst
+    wire                      r_h0cont = w_h0x[0];       // the oldest is a continuation, alone
+    wire                      r_two = !r_h0last || (w_h1v && w_h1[0]);   // the one behind it goes too
+    wire                      r_go = w_out_valid && (r_h0last || w_h1v) && (aw_out_valid || r_h0cont);
+    wire                      r_take = r_go && m_wr_ready;
+    wire                      r_last = r_h0last || w_h1[1];
+    wire                      r_burst = r_take && r_last && !r_h0cont;   // a burst's last request
+    wire [BW-1:0]             r_line = aw_out_data[8+LG +: BW] + r_k_reg;
+    wire [BW:0]               r_k_sum = {1'b0, r_k_reg} + K2;
+    rnic_incdec #(.W(ADDR_W-LG-BW), .DEC(0)) u_r_nb (.x(aw_out_data[ADDR_W+8-1:8+LG+BW]), .y(r_nb));
+    wire                      unused_r = &{1'b0, aw_out_data[7:0], aw_out_data[LG+7:8],
+                                           r_k_sum[BW], w_ok, w_in_half, w2_in_half, m_axi_awready,
+                                           m_axi_wready, m_axi_bvalid, m_axi_bresp};
+    assign w_out_data = w_h0x[DATA_W+KEEP_W+1:1];
+    ddp_rx_fifo2 #(.WIDTH(DATA_W + KEEP_W + 2), .AW(2)) w_fifo (
+        .clk(clk), .rst(rst),
+        .in_data({w_in_data, 1'b0}), .in_valid(w_in_valid), .in_ready(w_in_ready),
+        .in_data2({w2_in_data, w_in_data[0]}), .in_valid2(w2_in_valid), .in_ready2(w_in_ready2),
+        .out_data(w_h0x), .out_valid(w_out_valid), .out_ready(r_take),
+        .out_data2(w_h1), .out_valid2(w_h1v), .out_ready2(r_two)
+    );
+    always @(posedge clk) begin
+        if (r_take) begin
+            r_k_reg <= r_last ? {BW{1'b0}} : r_k_sum[BW-1:0];
+        end
+        if (r_burst) begin
+            r_nb_reg <= r_nb;
+        end
+        r_b_reg <= r_b_reg + (r_burst ? B1 : B0) - (b_go ? B1 : B0);
+        if (rst) begin
+            r_k_reg <= {BW{1'b0}};
+            r_b_reg <= B0;
+        end
+    end
+    assign m_wr_addr = r_h0cont ? {r_nb_reg, {(BW+LG){1'b0}}} : {aw_out_data[ADDR_W+8-1:8+LG+BW], r_line, {LG{1'b0}}};
+    assign m_wr_data = {r_two ? w_h1[DATA_W+KEEP_W+1:KEEP_W+2] : {DATA_W{1'b0}}, w_out_data[DATA_W+KEEP_W:KEEP_W+1]};
+    assign m_wr_strb = {r_two ? w_h1[KEEP_W+1:2] : {KEEP_W{1'b0}}, w_out_data[KEEP_W:1]};
+    assign m_wr_last = r_last;
+    assign m_wr_valid = r_go;
+    assign aw_pop = r_burst;
+    assign b_valid = r_b_reg != B0;
+    assign b_resp = 2'b00;
+    assign w_out_last = 1'b0;
+    assign m_axi_awvalid = 1'b0;
+    assign m_axi_awaddr = {ADDR_W{1'b0}};
+    assign m_axi_awlen = 8'd0;
+    assign m_axi_awsize = 3'd0;
+    assign m_axi_wdata = {AXI_W{1'b0}};
+    assign m_axi_wstrb = {(AXI_W/8){1'b0}};
+    assign m_axi_wlast = 1'b0;
+    assign m_axi_wvalid = 1'b0;
 end
 endgenerate
 
@@ -1877,7 +2010,7 @@ wire                   d_t_w2b;
 wire                   d_t_fl;
 assign d_t_end1 = d_cur_ulast && (!d_place_reg || d_lft_n0x);
 assign d_t_w2 = d_cur_ulast && !d_t_end1 && d_wrx && w_in_ready2 && d_bl_n1x;
-assign d_t_w2b = d_cur_ulast && !d_t_end1 && d_wrx && w_in_ready2 && f_bl1;
+assign d_t_w2b = d_cur_ulast && !d_t_end1 && d_wrx && w_in_ready2 && (f_bl1 || (WR_REQ != 0 && f_bl0 && f_bend));
 assign d_t_fl = d_cur_ulast && !d_t_end1 && !d_wrx && f_bl0 && f_left1;
 
 // The piece ends this clock (d_end_w): a ULPDU's last input beat taken
@@ -1941,9 +2074,14 @@ always @* begin
             if (d_t_w2) begin
                 w2_in_valid = 1'b1;
             end else if (d_t_w2b) begin
+                // (With the write-request stream it goes as a continuation
+                // of this beat, without an AW (reqport), also when this
+                // beat is a burst of one at a block's end.)
                 w2_in_valid = 1'b1;
-                aw_in_valid = 1'b1;
-                aw_in_data = {d_waddr_n, 8'd0};
+                if (WR_REQ == 0) begin
+                    aw_in_valid = 1'b1;
+                    aw_in_data = {d_waddr_n, 8'd0};
+                end
             end else if (d_t_fl) begin
                 w_in_valid = 1'b1;            // (w_in_data: the flush beat)
                 aw_in_valid = 1'b1;
@@ -2363,8 +2501,8 @@ wire [MK_W-1:0]        bd_v0 = b_cnt_reg - rf_mark;
 wire [MK_W-1:0]        bd_v1 = b_cnt1_reg - rf_mark;
 wire                   dv_bdone = v0_bdone_reg;
 wire                   dv_go = v0_valid_reg && s_verdict_tvalid && ev_free && dv_bdone;
-wire                   b_hold = (v0_valid_reg ? dv_bdone && (v0_bahead_reg || m_axi_bresp[1]) : rf_out_valid)
-                                && m_axi_bvalid;
+wire                   b_hold = (v0_valid_reg ? dv_bdone && (v0_bahead_reg || b_resp[1]) : rf_out_valid)
+                                && b_valid;
 // A ULPDU of a connection that is not enabled reports nothing here
 // (m_drop reported its pieces), whatever its verdict.
 wire                   dv_del = dv_go && !v0_dead && rf_en;
@@ -2375,10 +2513,10 @@ wire                   dv_del = dv_go && !v0_dead && rf_en;
 wire                   dv_bad = s_verdict_tdata != 3'd0;
 wire                   dv_kills = dv_bad || v0_herr || rf_kind == K_ERR || rf_kind == K_TERM;
 
-assign b_go = m_axi_bvalid && bq_out_valid && !b_hold;
-assign herr_set = b_go && m_axi_bresp[1];
+assign b_go = b_valid && bq_out_valid && !b_hold;
+assign herr_set = b_go && b_resp[1];
 assign herr_set_conn = bq_out_data;
-assign m_axi_bready = bq_out_valid && !b_hold;
+assign m_axi_bready = (WR_REQ == 0) && bq_out_valid && !b_hold;
 
 assign rf_out_ready = !v0_valid_reg || dv_go;
 assign s_verdict_tready = dv_go;
@@ -2488,9 +2626,9 @@ always @(posedge clk) begin
     perr_qn_reg <= o_qn_reg;
     perr_id_reg <= o_ent_reg[ID_W-1:0];
     perr_reason_reg <= !cx_rd_data[CX_W-1] ? 2'd3 : o_qn_reg == 2'd3 ? 2'd2 : 2'd1;
-    berr_valid_reg <= b_go && m_axi_bresp[1];
+    berr_valid_reg <= b_go && b_resp[1];
     berr_conn_reg <= bq_out_data;
-    berr_resp_reg <= m_axi_bresp;
+    berr_resp_reg <= b_resp;
     // A ULPDU's last piece has left placement: all its writes are queued.
     done_valid_reg <= d2_valid_reg && e2_last_reg && (e2_early_reg || rf_in_ready);
     done_conn_reg <= e2_conn_reg;

@@ -50,7 +50,11 @@
 //   s_conn_*, s_stag_*, s_post_*   ddp_rx's configuration streams.
 //   m_axi_*      ddp_rx's AXI4 write master (host memory), AXI_W bits
 //                (DATA_W, or 2 DATA_W for a port that keeps up with short
-//                payloads at arbitrary host offsets: ddp_rx.v).
+//                payloads at arbitrary host offsets: ddp_rx.v); idle with
+//                WR_REQ = 1.
+//   m_wr_*       ddp_rx's write-request stream (WR_REQ = 1, AXI_W =
+//                2 DATA_W): two DATA_W lines a request from a line address,
+//                byte strobes, posted; idle with WR_REQ = 0.
 //   m_cpl_*, m_err_*               ddp_rx's completions and errors.
 //   m_drop_*, m_post_err_*, m_berr_*, m_done_*   ddp_rx's status pulses.
 //
@@ -77,7 +81,8 @@ module rnic_rx #(
     parameter BURST = 8,
     parameter REC_AW = 3,
     parameter SEG_OCTETS = 16384,     // mpa_rx_ooo's segment buffer
-    parameter AXI_W = DATA_W          // the host write port: DATA_W or 2 DATA_W (ddp_rx)
+    parameter AXI_W = DATA_W,         // the host write port: DATA_W or 2 DATA_W (ddp_rx)
+    parameter WR_REQ = 0              // 1: host writes on the request stream m_wr_* (ddp_rx)
 ) (
     input  wire                    clk,
     input  wire                    rst,
@@ -157,6 +162,12 @@ module rnic_rx #(
     input  wire [1:0]              m_axi_bresp,
     input  wire                    m_axi_bvalid,
     output wire                    m_axi_bready,
+    output wire [ADDR_W-1:0]       m_wr_addr,
+    output wire [AXI_W-1:0]        m_wr_data,
+    output wire [AXI_W/8-1:0]      m_wr_strb,
+    output wire                    m_wr_last,
+    output wire                    m_wr_valid,
+    input  wire                    m_wr_ready,
 
     output wire                    m_cpl_valid,
     input  wire                    m_cpl_ready,
@@ -330,7 +341,8 @@ wire unused_ok = &{1'b0, e_tuser[CONN_W+16 +: 32], ooo_cfg_ready};
 
 ddp_rx #(
     .DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W),
-    .ID_W(ID_W), .BURST(BURST), .REC_AW(REC_AW), .AXI_W(AXI_W)
+    .ID_W(ID_W), .BURST(BURST), .REC_AW(REC_AW), .AXI_W(AXI_W),
+    .WR_REQ(WR_REQ)
 ) ddp (
     .clk(clk), .rst(rst),
     .s_axis_tdata(k_tdata), .s_axis_tkeep(k_tkeep), .s_axis_tvalid(k_tvalid),
@@ -352,6 +364,8 @@ ddp_rx #(
     .m_axi_wvalid(m_axi_wvalid), .m_axi_wready(m_axi_wready),
     .m_axi_bid(m_axi_bid), .m_axi_bresp(m_axi_bresp), .m_axi_bvalid(m_axi_bvalid),
     .m_axi_bready(m_axi_bready),
+    .m_wr_addr(m_wr_addr), .m_wr_data(m_wr_data), .m_wr_strb(m_wr_strb), .m_wr_last(m_wr_last),
+    .m_wr_valid(m_wr_valid), .m_wr_ready(m_wr_ready),
     .m_cpl_valid(m_cpl_valid), .m_cpl_ready(m_cpl_ready), .m_cpl_conn(m_cpl_conn),
     .m_cpl_opcode(m_cpl_opcode), .m_cpl_tagged(m_cpl_tagged), .m_cpl_qn(m_cpl_qn),
     .m_cpl_msn(m_cpl_msn), .m_cpl_len(m_cpl_len), .m_cpl_id(m_cpl_id), .m_cpl_stag(m_cpl_stag),

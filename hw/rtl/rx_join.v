@@ -29,10 +29,10 @@
 //   s_verdict, m_verdict: tdata = MPA code[2:0], tuser = conn; one per
 //     ULPDU, strictly after the clock of its last piece's tlast beat on
 //     s_axis (hw/README.md; mpa_rx keeps to it). They pass in order with the
-//     pieces: a verdict goes out only after every last piece (tuser last)
-//     that came in before it has left m_axis, never in the clock of that
-//     piece's tlast beat (hw/README.md's rule holds on m_axis). Two places
-//     hold them (see "verdicts").
+//     pieces: a verdict goes out only after its own last piece (tuser
+//     last) has left m_axis, never in the clock of that piece's tlast
+//     beat (hw/README.md's rule holds on m_axis); one a clock (see
+//     "verdicts").
 //   clr_valid, clr_ready, clr_conn: clears connection clr_conn's held
 //     octets (drive it when the connection is (re)configured); takes
 //     effect for pieces of that connection that arrive after it. Do not
@@ -381,35 +381,38 @@ wire w_to_s = (commit_reg && p_conn_reg == s_conn) || (clr_pend_reg && !commit_r
 wire unused_tot = tot_reg[6];
 
 // ---- verdicts: in order with the last pieces ----------------------------------------------
-// The counters are 5 bits: a verdict is let go once out_lasts has caught up
-// with the in_lasts it saw, compared modulo 32, which is right while fewer
-// than 16 last pieces are inside the block; A and G hold at most GD + 1.
-
-reg [4:0]        in_lasts_reg;              // last pieces taken on s_axis
-reg [4:0]        out_lasts_reg;             // last pieces gone out on m_axis
+// Verdicts come one per ULPDU, in the order of the last pieces, so the one
+// at the head may go once one more last piece has left m_axis than
+// verdicts have left m_verdict. ahead_reg counts the last pieces gone out
+// ahead of their verdicts, each last piece the clock after its tlast beat
+// (gone_last_reg, which keeps pop's depth off the count) and each verdict
+// the clock after it went (gone_v_reg, which keeps m_verdict_tready's off
+// it: the handshake only loads gone_v_reg and the two places, as before
+// the count). The count is ahead_reg - gone_v_reg; none_reg and one_reg
+// say ahead_reg is 0 or 1, so the head may go unless none_reg, or
+// one_reg with gone_v_reg: m_verdict_tvalid is one LUT of registers, and
+// a verdict goes two clocks after its tlast beat at the earliest.
+// ahead_reg is 10 bits: mpa_rx holds at most 32 ULPDUs' verdicts back and
+// ddp_rx takes at most its 2^REC_AW <= 256 delivery records' worth of
+// last pieces ahead of theirs.
+// Two places hold them: the head (v_*) and a second place behind it (u_*),
+// which takes a verdict while the head waits; the head takes the next one
+// on the clock it goes out (u_*'s, or s_verdict's when u_* is empty), so
+// one goes through a clock and s_verdict_tready is a register.
+reg              gone_last_reg;             // a last piece's tlast beat left m_axis
+reg              gone_v_reg;                // a verdict left m_verdict
+reg [9:0]        ahead_reg;
+reg              none_reg;                  // ahead_reg == 0
+reg              one_reg;                   // ahead_reg == 1
 reg              v_valid_reg;
-reg              v_ok_reg;
-reg [4:0]        v_tgt_reg;
 reg [2:0]        v_code_reg;
 reg [CONN_W-1:0] v_conn_reg;
-// A second place behind it (u_*): a verdict is taken on the clock the one
-// before goes out, or while it waits; s_verdict_tready stays a register.
-// With one place a verdict went through every other clock. Each still
-// waits for the last pieces behind its own that came in before it (about
-// three clocks when they come one a clock), so two go through in three
-// clocks then; one a clock would take a deeper queue, or the rule "its own
-// last piece has left", which a four-word ddp_rx_fifo here made 6 LUT
-// levels deep in rnic_rx at W=512.
 reg              u_valid_reg;
-reg [4:0]        u_tgt_reg;
 reg [2:0]        u_code_reg;
 reg [CONN_W-1:0] u_conn_reg;
 
-wire [4:0] v_diff = out_lasts_reg - v_tgt_reg;   // in 0..15: all of them out
-wire v_ok = v_ok_reg || !v_diff[4];
-wire unused_ok = &{1'b0, v_diff[3:0]};
 assign s_verdict_tready = !u_valid_reg;
-assign m_verdict_tvalid = v_valid_reg && v_ok;
+assign m_verdict_tvalid = v_valid_reg && !none_reg && !(one_reg && gone_v_reg);
 assign m_verdict_tdata = v_code_reg;
 assign m_verdict_tuser = v_conn_reg;
 wire v_go = m_verdict_tvalid && m_verdict_tready;
@@ -536,29 +539,28 @@ always @(posedge clk) begin
     end
 
     // verdicts
-    if (s_go && s_axis_tlast && s_axis_tuser[0]) begin
-        in_lasts_reg <= in_lasts_reg + 5'd1;
-    end
-    if (pop && o_ulast) begin
-        out_lasts_reg <= out_lasts_reg + 5'd1;
+    gone_last_reg <= pop && o_ulast;
+    gone_v_reg <= v_go;
+    if (gone_last_reg && !gone_v_reg) begin
+        ahead_reg <= ahead_reg + 10'd1;
+        none_reg <= 1'b0;
+        one_reg <= none_reg;
+    end else if (gone_v_reg && !gone_last_reg) begin
+        ahead_reg <= ahead_reg - 10'd1;
+        none_reg <= one_reg;
+        one_reg <= ahead_reg == 10'd2;
     end
     if (v_go || !v_valid_reg) begin
         // The head is free after this clock: the waiting verdict moves up
         // (none is taken then: s_verdict_tready is low), or one comes in.
         v_valid_reg <= u_valid_reg || s_verdict_tvalid;
-        v_ok_reg <= 1'b0;
-        v_tgt_reg <= u_valid_reg ? u_tgt_reg : in_lasts_reg;
         v_code_reg <= u_valid_reg ? u_code_reg : s_verdict_tdata;
         v_conn_reg <= u_valid_reg ? u_conn_reg : s_verdict_tuser;
         u_valid_reg <= 1'b0;
-    end else begin
-        v_ok_reg <= v_ok;
-        if (s_verdict_tvalid && s_verdict_tready) begin
-            u_valid_reg <= 1'b1;
-            u_tgt_reg <= in_lasts_reg;
-            u_code_reg <= s_verdict_tdata;
-            u_conn_reg <= s_verdict_tuser;
-        end
+    end else if (s_verdict_tvalid && s_verdict_tready) begin
+        u_valid_reg <= 1'b1;
+        u_code_reg <= s_verdict_tdata;
+        u_conn_reg <= s_verdict_tuser;
     end
 
     if (rst) begin
@@ -579,10 +581,12 @@ always @(posedge clk) begin
         r_reg <= {LG{1'b0}};
         mask_reg <= {N{1'b0}};
         clr_pend_reg <= 1'b0;
-        in_lasts_reg <= 5'd0;
-        out_lasts_reg <= 5'd0;
+        gone_last_reg <= 1'b0;
+        gone_v_reg <= 1'b0;
+        ahead_reg <= 10'd0;
+        none_reg <= 1'b1;
+        one_reg <= 1'b0;
         v_valid_reg <= 1'b0;
-        v_ok_reg <= 1'b0;
         u_valid_reg <= 1'b0;
     end
 end

@@ -94,7 +94,13 @@ simulator handles, with expectations from the oracle op ddp_place_stream
 
 The cases run on ddp_rx.v (Verilator at every width, Icarus at 64 and 512)
 and on its VHDL-2008 twin hw/rtl/vhdl/ddp_rx.vhd (GHDL at 64 and 512); with
-one seed the two end every test on the same clock.
+one seed the two end every test on the same clock. test_ddp_rx_wr_req runs
+directed_checks, early_checks, random_traffic and bench with the
+write-request stream in place of the AXI4 port (WR_REQ = 1, two lines a
+request; Verilator at 64 and 512, GHDL at 64): tests/wrreq.py's model
+writes the requests into the same memory the checks compare, with random
+back-pressure in random_traffic, and the AXI4 port's valids must stay low;
+its bench goes to build/bench/ddp_rx-req-W<w>.json.
 
 Run with `.venv/bin/pytest tests/ddp_rx` (SIMS=..., WAVES=1, RANDOM_SEED=...
 as in tests/hdlsim.py). DDP_RX_ROUNDS sets random_traffic's rounds;
@@ -122,6 +128,7 @@ import ddp_reports
 import hdlsim
 import tbutil
 import oracle
+from wrreq import WriteRequestRam
 from rdmap_tx import READ_REQ, READ_RESP, SEND, SEND_INV, SEND_SE, SEND_SE_INV, TERMINATE, WRITE
 
 CLK_PERIOD_NS = 4
@@ -181,6 +188,11 @@ class TB:
         self.ram = AxiRamWrite(AxiWriteBus.from_prefix(dut, "m_axi"), dut.clk, dut.rst, size=MEM_SIZE)
         for model in (self.source, self.ram):
             model.log.setLevel(logging.WARNING)
+        # With the write-request stream (WR_REQ = 1) the writes come there,
+        # into the same memory; the AXI4 port must stay idle.
+        self.req = WriteRequestRam(dut, "m_wr", self.ram) if os.environ.get("DDP_RX_WR_REQ") == "1" else None
+        if self.req is None:
+            dut.m_wr_ready.value = 0
         self.early_bit = self.conn_w + 18  # tuser = {early, ulpdu_len[15:0], conn, first, last}
         self.ops: list[dict] = []  # for the oracle, in the order the block sees them
         self.op_pieces: dict[int, int] = {}  # ulpdu op index -> pieces it was sent in
@@ -231,9 +243,18 @@ class TB:
                     self.in_beat_cycles.append(self.cycle)
                 if dut.s_axis_tlast.value and int(dut.s_axis_tuser.value) & last_mask == last_want:
                     self.last_pieces += 1
+            if self.req is not None:
+                assert not dut.m_axi_awvalid.value and not dut.m_axi_wvalid.value, "AXI4 port used with WR_REQ = 1"
+            elif dut.m_wr_valid.value:
+                raise AssertionError("write-request stream used with WR_REQ = 0")
             if self.measure:
                 if tv and not prev_in_valid:
                     self.first_valid_cycles.append(self.cycle)
+                if self.req is not None:
+                    # A request is the AW and the W beat at once.
+                    if dut.m_wr_valid.value and dut.m_wr_ready.value:
+                        self.aw_cycles.append(self.cycle)
+                        self.w_cycles.append(self.cycle)
                 if dut.m_axi_awvalid.value and dut.m_axi_awready.value:
                     self.aw_cycles.append(self.cycle)
                 if dut.m_axi_wvalid.value and dut.m_axi_wready.value:
@@ -1032,6 +1053,8 @@ async def random_traffic(dut):
     tb.source.set_pause_generator(tb.pause(0.1))
     for ch in (tb.ram.aw_channel, tb.ram.w_channel):
         ch.set_pause_generator(tb.pause(0.15))
+    if tb.req is not None:
+        tb.req.set_pause_generator(tb.pause(0.15))
     tb.p_event_stall = 0.2
     pds = [rng.getrandbits(32) for _ in range(3)]
     conns = [Conn(n, rng.choice(pds)) for n in rng.sample(range(tb.nconn), nconn)]
@@ -1131,12 +1154,14 @@ async def bench(dut):
     big = [x["beats_per_clock"] for x in cases if x["size"] >= 128]
     axi = len(dut.m_axi_wdata)
     # Named as scripts/hw_figures.py names the build: ddp_rx/2x with the
-    # write port twice the data width.
-    block = "ddp_rx/2x" if axi == 2 * tb.width else "ddp_rx"
+    # write port twice the data width, ddp_rx/req with the write-request
+    # stream (two lines a request).
+    block = "ddp_rx/req" if tb.req is not None else "ddp_rx/2x" if axi == 2 * tb.width else "ddp_rx"
     result = {
         "block": block,
         "width": tb.width,
         "axi_width": axi,
+        "write_port": "request stream" if tb.req is not None else "AXI4",
         "beats_per_clock": min(big),
         "latency_clocks": lat_w,
         "latency_aw_clocks": lat_aw,
@@ -2370,6 +2395,32 @@ def test_ddp_rx(sim, width, oracle_path):
     )
 
 
+# The write-request stream (WR_REQ = 1, two lines a request): the tests
+# that do not drive the AXI4 port themselves (the gap tests' Lean bench
+# does), on Verilator at both ends of the width range and on the VHDL twin
+# at 64.
+REQ_TESTS = ("directed_checks", "early_checks", "random_traffic", "bench")
+REQ_CASES = [p for p in hdlsim.width_cases((64, 512), langs=("verilog", "vhdl"),
+                                           sim_widths={"icarus": (), "ghdl": (64,)})]
+
+
+@pytest.mark.parametrize("sim,width", REQ_CASES)
+def test_ddp_rx_wr_req(sim, width, oracle_path):
+    hdlsim.run(
+        test="ddp_rx",
+        sim=sim,
+        tag=f"W{width}-A{2 * width}-req",
+        toplevel="ddp_rx",
+        test_module=__name__,
+        verilog_sources=RTL_SOURCES,
+        vhdl_sources=VHDL_SOURCES,
+        parameters={"DATA_W": width, "AXI_W": 2 * width, "WR_REQ": 1},
+        extra_env={oracle.ENV_VAR: str(oracle_path), "DDP_RX_WIDTH": str(width),
+                   "DDP_RX_BIG": "1" if sim == "verilator" and width == 512 else "0", "DDP_RX_WR_REQ": "1",
+                   "TESTCASE": os.environ.get("DDP_RX_TESTCASE") or ",".join(REQ_TESTS)},
+    )
+
+
 SOAK_WIDTH = 512
 
 
@@ -2394,10 +2445,12 @@ def test_ddp_rx_security_soak(sim, oracle_path):
 @pytest.mark.parametrize("params,message", [
     (["ddp_rx.DATA_W=96"], "DATA_W must be 64, 128, 256 or 512, got 96"),
     (["ddp_rx.DATA_W=64", "ddp_rx.AXI_W=256"], "AXI_W must be DATA_W or 2 DATA_W, got 256"),
-], ids=["DATA_W", "AXI_W"])
+    (["ddp_rx.DATA_W=64", "ddp_rx.WR_REQ=1"], "WR_REQ must be 0, or 1 with AXI_W = 2 DATA_W, got 1 (AXI_W 64)"),
+], ids=["DATA_W", "AXI_W", "WR_REQ"])
 def test_ddp_rx_rejects_illegal_width(tmp_path: Path, params, message):
-    """DATA_W outside {64, 128, 256, 512}, or a write port neither DATA_W
-    nor 2 DATA_W wide, stops the simulation at time 0 with the reason."""
+    """DATA_W outside {64, 128, 256, 512}, a write port neither DATA_W nor
+    2 DATA_W wide, or the write-request stream without the 2 DATA_W port,
+    stops the simulation at time 0 with the reason."""
     out = tmp_path / "ddp_rx.vvp"
     subprocess.run(
         ["iverilog", "-g2012", "-I", str(hdlsim.RTL_DIR), "-o", str(out),

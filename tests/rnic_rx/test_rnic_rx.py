@@ -36,13 +36,18 @@ The cocotb tests:
                    segments, as from a peer whose segments ignore FPDU
                    boundaries); then (writes_64) 64-octet FPDUs, 44-octet
                    Writes at every 8-octet offset of a 1024-bit host beat,
-                   22 to a segment: FPDUs and W beats per clock; written
-                   to build/bench/rnic_rx-W<w>.json (rnic_rx-2x-W512.json
-                   with the 1024-bit write port).
+                   22 to a segment: FPDUs and W beats per clock, on the
+                   connection with markers, then on a second one without
+                   (writes_64_markers_off); written to
+                   build/bench/rnic_rx-W<w>.json (rnic_rx-2x-W512.json
+                   with the 1024-bit write port, rnic_rx-req-W<w>.json with
+                   the write-request stream).
 
 Every test runs on rnic_rx.v (Verilator, Icarus) and on its VHDL-2008 twin
 hw/rtl/vhdl/rnic_rx.vhd (GHDL, on the twins of its blocks); with one seed the
-two end on the same clock.
+two end on the same clock. test_rnic_rx_wr_req runs them all with ddp_rx's
+write-request stream in place of the AXI4 port (WR_REQ = 1; Verilator at 64
+and 512, GHDL at 64), through tests/wrreq.py's memory model.
 
 Run with `.venv/bin/pytest tests/rnic_rx` (SIMS=..., WAVES=1, RANDOM_SEED=...
 as in tests/hdlsim.py). RNIC_RX_MSGS sets the messages per connection.
@@ -65,6 +70,7 @@ import hdlsim
 import tbutil
 import oracle
 from rdmap_tx import READ_REQ, SEND, SEND_SE, WRITE
+from wrreq import WriteRequestRam
 
 CLK_PERIOD_NS = 4
 CONN_W = 10
@@ -104,6 +110,11 @@ class TB:
         self.ram = AxiRamWrite(AxiWriteBus.from_prefix(dut, "m_axi"), dut.clk, dut.rst, size=MEM_SIZE)
         for model in (self.source, self.ram):
             model.log.setLevel(logging.WARNING)
+        # With the write-request stream (WR_REQ = 1) the writes come there,
+        # into the same memory; the AXI4 port must stay idle.
+        self.req = WriteRequestRam(dut, "m_wr", self.ram) if os.environ.get("RNIC_RX_WR_REQ") == "1" else None
+        if self.req is None:
+            dut.m_wr_ready.value = 0
         self.ops: list[dict] = []
         self.events: dict[int, list] = defaultdict(list)
         self.status: dict[str, int] = defaultdict(int)
@@ -140,6 +151,15 @@ class TB:
                 if sof:
                     self.seg_starts.append(self.cycle)
                 sof = bool(dut.s_axis_tlast.value)
+            if self.req is not None:
+                assert not dut.m_axi_awvalid.value and not dut.m_axi_wvalid.value, "AXI4 port used with WR_REQ = 1"
+                if dut.m_wr_valid.value and dut.m_wr_ready.value:
+                    # A request is the AW and the W beat at once.
+                    self.aw_cycles.append(self.cycle)
+                    self.w_cycles.append(self.cycle)
+                    self.activity += 1
+            elif dut.m_wr_valid.value:
+                raise AssertionError("write-request stream used with WR_REQ = 0")
             if dut.m_axi_awvalid.value and dut.m_axi_awready.value:
                 self.aw_cycles.append(self.cycle)
                 self.activity += 1
@@ -441,6 +461,8 @@ async def random_messages(dut):
     tb.source.set_pause_generator(tb.pause(0.1))
     for ch in (tb.ram.aw_channel, tb.ram.w_channel):
         ch.set_pause_generator(tb.pause(0.15))
+    if tb.req is not None:
+        tb.req.set_pause_generator(tb.pause(0.15))
     tb.p_event_stall = 0.2
     conns = [Conn(num, rng.getrandbits(32), i * SLICE, markers=i % 2 == 0, crc=i != 1, base=rng.getrandbits(32))
              for i, num in enumerate(rng.sample(range(1 << CONN_W), nconn))]
@@ -503,6 +525,8 @@ async def out_of_order(dut):
     tb.source.set_pause_generator(tb.pause(0.1))
     for ch in (tb.ram.aw_channel, tb.ram.w_channel):
         ch.set_pause_generator(tb.pause(0.15))
+    if tb.req is not None:
+        tb.req.set_pause_generator(tb.pause(0.15))
     tb.p_event_stall = 0.2
     # Markers on all but the last connection (mpa_rx_ooo needs them).
     conns = [Conn(num, rng.getrandbits(32), i * SLICE, markers=i < nconn - 1, crc=True, base=rng.getrandbits(32))
@@ -627,9 +651,9 @@ async def bench(dut):
     latency = tb.aw_cycles[0] - tb.seg_starts[0]
     count = 40 if tb.icarus else 120
 
-    async def more_writes(split: bool, payload: int = 1460, n: int = count) -> tuple[float, float, float]:
-        """n more Writes of payload octets back to back: input beats, FPDUs
-        and write-port W beats a clock.
+    async def more_writes(split: bool, payload: int = 1460, n: int = count, c: Conn = c) -> tuple[float, float, float]:
+        """n more Writes of payload octets back to back on connection c:
+        input beats, FPDUs and write-port W beats (requests) a clock.
         One FPDU a Write; FPDU-aligned segments of up to 1460 octets (one
         FPDU each when larger), or the stream cut every 1460 octets."""
         start = len(c.stream)
@@ -641,7 +665,7 @@ async def bench(dut):
             more += tb.segments(WRITE, payload + 14, stag=stag, to=to, payload=rng.randbytes(payload))
         prev = len(c.ulpdus)
         c.ulpdus += more
-        tb.ops = [op for op in tb.ops if "ulpdu" not in op]
+        tb.ops = [op for op in tb.ops if "ulpdu" not in op or op["ulpdu"]["conn"] != c.num]
         old = c.stream
         tb.frame(c)
         assert c.stream[:start] == old, "the Framer framed the earlier Writes differently"
@@ -674,15 +698,25 @@ async def bench(dut):
     # payload at these offsets needs two 1024-bit beats about a quarter of
     # the time, and two Writes never share one).
     small_beats, small_fpdus, small_w = await more_writes(False, payload=44, n=4 * count)
+    # The same on a connection with markers off: 22 FPDUs and their markers
+    # fill 23 beats at W=512 (mpa_rx's bound, 0.957), without them 22.
+    c2 = Conn(c.num ^ 1, c.pd, 0, markers=False, crc=True, base=rng.getrandbits(32))
+    await tb.conn(c2)
+    off_beats, off_fpdus, off_w = await more_writes(False, payload=44, n=4 * count, c=c2)
     await tb.check()
     axi = len(dut.m_axi_wdata)
-    block = "rnic_rx/2x" if axi == 2 * tb.width else "rnic_rx"   # as scripts/hw_figures.py names it
-    result = {"block": block, "width": tb.width, "axi_width": axi, "beats_per_clock": aligned,
+    # As scripts/hw_figures.py names the build.
+    block = "rnic_rx/req" if tb.req is not None else "rnic_rx/2x" if axi == 2 * tb.width else "rnic_rx"
+    result = {"block": block, "width": tb.width, "axi_width": axi,
+              "write_port": "request stream" if tb.req is not None else "AXI4", "beats_per_clock": aligned,
               "latency_clocks": latency, "latency_what": "first s_axis beat of a segment to AW valid",
               "writes": count, "write_octets": 1460, "split_1460": {"beats_per_clock": split},
               "writes_64": {"fpdu_octets": 64, "payload": 44, "writes": 4 * count,
                             "beats_per_clock": small_beats, "fpdus_per_clock": small_fpdus,
                             "w_beats_per_clock": small_w},
+              "writes_64_markers_off": {"fpdu_octets": 64, "payload": 44, "writes": 4 * count,
+                                        "beats_per_clock": off_beats, "fpdus_per_clock": off_fpdus,
+                                        "w_beats_per_clock": off_w},
               "simulator": cocotb.SIM_NAME}
     hdlsim.write_bench(block, tb.width, result)
     dut._log.info("bench: %s", result)
@@ -695,9 +729,16 @@ async def bench(dut):
 PARAMS = hdlsim.width_cases((64, 512), langs=("verilog", "vhdl"), sim_widths={"icarus": (64,), "ghdl": (64,)})
 
 
+RTL = [hdlsim.RTL_DIR / f for f in ("rnic_rx.v", "rx_join.v", "mpa_rx.v", "mpa_rx_align.v", "mpa_rx_walk.v",
+                                     "mpa_rx_lane.v", "mpa_rx_ooo.v", "crc32c.v", "ddp_rx.v", "ddp_rx_fifo.v",
+                                     "ddp_rx_fifo2.v", "sdp_ram.v", "rnic_add.v", "rnic_incdec.v", "rnic_pick.v")]
+VHDL = [hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "crc32c.vhd", "ddp_rx_fifo.vhd", "mpa_rx_lane.vhd",
+                                      "mpa_rx_align.vhd", "mpa_rx_walk.vhd", "mpa_rx.vhd", "mpa_rx_ooo.vhd",
+                                      "rx_join.vhd", "ddp_rx_fifo2.vhd", "ddp_rx.vhd", "rnic_rx.vhd")]
+
+
 @pytest.mark.parametrize("sim,width", PARAMS)
 def test_rnic_rx(sim, width, oracle_path):
-    rtl = hdlsim.RTL_DIR
     # The 512-bit build with the 1024-bit host write port a 100 Gb/s design
     # uses (ddp_rx.v: short payloads at any host offset keep up); 64 narrow.
     axi = 2 * width if width == 512 else width
@@ -707,13 +748,30 @@ def test_rnic_rx(sim, width, oracle_path):
         tag=f"W{width}-A{axi}",
         toplevel="rnic_rx",
         test_module=__name__,
-        verilog_sources=[rtl / f for f in ("rnic_rx.v", "rx_join.v", "mpa_rx.v", "mpa_rx_align.v", "mpa_rx_walk.v",
-                                           "mpa_rx_lane.v", "mpa_rx_ooo.v", "crc32c.v", "ddp_rx.v", "ddp_rx_fifo.v", "ddp_rx_fifo2.v",
-                                           "sdp_ram.v", "rnic_add.v",
-                                           "rnic_incdec.v", "rnic_pick.v")],
-        vhdl_sources=[hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "crc32c.vhd", "ddp_rx_fifo.vhd", "mpa_rx_lane.vhd",
-                                                    "mpa_rx_align.vhd", "mpa_rx_walk.vhd", "mpa_rx.vhd", "mpa_rx_ooo.vhd",
-                                                    "rx_join.vhd", "ddp_rx_fifo2.vhd", "ddp_rx.vhd", "rnic_rx.vhd")],
+        verilog_sources=RTL,
+        vhdl_sources=VHDL,
         parameters={"DATA_W": width, "CONN_W": CONN_W, "AXI_W": axi},
         extra_env={oracle.ENV_VAR: str(oracle_path), "RNIC_RX_WIDTH": str(width)},
+    )
+
+
+# With the write-request stream (WR_REQ = 1, two DATA_W lines a request):
+# Verilator at 512 (the 100 Gb/s build's other host port) and 64, GHDL at 64
+# (the VHDL twin, clock for clock the same as the Verilog).
+REQ_PARAMS = hdlsim.width_cases((64, 512), langs=("verilog", "vhdl"),
+                                sim_widths={"verilator": (64, 512), "icarus": (), "ghdl": (64,)})
+
+
+@pytest.mark.parametrize("sim,width", REQ_PARAMS)
+def test_rnic_rx_wr_req(sim, width, oracle_path):
+    hdlsim.run(
+        test="rnic_rx",
+        sim=sim,
+        tag=f"W{width}-A{2 * width}-req",
+        toplevel="rnic_rx",
+        test_module=__name__,
+        verilog_sources=RTL,
+        vhdl_sources=VHDL,
+        parameters={"DATA_W": width, "CONN_W": CONN_W, "AXI_W": 2 * width, "WR_REQ": 1},
+        extra_env={oracle.ENV_VAR: str(oracle_path), "RNIC_RX_WIDTH": str(width), "RNIC_RX_WR_REQ": "1"},
     )

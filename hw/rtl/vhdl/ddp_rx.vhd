@@ -63,7 +63,8 @@ entity ddp_rx is
         BURST   : natural := 8;
         REC_AW  : natural := 3;
         BQ_AW   : natural := 4;
-        AXI_W   : natural := DATA_W  -- the host write port: DATA_W or 2 DATA_W
+        AXI_W   : natural := DATA_W; -- the host write port: DATA_W or 2 DATA_W
+        WR_REQ  : natural := 0       -- 1: the write-request stream m_wr_* in its place
     );
     port (
         clk                : in  std_logic := '0';
@@ -126,6 +127,13 @@ entity ddp_rx is
         m_axi_bresp        : in  std_logic_vector(1 downto 0) := (others => '0');
         m_axi_bvalid       : in  std_logic := '0';
         m_axi_bready       : out std_logic;
+
+        m_wr_addr          : out std_logic_vector(ADDR_W - 1 downto 0);
+        m_wr_data          : out std_logic_vector(AXI_W - 1 downto 0);
+        m_wr_strb          : out std_logic_vector(AXI_W / 8 - 1 downto 0);
+        m_wr_last          : out std_logic;
+        m_wr_valid         : out std_logic;
+        m_wr_ready         : in  std_logic := '0';
 
         m_cpl_valid        : out std_logic;
         m_cpl_ready        : in  std_logic := '0';
@@ -209,6 +217,10 @@ architecture rtl of ddp_rx is
             severity failure;
         assert AXI_W = DATA_W or AXI_W = 2 * DATA_W
             report "ddp_rx: AXI_W must be DATA_W or 2 DATA_W, got " & integer'image(AXI_W)
+            severity failure;
+        assert WR_REQ = 0 or (WR_REQ = 1 and AXI_W = 2 * DATA_W)
+            report "ddp_rx: WR_REQ must be 0, or 1 with AXI_W = 2 DATA_W, got " & integer'image(WR_REQ)
+                & " (AXI_W " & integer'image(AXI_W) & ")"
             severity failure;
         return true;
     end function check_generics;
@@ -743,6 +755,11 @@ architecture rtl of ddp_rx is
     signal d_conn_reg : conn_t := (others => '0');
 
     signal axi_awvalid, axi_wlast, axi_bready : std_ulogic := '0';
+    -- the AW queue's head taken; the B responses the delivery waits for
+    -- (the port's, or with WR_REQ = 1 an OKAY per burst once its last
+    -- request has gone: see the Verilog)
+    signal aw_pop, b_valid : std_ulogic := '0';
+    signal b_resp : std_logic_vector(1 downto 0) := (others => '0');
 
     -- --- placement -------------------------------------------------------------------
 
@@ -1681,11 +1698,10 @@ begin
             clk => clk, rst => rst,
             in_data => aw_in_data, in_valid => aw_in_valid, in_ready => aw_in_ready,
             in_data2 => aw_in_data, in_valid2 => '0', in_ready2 => open,
-            out_data => aw_out_data, out_valid => aw_out_valid, out_ready => m_axi_awready
+            out_data => aw_out_data, out_valid => aw_out_valid, out_ready => aw_pop
         );
 
     w_ok <= to_sl(w_credit_reg > 0) or (to_sl(w_credit_reg = 0) and axi_awvalid);
-    axi_awvalid <= aw_out_valid;
 
     m_axi_awid <= "0";
     m_axi_awburst <= "01";                  -- INCR
@@ -1693,7 +1709,19 @@ begin
     m_axi_awprot <= "010";
     m_axi_awvalid <= axi_awvalid;
 
-    g_wport : if AXI_W = DATA_W generate
+    g_axiport : if WR_REQ = 0 generate
+        axi_awvalid <= aw_out_valid;
+        aw_pop <= m_axi_awready;
+        b_valid <= m_axi_bvalid;
+        b_resp <= m_axi_bresp;
+        m_wr_addr <= (others => '0');
+        m_wr_data <= (others => '0');
+        m_wr_strb <= (others => '0');
+        m_wr_last <= '0';
+        m_wr_valid <= '0';
+    end generate g_axiport;
+
+    g_wport : if WR_REQ = 0 and AXI_W = DATA_W generate
         -- One queued W beat a bus beat.
         w_go <= w_out_valid and w_ok;
         w_out_ready <= m_axi_wready and w_ok;
@@ -1716,7 +1744,7 @@ begin
         m_axi_wlast <= axi_wlast;
         m_axi_wvalid <= w_go;
         w_out_last <= w_go and m_axi_wready and axi_wlast;
-    else generate
+    elsif WR_REQ = 0 generate
         -- A write port twice as wide: a bus beat carries two queued W beats
         -- (an even one and the odd one after it, by address bit LG) or one;
         -- see the Verilog for the burst arithmetic. Each W beat is queued
@@ -1774,6 +1802,90 @@ begin
         m_axi_wlast <= axi_wlast;
         m_axi_wvalid <= w2_go;
         w_out_last <= w2_take and axi_wlast;
+    else generate
+        -- The write-request stream (see the Verilog's reqport): two lines a
+        -- request from a line address; the oldest queued W beat and, unless
+        -- it ends its burst (or when the one behind it is a continuation,
+        -- its queue bit set), the one behind it. A continuation alone goes
+        -- at the first line of the block after its burst's (r_nb_reg).
+        signal w_in1, w_in2, w_h0x, w_h1 : std_logic_vector(W_W_c downto 0) := (others => '0');
+        signal w_h1v : std_ulogic := '0';
+        signal r_k_reg : unsigned(BW_c - 1 downto 0) := (others => '0');      -- W beats of the head burst gone
+        signal r_b_reg : unsigned(BQ_AW + 1 downto 0) := (others => '0');     -- bursts gone, B not yet taken
+        signal r_nb_reg : unsigned(ADDR_W - LG_c - BW_c - 1 downto 0) := (others => '0');
+        signal r_h0last, r_h0cont, r_two, r_go, r_take, r_last, r_burst : std_ulogic := '0';
+        signal r_line : unsigned(BW_c - 1 downto 0) := (others => '0');
+        signal hi_d : std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
+        signal hi_k : std_logic_vector(KEEP_W_c - 1 downto 0) := (others => '0');
+    begin
+        w_in1 <= w_in_data & '0';
+        w_in2 <= w2_in_data & w_in_data(0);
+        w_out_data <= w_h0x(W_W_c downto 1);
+        r_h0last <= w_out_data(0);
+        r_h0cont <= w_h0x(0);
+        r_two <= (not r_h0last) or (w_h1v and w_h1(0));
+        r_go <= w_out_valid and (r_h0last or w_h1v) and (aw_out_valid or r_h0cont);
+        r_take <= r_go and m_wr_ready;
+        r_last <= r_h0last or w_h1(1);
+        r_burst <= r_take and r_last and not r_h0cont;
+        r_line <= unsigned(aw_out_data(8 + LG_c + BW_c - 1 downto 8 + LG_c)) + r_k_reg;
+
+        w_fifo : entity work.ddp_rx_fifo2
+            generic map (WIDTH => W_W_c + 1, AW => 2)
+            port map (
+                clk => clk, rst => rst,
+                in_data => w_in1, in_valid => w_in_valid, in_ready => w_in_ready,
+                in_data2 => w_in2, in_valid2 => w2_in_valid, in_ready2 => w_in_ready2,
+                out_data => w_h0x, out_valid => w_out_valid, out_ready => r_take,
+                out_data2 => w_h1, out_valid2 => w_h1v, out_ready2 => r_two
+            );
+
+        p_req : process (clk) is
+        begin
+            if rising_edge(clk) then
+                if r_take = '1' then
+                    if r_last = '1' then
+                        r_k_reg <= (others => '0');
+                    else
+                        r_k_reg <= r_k_reg + 2;
+                    end if;
+                end if;
+                if r_burst = '1' then
+                    r_nb_reg <= unsigned(aw_out_data(AWQ_W_c - 1 downto 8 + LG_c + BW_c)) + 1;
+                end if;
+                if r_burst = '1' and b_go = '0' then
+                    r_b_reg <= r_b_reg + 1;
+                elsif r_burst = '0' and b_go = '1' then
+                    r_b_reg <= r_b_reg - 1;
+                end if;
+                if rst = '1' then
+                    r_k_reg <= (others => '0');
+                    r_b_reg <= (others => '0');
+                end if;
+            end if;
+        end process p_req;
+
+        hi_d <= w_h1(DATA_W + KEEP_W_c + 1 downto KEEP_W_c + 2) when r_two = '1' else (others => '0');
+        hi_k <= w_h1(KEEP_W_c + 1 downto 2) when r_two = '1' else (others => '0');
+        m_wr_addr <= std_logic_vector(r_nb_reg) & (BW_c + LG_c - 1 downto 0 => '0') when r_h0cont = '1' else
+                     aw_out_data(AWQ_W_c - 1 downto 8 + LG_c + BW_c) & std_logic_vector(r_line)
+                     & (LG_c - 1 downto 0 => '0');
+        m_wr_data <= hi_d & w_out_data(DATA_W + KEEP_W_c downto KEEP_W_c + 1);
+        m_wr_strb <= hi_k & w_out_data(KEEP_W_c downto 1);
+        m_wr_last <= r_last;
+        m_wr_valid <= r_go;
+        aw_pop <= r_burst;
+        b_valid <= to_sl(r_b_reg /= 0);
+        b_resp <= "00";
+        w_out_last <= '0';
+        axi_awvalid <= '0';
+        m_axi_awaddr <= (others => '0');
+        m_axi_awlen <= (others => '0');
+        m_axi_awsize <= (others => '0');
+        m_axi_wdata <= (others => '0');
+        m_axi_wstrb <= (others => '0');
+        m_axi_wlast <= '0';
+        m_axi_wvalid <= '0';
     end generate g_wport;
 
     p_credit : process (clk) is
@@ -2127,7 +2239,8 @@ begin
     d_bl_n1x <= sel(d_wrx, sel(f_bl0, f_nbm1_1, f_bl2), f_bl1);
     d_t_end1 <= d_cur_ulast and ((not d_place_reg) or d_lft_n0x);
     d_t_w2 <= d_cur_ulast and (not d_t_end1) and d_wrx and w_in_ready2 and d_bl_n1x;
-    d_t_w2b <= d_cur_ulast and (not d_t_end1) and d_wrx and w_in_ready2 and f_bl1;
+    d_t_w2b <= d_cur_ulast and (not d_t_end1) and d_wrx and w_in_ready2
+               and (f_bl1 or (to_sl(WR_REQ /= 0) and f_bl0 and f_bend));
     d_t_fl <= d_cur_ulast and (not d_t_end1) and (not d_wrx) and f_bl0 and f_left1;
 
     p_d1 : process (all) is
@@ -2194,9 +2307,13 @@ begin
                     elsif d_t_w2b = '1' then
                         -- this beat's burst ends at a BURST block's end: the
                         -- flush beat is a burst of one of its own
+                        -- (with the write-request stream: a continuation of
+                        -- this beat, without an AW; see the Verilog)
                         w2v := '1';
-                        awv := '1';
-                        awd := std_ulogic_vector(d_waddr_n) & x"00";
+                        if WR_REQ = 0 then
+                            awv := '1';
+                            awd := std_ulogic_vector(d_waddr_n) & x"00";
+                        end if;
                         en := '1';
                     elsif d_t_fl = '1' then
                         wv := '1';
@@ -2621,8 +2738,8 @@ begin
     bd_v1 <= b_cnt1_reg - rf_mark;
     dv_bdone <= v0_bdone_reg;
     dv_go <= v0_valid_reg and s_verdict_tvalid and ev_free and dv_bdone;
-    b_hold <= sel(v0_valid_reg, dv_bdone and (v0_bahead_reg or m_axi_bresp(1)), rf_out_valid)
-              and m_axi_bvalid;
+    b_hold <= sel(v0_valid_reg, dv_bdone and (v0_bahead_reg or b_resp(1)), rf_out_valid)
+              and b_valid;
     -- A ULPDU of a connection that is not enabled reports nothing here
     -- (m_drop reported its pieces), whatever its verdict.
     dv_del <= dv_go and (not v0_dead) and rf_en;
@@ -2633,10 +2750,10 @@ begin
     dv_bad <= to_sl(s_verdict_tdata /= "000");
     dv_kills <= dv_bad or v0_herr or to_sl(rf_kind = K_ERR_c) or to_sl(rf_kind = K_TERM_c);
 
-    b_go <= m_axi_bvalid and bq_out_valid and not b_hold;
-    herr_set <= b_go and m_axi_bresp(1);
+    b_go <= b_valid and bq_out_valid and not b_hold;
+    herr_set <= b_go and b_resp(1);
     herr_set_conn <= bq_out_data;
-    axi_bready <= bq_out_valid and not b_hold;
+    axi_bready <= bq_out_valid and not b_hold and to_sl(WR_REQ = 0);
     m_axi_bready <= axi_bready;
 
     rf_out_ready <= (not v0_valid_reg) or dv_go;
@@ -2749,9 +2866,9 @@ begin
             else
                 perr_reason_reg <= "01";
             end if;
-            berr_valid_reg <= b_go and m_axi_bresp(1);
+            berr_valid_reg <= b_go and b_resp(1);
             berr_conn_reg <= bq_out_data;
-            berr_resp_reg <= m_axi_bresp;
+            berr_resp_reg <= b_resp;
             -- A ULPDU's last piece has left placement: all its writes are queued.
             done_valid_reg <= d2_valid_reg and e2_last_reg and (e2_early_reg or rf_in_ready);
             done_conn_reg <= e2_conn_reg;

@@ -35,7 +35,8 @@ entity rnic_rx is
         BURST      : natural := 8;
         REC_AW     : natural := 3;
         SEG_OCTETS : natural := 16384;
-        AXI_W      : natural := DATA_W    -- the host write port: DATA_W or 2 DATA_W (ddp_rx)
+        AXI_W      : natural := DATA_W;   -- the host write port: DATA_W or 2 DATA_W (ddp_rx)
+        WR_REQ     : natural := 0         -- 1: host writes on the request stream m_wr_* (ddp_rx)
     );
     port (
         clk                : in  std_logic := '0';
@@ -108,6 +109,12 @@ entity rnic_rx is
         m_axi_bresp        : in  std_logic_vector(1 downto 0) := (others => '0');
         m_axi_bvalid       : in  std_logic := '0';
         m_axi_bready       : out std_logic := '0';
+        m_wr_addr          : out std_logic_vector(ADDR_W - 1 downto 0) := (others => '0');
+        m_wr_data          : out std_logic_vector(AXI_W - 1 downto 0) := (others => '0');
+        m_wr_strb          : out std_logic_vector(AXI_W / 8 - 1 downto 0) := (others => '0');
+        m_wr_last          : out std_logic := '0';
+        m_wr_valid         : out std_logic := '0';
+        m_wr_ready         : in  std_logic := '0';
         m_cpl_valid        : out std_logic := '0';
         m_cpl_ready        : in  std_logic := '0';
         m_cpl_conn         : out std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
@@ -292,7 +299,7 @@ begin
     ddp : entity work.ddp_rx
         generic map (
             DATA_W => DATA_W, CONN_W => CONN_W, STAG_AW => STAG_AW, RQ_AW => RQ_AW, ADDR_W => ADDR_W,
-            ID_W => ID_W, BURST => BURST, REC_AW => REC_AW, AXI_W => AXI_W
+            ID_W => ID_W, BURST => BURST, REC_AW => REC_AW, AXI_W => AXI_W, WR_REQ => WR_REQ
         )
         port map (
             clk => clk, rst => rst,
@@ -342,6 +349,12 @@ begin
             m_axi_bresp => m_axi_bresp,
             m_axi_bvalid => m_axi_bvalid,
             m_axi_bready => m_axi_bready,
+            m_wr_addr => m_wr_addr,
+            m_wr_data => m_wr_data,
+            m_wr_strb => m_wr_strb,
+            m_wr_last => m_wr_last,
+            m_wr_valid => m_wr_valid,
+            m_wr_ready => m_wr_ready,
             m_cpl_valid => m_cpl_valid,
             m_cpl_ready => m_cpl_ready,
             m_cpl_conn => m_cpl_conn,

@@ -140,7 +140,6 @@ architecture rtl of rx_join is
     subtype cnt_t is unsigned(LG_c downto 0);                     -- octets of a beat, 0 .. N
     subtype gi_t is unsigned(GA_c downto 0);                      -- G's ring indices and fill
     subtype lane_t is unsigned(LG_c - 1 downto 0);
-    subtype u5_t is unsigned(4 downto 0);
     subtype u6_t is unsigned(5 downto 0);
     subtype u7_t is unsigned(6 downto 0);
     subtype u16_t is unsigned(15 downto 0);
@@ -298,21 +297,21 @@ architecture rtl of rx_join is
 
     -- --- verdicts ---
 
-    signal in_lasts_reg  : u5_t := (others => '0');               -- last pieces taken on s_axis
-    signal out_lasts_reg : u5_t := (others => '0');               -- last pieces gone out on m_axis
+    -- last pieces gone out ahead of their verdicts, and whether none (see rx_join.v)
+    signal gone_last_reg    : std_ulogic := '0';                      -- a last piece's tlast beat left
+    signal gone_v_reg    : std_ulogic := '0';                      -- a verdict left
+    signal ahead_reg     : unsigned(9 downto 0) := (others => '0');
+    signal none_reg      : std_ulogic := '1';                      -- ahead_reg = 0
+    signal one_reg       : std_ulogic := '0';                      -- ahead_reg = 1
     signal v_valid_reg   : std_ulogic := '0';
-    signal v_ok_reg      : std_ulogic := '0';
-    signal v_tgt_reg     : u5_t := (others => '0');
     signal v_code_reg    : std_ulogic_vector(2 downto 0) := (others => '0');
     signal v_conn_reg    : conn_t := (others => '0');
-    -- a second place behind it (see rx_join.v)
+    -- a second place behind it
     signal u_valid_reg   : std_ulogic := '0';
-    signal u_tgt_reg     : u5_t := (others => '0');
     signal u_code_reg    : std_ulogic_vector(2 downto 0) := (others => '0');
     signal u_conn_reg    : conn_t := (others => '0');
 
-    signal v_diff : u5_t := (others => '0');
-    signal v_ok, v_tvalid, v_go : std_ulogic := '0';
+    signal v_tvalid, v_go : std_ulogic := '0';
 
 begin
 
@@ -494,14 +493,11 @@ begin
 
     -- --- verdicts: in order with the last pieces ---------------------------------------------
 
-    -- The counters are 5 bits: a verdict is let go once out_lasts has caught
-    -- up with the in_lasts it saw, compared modulo 32, which is right while
-    -- fewer than 16 last pieces are inside the block; A and G hold at most
-    -- GD + 1.
-    v_diff <= out_lasts_reg - v_tgt_reg;                          -- in 0..15: all of them out
-    v_ok <= v_ok_reg or not v_diff(4);
+    -- Verdicts come one per ULPDU, in the order of the last pieces: the
+    -- head goes once more last pieces than verdicts have gone out, counted
+    -- as ahead_reg - gone_v_reg (see rx_join.v).
     s_verdict_tready <= not u_valid_reg;
-    v_tvalid <= v_valid_reg and v_ok;
+    v_tvalid <= v_valid_reg and not none_reg and not (one_reg and gone_v_reg);
     m_verdict_tvalid <= v_tvalid;
     m_verdict_tdata <= v_code_reg;
     m_verdict_tuser <= v_conn_reg;
@@ -658,35 +654,37 @@ begin
             end if;
 
             -- verdicts
-            if s_go = '1' and s_axis_tlast = '1' and s_axis_tuser(0) = '1' then
-                in_lasts_reg <= in_lasts_reg + 1;
-            end if;
-            if pop = '1' and o_ulast = '1' then
-                out_lasts_reg <= out_lasts_reg + 1;
+            gone_last_reg <= pop and o_ulast;
+            gone_v_reg <= v_go;
+            if gone_last_reg = '1' and gone_v_reg = '0' then
+                ahead_reg <= ahead_reg + 1;
+                none_reg <= '0';
+                one_reg <= none_reg;
+            elsif gone_v_reg = '1' and gone_last_reg = '0' then
+                ahead_reg <= ahead_reg - 1;
+                none_reg <= one_reg;
+                if ahead_reg = 2 then
+                    one_reg <= '1';
+                else
+                    one_reg <= '0';
+                end if;
             end if;
             if v_go = '1' or v_valid_reg = '0' then
                 -- the head is free after this clock: the waiting verdict
                 -- moves up, or one comes in
                 v_valid_reg <= u_valid_reg or s_verdict_tvalid;
-                v_ok_reg <= '0';
                 if u_valid_reg = '1' then
-                    v_tgt_reg <= u_tgt_reg;
                     v_code_reg <= u_code_reg;
                     v_conn_reg <= u_conn_reg;
                 else
-                    v_tgt_reg <= in_lasts_reg;
                     v_code_reg <= s_verdict_tdata;
                     v_conn_reg <= s_verdict_tuser;
                 end if;
                 u_valid_reg <= '0';
-            else
-                v_ok_reg <= v_ok;
-                if s_verdict_tvalid = '1' and u_valid_reg = '0' then
-                    u_valid_reg <= '1';
-                    u_tgt_reg <= in_lasts_reg;
-                    u_code_reg <= s_verdict_tdata;
-                    u_conn_reg <= s_verdict_tuser;
-                end if;
+            elsif s_verdict_tvalid = '1' and u_valid_reg = '0' then
+                u_valid_reg <= '1';
+                u_code_reg <= s_verdict_tdata;
+                u_conn_reg <= s_verdict_tuser;
             end if;
 
             if rst = '1' then
@@ -707,10 +705,12 @@ begin
                 r_reg <= (others => '0');
                 mask_reg <= (others => '0');
                 clr_pend_reg <= '0';
-                in_lasts_reg <= (others => '0');
-                out_lasts_reg <= (others => '0');
+                gone_last_reg <= '0';
+                gone_v_reg <= '0';
+                ahead_reg <= (others => '0');
+                none_reg <= '1';
+                one_reg <= '0';
                 v_valid_reg <= '0';
-                v_ok_reg <= '0';
                 u_valid_reg <= '0';
             end if;
         end if;
