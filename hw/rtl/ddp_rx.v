@@ -1452,8 +1452,9 @@ if (WR_REQ != 0) begin : reqport
     // address's alignment, and a payload that spills from one line into
     // the next (a short one at most two lines) is one request. The queued
     // W beats are taken as the wide AXI port takes them, from ddp_rx_fifo2
-    // (its two oldest are registers): the oldest and, unless it ends its
-    // burst, the one behind it (the request waits for it). The line of a
+    // (its two oldest are registers): the oldest and, when it is there and
+    // the oldest does not end its burst, the one behind it (a request does
+    // not wait for it: the first write goes with the first W beat). The line of a
     // burst's k-th W beat is its AW's line + k (bursts never cross a
     // BURST block, so only the low BW bits add); the AW stays at its
     // queue's head until the burst's last request, m_wr_last, has gone.
@@ -1473,7 +1474,7 @@ if (WR_REQ != 0) begin : reqport
     // first line of the next block, r_nb_reg, kept from that request.
     wire [DATA_W+KEEP_W+1:0]  w_h0x, w_h1;
     wire                      w_h1v;
-    localparam [BW:0]         K2 = 2;
+    localparam [BW:0]         K1 = 1, K2 = 2;
     localparam [BQ_AW+1:0]    B1 = 1, B0 = 0;
     reg  [BW-1:0]             r_k_reg = {BW{1'b0}};    // W beats of the head burst gone
     reg  [BQ_AW+1:0]          r_b_reg = B0;            // bursts gone whose B is not yet taken
@@ -1481,13 +1482,13 @@ if (WR_REQ != 0) begin : reqport
     wire [ADDR_W-LG-BW-1:0]   r_nb;
     wire                      r_h0last = w_out_data[0];   // the oldest ends its burst
     wire                      r_h0cont = w_h0x[0];       // the oldest is a continuation, alone
-    wire                      r_two = !r_h0last || (w_h1v && w_h1[0]);   // the one behind it goes too
-    wire                      r_go = w_out_valid && (r_h0last || w_h1v) && (aw_out_valid || r_h0cont);
+    wire                      r_two = w_h1v && (!r_h0last || w_h1[0]);   // the one behind it goes too
+    wire                      r_go = w_out_valid && (aw_out_valid || r_h0cont);
     wire                      r_take = r_go && m_wr_ready;
-    wire                      r_last = r_h0last || w_h1[1];
+    wire                      r_last = r_two ? w_h1[1] : r_h0last;
     wire                      r_burst = r_take && r_last && !r_h0cont;   // a burst's last request
     wire [BW-1:0]             r_line = aw_out_data[8+LG +: BW] + r_k_reg;
-    wire [BW:0]               r_k_sum = {1'b0, r_k_reg} + K2;
+    wire [BW:0]               r_k_sum = {1'b0, r_k_reg} + (r_two ? K2 : K1);
     rnic_incdec #(.W(ADDR_W-LG-BW), .DEC(0)) u_r_nb (.x(aw_out_data[ADDR_W+8-1:8+LG+BW]), .y(r_nb));
     wire                      unused_r = &{1'b0, aw_out_data[7:0], aw_out_data[LG+7:8],
                                            r_k_sum[BW], w_ok, w_in_half, w2_in_half, m_axi_awready,

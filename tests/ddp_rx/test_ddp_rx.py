@@ -85,6 +85,9 @@ The cocotb tests, in order:
                    memory and every report are compared at checkpoints.
                    DDP_RX_SOAK_ULPDUS sets its size (default 200000); its
                    rate and outcomes go to build/bench/ddp_rx-soak-W512.json.
+                   test_ddp_rx_security_soak_wr_req runs it with the
+                   write-request stream (each request's strobed octets
+                   checked the same way; ddp_rx-soak-W512-req.json).
 
 The gap tests and the soak run on a lean bench (class Lean): one coroutine
 per clock drives the clock, the pieces, configuration and verdicts, an
@@ -1226,6 +1229,10 @@ class Lean:
         self.dut = dut
         self.lanes = len(dut.s_axis_tdata) // 8
         self.blanes = len(dut.m_axi_wstrb)  # the write port's: lanes or 2 lanes (AXI_W)
+        # The write-request stream (WR_REQ = 1) in the AXI4 port's place:
+        # always ready, each request's strobed octets checked and written
+        # as a W beat's are (no poisoned octets: nothing answers a request).
+        self.req = os.environ.get("DDP_RX_WR_REQ") == "1"
         self.conn_w = len(dut.s_conn_conn)
         self.mem = bytearray(mem_size)
         self.poison: list[tuple[int, int]] = []
@@ -1270,6 +1277,7 @@ class Lean:
             getattr(dut, sig).value = 1
         dut.m_axi_bid.value = 0
         dut.m_axi_bresp.value = 0
+        dut.m_wr_ready.value = int(self.req)
         dut.clk.value = 0
         await Timer(CLK_PERIOD_NS, units="ns")
         cocotb.start_soon(self._loop())  # drives the clock too
@@ -1364,6 +1372,10 @@ class Lean:
         aw_valid, aw_addr, aw_len = rd(dut.m_axi_awvalid), rd(dut.m_axi_awaddr), rd(dut.m_axi_awlen)
         w_valid, w_data, w_strb, w_last = rd(dut.m_axi_wvalid), rd(dut.m_axi_wdata), rd(dut.m_axi_wstrb), rd(dut.m_axi_wlast)
         b_valid, b_ready, b_resp = wr(dut.m_axi_bvalid), rd(dut.m_axi_bready), wr(dut.m_axi_bresp)
+        r_valid, r_addr, r_data, r_strb, r_last = (rd(dut.m_wr_valid), rd(dut.m_wr_addr), rd(dut.m_wr_data),
+                                                   rd(dut.m_wr_strb), rd(dut.m_wr_last))
+        req = self.req
+        assert not (req and self.poison), "poisoned octets need the AXI4 port (an error response)"
         aw_ready = wr(dut.m_axi_awready)
         awready = 1
         aw_ready(awready)
@@ -1445,8 +1457,24 @@ class Lean:
                 conn, code = self.verdicts[0]
                 drive += ((v_data, code), (v_user, conn), (v_valid, 1))
                 vvalid = True
-            # --- AXI write slave and monitor
+            # --- AXI write slave (or request sink) and monitor
             awv, wv = aw_valid(), w_valid()
+            rv = req and r_valid()
+            if rv:
+                addr, strb = r_addr(), r_strb()
+                assert addr % self.lanes == 0, f"write request at {addr:#x}: not a multiple of the line"
+                if strb:
+                    if self.check_monitor:
+                        self._check_w(addr, strb)
+                    data = r_data().to_bytes(blanes, "little")
+                    self.writes += 1
+                    s = strb
+                    while s:
+                        lo = (s & -s).bit_length() - 1
+                        hi = lo + ((~(s >> lo)) & ((s >> lo) + 1)).bit_length() - 1
+                        self.mem[addr + lo:addr + hi] = data[lo:hi]
+                        s &= ~(((1 << (hi - lo)) - 1) << lo)
+                self.aws += r_last()
             if awv and awready:
                 addr, blen = aw_addr(), aw_len() + 1
                 if self.w_ahead:
@@ -1501,7 +1529,7 @@ class Lean:
                 assert pending and pending[0][1].conn == c, \
                     f"m_done for conn {c}, expected {pending[0][1].conn if pending else 'none'}"
                 pending[0][0] = True
-            if not awv and not wv and self.closing and self.closing[0][0]:
+            if not awv and not wv and not rv and self.closing and self.closing[0][0]:
                 self.closing = [x for x in self.closing if not x[0]]
             if bvalid and b_ready():
                 self.b_q.popleft()
@@ -2099,8 +2127,8 @@ async def security_soak(dut):
     dut._log.info("soak done: %d ULPDUs in %.1f s (%.0f ULPDUs/s, %d clocks, %.1f clocks each): %s",
                   sent, dt, sent / dt, lean.cycle - cyc0, (lean.cycle - cyc0) / sent, summary)
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
-    (BENCH_DIR / f"ddp_rx-soak-W{lean.lanes * 8}.json").write_text(json.dumps(
-        {"ulpdus": sent, "seconds": round(dt, 1), "ulpdus_per_second": round(sent / dt), "clocks": lean.cycle - cyc0,
+    (BENCH_DIR / f"ddp_rx-soak-W{lean.lanes * 8}{'-req' if lean.req else ''}.json").write_text(json.dumps(
+        {"write_port": "request stream" if lean.req else "AXI4", "ulpdus": sent, "seconds": round(dt, 1), "ulpdus_per_second": round(sent / dt), "clocks": lean.cycle - cyc0,
          "outcomes": summary}, indent=2) + "\n")
     # The stimulus must reach every check: each error of 7.1 and RFC 5040 the
     # block makes, completions, drops and refused posts.
@@ -2438,6 +2466,24 @@ def test_ddp_rx_security_soak(sim, oracle_path):
         parameters={"DATA_W": SOAK_WIDTH},
         extra_env={oracle.ENV_VAR: str(oracle_path), "DDP_RX_WIDTH": str(SOAK_WIDTH), "DDP_RX_BIG": "0",
                    "TESTCASE": "security_soak"},
+    )
+
+
+@pytest.mark.parametrize("sim", [p for p in hdlsim.simulators(langs=("verilog",)) if p.values[0] == "verilator"])
+def test_ddp_rx_security_soak_wr_req(sim, oracle_path):
+    """security_soak with the write-request stream (WR_REQ = 1): every
+    request's strobed octets checked as they come; DDP_RX_SOAK_ULPDUS sets
+    its size."""
+    hdlsim.run(
+        test="ddp_rx",
+        sim=sim,
+        tag=f"W{SOAK_WIDTH}-soak-req",
+        toplevel="ddp_rx",
+        test_module=__name__,
+        verilog_sources=RTL_SOURCES,
+        parameters={"DATA_W": SOAK_WIDTH, "AXI_W": 2 * SOAK_WIDTH, "WR_REQ": 1},
+        extra_env={oracle.ENV_VAR: str(oracle_path), "DDP_RX_WIDTH": str(SOAK_WIDTH), "DDP_RX_BIG": "0",
+                   "DDP_RX_WR_REQ": "1", "TESTCASE": "security_soak"},
     )
 
 

@@ -1804,9 +1804,9 @@ begin
         w_out_last <= w2_take and axi_wlast;
     else generate
         -- The write-request stream (see the Verilog's reqport): two lines a
-        -- request from a line address; the oldest queued W beat and, unless
-        -- it ends its burst (or when the one behind it is a continuation,
-        -- its queue bit set), the one behind it. A continuation alone goes
+        -- request from a line address; the oldest queued W beat and, when
+        -- it is there and the oldest does not end its burst (or is a
+        -- continuation, its queue bit set), the one behind it. A continuation alone goes
         -- at the first line of the block after its burst's (r_nb_reg).
         signal w_in1, w_in2, w_h0x, w_h1 : std_logic_vector(W_W_c downto 0) := (others => '0');
         signal w_h1v : std_ulogic := '0';
@@ -1823,10 +1823,10 @@ begin
         w_out_data <= w_h0x(W_W_c downto 1);
         r_h0last <= w_out_data(0);
         r_h0cont <= w_h0x(0);
-        r_two <= (not r_h0last) or (w_h1v and w_h1(0));
-        r_go <= w_out_valid and (r_h0last or w_h1v) and (aw_out_valid or r_h0cont);
+        r_two <= w_h1v and ((not r_h0last) or w_h1(0));
+        r_go <= w_out_valid and (aw_out_valid or r_h0cont);
         r_take <= r_go and m_wr_ready;
-        r_last <= r_h0last or w_h1(1);
+        r_last <= w_h1(1) when r_two = '1' else r_h0last;
         r_burst <= r_take and r_last and not r_h0cont;
         r_line <= unsigned(aw_out_data(8 + LG_c + BW_c - 1 downto 8 + LG_c)) + r_k_reg;
 
@@ -1846,8 +1846,10 @@ begin
                 if r_take = '1' then
                     if r_last = '1' then
                         r_k_reg <= (others => '0');
-                    else
+                    elsif r_two = '1' then
                         r_k_reg <= r_k_reg + 2;
+                    else
+                        r_k_reg <= r_k_reg + 1;
                     end if;
                 end if;
                 if r_burst = '1' then
