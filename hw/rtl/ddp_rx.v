@@ -1452,9 +1452,10 @@ if (WR_REQ != 0) begin : reqport
     // address's alignment, and a payload that spills from one line into
     // the next (a short one at most two lines) is one request. The queued
     // W beats are taken as the wide AXI port takes them, from ddp_rx_fifo2
-    // (its two oldest are registers): the oldest and, when it is there and
-    // the oldest does not end its burst, the one behind it (a request does
-    // not wait for it: the first write goes with the first W beat). The line of a
+    // (its two oldest are registers): the oldest and, unless it ends its
+    // burst, the one behind it, which a request waits for but at a burst's
+    // first beat (so the first write goes with the first W beat, as on the
+    // AXI4 ports, and a long payload goes two lines a request). The line of a
     // burst's k-th W beat is its AW's line + k (bursts never cross a
     // BURST block, so only the low BW bits add); the AW stays at its
     // queue's head until the burst's last request, m_wr_last, has gone.
@@ -1483,7 +1484,8 @@ if (WR_REQ != 0) begin : reqport
     wire                      r_h0last = w_out_data[0];   // the oldest ends its burst
     wire                      r_h0cont = w_h0x[0];       // the oldest is a continuation, alone
     wire                      r_two = w_h1v && (!r_h0last || w_h1[0]);   // the one behind it goes too
-    wire                      r_go = w_out_valid && (aw_out_valid || r_h0cont);
+    wire                      r_go = w_out_valid && (aw_out_valid || r_h0cont)
+                                     && (r_h0last || w_h1v || r_k_reg == {BW{1'b0}});
     wire                      r_take = r_go && m_wr_ready;
     wire                      r_last = r_two ? w_h1[1] : r_h0last;
     wire                      r_burst = r_take && r_last && !r_h0cont;   // a burst's last request

@@ -1804,9 +1804,10 @@ begin
         w_out_last <= w2_take and axi_wlast;
     else generate
         -- The write-request stream (see the Verilog's reqport): two lines a
-        -- request from a line address; the oldest queued W beat and, when
-        -- it is there and the oldest does not end its burst (or is a
-        -- continuation, its queue bit set), the one behind it. A continuation alone goes
+        -- request from a line address; the oldest queued W beat and, unless
+        -- it ends its burst (or when the one behind it is a continuation,
+        -- its queue bit set), the one behind it, which a request waits for
+        -- but at a burst's first beat. A continuation alone goes
         -- at the first line of the block after its burst's (r_nb_reg).
         signal w_in1, w_in2, w_h0x, w_h1 : std_logic_vector(W_W_c downto 0) := (others => '0');
         signal w_h1v : std_ulogic := '0';
@@ -1824,7 +1825,7 @@ begin
         r_h0last <= w_out_data(0);
         r_h0cont <= w_h0x(0);
         r_two <= w_h1v and ((not r_h0last) or w_h1(0));
-        r_go <= w_out_valid and (aw_out_valid or r_h0cont);
+        r_go <= w_out_valid and (aw_out_valid or r_h0cont) and (r_h0last or w_h1v or to_sl(r_k_reg = 0));
         r_take <= r_go and m_wr_ready;
         r_last <= w_h1(1) when r_two = '1' else r_h0last;
         r_burst <= r_take and r_last and not r_h0cont;
