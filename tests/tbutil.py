@@ -38,6 +38,16 @@ def pauses(rng: random.Random, p: float) -> Iterator[bool]:
         yield r.random() < p
 
 
+def strobe_runs(strb: int) -> Iterator[tuple[int, int]]:
+    """The runs of set bits in a strobe (byte-enable) mask, lowest first, as
+    [lo, hi) lane ranges."""
+    while strb:
+        lo = (strb & -strb).bit_length() - 1
+        hi = lo + ((~(strb >> lo)) & ((strb >> lo) + 1)).bit_length() - 1  # lowest clear bit above the run
+        yield lo, hi
+        strb &= ~(((1 << (hi - lo)) - 1) << lo)
+
+
 def transfer_digest(digest: int, cycle: int, *fields) -> int:
     """digest extended by one transfer and the clock it happened in (CRC-32
     of its repr): a run's final value, logged with its last clock, is equal

@@ -17,6 +17,8 @@ from __future__ import annotations
 import cocotb
 from cocotb.triggers import RisingEdge
 
+import tbutil
+
 
 class WriteRequestError(AssertionError):
     pass
@@ -57,19 +59,11 @@ class WriteRequestRam:
                 data = int(self.data.value).to_bytes(n, "little")
                 if addr % self.line:
                     raise WriteRequestError(f"write request at {addr:#x}: not a multiple of the line, {self.line}")
-                j = 0
-                while strb >> j:
-                    if not (strb >> j) & 1:
-                        j += 1
-                        continue
-                    k = j
-                    while (strb >> k) & 1:
-                        k += 1
+                for j, k in tbutil.strobe_runs(strb):
                     if addr + k > self.mem.size:
                         raise WriteRequestError(f"write request at {addr:#x} writes octets {addr + j:#x}.."
                                                 f"{addr + k - 1:#x}, outside the {self.mem.size:#x}-octet memory")
                     self.mem.write(addr + j, data[j:k])
-                    j = k
                 self.requests += 1
                 self.bursts += int(self.last.value)
                 if self.measure:

@@ -1329,16 +1329,25 @@ class Lean:
 
     def _check_w(self, addr: int, strb: int):
         allowed = self._allowed()
-        s = strb
-        while s:
-            lo = (s & -s).bit_length() - 1
-            run = (~(s >> lo)) & ((s >> lo) + 1)  # lowest clear bit above the run
-            hi = lo + run.bit_length() - 1
+        for lo, hi in tbutil.strobe_runs(strb):
             a, b = addr + lo, addr + hi
             if not any(u.place[0] <= a and b <= u.place[0] + u.place[1] for u in allowed):
                 self._violation(f"W beat writes {a:#x}..{b:#x} (beat {addr:#x} strobes {strb:#x}) "
                                 f"outside every open range")
-            s &= ~(((1 << (hi - lo)) - 1) << lo)
+
+    def _write(self, addr: int, strb: int, data: bytes) -> bool:
+        """A W beat's or a request's strobed octets into memory; the poisoned
+        ones are refused (they keep their contents). Whether any was."""
+        refused = False
+        for lo, hi in tbutil.strobe_runs(strb):
+            a, b = addr + lo, addr + hi
+            bad = [(max(a, p0), min(b, p1)) for p0, p1 in self.poison if max(a, p0) < min(b, p1)]
+            keep = [(p0, p1, bytes(self.mem[p0:p1])) for p0, p1 in bad]
+            self.mem[a:b] = data[lo:hi]
+            for p0, p1, old in keep:
+                self.mem[p0:p1] = old
+                refused = True
+        return refused
 
     async def _loop(self):
         """The clock and everything else: before each rising edge, sample the
@@ -1466,14 +1475,8 @@ class Lean:
                 if strb:
                     if self.check_monitor:
                         self._check_w(addr, strb)
-                    data = r_data().to_bytes(blanes, "little")
                     self.writes += 1
-                    s = strb
-                    while s:
-                        lo = (s & -s).bit_length() - 1
-                        hi = lo + ((~(s >> lo)) & ((s >> lo) + 1)).bit_length() - 1
-                        self.mem[addr + lo:addr + hi] = data[lo:hi]
-                        s &= ~(((1 << (hi - lo)) - 1) << lo)
+                    self._write(addr, strb, r_data().to_bytes(blanes, "little"))
                 self.aws += r_last()
             if awv and awready:
                 addr, blen = aw_addr(), aw_len() + 1
@@ -1503,20 +1506,9 @@ class Lean:
                 if strb:
                     if self.check_monitor:
                         self._check_w(addr, strb)
-                    data = w_data().to_bytes(blanes, "little")
                     self.writes += 1
-                    s = strb
-                    while s:
-                        lo = (s & -s).bit_length() - 1
-                        hi = lo + ((~(s >> lo)) & ((s >> lo) + 1)).bit_length() - 1
-                        a, b = addr + lo, addr + hi
-                        bad = [(max(a, p0), min(b, p1)) for p0, p1 in self.poison if max(a, p0) < min(b, p1)]
-                        keep = [(p0, p1, bytes(self.mem[p0:p1])) for p0, p1 in bad]
-                        self.mem[a:b] = data[lo:hi]
-                        for p0, p1, old in keep:
-                            self.mem[p0:p1] = old  # refused: the poisoned octets keep their contents
-                            wburst[2] = 1
-                        s &= ~(((1 << (hi - lo)) - 1) << lo)
+                    if self._write(addr, strb, w_data().to_bytes(blanes, "little")):
+                        wburst[2] = 1  # refused octets: SLVERR for the burst
                 wburst[0] = addr + blanes
                 wburst[1] -= 1
                 if w_last():
