@@ -19,13 +19,16 @@ import (
 // the hardware's. Connection c is the DDP Stream with id c+1 (0 means "any
 // stream" in a ddp.Region) in its own ddp.Sink with RDMAP's 3 queues.
 //
-// Each ULPDU goes through the receive path of iwarp/verbs (QP.onULPDU),
-// in the order of its first octet: ddp.ParseHeader, rdmap.ClassifyHeader,
+// Each ULPDU goes, in the order of its first octet, through rdmap.Stream,
+// the receive dispatcher iwarp/verbs' queue pairs use too: rdmap.Classify,
 // Sink.Receive with the opcode's placement access (which validates all of
 // RFC 5041 7.1 before it places a byte), then on delivery: for a Send with
 // Invalidate rdmap.Invalidate, for a Read Request rdmap.DeliveredReadRequest,
 // for a Terminate the end of the stream. Any error is final for the stream
-// (Sink.Fail): the Sink places nothing after it.
+// (Sink.Fail): the Sink places nothing after it. The one difference from a
+// queue pair: ddp_rx keeps no read queue, so Read Responses are placed as
+// tagged segments without the match against outstanding Read Requests
+// (rdmap.Stream's UncheckedReadResponses); that match is the device's.
 //
 // The MPA verdicts gate delivery only, as in the hardware (hw/README.md,
 // "Placement is cut through"): a ULPDU is placed as its header allows
@@ -117,15 +120,19 @@ type placeReply struct {
 	Events []placeEvent `json:"events"`
 }
 
-// errTerminated ends a stream after a delivered Terminate, as
-// QP.onULPDU's peerTerminated does; it is never reported.
-var errTerminated = errors.New("peer sent Terminate")
-
 type placeStream struct {
-	sink   *ddp.Sink
-	pd     uint32
-	stream uint64
-	n      int // ULPDUs seen
+	rx   *rdmap.Stream
+	sink *ddp.Sink
+	n    int // ULPDUs seen
+}
+
+// newPlaceStream is connection c's stream in protection domain pd: DDP
+// Stream id c+1, RDMAP's queues, Read Responses unchecked (see above).
+func newPlaceStream(stags *ddp.STagTable, c int, pd uint32) placeStream {
+	sink := ddp.NewSink(pd, uint64(c)+1, stags, rdmap.NumQueues)
+	rx := rdmap.NewStream(sink, stags, pd, uint64(c)+1)
+	rx.UncheckedReadResponses = true
+	return placeStream{rx: rx, sink: sink}
 }
 
 // record is what one ULPDU reports once its verdict is good.
@@ -204,7 +211,8 @@ func opDDPPlace(params []byte) (any, error) {
 				return nil, fmt.Errorf("ops[%d]: conn missing", i)
 			}
 			c := *o.Conn.Conn
-			streams[c] = &placeStream{sink: ddp.NewSink(o.Conn.PD, uint64(c)+1, stags, rdmap.NumQueues), pd: o.Conn.PD, stream: uint64(c) + 1}
+			st := newPlaceStream(stags, c, o.Conn.PD)
+			streams[c] = &st
 			records = append(records, record{conn: c, restart: true})
 		case o.Post != nil:
 			po := o.Post
@@ -243,7 +251,7 @@ func opDDPPlace(params []byte) (any, error) {
 			} else {
 				rec.index = st.n
 				st.n++
-				ev, final := receive(st, stags, data)
+				ev, final := receive(st, data)
 				if ev != nil {
 					ev.Conn, ev.ULPDU = c, rec.index
 				}
@@ -294,24 +302,18 @@ func opDDPPlace(params []byte) (any, error) {
 	return placeReply{Mem: hex.EncodeToString(mem), Events: events}, nil
 }
 
-// receive runs one ULPDU through the stream's receive path, as
-// iwarp/verbs' QP.onULPDU does, and returns what it reports once its
-// verdict is good (nil: nothing) and whether the stream ends with it.
-func receive(st *placeStream, stags *ddp.STagTable, ulpdu []byte) (*placeEvent, bool) {
-	s := st.sink
-	if s.Err() != nil {
+// receive runs one ULPDU through the stream's dispatcher and returns what
+// it reports once its verdict is good (nil: nothing) and whether the
+// stream ends with it.
+func receive(st *placeStream, ulpdu []byte) (*placeEvent, bool) {
+	if st.sink.Err() != nil {
 		return nil, false // the stream failed earlier: dropped silently
 	}
-	seg, err := rdmap.Classify(ulpdu)
+	ev, err := st.rx.Receive(ulpdu)
 	if err != nil {
-		return failStream(s, err)
+		return errorEvent(err), true
 	}
-	h := seg.Header
-	d, err := s.Receive(&h, seg.Payload, seg.Opcode.PlacementAccess())
-	if err != nil {
-		return failStream(s, err) // Receive made it the stream's error already
-	}
-	return report(st, stags, seg.Opcode, &h, d)
+	return report(ev)
 }
 
 // earlyPlace places a ULPDU found out of order, as an LLP that places
@@ -330,44 +332,36 @@ func earlyPlace(st *placeStream, ulpdu []byte) {
 	_ = st.sink.Place(&h, seg.Payload, seg.Opcode.PlacementAccess())
 }
 
-// failStream makes err the stream's error and reports it (RDMAP's
-// layer, type and code) as the event that ends the stream.
-func failStream(s *ddp.Sink, err error) (*placeEvent, bool) {
-	s.Fail(err)
+// errorEvent reports the error that ended a stream: RDMAP's layer, type
+// and code for the Terminate.
+func errorEvent(err error) *placeEvent {
 	e := rdmap.ErrorFrom(err)
-	return &placeEvent{Kind: "error", Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.Error()}, true
+	return &placeEvent{Kind: "error", Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.Error()}
 }
 
-// report is what a segment that Sink.Receive took reports, as
-// QP.onULPDU does after placement: nothing until its message is
-// delivered, then a completion (a Read Request's body, the STag a Send
-// with Invalidate invalidates), or the error that ends the stream.
-func report(st *placeStream, stags *ddp.STagTable, op rdmap.Opcode, h *ddp.Header, d ddp.Delivery) (*placeEvent, bool) {
-	s := st.sink
-	if !d.Delivered {
+// report is what the dispatcher's event for a segment reports: nothing
+// until its message is delivered, then a completion (a Read Request's
+// body, the STag a Send with Invalidate invalidated), and for a Terminate
+// the end of the stream.
+func report(ev rdmap.Event) (*placeEvent, bool) {
+	if ev.Kind == rdmap.EventNone {
 		return nil, false
 	}
-	ev := &placeEvent{Kind: "completion", Opcode: uint8(op), Tagged: h.Tagged}
+	h := &ev.Header
+	pe := &placeEvent{Kind: "completion", Opcode: uint8(ev.Opcode), Tagged: h.Tagged}
 	if h.Tagged {
-		ev.STag = h.STag
-		return ev, false
+		pe.STag = h.STag
+		return pe, false
 	}
-	ev.QN, ev.MSN, ev.Len, ev.ID = h.QN, h.MSN, d.MsgLen, d.ID
-	switch {
-	case op == rdmap.OpReadRequest:
-		rr, err := rdmap.DeliveredReadRequest(&d)
-		if err != nil {
-			return failStream(s, err)
-		}
-		ev.RR = hex.EncodeToString(rr.Append(nil))
-	case op == rdmap.OpTerminate:
-		s.Fail(errTerminated)
-		return ev, true
-	case op.Invalidates():
-		if err := rdmap.Invalidate(stags, st.pd, st.stream, &d.Header); err != nil {
-			return failStream(s, err)
-		}
-		ev.InvSTag = h.ULPInfo
+	d := &ev.Delivery
+	pe.QN, pe.MSN, pe.Len, pe.ID = h.QN, h.MSN, d.MsgLen, d.ID
+	switch ev.Kind {
+	case rdmap.EventReadRequest:
+		pe.RR = hex.EncodeToString(ev.ReadRequest.Append(nil))
+	case rdmap.EventTerminate:
+		return pe, true
+	case rdmap.EventSend:
+		pe.InvSTag = ev.Invalidated
 	}
-	return ev, false
+	return pe, false
 }

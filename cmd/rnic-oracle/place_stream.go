@@ -259,7 +259,7 @@ func (ps *placeSession) step(i int, o streamOp, reply *streamReply) error {
 			return nil
 		}
 		ps.streams[c] = &sessStream{
-			placeStream: placeStream{sink: ddp.NewSink(o.Conn.PD, uint64(c)+1, ps.stags, rdmap.NumQueues), pd: o.Conn.PD, stream: uint64(c) + 1},
+			placeStream: newPlaceStream(ps.stags, c, o.Conn.PD),
 			posted:      map[[2]uint32]int{},
 		}
 	case o.Post != nil:
@@ -359,10 +359,10 @@ func (ps *placeSession) poisoned(place [2]int) bool {
 	return hit
 }
 
-// receive is ddp_place's receive (iwarp/verbs' QP.onULPDU) that also
-// returns the host memory the segment's payload went to: the region's
-// host address plus TO - base for a tagged segment, the posted buffer's
-// plus MO for an untagged one, when Sink.Receive took it.
+// receive is ddp_place's receive (rdmap.Stream, as iwarp/verbs' queue
+// pairs run it) that also returns the host memory the segment's payload
+// went to: the region's host address plus TO - base for a tagged segment,
+// the posted buffer's plus MO for an untagged one, when the Sink took it.
 func (ps *placeSession) receive(st *sessStream, ulpdu []byte) (*placeEvent, bool, [2]int) {
 	s := st.sink
 	none := [2]int{0, 0}
@@ -371,28 +371,26 @@ func (ps *placeSession) receive(st *sessStream, ulpdu []byte) (*placeEvent, bool
 	}
 	seg, err := rdmap.Classify(ulpdu)
 	if err != nil {
-		ev, end := failStream(s, err)
-		return ev, end, none
+		return errorEvent(s.Fail(err)), true, none
 	}
-	h, op := seg.Header, seg.Opcode
-	// Where the payload will go, read before Receive (which may pop the
-	// buffer); used only if Receive takes the segment.
+	h := seg.Header
+	// Where the payload will go, read before it is placed (delivery may
+	// pop the buffer); used only if the Sink takes the segment.
 	place := ps.where(st, &h, len(seg.Payload))
 	saved := ps.savePoison()
-	d, err := s.Receive(&h, seg.Payload, op.PlacementAccess())
+	ev, err := st.rx.ReceiveSegment(&seg, len(ulpdu))
 	if err != nil {
-		ev, end := failStream(s, err)
-		return ev, end, none
+		return errorEvent(err), true, none
 	}
 	if place[1] != len(seg.Payload) {
 		panic(fmt.Sprintf("ddp_place_stream: placed %d octets and cannot tell where", len(seg.Payload)))
 	}
 	ps.restorePoison(saved)
-	if d.Delivered && !h.Tagged {
+	if ev.Delivery.Delivered && !h.Tagged {
 		delete(st.posted, [2]uint32{h.QN, h.MSN})
 	}
-	ev, end := report(&st.placeStream, ps.stags, op, &h, d)
-	return ev, end, place
+	pe, end := report(ev)
+	return pe, end, place
 }
 
 // where is the host memory a segment's n payload octets go to if the

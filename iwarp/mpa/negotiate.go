@@ -336,9 +336,18 @@ func deadline(ctx context.Context, c net.Conn, timeout time.Duration) func() {
 		d = cd
 	}
 	c.SetDeadline(d)
-	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(fired)
+		c.SetDeadline(time.Unix(1, 0))
+	})
 	return func() {
-		stop()
+		if !stop() {
+			// The cancellation has started: let it finish before the
+			// deadline is cleared, or its deadline in the past could
+			// land after the clearing and fail every later read.
+			<-fired
+		}
 		c.SetDeadline(time.Time{})
 	}
 }

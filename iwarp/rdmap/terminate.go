@@ -215,6 +215,10 @@ func (t *Terminate) Err() *Error {
 	return e
 }
 
+// Error makes a Terminate the error of the stream it ended: a queue pair
+// that received one reports it, and errors.As finds it.
+func (t *Terminate) Error() string { return "rdmap: the peer terminated the stream: " + t.String() }
+
 // String formats the Terminate for logs.
 func (t *Terminate) String() string {
 	s := fmt.Sprintf("Terminate %s layer %d type %d code %#02x: %s", t.Layer, t.Layer, t.EType, t.Code, ErrorName(t.Layer, t.EType, t.Code))

@@ -107,18 +107,31 @@ func (e *QPError) Error() string {
 	return "qp: error"
 }
 
+// Unwrap returns the error inside: the local *rdmap.Error, the peer's
+// *rdmap.Terminate or the connection's error, so that errors.As finds
+// each of them.
 func (e *QPError) Unwrap() error {
 	switch {
 	case e.Local != nil:
 		return e.Local
+	case e.Remote != nil:
+		return e.Remote
 	case e.Conn != nil:
 		return e.Conn
 	}
 	return nil
 }
 
-// ErrQPClosed completes work requests outstanding when Close is called.
+// ErrQPClosed completes work requests outstanding when Close is called,
+// and is returned by calls on a closed queue pair.
 var ErrQPClosed = errors.New("qp: closed")
+
+// DefaultSendDepth is the send queue depth of a QPConfig without one.
+const DefaultSendDepth = 1024
+
+// DefaultCloseTimeout bounds Close: how long it waits for the transmit
+// side to send what was posted and for the peer to close its half.
+const DefaultCloseTimeout = 5 * time.Second
 
 // QPConfig configures a queue pair.
 type QPConfig struct {
@@ -127,7 +140,10 @@ type QPConfig struct {
 	MPA mpa.Config
 	// SendCQ and RecvCQ receive completions; nil makes a CQ of 4096.
 	SendCQ, RecvCQ *CQ
-	// SendDepth bounds posted, unfinished send work requests (default 1024).
+	// SendDepth bounds the send work requests posted and not yet
+	// completed (default 1024): PostSend waits for a slot while that many
+	// are outstanding. A Write or Send holds its slot until it is on the
+	// wire (signaled or not), a Read until its response has arrived.
 	SendDepth int
 	// EMSS overrides the effective MSS read from TCP_MAXSEG (for tests).
 	EMSS int
@@ -151,13 +167,19 @@ type QP struct {
 	mulpdu  int
 	emss    int
 
+	rx      *rdmap.Stream // the receive dispatcher, with the outstanding Reads
+
 	sendCQ, recvCQ *CQ
 	sq             chan *SendWR
+	slots          chan struct{} // one token per posted, uncompleted send work request (SendDepth)
 	ctrl           chan txItem
 	ord            chan struct{} // one token per outstanding outbound Read (ORD)
 
-	orqMu sync.Mutex
-	orq   []*pendingRead // outbound Reads in the order sent (RFC 5040 5.2.1)
+	// mu guards the change from created to established or closed.
+	mu          sync.Mutex
+	established bool
+	closed      bool
+	peerFIN     atomic.Bool // the peer closed its half in order
 
 	firstRx  chan struct{} // closed when the first FPDU arrives (RFC 5044 7.1.3 rule 4)
 	rxOnce   sync.Once
@@ -174,14 +196,6 @@ type QP struct {
 
 	// Counters.
 	TxBytes, RxBytes atomic.Int64
-}
-
-type pendingRead struct {
-	wr   *SendWR
-	stag uint32
-	to   uint64
-	len  uint64
-	got  uint64
 }
 
 // txItem is work the receive side hands the transmit side: a Read
@@ -207,19 +221,12 @@ func Dial(ctx context.Context, pd *PD, addr string, cfg QPConfig) (*QP, error) {
 }
 
 // Accept accepts one connection on ln and runs the MPA startup as
-// Responder.
+// Responder. Cancelling ctx interrupts the wait for a connection when ln
+// has SetDeadline (as *net.TCPListener has); the listener is left as it
+// was, ready for the next Accept.
 func Accept(ctx context.Context, pd *PD, ln net.Listener, cfg QPConfig) (*QP, error) {
-	stop := context.AfterFunc(ctx, func() {
-		if d, ok := ln.(interface{ SetDeadline(time.Time) error }); ok {
-			d.SetDeadline(time.Unix(1, 0))
-		}
-	})
-	c, err := ln.Accept()
-	stop()
+	c, err := acceptCtx(ctx, ln)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
 		return nil, err
 	}
 	qp, err := NewQP(ctx, pd, c, mpa.Responder, cfg)
@@ -228,6 +235,35 @@ func Accept(ctx context.Context, pd *PD, ln net.Listener, cfg QPConfig) (*QP, er
 		return nil, err
 	}
 	return qp, nil
+}
+
+// acceptCtx is ln.Accept interrupted by ctx: cancelling sets a deadline in
+// the past, which is cleared again before it returns, once the function
+// that set it can no longer run.
+func acceptCtx(ctx context.Context, ln net.Listener) (net.Conn, error) {
+	dl, ok := ln.(interface{ SetDeadline(time.Time) error })
+	if !ok {
+		return ln.Accept()
+	}
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(fired)
+		dl.SetDeadline(time.Unix(1, 0))
+	})
+	c, err := ln.Accept()
+	if !stop() {
+		// The cancellation ran, or is running: wait for it, then undo
+		// its deadline so the listener keeps working.
+		<-fired
+		dl.SetDeadline(time.Time{})
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	return c, nil
 }
 
 // NewQP creates a queue pair and establishes it on c (CreateQP, then
@@ -253,6 +289,10 @@ func CreateQP(pd *PD, cfg QPConfig) *QP {
 		cfg.MPA.ORD = 16
 	}
 	cfg.MPA.IRD = min(cfg.MPA.IRD, mpa.MaxIRD)
+	depth := cfg.SendDepth
+	if depth <= 0 {
+		depth = DefaultSendDepth
+	}
 	d := pd.dev
 	d.mu.Lock()
 	d.nextQP++
@@ -260,10 +300,11 @@ func CreateQP(pd *PD, cfg QPConfig) *QP {
 	d.mu.Unlock()
 	qp := &QP{
 		pd: pd, cfg: cfg, stream: stream, perFPDU: cfg.WritePerFPDU,
-		sink:    ddp.NewSink(pd.id, stream, d.stags, 3),
+		sink:    ddp.NewSink(pd.id, stream, d.stags, rdmap.NumQueues),
 		sendCQ:  cfg.SendCQ,
 		recvCQ:  cfg.RecvCQ,
-		sq:      make(chan *SendWR, max(cfg.SendDepth, 1024)),
+		sq:      make(chan *SendWR, depth),
+		slots:   make(chan struct{}, depth),
 		ctrl:    make(chan txItem, int(cfg.MPA.IRD)+4),
 		firstRx: make(chan struct{}),
 		dead:    make(chan struct{}),
@@ -271,6 +312,7 @@ func CreateQP(pd *PD, cfg QPConfig) *QP {
 		txDone:  make(chan struct{}),
 		nextMSN: [3]uint32{ddp.FirstMSN, ddp.FirstMSN, ddp.FirstMSN},
 	}
+	qp.rx = rdmap.NewStream(qp.sink, d.stags, pd.id, stream)
 	if qp.sendCQ == nil {
 		qp.sendCQ = NewCQ(4096)
 	}
@@ -292,9 +334,17 @@ func CreateQP(pd *PD, cfg QPConfig) *QP {
 // mpa.Respond do, it closes c on a failed startup and leaves it open
 // after a rejection (mpa.RejectError).
 func (qp *QP) Establish(ctx context.Context, c net.Conn, role mpa.Role) error {
-	if qp.conn != nil {
+	qp.mu.Lock()
+	switch {
+	case qp.closed:
+		qp.mu.Unlock()
+		return ErrQPClosed
+	case qp.established || qp.conn != nil:
+		qp.mu.Unlock()
 		return errors.New("qp: already established")
 	}
+	qp.established = true // claimed: a second Establish fails
+	qp.mu.Unlock()
 	if tc, ok := c.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
@@ -307,23 +357,34 @@ func (qp *QP) Establish(ctx context.Context, c net.Conn, role mpa.Role) error {
 	} else {
 		p, err = mpa.Respond(ctx, c, qp.cfg.MPA)
 	}
-	if err != nil {
-		return err
-	}
-	if p.DDPVersion != ddp.Version {
+	if err == nil && p.DDPVersion != ddp.Version {
 		// MPA's permissive startup (RFC 5044 appendix C) accepted an
 		// RDMAC peer, but this stack speaks DDP/RDMAP version 1 only.
 		c.Close()
-		return fmt.Errorf("qp: the peer negotiated DDP/RDMAP version %d (an RDMAC RNIC); this stack speaks version %d only", p.DDPVersion, ddp.Version)
+		err = fmt.Errorf("qp: the peer negotiated DDP/RDMAP version %d (an RDMAC RNIC); this stack speaks version %d only", p.DDPVersion, ddp.Version)
+	}
+	if err != nil {
+		qp.mu.Lock()
+		qp.established = false
+		qp.mu.Unlock()
+		return err
 	}
 	emss := qp.cfg.EMSS
 	if emss <= 0 {
 		emss = tcpMaxSeg(c)
 	}
+	qp.mu.Lock()
+	if qp.closed {
+		// Closed while the startup ran.
+		qp.mu.Unlock()
+		c.Close()
+		return ErrQPClosed
+	}
 	qp.conn, qp.params, qp.emss = c, p, emss
 	qp.mulpdu = mpa.MULPDU(emss, p.TxMarkers)
 	qp.ord = make(chan struct{}, max(int(p.ORD), 1))
 	qp.done.Add(2)
+	qp.mu.Unlock()
 	go qp.rxLoop()
 	go qp.txLoop()
 	return nil
@@ -349,7 +410,14 @@ func tcpMaxSeg(c net.Conn) int {
 }
 
 // Params returns the negotiated MPA parameters.
-func (qp *QP) Params() *mpa.Params { return qp.params }
+func (qp *QP) Params() *mpa.Params {
+	qp.mu.Lock()
+	defer qp.mu.Unlock()
+	return qp.params
+}
+
+// PD returns the protection domain the queue pair belongs to.
+func (qp *QP) PD() *PD { return qp.pd }
 
 // Stream returns the queue pair's DDP Stream id, for binding STags to it.
 func (qp *QP) Stream() uint64 { return qp.stream }
@@ -365,7 +433,11 @@ func (qp *QP) SendCQ() *CQ { return qp.sendCQ }
 func (qp *QP) RecvCQ() *CQ { return qp.recvCQ }
 
 // Conn returns the underlying connection (for addresses and diagnostics).
-func (qp *QP) Conn() net.Conn { return qp.conn }
+func (qp *QP) Conn() net.Conn {
+	qp.mu.Lock()
+	defer qp.mu.Unlock()
+	return qp.conn
+}
 
 // Err returns the error that moved the queue pair to the error state.
 func (qp *QP) Err() error {
@@ -387,8 +459,13 @@ func (qp *QP) PostRecv(id uint64, buf []byte) error {
 	return err
 }
 
-// PostSend queues a send work request. It blocks while the send queue is
-// full.
+// PostSend queues a send work request. It waits while SendDepth work
+// requests are outstanding, until one completes or ctx ends. It refuses,
+// with an error that names the problem, a work request the queue pair
+// cannot carry out: a Write or Send longer than RDMAP allows, a Read
+// whose sink region is missing, too small, of another protection domain
+// or without remote write access, a Read to a peer that takes none. A
+// refused work request leaves the queue pair as it was.
 func (qp *QP) PostSend(ctx context.Context, wr SendWR) error {
 	if err := qp.Err(); err != nil {
 		return err
@@ -399,59 +476,174 @@ func (qp *QP) PostSend(ctx context.Context, wr SendWR) error {
 			return fmt.Errorf("qp: a %v of %d octets is longer than RDMAP's 2^32-1", wr.Op, len(wr.Data))
 		}
 	case OpRead:
-		if wr.Sink == nil {
-			return errors.New("qp: RDMA Read without a sink region")
-		}
-		if wr.SinkOffset > uint64(len(wr.Sink.Buf)) || uint64(wr.Len) > uint64(len(wr.Sink.Buf))-wr.SinkOffset {
-			return fmt.Errorf("qp: RDMA Read of %d octets at offset %d does not fit the %d-octet sink region", wr.Len, wr.SinkOffset, len(wr.Sink.Buf))
-		}
-		if wr.Sink.pd != qp.pd {
-			return errors.New("qp: RDMA Read sink region belongs to another protection domain")
+		if err := qp.checkRead(&wr); err != nil {
+			return err
 		}
 	default:
 		return fmt.Errorf("qp: cannot post %v", wr.Op)
 	}
-	w := wr
 	select {
-	case qp.sq <- &w:
-		return nil
+	case qp.slots <- struct{}{}:
 	case <-qp.dead:
 		return qp.Err()
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	w := wr
+	// The send queue holds as many work requests as there are slots, so
+	// this never waits.
+	select {
+	case qp.sq <- &w:
+		return nil
+	case <-qp.dead:
+		qp.release(1)
+		return qp.Err()
+	}
 }
 
-// Close ends the queue pair gracefully: the transmit side sends every work
-// request already posted, then half-closes the connection (FIN); the queue
-// pair then waits up to five seconds for the peer to close its half, closes
-// the connection, and completes what is still outstanding with the
-// queue pair's error (ErrQPClosed if there was none).
+func (qp *QP) checkRead(wr *SendWR) error {
+	sink := wr.Sink
+	switch {
+	case sink == nil:
+		return errors.New("qp: RDMA Read without a sink region")
+	case wr.SinkOffset > uint64(len(sink.Buf)) || uint64(wr.Len) > uint64(len(sink.Buf))-wr.SinkOffset:
+		return fmt.Errorf("qp: RDMA Read of %d octets at offset %d does not fit the %d-octet sink region", wr.Len, wr.SinkOffset, len(sink.Buf))
+	case sink.pd != qp.pd:
+		return errors.New("qp: RDMA Read sink region belongs to another protection domain")
+	case sink.Access&RemoteWrite == 0:
+		// RFC 5040 4.4 (and RFC 5041 7.1): the Read Response is a tagged
+		// message, placed into the sink through its STag like an RDMA
+		// Write, so the sink needs remote write access. Posting it anyway
+		// would fail the Read Response here and send the peer an
+		// access-rights Terminate it did nothing to deserve.
+		return fmt.Errorf("qp: RDMA Read sink region (STag %#08x) lacks remote write access: the Read Response is written into it through its STag; register the sink with verbs.RemoteWrite", sink.STag)
+	}
+	if p := qp.Params(); p != nil && p.ORD == 0 {
+		return errNoReads(p)
+	}
+	return nil
+}
+
+// errNoReads is the error of a Read to a peer that accepts none.
+func errNoReads(p *mpa.Params) error {
+	if p.Peer.Enhanced && p.Peer.Params.IRD == 0 {
+		return errors.New("qp: RDMA Read refused: the peer advertised IRD 0 in its MPA startup frame (it accepts no RDMA Read Requests, RFC 6581 3)")
+	}
+	return errors.New("qp: RDMA Read refused: this queue pair's ORD is 0 (QPConfig.MPA.ORD)")
+}
+
+// release returns n send queue slots.
+func (qp *QP) release(n int) {
+	for range n {
+		select {
+		case <-qp.slots:
+		default:
+		}
+	}
+}
+
+// Close ends the queue pair as Shutdown does, waiting at most
+// DefaultCloseTimeout.
 func (qp *QP) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultCloseTimeout)
+	defer cancel()
+	return qp.Shutdown(ctx)
+}
+
+// Shutdown ends the queue pair gracefully: the transmit side sends every
+// work request already posted, then half-closes the connection (FIN); the
+// queue pair waits for the peer to close its half, closes the connection,
+// and completes what is still outstanding with the queue pair's error
+// (ErrQPClosed if there was none). A queue pair that never connected just
+// completes what was posted with ErrQPClosed.
+//
+// When ctx ends first, Shutdown closes the connection at once and returns
+// an error that wraps ctx.Err(). Otherwise it returns nil for a graceful
+// end (no error, or the peer closed its half first), or the *QPError that
+// ended the queue pair before (a Terminate either way, a lost connection).
+func (qp *QP) Shutdown(ctx context.Context) error {
 	if qp.closing.Swap(true) {
-		qp.done.Wait()
+		// A second call: wait for the first to finish.
+		if err := waitCtx(ctx, &qp.done); err != nil {
+			return err
+		}
+		return qp.closeErr(nil)
+	}
+	qp.mu.Lock()
+	qp.closed = true
+	conn := qp.conn
+	qp.mu.Unlock()
+	if conn == nil {
+		qp.fail(&QPError{Conn: ErrQPClosed})
+		qp.drainSQ()
 		return nil
 	}
 	close(qp.closeCh)
+	var ctxErr error
 	select {
 	case <-qp.txDone:
-	case <-time.After(5 * time.Second):
+		select {
+		case <-qp.dead:
+		case <-ctx.Done():
+			ctxErr = fmt.Errorf("qp: the peer did not close its half of the connection: %w", ctx.Err())
+		}
+	case <-ctx.Done():
+		ctxErr = fmt.Errorf("qp: sending what was posted before Close: %w", ctx.Err())
 	}
-	select {
-	case <-qp.dead:
-	case <-time.After(5 * time.Second):
-	}
-	if e := qp.err.Load(); e != nil && e.Local != nil {
+	if e := qp.err.Load(); ctxErr == nil && e != nil && e.Local != nil {
 		// We sent a Terminate: the receive side drains the stream
 		// until the peer closes (at most two seconds) so that closing
 		// with unread data does not reset the connection and discard
 		// the Terminate before it is on the wire.
-		qp.done.Wait()
+		waitCtx(ctx, &qp.done)
 	}
 	qp.fail(&QPError{Conn: ErrQPClosed})
-	qp.conn.Close()
+	conn.Close()
 	qp.done.Wait()
-	return nil
+	return qp.closeErr(ctxErr)
+}
+
+// closeErr is what Shutdown reports: ctxErr if it gave up, nil for a
+// graceful end, else the error that ended the queue pair.
+func (qp *QP) closeErr(ctxErr error) error {
+	if ctxErr != nil {
+		return ctxErr
+	}
+	e := qp.err.Load()
+	switch {
+	case e == nil, e.Local == nil && e.Remote == nil && errors.Is(e.Conn, ErrQPClosed):
+		return nil
+	case e.Local == nil && e.Remote == nil && qp.peerFIN.Load():
+		return nil // the peer closed first, in order
+	}
+	return e
+}
+
+// waitCtx waits for wg or ctx, whichever comes first.
+func waitCtx(ctx context.Context, wg *sync.WaitGroup) error {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// drainSQ completes every queued work request with the queue pair's
+// error and frees its slot.
+func (qp *QP) drainSQ() {
+	err := qp.Err()
+	for {
+		select {
+		case wr := <-qp.sq:
+			qp.complete(qp.sendCQ, Completion{ID: wr.ID, Op: wr.Op, Err: err})
+			qp.release(1)
+		default:
+			return
+		}
+	}
 }
 
 // fail moves the queue pair to the error state once.
@@ -460,7 +652,12 @@ func (qp *QP) fail(e *QPError) {
 		qp.err.Store(e)
 		close(qp.dead)
 		if e.Local == nil {
-			qp.conn.Close()
+			qp.mu.Lock()
+			c := qp.conn
+			qp.mu.Unlock()
+			if c != nil {
+				c.Close()
+			}
 		}
 	})
 }
@@ -469,10 +666,7 @@ func (qp *QP) fail(e *QPError) {
 func (qp *QP) rxLoop() {
 	defer qp.done.Done()
 	rx := mpa.NewReceiver(qp.params.RxMarkers, qp.params.CRC, 0)
-	var scratch rxScratch
-	rx.SetGather(func(seq uint32, pieces [][]byte, n int) error {
-		return qp.onPieces(seq, pieces, n, &scratch)
-	})
+	rx.SetGather(qp.onPieces)
 	buf := make([]byte, 256<<10)
 	for {
 		n, err := qp.conn.Read(buf)
@@ -491,6 +685,7 @@ func (qp *QP) rxLoop() {
 					// own close of the socket, ends the stream.
 					err = ErrQPClosed
 				} else if errors.Is(err, io.EOF) {
+					qp.peerFIN.Store(true)
 					err = &mpa.Error{Code: mpa.ErrTCPClosed, Detail: "the peer closed the connection"}
 				} else {
 					err = &mpa.Error{Code: mpa.ErrTCPClosed, Detail: err.Error()}
@@ -515,9 +710,9 @@ func (qp *QP) drain() {
 // rxError turns an error on the receive path into a Terminate to the peer
 // (or records the peer's Terminate).
 func (qp *QP) rxError(err error) {
-	var pe *peerTerminated
-	if errors.As(err, &pe) {
-		qp.fail(&QPError{Remote: pe.t})
+	var pt *rdmap.Terminate
+	if errors.As(err, &pt) {
+		qp.fail(&QPError{Remote: pt})
 		qp.conn.Close()
 		return
 	}
@@ -535,146 +730,66 @@ func (qp *QP) rxError(err error) {
 	qp.fail(&QPError{Local: re})
 }
 
-type peerTerminated struct{ t *rdmap.Terminate }
-
-func (e *peerTerminated) Error() string { return "peer sent Terminate: " + e.t.String() }
-
-// onULPDU handles one DDP segment delivered in order by MPA.
-// rxScratch is rxLoop's reusable memory for onPieces.
-type rxScratch struct {
-	pieces [][]byte
-	join   []byte
-}
-
 // onPieces takes the MPA Receiver's gathered delivery (mpa.Receiver's
 // SetGather): a ULPDU that markers cut, in pieces of the read buffer, n
-// octets in all. An RDMA Write whose header is whole in the first piece is
-// placed from the pieces (ddp.Sink.ReceiveV), saving the copy that would
-// join them; any other ULPDU is joined and goes through onULPDU, so that
-// both ways check, place and fail alike.
-func (qp *QP) onPieces(seq uint32, pieces [][]byte, n int, sc *rxScratch) error {
-	if len(pieces) > 0 && qp.Err() == nil {
-		h, payload, err := ddp.ParseHeader(pieces[0])
-		if err == nil {
-			if op, cerr := rdmap.ClassifyHeader(&h); cerr == nil && op == rdmap.OpWrite {
-				qp.rxOnce.Do(func() { close(qp.firstRx) })
-				sc.pieces = append(append(sc.pieces[:0], payload), pieces[1:]...)
-				_, err := qp.sink.ReceiveV(&h, sc.pieces, n-h.Len(), op.PlacementAccess())
-				return err
-			}
-		}
-	}
-	sc.join = sc.join[:0]
-	for _, p := range pieces {
-		sc.join = append(sc.join, p...)
-	}
-	return qp.onULPDU(seq, sc.join)
-}
-
-func (qp *QP) onULPDU(seq uint32, ulpdu []byte) error {
+// octets in all (rdmap.Stream's ReceiveV).
+func (qp *QP) onPieces(_ uint32, pieces [][]byte, n int) error {
 	qp.rxOnce.Do(func() { close(qp.firstRx) })
-	if qp.Err() != nil {
-		return qp.Err()
-	}
-	h, payload, err := ddp.ParseHeader(ulpdu)
-	if err != nil {
-		return qp.sink.Fail(err)
-	}
-	op, err := rdmap.ClassifyHeader(&h)
-	if err != nil {
-		var re *rdmap.Error
-		if errors.As(err, &re) {
-			re.SegmentLen = len(ulpdu)
-		}
-		return qp.sink.Fail(err)
-	}
-	switch op {
-	case rdmap.OpWrite:
-		_, err := qp.sink.Receive(&h, payload, op.PlacementAccess())
+	if err := qp.Err(); err != nil {
 		return err
-	case rdmap.OpReadResponse:
-		return qp.onReadResponse(&h, payload, ulpdu)
-	case rdmap.OpReadRequest:
-		d, err := qp.sink.Receive(&h, payload, 0)
-		if err != nil || !d.Delivered {
-			return err
-		}
-		return qp.onReadRequest(&h, d, ulpdu)
-	case rdmap.OpTerminate:
-		d, err := qp.sink.Receive(&h, payload, 0)
-		if err != nil || !d.Delivered {
-			return err
-		}
-		t, perr := rdmap.ParsePeerTerminate(d.Buf[:d.MsgLen])
-		if perr != nil {
-			return &peerTerminated{t: &rdmap.Terminate{Layer: rdmap.LayerRDMAP, EType: rdmap.ETypeRemoteOperation, Code: 0xff}}
-		}
-		return &peerTerminated{t: &t}
-	default: // the Send variants
-		d, err := qp.sink.Receive(&h, payload, 0)
-		if err != nil || !d.Delivered {
-			return err
-		}
-		c := Completion{ID: d.ID, Op: OpRecv, Len: int(d.MsgLen), Solicited: op.SolicitedEvent()}
-		if op.Invalidates() {
-			stag := d.Header.ULPInfo
-			if err := rdmap.Invalidate(qp.pd.dev.stags, qp.pd.id, qp.stream, &d.Header); err != nil {
-				var re *rdmap.Error
-				if errors.As(err, &re) {
-					re.SegmentLen = len(ulpdu)
-				}
-				return qp.sink.Fail(err)
-			}
-			c.Invalidated = stag
-		}
-		qp.complete(qp.recvCQ, c)
-		return nil
 	}
+	ev, err := qp.rx.ReceiveV(pieces, n)
+	return qp.onEvent(ev, err)
 }
 
-func (qp *QP) onReadResponse(h *ddp.Header, payload, ulpdu []byte) error {
-	qp.orqMu.Lock()
-	var pr *pendingRead
-	if len(qp.orq) > 0 {
-		pr = qp.orq[0]
-	}
-	qp.orqMu.Unlock()
-	// RFC 5040 5.2.1: a Read Response must answer the oldest outstanding
-	// Read Request, into the sink buffer that request named.
-	n := uint64(len(payload))
-	if pr == nil || h.STag != pr.stag || h.TO != pr.to+pr.got || pr.got+n > pr.len {
-		return qp.sink.Fail(unexpectedReadResponse(h, ulpdu, pr))
-	}
-	if _, err := qp.sink.Receive(h, payload, rdmap.OpReadResponse.PlacementAccess()); err != nil {
+// onULPDU handles one DDP segment delivered in order by MPA.
+func (qp *QP) onULPDU(_ uint32, ulpdu []byte) error {
+	// MPA delivers only FPDUs it validated: from now on this side may
+	// send (RFC 5044 7.1.3 rule 4), a Terminate included.
+	qp.rxOnce.Do(func() { close(qp.firstRx) })
+	if err := qp.Err(); err != nil {
 		return err
 	}
-	pr.got += n
-	if !h.Last {
-		return nil
+	ev, err := qp.rx.Receive(ulpdu)
+	return qp.onEvent(ev, err)
+}
+
+// onEvent acts on what the receive dispatcher reports for a segment.
+func (qp *QP) onEvent(ev rdmap.Event, err error) error {
+	if err != nil {
+		return err
 	}
-	qp.orqMu.Lock()
-	qp.orq = qp.orq[1:]
-	qp.orqMu.Unlock()
-	<-qp.ord
-	if pr.wr.Op == opReadRTR {
-		pr.wr.Sink.Deregister() // the RTR's empty sink region
-	} else {
-		qp.complete(qp.sendCQ, Completion{ID: pr.wr.ID, Op: OpRead, Len: int(pr.got)})
+	switch ev.Kind {
+	case rdmap.EventReadResponse:
+		wr := ev.Read.Ref.(*SendWR)
+		<-qp.ord
+		if wr.Op == opReadRTR {
+			wr.Sink.Deregister() // the RTR's empty sink region
+			return nil
+		}
+		qp.release(1)
+		qp.complete(qp.sendCQ, Completion{ID: wr.ID, Op: OpRead, Len: int(ev.Read.Got)})
+	case rdmap.EventReadRequest:
+		return qp.onReadRequest(&ev)
+	case rdmap.EventTerminate:
+		return ev.Terminate
+	case rdmap.EventSend:
+		d := &ev.Delivery
+		qp.complete(qp.recvCQ, Completion{ID: d.ID, Op: OpRecv, Len: int(d.MsgLen),
+			Solicited: ev.Opcode.SolicitedEvent(), Invalidated: ev.Invalidated})
 	}
 	return nil
 }
 
-func (qp *QP) onReadRequest(h *ddp.Header, d ddp.Delivery, ulpdu []byte) error {
-	rr, err := rdmap.DeliveredReadRequest(&d)
+// onReadRequest answers a delivered Read Request from the Data Source
+// region it names (RFC 5040 4.4, 5.2).
+func (qp *QP) onReadRequest(ev *rdmap.Event) error {
+	data, err := rdmap.ReadSource(qp.pd.dev.stags, qp.pd.id, qp.stream, &ev.Header, &ev.ReadRequest)
 	if err != nil {
 		return qp.sink.Fail(err)
 	}
-	data, err := rdmap.ReadSource(qp.pd.dev.stags, qp.pd.id, qp.stream, h, &rr)
-	if err != nil {
-		return qp.sink.Fail(err)
-	}
-	m := rdmap.NewReadResponse(rr.SinkSTag, rr.SinkTO, data)
-	buf, id := d.Buf, d.ID
+	m := rdmap.NewReadResponse(ev.ReadRequest.SinkSTag, ev.ReadRequest.SinkTO, data)
+	buf, id := ev.Delivery.Buf, ev.Delivery.ID
 	// The IRD credit returns when the transmit side takes the response.
 	after := func() { qp.sink.Post(1, buf, id) }
 	select {
@@ -697,17 +812,14 @@ func (qp *QP) complete(cq *CQ, c Completion) {
 	}
 }
 
-// flush completes every outstanding work request with the queue pair's
-// error.
+// flush completes every outstanding Read with the queue pair's error.
 func (qp *QP) flush() {
 	err := qp.Err()
-	qp.orqMu.Lock()
-	orq := qp.orq
-	qp.orq = nil
-	qp.orqMu.Unlock()
-	for _, pr := range orq {
-		if pr.wr.Op != opReadRTR {
-			qp.complete(qp.sendCQ, Completion{ID: pr.wr.ID, Op: OpRead, Err: err})
+	for _, r := range qp.rx.TakeReads() {
+		wr := r.Ref.(*SendWR)
+		if wr.Op != opReadRTR {
+			qp.release(1)
+			qp.complete(qp.sendCQ, Completion{ID: wr.ID, Op: OpRead, Err: err})
 		}
 	}
 }
@@ -717,25 +829,35 @@ func (qp *QP) txLoop() {
 	defer qp.done.Done()
 	defer close(qp.txDone)
 	tx := newTxState(qp)
+	var held *SendWR // a Read waiting for an ORD credit
 	defer func() {
 		// A local error found on the receive side is reported to the
 		// peer in a Terminate after whatever was already framed
-		// (RFC 5040 5.3).
+		// (RFC 5040 5.3), unless this side may not send yet: a
+		// Responder sends no FPDU before it has received a valid one
+		// (RFC 5044 7.1.3 rule 4), so then it only closes the
+		// connection (section 8 leaves that to the ULP).
 		if re := qp.term.Load(); re != nil {
-			tx.terminate(re)
+			if qp.maySend() {
+				tx.terminate(re)
+			} else {
+				tx.closeWrite()
+			}
 		}
 	}()
 	defer func() {
-		// Anything still queued completes with the error.
-		err := qp.Err()
-		for {
-			select {
-			case wr := <-qp.sq:
-				qp.complete(qp.sendCQ, Completion{ID: wr.ID, Op: wr.Op, Err: err})
-			default:
-				return
-			}
+		// Anything framed but not written, or still queued, completes
+		// with the error.
+		for _, c := range tx.pending {
+			c.Err = qp.Err()
+			qp.complete(qp.sendCQ, c)
 		}
+		qp.release(tx.slots)
+		if held != nil {
+			qp.complete(qp.sendCQ, Completion{ID: held.ID, Op: held.Op, Err: qp.Err()})
+			qp.release(1)
+		}
+		qp.drainSQ()
 	}()
 	if qp.params.P2P && qp.params.Role == mpa.Initiator {
 		if err := tx.rtr(); err != nil {
@@ -763,7 +885,6 @@ func (qp *QP) txLoop() {
 			}
 		}
 	}
-	var held *SendWR // a Read waiting for an ORD credit
 	for {
 		sq := qp.sq
 		var ordC chan struct{}
@@ -804,6 +925,13 @@ func (qp *QP) txLoop() {
 				return
 			}
 		case wr := <-sq:
+			if wr.Op == OpRead && qp.params.ORD == 0 {
+				// Posted before the startup told us the peer's
+				// IRD: refused now, and never sent.
+				qp.complete(qp.sendCQ, Completion{ID: wr.ID, Op: wr.Op, Err: errNoReads(qp.params)})
+				qp.release(1)
+				continue
+			}
 			if wr.Op == OpRead {
 				select {
 				case qp.ord <- struct{}{}:
@@ -836,6 +964,21 @@ func (qp *QP) txLoop() {
 	}
 }
 
+// maySend reports whether this side may send FPDUs: always, except for a
+// Responder that has not yet received a valid FPDU (RFC 5044 7.1.3
+// rule 4).
+func (qp *QP) maySend() bool {
+	if !qp.params.WaitsForFirstFPDU() {
+		return true
+	}
+	select {
+	case <-qp.firstRx:
+		return true
+	default:
+		return false
+	}
+}
+
 type txState struct {
 	qp     *QP
 	framer *mpa.Framer
@@ -846,6 +989,7 @@ type txState struct {
 	out     mpa.Gather
 	gather  bool
 	pending []Completion // completions due once out is on the wire
+	slots   int          // send queue slots of the work requests in out
 }
 
 // txBatch is how many octets the transmit side frames before it writes
@@ -905,16 +1049,19 @@ func (t *txState) work(wr *SendWR) error {
 		m = rdmap.NewSendSEInvalidate(t.msn(0), wr.InvalidateSTag, wr.Data)
 	case OpRead, opReadRTR:
 		rr := rdmap.ReadRequest{SinkSTag: wr.Sink.STag, SinkTO: wr.Sink.Addr + wr.SinkOffset, Size: wr.Len, SourceSTag: wr.RemoteSTag, SourceTO: wr.RemoteTO}
-		qp.orqMu.Lock()
-		qp.orq = append(qp.orq, &pendingRead{wr: wr, stag: rr.SinkSTag, to: rr.SinkTO, len: uint64(wr.Len)})
-		qp.orqMu.Unlock()
+		// Recorded before it can reach the peer, in sending order
+		// (RFC 5040 5.2.1); its slot is freed when it completes.
+		qp.rx.ExpectRead(&rdmap.OutstandingRead{SinkSTag: rr.SinkSTag, SinkTO: rr.SinkTO, Len: uint64(wr.Len), Ref: wr})
 		m = rdmap.NewReadRequest(t.msn(1), rr)
 	}
 	if err := t.message(&m, true); err != nil {
 		return err
 	}
-	if wr.Op != OpRead && wr.Op != opReadRTR && !wr.Unsignaled {
-		t.pending = append(t.pending, Completion{ID: wr.ID, Op: wr.Op, Len: len(wr.Data)})
+	if wr.Op != OpRead && wr.Op != opReadRTR {
+		t.slots++
+		if !wr.Unsignaled {
+			t.pending = append(t.pending, Completion{ID: wr.ID, Op: wr.Op, Len: len(wr.Data)})
+		}
 	}
 	return nil
 }
@@ -997,6 +1144,8 @@ func (t *txState) flush() error {
 		t.qp.complete(t.qp.sendCQ, c)
 	}
 	t.pending = t.pending[:0]
+	t.qp.release(t.slots)
+	t.slots = 0
 	return nil
 }
 

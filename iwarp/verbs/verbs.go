@@ -8,8 +8,10 @@
 //	pd := dev.AllocPD()
 //	mr, _ := pd.RegisterMR(buf, verbs.RemoteWrite)
 //	qp, _ := verbs.Dial(ctx, pd, "host:7174", verbs.QPConfig{})
-//	qp.PostSend(verbs.SendWR{ID: 1, Op: verbs.OpWrite, Data: src, RemoteSTag: stag, RemoteTO: to})
+//	qp.PostSend(ctx, verbs.SendWR{ID: 1, Op: verbs.OpWrite, Data: src, RemoteSTag: stag, RemoteTO: to})
 //	c, _ := qp.SendCQ().Poll(ctx)
+//
+// The package's examples run both ends over loopback.
 package verbs
 
 import (
