@@ -147,19 +147,24 @@ func trunc(s string) string {
 	return s
 }
 
-// A server with a smaller buffer than the client refuses to read past it,
-// with an error that says what to change; nothing is sent to the client's
-// memory.
-func TestSizeMismatchLocal(t *testing.T) {
+// Regression: a server with a smaller buffer than the client refused
+// before any RDMA operation, so the client saw only the connection close.
+// As rdma-core's rping does, it now issues the Read; the Read Response
+// fails DDP's bounds check on the server, and the client is sent a
+// Terminate that says why. The server's error says what to change, and its
+// statistics give the size the client used.
+func TestSizeMismatchTellsClient(t *testing.T) {
 	_, ss, cerr, serr := pair(t, Config{Size: 128, Count: 1}, Config{Size: 64})
 	if serr == nil || !strings.Contains(serr.Error(), "more than this server's 64-octet buffer") {
 		t.Fatalf("server: %v", serr)
 	}
-	if ss.Rounds != 0 {
-		t.Errorf("server completed %d rounds", ss.Rounds)
+	if ss.Rounds != 0 || ss.Size != 128 {
+		t.Errorf("server stats %+v; want 0 rounds of size 128", ss)
 	}
-	if cerr == nil {
-		t.Fatal("client finished a round with a server that gave up")
+	var qe *verbs.QPError
+	if !errors.As(cerr, &qe) || qe.Remote == nil || qe.Remote.Layer != rdmap.LayerDDP ||
+		qe.Remote.EType != rdmap.ETypeTaggedBuffer || qe.Remote.Code != rdmap.CodeDDPBaseBounds {
+		t.Fatalf("client: %v; want the server's Terminate: DDP Tagged Buffer Error, base or bounds", cerr)
 	}
 }
 

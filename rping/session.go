@@ -53,6 +53,9 @@ type Stats struct {
 	Rounds int
 	// Verified counts the octets checked by Validate.
 	Verified int64
+	// Size is the ping size in use: the client's -S, which the server
+	// learns from the client's last advertisement (0 before the first).
+	Size int
 	// Params is what the MPA startup negotiated.
 	Params *mpa.Params
 }
@@ -190,6 +193,8 @@ func Client(ctx context.Context, pd *verbs.PD, conn net.Conn, cfg Config) (*Stat
 		return nil, err
 	}
 	pd = newPD(pd)
+	var s session
+	s.stats.Size = cfg.Size
 	start := make([]byte, cfg.Size)
 	rdma := make([]byte, cfg.Size)
 	// rping registers both buffers for remote read and write.
@@ -206,7 +211,6 @@ func Client(ctx context.Context, pd *verbs.PD, conn net.Conn, cfg Config) (*Stat
 	}
 	defer rdmaMR.Deregister()
 
-	var s session
 	if err := s.setup(ctx, pd, conn, mpa.Initiator, &cfg); err != nil {
 		return nil, err
 	}
@@ -292,14 +296,20 @@ func Serve(ctx context.Context, pd *verbs.PD, conn net.Conn, cfg Config) (*Stats
 			return &s.stats, err
 		}
 		n := int(src.Len) + cfg.ReadOverrun
-		if n > len(rdma) {
-			return &s.stats, fmt.Errorf("rping: the client advertised %d octets, more than this server's %d-octet buffer (-S %d): give both sides the same size", src.Len, cfg.Size, cfg.Size)
-		}
+		s.stats.Size = int(src.Len)
 		clear(rdma)
-		if err := s.post(ctx, verbs.SendWR{Op: verbs.OpRead, RemoteSTag: src.STag, RemoteTO: src.Addr, Sink: rdmaMR, Len: uint32(n)}); err != nil {
+		// A client that advertises more than this server's buffer holds
+		// gets what rdma-core's rping gives it: the Read is issued as
+		// asked, its response fails DDP's bounds check on this side, and
+		// the client is sent a Terminate that says why (DDP Tagged
+		// Buffer Error, base or bounds violation).
+		if err := s.post(ctx, verbs.SendWR{Op: verbs.OpRead, RemoteSTag: src.STag, RemoteTO: src.Addr, Sink: rdmaMR, Len: uint32(n), SinkCheckedOnPlacement: true}); err != nil {
 			return &s.stats, err
 		}
 		if _, err := s.await(ctx, verbs.OpRead, "the RDMA Read of the client's ping data"); err != nil {
+			if n > len(rdma) {
+				return &s.stats, fmt.Errorf("rping: the client advertised %d octets, more than this server's %d-octet buffer (-S %d), so the RDMA Read of them failed here and the client was sent a Terminate: give both sides the same -S: %w", src.Len, cfg.Size, cfg.Size, err)
+			}
 			return &s.stats, err
 		}
 		if cfg.Validate {

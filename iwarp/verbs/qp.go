@@ -61,6 +61,14 @@ type SendWR struct {
 	Sink       *MR
 	SinkOffset uint64
 	Len        uint32
+	// SinkCheckedOnPlacement leaves the check that Len octets fit the sink
+	// region to DDP's bounds check when the Read Response is placed, as
+	// verbs providers that check the sink only then do (Linux siw): a
+	// Read that does not fit then fails the queue pair with a Terminate
+	// to the peer (DDP Tagged Buffer Error, base or bounds violation)
+	// instead of being refused by PostSend. rping's server uses it to
+	// tell a client with a larger buffer why, as rdma-core's rping does.
+	SinkCheckedOnPlacement bool
 	// InvalidateSTag is the peer's STag that a Send with Invalidate
 	// invalidates.
 	InvalidateSTag uint32
@@ -506,7 +514,7 @@ func (qp *QP) checkRead(wr *SendWR) error {
 	switch {
 	case sink == nil:
 		return errors.New("qp: RDMA Read without a sink region")
-	case wr.SinkOffset > uint64(len(sink.Buf)) || uint64(wr.Len) > uint64(len(sink.Buf))-wr.SinkOffset:
+	case !wr.SinkCheckedOnPlacement && (wr.SinkOffset > uint64(len(sink.Buf)) || uint64(wr.Len) > uint64(len(sink.Buf))-wr.SinkOffset):
 		return fmt.Errorf("qp: RDMA Read of %d octets at offset %d does not fit the %d-octet sink region", wr.Len, wr.SinkOffset, len(sink.Buf))
 	case sink.pd != qp.pd:
 		return errors.New("qp: RDMA Read sink region belongs to another protection domain")
