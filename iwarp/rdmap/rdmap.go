@@ -39,10 +39,13 @@ const (
 	OpSendSE           Opcode = 0x5 // Send with Solicited Event, untagged QN 0
 	OpSendSEInvalidate Opcode = 0x6 // Send with Solicited Event and Invalidate, untagged QN 0
 	OpTerminate        Opcode = 0x7 // Terminate, untagged QN 2
-	numOpcodes                = 8
+
+	// NumOpcodes is one more than the largest opcode RFC 5040 defines:
+	// the size of a table indexed by Opcode.
+	NumOpcodes = 8
 )
 
-var opNames = [numOpcodes]string{
+var opNames = [NumOpcodes]string{
 	"RDMA Write",
 	"RDMA Read Request",
 	"RDMA Read Response",
@@ -61,7 +64,7 @@ func (o Opcode) String() string {
 }
 
 // Valid reports whether o is one of the eight RDMAP opcodes.
-func (o Opcode) Valid() bool { return o < numOpcodes }
+func (o Opcode) Valid() bool { return o < NumOpcodes }
 
 // Tagged reports whether messages with opcode o use DDP's tagged buffer
 // model: RDMA Write and RDMA Read Response.

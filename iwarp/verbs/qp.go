@@ -175,7 +175,7 @@ type QP struct {
 	mulpdu  int
 	emss    int
 
-	rx      *rdmap.Stream // the receive dispatcher, with the outstanding Reads
+	rx *rdmap.Stream // the receive dispatcher, with the outstanding Reads
 
 	sendCQ, recvCQ *CQ
 	sq             chan *SendWR
@@ -202,8 +202,15 @@ type QP struct {
 
 	nextMSN [3]uint32 // next MSN to send on QN 0, 1, 2
 
-	// Counters.
+	// TxBytes and RxBytes count the octets written to and read from the
+	// connection (MPA framing included); Stats has them and more.
 	TxBytes, RxBytes atomic.Int64
+
+	txFPDUs, rxFPDUs atomic.Int64
+	txMsgs, rxMsgs   [rdmap.NumOpcodes]atomic.Int64 // messages by RDMAP opcode
+	termSent         atomic.Pointer[rdmap.Terminate]
+	termRecv         atomic.Pointer[rdmap.Terminate]
+	mpaErr           atomic.Pointer[mpa.Error] // the MPA error the receive side found
 }
 
 // txItem is work the receive side hands the transmit side: a Read
@@ -457,6 +464,49 @@ func (qp *QP) Err() error {
 
 // Dead is closed when the queue pair enters the error state.
 func (qp *QP) Dead() <-chan struct{} { return qp.dead }
+
+// Stats are a queue pair's counters: what it sent and received, and the
+// errors that ended it.
+type Stats struct {
+	// TxOctets and RxOctets are the octets written to and read from the
+	// TCP connection, MPA framing (length, markers, pad, CRC) included.
+	TxOctets, RxOctets int64
+	// TxFPDUs and RxFPDUs count FPDUs, one DDP segment each; RxFPDUs
+	// counts those that passed MPA's checks.
+	TxFPDUs, RxFPDUs int64
+	// TxMessages and RxMessages count whole RDMAP messages by opcode
+	// (index rdmap.Opcode): sent, and received complete.
+	TxMessages, RxMessages [rdmap.NumOpcodes]int64
+	// CRCErrors and MarkerErrors count the MPA errors of those kinds the
+	// receive side found (RFC 5044 8, codes 2 and 3): at most one, as the
+	// first ends the stream.
+	CRCErrors, MarkerErrors int64
+	// TerminateSent and TerminateReceived are the Terminate this side
+	// sent and the one the peer sent, if any (RFC 5040 4.8).
+	TerminateSent, TerminateReceived *rdmap.Terminate
+}
+
+// Stats returns a snapshot of the queue pair's counters.
+func (qp *QP) Stats() Stats {
+	st := Stats{
+		TxOctets: qp.TxBytes.Load(), RxOctets: qp.RxBytes.Load(),
+		TxFPDUs: qp.txFPDUs.Load(), RxFPDUs: qp.rxFPDUs.Load(),
+		TerminateSent: qp.termSent.Load(), TerminateReceived: qp.termRecv.Load(),
+	}
+	for i := range st.TxMessages {
+		st.TxMessages[i] = qp.txMsgs[i].Load()
+		st.RxMessages[i] = qp.rxMsgs[i].Load()
+	}
+	if me := qp.mpaErr.Load(); me != nil {
+		switch me.Code {
+		case mpa.ErrCRC:
+			st.CRCErrors = 1
+		case mpa.ErrMarker:
+			st.MarkerErrors = 1
+		}
+	}
+	return st
+}
 
 // PostRecv posts a receive buffer for a Send from the peer.
 func (qp *QP) PostRecv(id uint64, buf []byte) error {
@@ -727,6 +777,7 @@ func (qp *QP) rxError(err error) {
 	var me *mpa.Error
 	var re *rdmap.Error
 	if errors.As(err, &me) {
+		qp.mpaErr.Store(me)
 		re = rdmap.MPAError(uint8(me.Code), nil, 0)
 		re.Detail = me.Detail
 		re.Err = me
@@ -764,8 +815,12 @@ func (qp *QP) onULPDU(_ uint32, ulpdu []byte) error {
 
 // onEvent acts on what the receive dispatcher reports for a segment.
 func (qp *QP) onEvent(ev rdmap.Event, err error) error {
+	qp.rxFPDUs.Add(1)
 	if err != nil {
 		return err
+	}
+	if ev.Kind != rdmap.EventNone {
+		qp.rxMsgs[ev.Opcode].Add(1)
 	}
 	switch ev.Kind {
 	case rdmap.EventReadResponse:
@@ -780,6 +835,7 @@ func (qp *QP) onEvent(ev rdmap.Event, err error) error {
 	case rdmap.EventReadRequest:
 		return qp.onReadRequest(&ev)
 	case rdmap.EventTerminate:
+		qp.termRecv.Store(ev.Terminate)
 		return ev.Terminate
 	case rdmap.EventSend:
 		d := &ev.Delivery
@@ -1117,8 +1173,10 @@ func (t *txState) message(m *rdmap.Message, owned bool) error {
 	for {
 		h, payload, ok := segs.Next()
 		if !ok {
+			t.qp.txMsgs[m.Opcode].Add(1)
 			return nil
 		}
+		t.qp.txFPDUs.Add(1)
 		n := h.Len() + len(payload)
 		if t.out.Len() > 0 && (t.out.Len()+t.framer.WireLen(n) > txBatch ||
 			t.gather && t.out.Pieces()+t.maxPieces(n) > txGatherPieces) {
@@ -1175,8 +1233,8 @@ func (t *txState) write() error {
 func (t *txState) terminate(e *rdmap.Error) {
 	term := e.Terminate()
 	m, err := rdmap.NewTerminate(t.msn(2), &term)
-	if err == nil && t.message(&m, false) == nil {
-		t.flush()
+	if err == nil && t.message(&m, false) == nil && t.flush() == nil {
+		t.qp.termSent.Store(&term)
 	}
 	t.closeWrite()
 }
