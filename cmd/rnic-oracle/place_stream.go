@@ -379,7 +379,7 @@ func (ps *placeSession) receive(st *sessStream, ulpdu []byte) (*placeEvent, bool
 	place := ps.where(st, &h, len(seg.Payload))
 	saved := ps.savePoison()
 	ev, err := st.rx.ReceiveSegment(&seg, len(ulpdu))
-	if err != nil {
+	if !ev.Placed {
 		return errorEvent(err), true, none
 	}
 	if place[1] != len(seg.Payload) {
@@ -388,6 +388,11 @@ func (ps *placeSession) receive(st *sessStream, ulpdu []byte) (*placeEvent, bool
 	ps.restorePoison(saved)
 	if ev.Delivery.Delivered && !h.Tagged {
 		delete(st.posted, [2]uint32{h.QN, h.MSN})
+	}
+	if err != nil {
+		// Placed, then refused at delivery (an invalidation it may not
+		// make, a malformed Read Request): the range stands.
+		return errorEvent(err), true, place
 	}
 	pe, end := report(ev)
 	return pe, end, place

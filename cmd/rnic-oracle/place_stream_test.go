@@ -198,3 +198,31 @@ func TestPlaceStreamEarly(t *testing.T) {
 		t.Errorf("early into poisoned memory: %q", r.Error)
 	}
 }
+
+// Regression: a Send with Invalidate that may not invalidate its STag is
+// placed, then refused at delivery. places must name the buffer it went
+// to (the hardware writes it there), not [0, 0].
+func TestPlaceStreamRefusedAfterDelivery(t *testing.T) {
+	good := 0
+	foreign := ddp.MakeSTag(6, 1) // registered in another PD
+	ops := []any{
+		map[string]any{"conn": map[string]any{"conn": 2, "pd": 9}},
+		map[string]any{"stag": map[string]any{"index": 6, "valid": true, "key": 1, "pd": 8, "access": 1, "base": 0, "len": 64, "host": 0}},
+		map[string]any{"post": map[string]any{"conn": 2, "qn": 0, "addr": 300, "len": 16, "id": 5}},
+	}
+	ops = append(ops, ulpdus(2, &good, segs(t, rdmap.NewSendInvalidate(1, foreign, []byte("abc")), 128)...)...)
+	r := streamReq(t, map[string]any{"session": "d", "open": map[string]any{"mem_size": 512}, "ops": ops, "mem": true, "close": true})
+	if r.Error != "" {
+		t.Fatal(r.Error)
+	}
+	if len(r.Places) != 1 || r.Places[0] != [2]int{300, 3} {
+		t.Errorf("places %v, want [[300 3]]", r.Places)
+	}
+	if len(r.Events) != 1 || r.Events[0].Kind != "error" || r.Events[0].Code != rdmap.CodeCannotInvalidate {
+		t.Errorf("events %+v, want the STag-cannot-be-invalidated error", r.Events)
+	}
+	mem, _ := hex.DecodeString(r.Mem)
+	if string(mem[300:303]) != "abc" {
+		t.Errorf("memory at 300: %q", mem[300:303])
+	}
+}

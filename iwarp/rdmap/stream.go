@@ -139,6 +139,13 @@ type Event struct {
 	Kind   EventKind
 	Opcode Opcode
 	Header ddp.Header
+	// Placed says the Sink took the segment: its payload is in the Data
+	// Sink's buffer. It can be set alongside an error found after
+	// delivery (a Send with Invalidate that may not invalidate, a Read
+	// Request of the wrong length): the payload landed, the stream ends.
+	Placed bool
+	// Len is the segment's payload length.
+	Len int
 	// Delivery is the Sink's delivery of an untagged message.
 	Delivery    ddp.Delivery
 	Read        *OutstandingRead
@@ -178,7 +185,7 @@ func (s *Stream) ReceiveV(pieces [][]byte, n int) (Event, error) {
 				if err != nil {
 					return Event{}, err
 				}
-				return tagged(op, &h, d, nil), nil
+				return tagged(op, &h, d, nil, n-h.Len()), nil
 			}
 		}
 	}
@@ -205,20 +212,23 @@ func (s *Stream) ReceiveSegment(seg *Segment, segLen int) (Event, error) {
 		if err != nil {
 			return Event{}, err
 		}
-		return tagged(op, h, d, nil), nil
+		return tagged(op, h, d, nil, len(seg.Payload)), nil
 	case OpReadResponse:
 		return s.readResponse(seg, segLen)
 	}
 	d, err := s.sink.Receive(h, seg.Payload, 0)
-	if err != nil || !d.Delivered {
-		return Event{Opcode: op, Header: *h}, err
+	if err != nil {
+		return Event{}, err
 	}
-	ev := Event{Opcode: op, Header: *h, Delivery: d}
+	ev := Event{Opcode: op, Header: *h, Delivery: d, Placed: true, Len: len(seg.Payload)}
+	if !d.Delivered {
+		return ev, nil
+	}
 	switch {
 	case op == OpReadRequest:
 		rr, err := DeliveredReadRequest(&d)
 		if err != nil {
-			return Event{}, s.sink.Fail(withSegment(err, h, segLen))
+			return ev, s.sink.Fail(withSegment(err, h, segLen))
 		}
 		ev.Kind, ev.ReadRequest = EventReadRequest, rr
 	case op == OpTerminate:
@@ -233,7 +243,7 @@ func (s *Stream) ReceiveSegment(seg *Segment, segLen int) (Event, error) {
 		ev.Kind = EventSend
 		if op.Invalidates() {
 			if err := Invalidate(s.stags, s.pd, s.id, &d.Header); err != nil {
-				return Event{}, s.sink.Fail(withSegment(err, h, segLen))
+				return ev, s.sink.Fail(withSegment(err, h, segLen))
 			}
 			ev.Invalidated = d.Header.ULPInfo
 		}
@@ -253,7 +263,7 @@ func (s *Stream) readResponse(seg *Segment, segLen int) (Event, error) {
 		if err != nil {
 			return Event{}, err
 		}
-		return tagged(OpReadResponse, h, d, nil), nil
+		return tagged(OpReadResponse, h, d, nil, len(seg.Payload)), nil
 	}
 	r := s.oldestRead()
 	n := uint64(len(seg.Payload))
@@ -275,14 +285,14 @@ func (s *Stream) readResponse(seg *Segment, segLen int) (Event, error) {
 	}
 	r.Got += n
 	if !h.Last {
-		return Event{Opcode: OpReadResponse, Header: *h}, nil
+		return Event{Opcode: OpReadResponse, Header: *h, Placed: true, Len: int(n)}, nil
 	}
 	s.popRead()
-	return tagged(OpReadResponse, h, d, r), nil
+	return tagged(OpReadResponse, h, d, r, int(n)), nil
 }
 
-func tagged(op Opcode, h *ddp.Header, d ddp.Delivery, r *OutstandingRead) Event {
-	ev := Event{Opcode: op, Header: *h, Delivery: d}
+func tagged(op Opcode, h *ddp.Header, d ddp.Delivery, r *OutstandingRead, n int) Event {
+	ev := Event{Opcode: op, Header: *h, Delivery: d, Placed: true, Len: n}
 	if d.Delivered {
 		ev.Kind, ev.Read = EventWrite, r
 		if op == OpReadResponse {
