@@ -30,9 +30,12 @@ const (
 	OpSendSEInv               // Send with Solicited Event and Invalidate
 	OpRecv                    // a receive completion
 	opReadRTR                 // internal: zero-length Write used as RTR
+	// OpRemoteWrite completes on the receive queue when the peer's RDMA
+	// Write has been placed, with QPConfig.NotifyWrites.
+	OpRemoteWrite
 )
 
-var opNames = [...]string{"RDMA Write", "RDMA Read", "Send", "Send with Invalidate", "Send with SE", "Send with SE and Invalidate", "Receive", "RTR"}
+var opNames = [...]string{"RDMA Write", "RDMA Read", "Send", "Send with Invalidate", "Send with SE", "Send with SE and Invalidate", "Receive", "RTR", "Remote RDMA Write"}
 
 func (o Opcode) String() string {
 	if int(o) < len(opNames) {
@@ -89,6 +92,10 @@ type Completion struct {
 	// Invalidate invalidated (0 if none).
 	Solicited   bool
 	Invalidated uint32
+	// For OpRemoteWrite: the STag written and End, the TO just past the
+	// Write's last octet.
+	STag uint32
+	End  uint64
 }
 
 // QPError is the error that moves a queue pair to the error state: a
@@ -161,6 +168,13 @@ type QPConfig struct {
 	// captures use it because Wireshark finds markers only in aligned
 	// segments. By default FPDUs are batched into large Writes.
 	WritePerFPDU bool
+	// NotifyWrites completes an OpRemoteWrite on the receive CQ each time
+	// an RDMA Write from the peer has been placed whole. RDMAP tells the
+	// Data Sink's ULP nothing of Writes (RFC 5040 5.1): an application on
+	// an RNIC learns of one by polling the buffer's last octet, as
+	// perftest's ib_write_lat does. This is that poll's equivalent for
+	// the software stack, where the buffer is written by another goroutine.
+	NotifyWrites bool
 }
 
 // QP is a queue pair: one RDMAP Stream over one TCP connection.
@@ -823,6 +837,10 @@ func (qp *QP) onEvent(ev rdmap.Event, err error) error {
 		qp.rxMsgs[ev.Opcode].Add(1)
 	}
 	switch ev.Kind {
+	case rdmap.EventWrite:
+		if qp.cfg.NotifyWrites {
+			qp.complete(qp.recvCQ, Completion{Op: OpRemoteWrite, STag: ev.Header.STag, End: ev.Header.TO + uint64(ev.Len)})
+		}
 	case rdmap.EventReadResponse:
 		wr := ev.Read.Ref.(*SendWR)
 		<-qp.ord
