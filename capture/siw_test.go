@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // siwCapture is the third-party capture of two Linux soft-iWARP (siw)
@@ -80,6 +81,13 @@ func TestReadSiwRping(t *testing.T) {
 	}
 	if !cs.SYN || !sc.SYN || !cs.FIN || !sc.FIN || cs.RST || sc.RST {
 		t.Errorf("flags: client %+v server %+v", *cs, *sc)
+	}
+	// rping's client closes first (tshark frames 53 and 54).
+	if want := time.Unix(1795359283, 266712000); !cs.FINTime.Equal(want) {
+		t.Errorf("client FIN at %v, want %v", cs.FINTime, want)
+	}
+	if want := time.Unix(1795359283, 268284000); !sc.FINTime.Equal(want) {
+		t.Errorf("server FIN at %v, want %v", sc.FINTime, want)
 	}
 	// 10 data segments from the client; 16 from the server, three of them
 	// retransmissions of the Send that ends each round (tshark frames 28,
