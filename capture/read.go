@@ -48,8 +48,11 @@ type Stream struct {
 	ISN uint32
 	// SYN reports whether the SYN of this direction was captured.
 	SYN bool
-	// FIN reports whether this direction sent a FIN.
-	FIN bool
+	// FIN reports whether this direction sent a FIN, and FINTime when
+	// the first one was captured (zero without a FIN): with the other
+	// direction's, it tells which side closed first.
+	FIN     bool
+	FINTime time.Time
 	// RST reports whether this direction sent a RST.
 	RST bool
 	// Data is the reassembled byte stream from ISN+1, up to the first
@@ -411,12 +414,13 @@ type rawSegment struct {
 
 // half is one direction of a connection while the capture is read.
 type half struct {
-	isn    uint32
-	syn    bool
-	fin    bool
-	finSeq uint32 // sequence number the FIN occupies
-	rst    bool
-	segs   []rawSegment
+	isn     uint32
+	syn     bool
+	fin     bool
+	finSeq  uint32 // sequence number the FIN occupies
+	finTime time.Time
+	rst     bool
+	segs    []rawSegment
 }
 
 func (h *half) used() bool { return len(h.segs) > 0 || h.fin || h.rst }
@@ -486,6 +490,7 @@ func (tab *convTable) add(p *packet) {
 	if p.fin && !h.fin {
 		h.fin = true
 		h.finSeq = seq + uint32(p.declared)
+		h.finTime = p.time
 	}
 }
 
@@ -589,7 +594,7 @@ func (cv *coverage) add(lo, hi int64) bool {
 
 // assemble fills st from the captured segments, returning the first gap.
 func (h *half) assemble(st *Stream) *GapError {
-	st.SYN, st.FIN, st.RST = h.syn, h.fin, h.rst
+	st.SYN, st.FIN, st.RST, st.FINTime = h.syn, h.fin, h.rst, h.finTime
 	var base uint32 // sequence number of stream offset 0
 	switch {
 	case h.syn:
