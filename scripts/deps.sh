@@ -53,8 +53,10 @@ packages=(
 	# The interop guest (scripts/guest/build.sh, internal/qemuguest): QEMU
 	# boots it; cpio, kmod (depmod, modprobe) and xz-utils assemble it from
 	# downloaded Debian packages; gcc-12 (the compiler Debian's kernel was
-	# built with), binutils and libelf1 (for kbuild's objtool) build siw.ko.
-	qemu-system-x86 cpio kmod xz-utils gcc-12 binutils libelf1
+	# built with), binutils and libelf1 (for kbuild's objtool) build siw.ko;
+	# libc6-dev's headers build the preload library the teardown-race
+	# interop case puts under the guest's rping (interop/testdata).
+	qemu-system-x86 cpio kmod xz-utils gcc-12 binutils libelf1 libc6-dev
 )
 if [[ $PYTHON == /usr/bin/python3* ]]; then
 	py_ver="$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
