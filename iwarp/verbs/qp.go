@@ -175,6 +175,14 @@ type QPConfig struct {
 	// perftest's ib_write_lat does. This is that poll's equivalent for
 	// the software stack, where the buffer is written by another goroutine.
 	NotifyWrites bool
+	// InlineSend lets PostSend frame and write a work request itself when
+	// the send queue is idle (nothing queued or being sent), instead of
+	// handing it to the queue pair's transmit goroutine: one goroutine
+	// hand-off less on the way to the wire, for latency. Work requests
+	// posted while another is being written queue and go out batched, as
+	// without it; a stream of posts that each find the queue idle costs a
+	// system call each.
+	InlineSend bool
 }
 
 // QP is a queue pair: one RDMAP Stream over one TCP connection.
@@ -190,6 +198,13 @@ type QP struct {
 	emss    int
 
 	rx *rdmap.Stream // the receive dispatcher, with the outstanding Reads
+
+	// The transmit side's state, used by the transmit goroutine and, with
+	// InlineSend, by PostSend: txMu is held while either frames or writes.
+	txMu    sync.Mutex
+	tx      *txState
+	queued  atomic.Int64 // work requests handed to the transmit goroutine and not yet sent
+	txReady atomic.Bool  // the transmit goroutine is past the startup (RTR, rule 4)
 
 	sendCQ, recvCQ *CQ
 	sq             chan *SendWR
@@ -412,6 +427,7 @@ func (qp *QP) Establish(ctx context.Context, c net.Conn, role mpa.Role) error {
 	qp.conn, qp.params, qp.emss = c, p, emss
 	qp.mulpdu = mpa.MULPDU(emss, p.TxMarkers)
 	qp.ord = make(chan struct{}, max(int(p.ORD), 1))
+	qp.tx = newTxState(qp)
 	qp.done.Add(2)
 	qp.mu.Unlock()
 	go qp.rxLoop()
@@ -562,15 +578,50 @@ func (qp *QP) PostSend(ctx context.Context, wr SendWR) error {
 		return ctx.Err()
 	}
 	w := wr
+	if qp.cfg.InlineSend && qp.sendInline(&w) {
+		return nil
+	}
 	// The send queue holds as many work requests as there are slots, so
 	// this never waits.
+	qp.queued.Add(1)
 	select {
 	case qp.sq <- &w:
 		return nil
 	case <-qp.dead:
+		qp.queued.Add(-1)
 		qp.release(1)
 		return qp.Err()
 	}
+}
+
+// sendInline frames and writes wr on the posting goroutine when the
+// transmit side is idle, and reports whether it did. Nothing queued may
+// be overtaken: work requests handed to the transmit goroutine count in
+// queued until it has sent them, and it sends under txMu.
+func (qp *QP) sendInline(wr *SendWR) bool {
+	if !qp.txReady.Load() || !qp.txMu.TryLock() {
+		return false
+	}
+	defer qp.txMu.Unlock()
+	if qp.queued.Load() != 0 || len(qp.ctrl) != 0 || qp.closing.Load() || qp.Err() != nil {
+		return false
+	}
+	if wr.Op == OpRead {
+		select {
+		case qp.ord <- struct{}{}:
+		default:
+			return false // waits for an ORD credit in the queue
+		}
+	}
+	err := qp.tx.work(wr)
+	if err == nil {
+		err = qp.tx.flush()
+	}
+	if err != nil {
+		// The transmit goroutine completes what is left with the error.
+		qp.fail(&QPError{Conn: err})
+	}
+	return true
 }
 
 func (qp *QP) checkRead(wr *SendWR) error {
@@ -910,9 +961,25 @@ func (qp *QP) flush() {
 func (qp *QP) txLoop() {
 	defer qp.done.Done()
 	defer close(qp.txDone)
-	tx := newTxState(qp)
+	tx := qp.tx
 	var held *SendWR // a Read waiting for an ORD credit
 	defer func() {
+		qp.txMu.Lock()
+		defer qp.txMu.Unlock()
+		// Anything framed but not written, or still queued, completes
+		// with the error.
+		for _, c := range tx.pending {
+			c.Err = qp.Err()
+			qp.complete(qp.sendCQ, c)
+		}
+		tx.pending = tx.pending[:0]
+		qp.release(tx.slots)
+		tx.slots = 0
+		if held != nil {
+			qp.complete(qp.sendCQ, Completion{ID: held.ID, Op: held.Op, Err: qp.Err()})
+			qp.release(1)
+		}
+		qp.drainSQ()
 		// A local error found on the receive side is reported to the
 		// peer in a Terminate after whatever was already framed
 		// (RFC 5040 5.3), unless this side may not send yet: a
@@ -926,20 +993,6 @@ func (qp *QP) txLoop() {
 				tx.closeWrite()
 			}
 		}
-	}()
-	defer func() {
-		// Anything framed but not written, or still queued, completes
-		// with the error.
-		for _, c := range tx.pending {
-			c.Err = qp.Err()
-			qp.complete(qp.sendCQ, c)
-		}
-		qp.release(tx.slots)
-		if held != nil {
-			qp.complete(qp.sendCQ, Completion{ID: held.ID, Op: held.Op, Err: qp.Err()})
-			qp.release(1)
-		}
-		qp.drainSQ()
 	}()
 	if qp.params.P2P && qp.params.Role == mpa.Initiator {
 		if err := tx.rtr(); err != nil {
@@ -967,6 +1020,7 @@ func (qp *QP) txLoop() {
 			}
 		}
 	}
+	qp.txReady.Store(true)
 	for {
 		sq := qp.sq
 		var ordC chan struct{}
@@ -977,73 +1031,114 @@ func (qp *QP) txLoop() {
 		if held == nil && len(qp.sq) == 0 && len(qp.ctrl) == 0 {
 			closeC = qp.closeCh
 		}
+		var (
+			step txStep
+			it   txItem
+			wr   *SendWR
+		)
 		select {
 		case <-closeC:
-			if len(qp.sq) > 0 || len(qp.ctrl) > 0 {
-				// Posted while this select waited: Close sends what
-				// was posted before it, so go round and send that
-				// first (closeCh stays closed).
-				continue
-			}
-			if qp.term.Load() != nil {
-				// A local error raced our Close: the deferred
-				// Terminate goes out first and sends the FIN itself.
-				return
-			}
-			if err := tx.flush(); err != nil {
-				qp.fail(&QPError{Conn: err})
-				return
-			}
-			tx.closeWrite()
-			return
-		case it := <-qp.ctrl:
-			// The Read Request's IRD credit returns now, before a
-			// single octet of the response is on the wire: the
-			// requester may issue its next Read the moment the
-			// response arrives, and that Read must find a buffer.
-			it.after()
-			if err := tx.message(it.resp, false); err != nil {
-				qp.fail(&QPError{Conn: err})
-				return
-			}
-		case wr := <-sq:
-			if wr.Op == OpRead && qp.params.ORD == 0 {
-				// Posted before the startup told us the peer's
-				// IRD: refused now, and never sent.
-				qp.complete(qp.sendCQ, Completion{ID: wr.ID, Op: wr.Op, Err: errNoReads(qp.params)})
-				qp.release(1)
-				continue
-			}
-			if wr.Op == OpRead {
-				select {
-				case qp.ord <- struct{}{}:
-				default:
-					held = wr
-				}
-			}
-			if held == nil {
-				if err := tx.work(wr); err != nil {
-					qp.fail(&QPError{Conn: err})
-					return
-				}
-			}
+			step = stepClose
+		case it = <-qp.ctrl:
+			step = stepCtrl
+		case wr = <-sq:
+			step = stepWork
 		case ordC <- struct{}{}:
-			wr := held
-			held = nil
-			if err := tx.work(wr); err != nil {
-				qp.fail(&QPError{Conn: err})
-				return
-			}
+			step, wr, held = stepHeld, held, nil
 		case <-qp.dead:
 			return
 		}
-		if len(qp.ctrl) == 0 && (len(qp.sq) == 0 || held != nil) {
-			if err := tx.flush(); err != nil {
-				qp.fail(&QPError{Conn: err})
-				return
-			}
+		qp.txMu.Lock()
+		stop := qp.txStep(step, it, wr, &held)
+		qp.txMu.Unlock()
+		if stop {
+			return
 		}
 	}
+}
+
+type txStep uint8
+
+const (
+	stepClose txStep = iota // Close was called
+	stepCtrl                // a Read Response to send
+	stepWork                // a work request from the send queue
+	stepHeld                // a Read that was waiting has its ORD credit
+)
+
+// txStep carries out one step of txLoop, with txMu held, and reports
+// whether the loop ends.
+func (qp *QP) txStep(step txStep, it txItem, wr *SendWR, held **SendWR) bool {
+	tx := qp.tx
+	switch step {
+	case stepClose:
+		if len(qp.sq) > 0 || len(qp.ctrl) > 0 {
+			// Posted while the loop waited: Close sends what was
+			// posted before it, so go round and send that first
+			// (closeCh stays closed).
+			return false
+		}
+		if qp.term.Load() != nil {
+			// A local error raced our Close: the deferred Terminate
+			// goes out first and sends the FIN itself.
+			return true
+		}
+		if err := tx.flush(); err != nil {
+			qp.fail(&QPError{Conn: err})
+			return true
+		}
+		tx.closeWrite()
+		return true
+	case stepCtrl:
+		// The Read Request's IRD credit returns now, before a single
+		// octet of the response is on the wire: the requester may issue
+		// its next Read the moment the response arrives, and that Read
+		// must find a buffer.
+		it.after()
+		if err := tx.message(it.resp, false); err != nil {
+			qp.fail(&QPError{Conn: err})
+			return true
+		}
+	case stepWork:
+		if wr.Op == OpRead && qp.params.ORD == 0 {
+			// Posted before the startup told us the peer's IRD:
+			// refused now, and never sent.
+			qp.queued.Add(-1)
+			qp.complete(qp.sendCQ, Completion{ID: wr.ID, Op: wr.Op, Err: errNoReads(qp.params)})
+			qp.release(1)
+			return false
+		}
+		if wr.Op == OpRead {
+			select {
+			case qp.ord <- struct{}{}:
+			default:
+				// Waits for an ORD credit, still counted in queued
+				// so that nothing overtakes it; what is framed goes
+				// out now (below), or the credit would never come.
+				*held = wr
+			}
+		}
+		if *held == nil {
+			qp.queued.Add(-1)
+			if err := tx.work(wr); err != nil {
+				qp.fail(&QPError{Conn: err})
+				return true
+			}
+		}
+	case stepHeld:
+		qp.queued.Add(-1)
+		if err := tx.work(wr); err != nil {
+			qp.fail(&QPError{Conn: err})
+			return true
+		}
+	}
+	if len(qp.ctrl) == 0 && (len(qp.sq) == 0 || *held != nil) {
+		if err := tx.flush(); err != nil {
+			qp.fail(&QPError{Conn: err})
+			return true
+		}
+	}
+	return false
 }
 
 // maySend reports whether this side may send FPDUs: always, except for a
