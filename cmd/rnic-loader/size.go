@@ -100,9 +100,14 @@ func (v *sizeValue) Set(s string) error {
 	return nil
 }
 
+// String is the value as a flag would take it, in a unit when exact
+// ("256MiB", "64kB"), so that help shows defaults the way users type them.
 func (v *sizeValue) String() string {
 	if v.isAuto {
 		return v.auto
+	}
+	if s := shortOctets(v.n); v.n >= 1000 && !strings.Contains(s, ".") {
+		return strings.ReplaceAll(s, " ", "")
 	}
 	return strconv.FormatInt(v.n, 10)
 }

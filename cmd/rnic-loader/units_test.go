@@ -65,6 +65,17 @@ func TestSizeValueRange(t *testing.T) {
 	if v.Int64() != 4096 {
 		t.Fatalf("a refused value changed the flag to %d", v.Int64())
 	}
+	// String says the value as a flag takes it back.
+	for _, n := range []int64{26, 999, 4096, 65535, 64000, 1 << 30, 1000001} {
+		w := newSize(n, 0, 1<<40, "x")
+		back, err := parseOctets(w.String())
+		if err != nil || back != n {
+			t.Errorf("String() of %d is %q, which parses as %d, %v", n, w.String(), back, err)
+		}
+	}
+	if s := newSize(256<<20, 0, 1<<40, "x").String(); s != "256MiB" {
+		t.Errorf("String() of 256 MiB is %q", s)
+	}
 }
 
 // A name that does not resolve is reported as such, not as a server that
