@@ -3,14 +3,15 @@ module github.com/openrnic/rnic
 go 1.26.0
 
 require (
-	github.com/dustin/go-humanize v1.1.0
 	github.com/gopacket/gopacket v1.7.7
+	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/cobra v1.10.2
+	github.com/spf13/pflag v1.0.9
 	golang.org/x/sys v0.49.0
 )
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/spf13/pflag v1.0.9 // indirect
 	golang.org/x/net v0.55.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
 )

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/netip"
 	"os"
@@ -17,7 +18,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
 	"github.com/openrnic/rnic/capture"
@@ -25,13 +25,24 @@ import (
 	"github.com/openrnic/rnic/iwarp/verbs"
 )
 
-const maxMessageSize = 1 << 30
+const (
+	maxMessageSize = 1 << 30
+	maxTotal       = 1 << 50 // --bytes: a petabyte is more than any run here moves
+	maxRounds      = 1000
+	maxWindow      = 1 << 20
+	// maxWindowOctets bounds --window × --size: the server holds two
+	// windows of Writes in memory.
+	maxWindowOctets = 1 << 30
+	benchSchema     = "rnic-loader/bench/1"
+	pcapNote        = "--pcap writes one FPDU per TCP segment (WritePerFPDU), with no warm-up and one round; goodput not comparable with runs without --pcap"
+)
 
 type benchOpts struct {
 	listen, connect string
 	op              string
-	size            string
-	total           string
+	size            *sizeValue
+	total           *sizeValue
+	warmup          *sizeValue
 	markers         bool
 	noCRC           bool
 	mpaRev          int
@@ -42,8 +53,9 @@ type benchOpts struct {
 	seed            uint64
 	window          int
 	rounds          int
-	warmup          string
 	timeout         time.Duration
+	startupTimeout  time.Duration
+	persistent      bool
 	cpuProfile      string
 
 	// capture, in loopback mode with --pcap: the client puts the session's
@@ -109,9 +121,13 @@ type benchParams struct {
 	Seed   uint64 `json:"seed"`
 	Window int    `json:"window"`
 	Raw    bool   `json:"raw"` // a raw TCP baseline connection follows
+	// Run tells the server which connections belong to one client run,
+	// so that a stranger's connection interleaved with them (a port scan,
+	// a second client) neither counts towards the run nor breaks it.
+	Run uint64 `json:"run"`
 	// Rounds is how many iWARP sessions (and as many raw TCP baselines)
 	// the client runs, the warm-up included; Total is this session's share.
-	Rounds int   `json:"rounds,omitempty"`
+	Rounds int   `json:"rounds"`
 	Warmup int64 `json:"-"`
 }
 
@@ -123,101 +139,212 @@ type benchRegion struct {
 	Len  uint64 `json:"len"`
 }
 
-// Result is what bench reports (--json prints it as is).
+// Result is what bench reports; --json prints it as is, schema
+// rnic-loader/bench/1. Every field is always present: null where the value
+// is unknown (a session that never negotiated MPA, a baseline that was
+// skipped or never ran, a run that failed or was interrupted before its
+// first round ended). Rates carry their unit in their name.
 type Result struct {
-	Op            string  `json:"op"`
-	Size          int     `json:"size"`
-	Bytes         int64   `json:"bytes"`
-	Messages      int64   `json:"messages"`
-	Markers       bool    `json:"markers"`
-	CRC           bool    `json:"crc"`
-	MPARev        uint8   `json:"mpa_rev"`
-	EMSS          int     `json:"emss"`
-	MULPDU        int     `json:"mulpdu"`
-	Seconds       float64 `json:"seconds"`
-	GoodputBps    float64 `json:"goodput_bps"`
-	RawTCPSeconds float64 `json:"raw_tcp_seconds,omitempty"`
-	RawTCPBps     float64 `json:"raw_tcp_bps,omitempty"`
-	Ratio         float64 `json:"ratio,omitempty"`
-	VerifiedBytes int64   `json:"verified_bytes"`
-	Mismatches    int64   `json:"mismatches"`
-	WireBytes     int64   `json:"wire_bytes"`
-	Pcap          string  `json:"pcap,omitempty"`
-	// Rounds holds each interleaved round's figures; the totals above
-	// are over all of them.
+	Schema string `json:"schema"`
+	// Mode is "loopback" (both ends in this process) or "client".
+	Mode   string  `json:"mode"`
+	Server *string `json:"server"` // the address given to --connect
+	Op     string  `json:"op"`
+	// MessageOctets is --size, TotalOctets --bytes, WarmupOctets what
+	// moved over each path, untimed, before the measured rounds.
+	MessageOctets int64  `json:"message_octets"`
+	TotalOctets   int64  `json:"total_octets"`
+	WarmupOctets  int64  `json:"warmup_octets"`
+	Messages      int64  `json:"messages"`
+	Window        int    `json:"window_messages"`
+	Seed          uint64 `json:"seed"`
+	// What MPA negotiated: null until a session has.
+	MPARev  *uint8 `json:"mpa_rev"`
+	Markers *bool  `json:"markers"`
+	CRC     *bool  `json:"crc"`
+	EMSS    *int   `json:"emss"`
+	MULPDU  *int   `json:"mulpdu"`
+	// Totals over the completed rounds: the octets they moved, the time
+	// each side took, rates in bits and messages per second.
+	MeasuredOctets          int64    `json:"measured_octets"`
+	Seconds                 *float64 `json:"seconds"`
+	GoodputBitsPerSecond    *float64 `json:"goodput_bits_per_second"`
+	MessagesPerSecond       *float64 `json:"messages_per_second"`
+	RawTCPSeconds           *float64 `json:"raw_tcp_seconds"`
+	RawTCPBitsPerSecond     *float64 `json:"raw_tcp_bits_per_second"`
+	RawTCPMessagesPerSecond *float64 `json:"raw_tcp_messages_per_second"`
+	// Ratio is iWARP goodput over raw TCP goodput.
+	Ratio         *float64 `json:"ratio"`
+	VerifiedBytes int64    `json:"verified_octets"`
+	Mismatches    int64    `json:"mismatches"`
+	WireBytes     int64    `json:"wire_octets"`
+	Pcap          *string  `json:"pcap"`
+	Note          *string  `json:"note"`
+	Interrupted   bool     `json:"interrupted"`
+	Error         *string  `json:"error"`
+	// Rounds holds each completed round's figures; the totals above are
+	// over all of them.
 	Rounds []Round `json:"rounds"`
 }
 
 // Round is one iWARP phase and one raw TCP phase of a bench run.
 type Round struct {
-	Bytes      int64   `json:"bytes"`
-	GoodputBps float64 `json:"goodput_bps"`
-	RawTCPBps  float64 `json:"raw_tcp_bps,omitempty"`
-	Ratio      float64 `json:"ratio,omitempty"`
-	RawFirst   bool    `json:"raw_first,omitempty"`
+	Round                   int      `json:"round"` // from 1
+	Octets                  int64    `json:"octets"`
+	Messages                int64    `json:"messages"`
+	RawFirst                bool     `json:"raw_first"`
+	Seconds                 float64  `json:"seconds"`
+	GoodputBitsPerSecond    float64  `json:"goodput_bits_per_second"`
+	MessagesPerSecond       float64  `json:"messages_per_second"`
+	RawTCPSeconds           *float64 `json:"raw_tcp_seconds"`
+	RawTCPBitsPerSecond     *float64 `json:"raw_tcp_bits_per_second"`
+	RawTCPMessagesPerSecond *float64 `json:"raw_tcp_messages_per_second"`
+	Ratio                   *float64 `json:"ratio"`
 }
 
+func ptr[T any](v T) *T { return &v }
+
+// serverIgnores are the bench flags a server (--listen) has no use for:
+// the client chooses them and sends them in its MPA Request.
+var serverIgnores = []string{"op", "size", "bytes", "seed", "window", "rounds", "warmup", "no-raw", "json"}
+
 func newBenchCmd() *cobra.Command {
-	var o benchOpts
+	o := benchOpts{
+		size:   newSize(64<<10, 1, maxMessageSize, "message size"),
+		total:  newSize(256<<20, 1, maxTotal, "total"),
+		warmup: newSize(0, 0, maxTotal, "warm-up"),
+	}
+	o.warmup.auto, o.warmup.isAuto = "auto", true
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure and verify RDMA Write, Read or Send over the Go iWARP stack",
 		Long: `bench moves data over the Go reference iWARP stack (RDMAP/DDP/MPA on real TCP),
 verifies every octet that arrives, and measures raw TCP over the same path with
-the same message sizes, reporting both goodputs and their ratio.
+the same octets, reporting both goodputs and their ratio. The raw TCP baseline
+is plain TCP at its best: 4 MiB per system call on both sides, whatever the
+message size, the receiver verifying every octet as the iWARP server does.
 
 With neither --listen nor --connect both ends run in this process over
 loopback. Otherwise run a server with --listen and a client with --connect:
-the client chooses the operation and sizes and tells the server in the MPA
-Request's private data.
+the client chooses the operation, sizes, seed, window and rounds and tells the
+server in the MPA Request's private data, so the server refuses those flags.
+A server serves one client run (all the connections of its rounds) and exits,
+or with -P/--persistent client run after client run until Ctrl-C. It serves
+connections independently and logs each client's address: a connection that
+is neither a bench client nor a raw TCP baseline, or that sends no hello
+within --startup-timeout, is logged with the reason and dropped, and the
+server goes on.
 
 The run is split into --rounds rounds, each an iWARP session and a raw TCP
 phase moving an equal share of --bytes, in alternating order (iWARP first,
 then raw first, ...), so that a machine whose speed drifts during the run
 weighs on both sides alike. The goodputs are total octets over total time of
-each side; --json also lists every round.`,
+each side.
+
+Sizes: 4096, or with a unit: K/KB, M/MB, G/GB decimal (1000, ...), KiB, MiB,
+GiB binary (1024, ...); every size is said back in octets.
+
+Output: a summary on stdout, progress on stderr once a second (-q: none).
+Rates are in Gbit/s (10^9 bits per second). --json prints one record
+instead (schema "rnic-loader/bench/1"), also when the run fails (with
+"error" set; the exit status stays 1). Its fields, all always present (null
+when unknown): schema, mode, server, op, message_octets, total_octets,
+warmup_octets, messages, window_messages, seed, mpa_rev, markers, crc, emss,
+mulpdu, measured_octets, seconds, goodput_bits_per_second,
+messages_per_second, raw_tcp_seconds, raw_tcp_bits_per_second,
+raw_tcp_messages_per_second, ratio (iWARP/raw TCP goodput), verified_octets,
+mismatches, wire_octets, pcap, note, interrupted, error, and rounds: a list of
+{round, octets, messages, raw_first, seconds, goodput_bits_per_second,
+messages_per_second, raw_tcp_seconds, raw_tcp_bits_per_second,
+raw_tcp_messages_per_second, ratio}. *_bits_per_second are bits (not
+octets) per second.
+
+--pcap writes one FPDU per TCP segment (the capture needs FPDU alignment),
+runs one round with no warm-up, and says so in a note: its goodput is not
+comparable with runs without --pcap.
+
+Ctrl-C ends a run early: the rounds completed so far are reported
+("interrupted": true) and the exit status is 0; a server prints what it
+served and exits 0. A --timeout that fires is a failure (exit 1).
+Exit status: 0 success, 1 failure (mismatch, protocol error, lost peer,
+--timeout), 2 wrong command line.`,
 		Example: `  # 64 KiB RDMA Writes with markers and CRC, both ends in this process
   rnic-loader bench --op write --size 64KiB --bytes 1GiB --markers
 
-  # Two processes; JSON for scripts
-  rnic-loader bench --listen 127.0.0.1:7175
+  # Two processes; JSON for scripts. The server serves one client run and
+  # exits; -P keeps it serving until Ctrl-C
+  rnic-loader bench --listen 127.0.0.1:7175 -P
   rnic-loader bench --connect 127.0.0.1:7175 --op read --size 4096 --json
+
+  # Eight rounds after a 64 MiB warm-up, no progress lines
+  rnic-loader bench --op send --size 1MB --bytes 4GiB --rounds 8 --warmup 64MiB -q
 
   # A short session captured to a pcap Wireshark decodes
   rnic-loader bench --op send --bytes 1MiB --size 8KiB --pcap build/bench.pcap`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.check(cmd.Flags().Changed); err != nil {
+				return err
+			}
 			return runBench(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), &o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.listen, "listen", "", "serve one bench client on `ADDR` (host:port)")
-	f.StringVar(&o.connect, "connect", "", "run the client against a server at `ADDR`")
+	f.StringVar(&o.listen, "listen", "", "serve bench clients on `ADDR` (host:port); see -P")
+	f.StringVar(&o.connect, "connect", "", "run the client against a server at `ADDR` (host:port)")
+	f.BoolVarP(&o.persistent, "persistent", "P", false, "server: keep serving client runs, one after the other, until Ctrl-C")
 	f.StringVar(&o.op, "op", "write", "operation: write, read or send")
-	f.StringVar(&o.size, "size", "64KiB", "message size (`BYTES`, e.g. 4096, 64KiB)")
-	f.StringVar(&o.total, "bytes", "256MiB", "total octets to move (`BYTES`)")
+	f.Var(o.size, "size", "message size in octets (1 to 1 GiB; e.g. 4096, 64KiB, 1MB)")
+	f.Var(o.total, "bytes", "total octets to move over each path (e.g. 1GiB)")
 	f.BoolVar(&o.markers, "markers", false, "ask for MPA markers in both directions")
 	f.BoolVar(&o.noCRC, "no-crc", false, "declare a preference not to use CRC32c (used only if the peer agrees)")
 	f.IntVar(&o.mpaRev, "mpa-rev", 2, "MPA revision to offer: 1 or 2")
-	f.BoolVar(&o.json, "json", false, "print the result as JSON")
-	f.StringVar(&o.pcap, "pcap", "", "write a pcap of the iWARP session to `FILE` (loopback mode)")
-	f.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+	f.BoolVar(&o.json, "json", false, "print the result as one JSON record (schema rnic-loader/bench/1) on stdout")
+	f.StringVar(&o.pcap, "pcap", "", "write a pcap of the iWARP session to `FILE` (loopback mode; one FPDU per segment: goodput not comparable)")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "nothing on stderr but warnings and errors: no progress lines, no server log")
 	f.BoolVar(&o.noRaw, "no-raw", false, "skip the raw TCP baseline")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the data pattern")
-	f.StringVar(&o.warmup, "warmup", "auto", "octets moved over each path, untimed, before the measured rounds (`BYTES`; 0 for none; auto: an eighth of --bytes, at most 64 MiB)")
-	f.IntVar(&o.rounds, "rounds", 4, "interleaved iWARP / raw TCP rounds the octets are split into")
-	f.IntVar(&o.window, "window", 0, "messages in flight per half of the target buffer (0: about 4 MiB worth)")
-	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up after this long")
+	f.Var(o.warmup, "warmup", "octets moved over each path, untimed, before the measured rounds (0 for none; auto: an eighth of --bytes, at most 64 MiB)")
+	f.IntVar(&o.rounds, "rounds", 4, fmt.Sprintf("interleaved iWARP / raw TCP rounds the octets are split into (1 to %d)", maxRounds))
+	f.IntVar(&o.window, "window", 0, fmt.Sprintf("messages in flight per half of the target buffer (0: about 4 MiB worth; at most %d, and window × size at most 1 GiB)", maxWindow))
+	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up after this long, a failure (0: no limit; a server has no limit unless given one)")
+	f.DurationVar(&o.startupTimeout, "startup-timeout", mpa.DefaultStartupTimeout, "limit on each connection's startup: the MPA exchange, or a baseline's hello (a server drops a client that is silent this long)")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the run to `FILE` (go tool pprof)")
 	return cmd
 }
 
-func parseSize(name, s string) (int64, error) {
-	v, err := humanize.ParseBytes(s)
-	if err != nil {
-		return 0, usagef("--%s %q: %v (examples: 4096, 64KiB, 1GiB)", name, s, err)
+// check refuses flags that do nothing where they are given; changed says
+// which flags the user set.
+func (o *benchOpts) check(changed func(string) bool) error {
+	if o.listen != "" && o.connect != "" {
+		return usagef("--listen and --connect exclude each other: run one process of each")
 	}
-	return int64(v), nil
+	if o.listen != "" {
+		var ignored []string
+		for _, f := range serverIgnores {
+			if changed(f) {
+				ignored = append(ignored, f)
+			}
+		}
+		if len(ignored) > 0 {
+			return usagef("%s: the client chooses these and tells the server, so a bench server (--listen) does not take them; give them to the client (rnic-loader bench --connect ADDR)", flagNames(ignored...))
+		}
+		if !changed("timeout") {
+			o.timeout = 0 // a server waits for its clients as long as it takes
+		}
+	} else if o.persistent {
+		return usagef("-P/--persistent is for a server: give it with --listen ADDR")
+	}
+	if o.pcap != "" && (o.listen != "" || o.connect != "") {
+		return usagef("--pcap works in loopback mode only (neither --listen nor --connect)")
+	}
+	if o.timeout < 0 {
+		return usagef("--timeout %v: want 0 (no limit) or a positive duration such as 30s", o.timeout)
+	}
+	if o.startupTimeout <= 0 {
+		return usagef("--startup-timeout %v: want a positive duration such as 10s (a server must not wait forever for a silent client)", o.startupTimeout)
+	}
+	return nil
 }
 
 func (o *benchOpts) params() (benchParams, error) {
@@ -226,34 +353,18 @@ func (o *benchOpts) params() (benchParams, error) {
 	default:
 		return benchParams{}, usagef("--op %q: want write, read or send", o.op)
 	}
-	size, err := parseSize("size", o.size)
-	if err != nil {
-		return benchParams{}, err
-	}
-	if size < 1 || size > maxMessageSize {
-		return benchParams{}, usagef("--size %d: want 1 to %d octets", size, maxMessageSize)
-	}
-	total, err := parseSize("bytes", o.total)
-	if err != nil {
-		return benchParams{}, err
-	}
+	size, total := o.size.Int64(), o.total.Int64()
 	if total < size {
-		return benchParams{}, usagef("--bytes %d is less than one message of --size %d", total, size)
+		return benchParams{}, usagef("--bytes %s is less than one message of --size %s: give --bytes at least --size", sayOctets(total), sayOctets(size))
 	}
 	if o.mpaRev != 1 && o.mpaRev != 2 {
 		return benchParams{}, usagef("--mpa-rev %d: want 1 or 2", o.mpaRev)
 	}
-	if o.listen != "" && o.connect != "" {
-		return benchParams{}, usagef("--listen and --connect exclude each other: run one process of each")
-	}
-	if o.pcap != "" && (o.listen != "" || o.connect != "") {
-		return benchParams{}, usagef("--pcap works in loopback mode only (neither --listen nor --connect)")
-	}
 	var warm int64
-	if o.warmup == "auto" {
+	if o.warmup.isAuto {
 		warm = min(total/8, 64<<20) / size * size
-	} else if warm, err = parseSize("warmup", o.warmup); err != nil {
-		return benchParams{}, err
+	} else {
+		warm = o.warmup.Int64()
 	}
 	if o.pcap != "" {
 		warm = 0
@@ -262,8 +373,8 @@ func (o *benchOpts) params() (benchParams, error) {
 		warm = size
 	}
 	rounds := o.rounds
-	if rounds < 1 {
-		return benchParams{}, usagef("--rounds %d: want 1 or more", rounds)
+	if rounds < 1 || rounds > maxRounds {
+		return benchParams{}, usagef("--rounds %d: want 1 to %d", rounds, maxRounds)
 	}
 	if o.pcap != "" {
 		rounds = 1 // one session in the capture
@@ -271,27 +382,38 @@ func (o *benchOpts) params() (benchParams, error) {
 	// Every round moves at least one whole message.
 	rounds = int(min(int64(rounds), total/size))
 	w := o.window
-	if w <= 0 {
+	if w < 0 || w > maxWindow {
+		return benchParams{}, usagef("--window %d: want 0 (about 4 MiB worth of messages) or 1 to %d messages", w, maxWindow)
+	}
+	if w == 0 {
 		w = int(max(1, min(1024, (4<<20)/size)))
 	}
-	return benchParams{Op: o.op, Size: int(size), Total: total, Seed: o.seed, Window: w, Raw: !o.noRaw, Rounds: rounds, Warmup: warm}, nil
+	if int64(w)*size > maxWindowOctets {
+		return benchParams{}, usagef("--window %d × --size %s is %s, past the limit of %s: give a smaller --window", w, sayOctets(size), sayOctets(int64(w)*size), sayOctets(maxWindowOctets))
+	}
+	return benchParams{Op: o.op, Size: int(size), Total: total, Seed: o.seed, Window: w, Raw: !o.noRaw, Rounds: rounds, Warmup: warm, Run: rand.Uint64()}, nil
 }
 
 func (o *benchOpts) mpaConfig() mpa.Config {
-	return mpa.Config{Rev: uint8(o.mpaRev), Markers: o.markers, NoCRC: o.noCRC, IRD: 32, ORD: 32}
+	return mpa.Config{Rev: uint8(o.mpaRev), Markers: o.markers, NoCRC: o.noCRC, IRD: 32, ORD: 32, Timeout: o.startupTimeout}
 }
 
 func runBench(ctx context.Context, stdout, stderr io.Writer, o *benchOpts) error {
-	bp, err := o.params()
-	if err != nil {
-		return err
+	var bp benchParams
+	if o.listen == "" {
+		var err error
+		if bp, err = o.params(); err != nil {
+			return err
+		}
+	} else if o.mpaRev != 1 && o.mpaRev != 2 {
+		return usagef("--mpa-rev %d: want 1 or 2", o.mpaRev)
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	ctx, cancel := withTimeout(ctx, o.timeout)
 	defer cancel()
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
 		if err != nil {
-			return err
+			return fmt.Errorf("--cpuprofile: %w", err)
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
@@ -306,84 +428,257 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, o *benchOpts) error
 	if o.listen != "" {
 		ln, err := net.Listen("tcp", o.listen)
 		if err != nil {
-			return fmt.Errorf("listening on %s: %w", o.listen, err)
+			return fmt.Errorf("listening on %s: %w (is another server on that port? choose another port)", o.listen, err)
 		}
 		defer ln.Close()
-		fmt.Fprintf(stderr, "bench server listening on %s\n", ln.Addr())
-		return serveBench(ctx, ln, o, stderr)
+		if !o.quiet {
+			fmt.Fprintf(stderr, "bench server listening on %s\n", ln.Addr())
+		}
+		err = serveBench(ctx, ln, o, progW, stderr)
+		if wasInterrupted(ctx) {
+			return nil
+		}
+		if c := endCause(ctx); c != nil {
+			return c
+		}
+		return err
+	}
+	res := &Result{
+		Schema: benchSchema, Mode: "loopback", Op: bp.Op,
+		MessageOctets: int64(bp.Size), TotalOctets: bp.Total, WarmupOctets: bp.Warmup,
+		Messages: (bp.Total + int64(bp.Size) - 1) / int64(bp.Size), Window: bp.Window, Seed: bp.Seed,
+		Rounds: []Round{},
+	}
+	if o.pcap != "" {
+		res.Note = ptr(pcapNote)
 	}
 	var (
 		addr   string
 		srvErr = make(chan error, 1)
 	)
+	srvCtx, srvCancel := context.WithCancel(ctx)
+	defer srvCancel()
 	if o.connect != "" {
 		addr = o.connect
+		res.Mode, res.Server = "client", ptr(addr)
 		close(srvErr)
 	} else {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return err
+			return fmt.Errorf("loopback: %w", err)
 		}
 		defer ln.Close()
 		addr = ln.Addr().String()
 		if o.pcap != "" {
 			o.capture = &captureSlot{}
 		}
-		go func() { srvErr <- serveBench(ctx, ln, o, nil); close(srvErr) }()
+		go func() { srvErr <- serveBench(srvCtx, ln, o, nil, stderr); close(srvErr) }()
 	}
-	res, err := clientBench(ctx, addr, bp, o, progW)
+	err := clientBench(ctx, addr, bp, o, progW, res)
 	if err != nil {
-		cancel()
-		if serr := <-srvErr; serr != nil && !errors.Is(serr, context.Canceled) {
-			return fmt.Errorf("%w (server: %v)", err, serr)
-		}
-		return err
+		srvCancel()
 	}
-	if serr := <-srvErr; serr != nil {
-		return fmt.Errorf("server side: %w", serr)
+	if serr := <-srvErr; serr != nil && err == nil {
+		err = fmt.Errorf("loopback server: %w", serr)
+	} else if serr != nil && !errors.Is(serr, context.Canceled) && ctx.Err() == nil {
+		err = fmt.Errorf("%w (loopback server: %v)", err, serr)
+	}
+	switch {
+	case err != nil && wasInterrupted(ctx):
+		// Ctrl-C: the run ends here, and what it measured is the result.
+		res.Interrupted, err = true, nil
+	case err != nil && endCause(ctx) != nil:
+		err = endCause(ctx)
+	case err == nil && res.Mismatches != 0:
+		err = fmt.Errorf("%d octets arrived different from what was sent: the stack or the path corrupts data; rerun with --pcap to capture it", res.Mismatches)
+	}
+	if err != nil {
+		res.Error = ptr(err.Error())
 	}
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return err
+		if jerr := enc.Encode(res); jerr != nil && err == nil {
+			err = jerr
 		}
-	} else {
+	} else if err == nil {
 		printResult(stdout, res)
 	}
-	if res.Mismatches != 0 {
-		return fmt.Errorf("%d octets arrived different from what was sent", res.Mismatches)
+	return err
+}
+
+func onOff(b *bool) string {
+	if *b {
+		return "on"
+	}
+	return "off"
+}
+
+func printResult(w io.Writer, r *Result) {
+	warm := ""
+	if r.WarmupOctets > 0 {
+		warm = fmt.Sprintf(", after a warm-up of %s", sayOctets(r.WarmupOctets))
+	}
+	fmt.Fprintf(w, "%s: %d messages of %s, %s in %d rounds%s\n",
+		r.Op, r.Messages, sayOctets(r.MessageOctets), sayOctets(r.TotalOctets), len(r.Rounds), warm)
+	if r.MPARev == nil {
+		fmt.Fprintf(w, "  MPA not negotiated\n")
+	} else {
+		fmt.Fprintf(w, "  MPA rev %d, markers %s, CRC %s, EMSS %d, MULPDU %d\n", *r.MPARev, onOff(r.Markers), onOff(r.CRC), *r.EMSS, *r.MULPDU)
+	}
+	if r.Interrupted {
+		fmt.Fprintf(w, "  interrupted: %d rounds completed, %s measured\n", len(r.Rounds), sayOctets(r.MeasuredOctets))
+	}
+	if r.GoodputBitsPerSecond == nil {
+		fmt.Fprintf(w, "  no round completed: no goodput to report\n")
+	} else {
+		fmt.Fprintf(w, "  iWARP goodput   %8.3f Gbit/s  (%.0f messages/s, %.3f s)\n", *r.GoodputBitsPerSecond/1e9, *r.MessagesPerSecond, *r.Seconds)
+	}
+	if r.RawTCPBitsPerSecond != nil {
+		fmt.Fprintf(w, "  raw TCP goodput %8.3f Gbit/s  (%.0f messages/s, %.3f s)\n", *r.RawTCPBitsPerSecond/1e9, *r.RawTCPMessagesPerSecond, *r.RawTCPSeconds)
+		fmt.Fprintf(w, "  ratio           %8.3f  (iWARP / raw TCP)\n", *r.Ratio)
+	}
+	if len(r.Rounds) > 1 {
+		fmt.Fprintf(w, "  per round (Gbit/s; the side named first ran first):\n")
+		for _, rd := range r.Rounds {
+			iw := fmt.Sprintf("iWARP %.3f", rd.GoodputBitsPerSecond/1e9)
+			if rd.RawTCPBitsPerSecond == nil {
+				fmt.Fprintf(w, "    round %d: %s\n", rd.Round, iw)
+				continue
+			}
+			raw := fmt.Sprintf("raw TCP %.3f", *rd.RawTCPBitsPerSecond/1e9)
+			if rd.RawFirst {
+				iw, raw = raw, iw
+			}
+			fmt.Fprintf(w, "    round %d: %s, %s, ratio %.3f\n", rd.Round, iw, raw, *rd.Ratio)
+		}
+	}
+	fmt.Fprintf(w, "  verified %d octets, %d mismatches\n", r.VerifiedBytes, r.Mismatches)
+	if r.Pcap != nil {
+		fmt.Fprintf(w, "  pcap written to %s\n", *r.Pcap)
+	}
+	if r.Note != nil {
+		fmt.Fprintf(w, "  note: %s\n", *r.Note)
+	}
+}
+
+// clientBench runs the client's side: the warm-up, then the rounds. It
+// fills res as rounds complete, so that a run that fails or is
+// interrupted still reports the rounds it finished.
+func clientBench(ctx context.Context, addr string, bp benchParams, o *benchOpts, progW io.Writer, res *Result) error {
+	pat := newPattern(bp.Seed, bp.Size)
+	rounds := int64(max(1, bp.Rounds))
+	if bp.Warmup > 0 {
+		// An untimed round first: a machine and a process that have been
+		// idle run their first fraction of a second of load measurably
+		// slower (the first of 8 rounds ran at about two thirds of the
+		// speed of the others, whichever side went first).
+		wb := bp
+		wb.Total, wb.Rounds = bp.Warmup, bp.Rounds+1
+		var discard Result
+		if _, err := iwarpSession(ctx, addr, wb, o, pat, progW, " (warm-up)", &discard); err != nil {
+			res.MPARev, res.Markers, res.CRC, res.EMSS, res.MULPDU = discard.MPARev, discard.Markers, discard.CRC, discard.EMSS, discard.MULPDU
+			return fmt.Errorf("warm-up: %w", err)
+		}
+		if bp.Raw {
+			if _, err := rawPhase(ctx, addr, wb, pat, progW, " (warm-up)"); err != nil {
+				return fmt.Errorf("warm-up: %w", err)
+			}
+		}
+		bp.Rounds++
+	}
+	var iwTime, rawTime time.Duration
+	var iwMsgs int64
+	defer func() {
+		// Totals over the completed rounds, whatever ended the run.
+		if iwTime > 0 {
+			res.Seconds = ptr(iwTime.Seconds())
+			res.GoodputBitsPerSecond = ptr(float64(res.MeasuredOctets) * 8 / iwTime.Seconds())
+			res.MessagesPerSecond = ptr(float64(iwMsgs) / iwTime.Seconds())
+		}
+		if rawTime > 0 {
+			res.RawTCPSeconds = ptr(rawTime.Seconds())
+			res.RawTCPBitsPerSecond = ptr(float64(res.MeasuredOctets) * 8 / rawTime.Seconds())
+			res.RawTCPMessagesPerSecond = ptr(float64(iwMsgs) / rawTime.Seconds())
+			res.Ratio = ptr(*res.GoodputBitsPerSecond / *res.RawTCPBitsPerSecond)
+		}
+	}()
+	for r := int64(0); r < rounds; r++ {
+		// An equal share of whole messages per round; the last takes the rest.
+		rb := bp
+		per := bp.Total / int64(bp.Size) / rounds * int64(bp.Size)
+		rb.Total = per
+		if r == rounds-1 {
+			rb.Total = bp.Total - per*(rounds-1)
+		}
+		label := ""
+		if rounds > 1 {
+			label = fmt.Sprintf(" (round %d of %d)", r+1, rounds)
+		}
+		msgs := (rb.Total + int64(bp.Size) - 1) / int64(bp.Size)
+		round := Round{Round: int(r + 1), Octets: rb.Total, Messages: msgs, RawFirst: bp.Raw && r%2 == 1}
+		var raw time.Duration
+		rawRound := func() error {
+			d, err := rawPhase(ctx, addr, rb, pat, progW, label)
+			if err != nil {
+				return err
+			}
+			raw = d
+			round.RawTCPSeconds = ptr(d.Seconds())
+			round.RawTCPBitsPerSecond = ptr(float64(rb.Total) * 8 / d.Seconds())
+			round.RawTCPMessagesPerSecond = ptr(float64(msgs) / d.Seconds())
+			return nil
+		}
+		if round.RawFirst {
+			if err := rawRound(); err != nil {
+				return err
+			}
+		}
+		o := *o
+		if r > 0 {
+			o.pcap = ""
+		}
+		s, err := iwarpSession(ctx, addr, rb, &o, pat, progW, label, res)
+		if err != nil {
+			return err
+		}
+		round.Seconds = s.Seconds()
+		round.GoodputBitsPerSecond = float64(rb.Total) * 8 / s.Seconds()
+		round.MessagesPerSecond = float64(msgs) / s.Seconds()
+		if bp.Raw && !round.RawFirst {
+			if err := rawRound(); err != nil {
+				return err
+			}
+		}
+		if round.RawTCPBitsPerSecond != nil {
+			round.Ratio = ptr(round.GoodputBitsPerSecond / *round.RawTCPBitsPerSecond)
+		}
+		// The round counts only now that both its phases are done.
+		iwTime += s
+		rawTime += raw
+		iwMsgs += msgs
+		res.MeasuredOctets += rb.Total
+		res.Rounds = append(res.Rounds, round)
+	}
+	if res.VerifiedBytes != bp.Total {
+		return fmt.Errorf("bench: %d of %d octets verified: the server's verdict does not cover the run (a bug in the bench or the stack; rerun with --pcap to capture it)", res.VerifiedBytes, bp.Total)
 	}
 	return nil
 }
 
-func printResult(w io.Writer, r *Result) {
-	mk := "off"
-	if r.Markers {
-		mk = "on"
+// rawPhase runs one raw TCP baseline of bp.Total octets and returns its
+// time (to the receiver's verdict).
+func rawPhase(ctx context.Context, addr string, bp benchParams, pat *pattern, progW io.Writer, label string) (time.Duration, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return 0, fmt.Errorf("raw TCP baseline: %w", dialError(ctx, addr, err, "rnic-loader bench --listen "+addr))
 	}
-	crc := "off"
-	if r.CRC {
-		crc = "on"
-	}
-	fmt.Fprintf(w, "%s: %d messages of %s, %s in %.3fs (MPA rev %d, markers %s, CRC %s, EMSS %d, MULPDU %d)\n",
-		r.Op, r.Messages, humanize.IBytes(uint64(r.Size)), humanize.IBytes(uint64(r.Bytes)), r.Seconds, r.MPARev, mk, crc, r.EMSS, r.MULPDU)
-	fmt.Fprintf(w, "  iWARP goodput   %8.3f Gbit/s  (%s/s)\n", r.GoodputBps*8/1e9, humanize.Bytes(uint64(r.GoodputBps)))
-	if r.RawTCPBps > 0 {
-		fmt.Fprintf(w, "  raw TCP goodput %8.3f Gbit/s  (%s/s)\n", r.RawTCPBps*8/1e9, humanize.Bytes(uint64(r.RawTCPBps)))
-		fmt.Fprintf(w, "  ratio           %8.3f\n", r.Ratio)
-		if len(r.Rounds) > 1 {
-			fmt.Fprintf(w, "  per round      ")
-			for _, rd := range r.Rounds {
-				fmt.Fprintf(w, " %.3f", rd.Ratio)
-			}
-			fmt.Fprintf(w, "  (%d rounds, alternating which side goes first)\n", len(r.Rounds))
-		}
-	}
-	fmt.Fprintf(w, "  verified %d octets, %d mismatches\n", r.VerifiedBytes, r.Mismatches)
-	if r.Pcap != "" {
-		fmt.Fprintf(w, "  pcap written to %s\n", r.Pcap)
-	}
+	defer c.Close()
+	prog := newProgress(progW, "raw TCP"+label, bp.Total)
+	t, err := rawSend(ctx, c, pat, rawHello{size: bp.Size, total: bp.Total, seed: bp.Seed, run: bp.Run, rounds: bp.Rounds}, prog)
+	prog.finish()
+	return t, err
 }
 
 // Control messages on QN 0 between client and server: a 24-octet Send
@@ -440,204 +735,6 @@ func (c *peekConn) SyscallConn() (syscall.RawConn, error) {
 	return sc.SyscallConn()
 }
 
-// serveBench serves one bench client on ln: its iWARP sessions and, if
-// it announced them, as many raw TCP baselines, in the order the client
-// opens them. The first connection is always an iWARP session; its
-// parameters say how many rounds follow.
-func serveBench(ctx context.Context, ln net.Listener, o *benchOpts, log io.Writer) error {
-	dev := verbs.NewDevice()
-	pd := dev.AllocPD()
-	stop := context.AfterFunc(ctx, func() { ln.Close() })
-	defer stop()
-	var (
-		first      benchParams
-		iw, raw    int
-		haveParams bool
-		st         serveStats
-	)
-	for !haveParams || iw < max(1, first.Rounds) || (first.Raw && raw < max(1, first.Rounds)) {
-		c, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return err
-		}
-		pc := &peekConn{Conn: c, r: bufio.NewReaderSize(c, 64<<10)}
-		key, err := pc.r.Peek(16)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		if string(key) == rawKey {
-			pc.r.Discard(16)
-			v, bad, err := rawReceive(ctx, pc)
-			c.Close()
-			if log != nil {
-				fmt.Fprintf(log, "raw TCP baseline: verified %d octets, %d mismatches\n", v, bad)
-			}
-			if err != nil {
-				return err
-			}
-			st.raw += v
-			st.rawBad += bad
-			raw++
-			continue
-		}
-		var sc net.Conn = pc
-		if o.capture != nil {
-			sc = &serverTap{peekConn: pc, slot: o.capture}
-		}
-		bp, err := serveIWARP(ctx, pd, sc, o, log, &st)
-		if err != nil {
-			return err
-		}
-		if !haveParams {
-			first, haveParams = bp, true
-		}
-		iw++
-	}
-	if log != nil && iw > 1 {
-		fmt.Fprintf(log, "bench served: %d iWARP sessions and %d raw TCP baselines (warm-up included): iWARP verified %d octets, %d mismatches; raw TCP verified %d octets, %d mismatches\n",
-			iw, raw, st.iwarp, st.iwarpBad, st.raw, st.rawBad)
-	}
-	return nil
-}
-
-// serveStats adds up what a bench server verified over all its sessions.
-type serveStats struct {
-	iwarp, iwarpBad, raw, rawBad int64
-}
-
-func serveIWARP(ctx context.Context, pd *verbs.PD, c net.Conn, o *benchOpts, log io.Writer, st *serveStats) (bp benchParams, err error) {
-	var region *verbs.MR
-	cfg := verbs.QPConfig{MPA: o.mpaConfig(), WritePerFPDU: o.pcap != ""}
-	var qp *verbs.QP
-	var bufs [][]byte
-	cfg.MPA.Accept = func(req *mpa.StartupFrame) ([]byte, bool) {
-		if err := json.Unmarshal(req.PrivateData, &bp); err != nil || bp.Size <= 0 || bp.Size > maxMessageSize || bp.Window <= 0 || bp.Window > 1<<20 {
-			return []byte(`{"error":"bad bench parameters"}`), true
-		}
-		var buf []byte
-		switch bp.Op {
-		case "write":
-			buf = make([]byte, 2*bp.Window*bp.Size)
-		case "read":
-			// The source: slot s of the region holds message s's pattern.
-			pat := newPattern(bp.Seed, bp.Size)
-			buf = make([]byte, bp.Window*bp.Size)
-			for s := 0; s < bp.Window; s++ {
-				copy(buf[s*bp.Size:], pat.msg(uint64(s)))
-			}
-		case "send":
-		default:
-			return []byte(`{"error":"unknown op"}`), true
-		}
-		if buf != nil {
-			var err error
-			region, err = pd.RegisterMR(buf, verbs.RemoteWrite|verbs.RemoteRead)
-			if err != nil {
-				return []byte(`{"error":"registration failed"}`), true
-			}
-		}
-		// Receive buffers go up before the Reply: the client may Send as
-		// soon as it has the Reply. Control messages, or whole messages
-		// for Send.
-		nrecv, rsize := 4, ctlLen
-		if bp.Op == "send" {
-			nrecv, rsize = 2*bp.Window+4, max(bp.Size, ctlLen)
-		}
-		bufs = make([][]byte, nrecv)
-		for i := range bufs {
-			bufs[i] = make([]byte, rsize)
-			qp.PostRecv(uint64(i), bufs[i])
-		}
-		var r benchRegion
-		if region != nil {
-			r = benchRegion{STag: region.STag, Addr: region.Addr, Len: uint64(len(region.Buf))}
-		}
-		out, _ := json.Marshal(r)
-		return out, false
-	}
-	qp = verbs.CreateQP(pd, cfg)
-	if err := qp.Establish(ctx, c, mpa.Responder); err != nil {
-		c.Close()
-		return bp, fmt.Errorf("iWARP startup: %w", err)
-	}
-	defer qp.Close()
-	if region != nil {
-		defer region.Deregister()
-	}
-	pat := newPattern(bp.Seed, bp.Size)
-	var verified, mismatches int64
-	var nextMsg uint64 // Sends: index of the next message expected
-	nmsg := uint64((bp.Total + int64(bp.Size) - 1) / int64(bp.Size))
-	var sinceCredit int
-	for {
-		comp, err := pollQP(ctx, qp, qp.RecvCQ())
-		if err != nil {
-			return bp, err
-		}
-		if comp.Op != verbs.OpRecv {
-			continue
-		}
-		b := bufs[comp.ID]
-		if bp.Op == "send" && nextMsg < nmsg {
-			// A data Send: verify it, repost, grant credit now and then.
-			n := comp.Len
-			mismatches += int64(pat.check(nextMsg, b[:n]))
-			verified += int64(n)
-			nextMsg++
-			qp.PostRecv(comp.ID, b)
-			sinceCredit++
-			if sinceCredit == bp.Window {
-				sinceCredit = 0
-				if err := qp.PostSend(ctx, verbs.SendWR{Op: verbs.OpSend, Data: putCtl(ctlCredit, 0, uint64(bp.Window)), Unsignaled: true}); err != nil {
-					return bp, err
-				}
-			}
-			continue
-		}
-		kind, a, bb := getCtl(b[:comp.Len])
-		qp.PostRecv(comp.ID, b)
-		switch kind {
-		case ctlWindowDone:
-			// Writes: half a now holds messages bb .. bb+count-1.
-			half := int(a)
-			if bb >= nmsg || a > 1 {
-				return bp, fmt.Errorf("bench: bad window notice (half %d, message %d of %d)", a, bb, nmsg)
-			}
-			count := int(min(uint64(bp.Window), nmsg-bb))
-			for k := 0; k < count; k++ {
-				i := bb + uint64(k)
-				n := bp.Size
-				if rem := bp.Total - int64(i)*int64(bp.Size); rem < int64(n) {
-					n = int(rem)
-				}
-				off := (half*bp.Window + k) * bp.Size
-				mismatches += int64(pat.check(i, region.Buf[off:off+n]))
-				verified += int64(n)
-			}
-			if err := qp.PostSend(ctx, verbs.SendWR{Op: verbs.OpSend, Data: putCtl(ctlCredit, a, 0), Unsignaled: true}); err != nil {
-				return bp, err
-			}
-		case ctlFinish:
-			if bp.Op == "read" {
-				verified = int64(a) // the client verified what it read
-			}
-			if log != nil {
-				fmt.Fprintf(log, "iWARP %s: verified %d octets, %d mismatches\n", bp.Op, verified, mismatches)
-			}
-			st.iwarp += verified
-			st.iwarpBad += mismatches
-			// Close (deferred) sends the verdict before its FIN.
-			return bp, qp.PostSend(ctx, verbs.SendWR{Op: verbs.OpSend, Data: putCtl(ctlVerdict, uint64(verified), uint64(mismatches)), Unsignaled: true})
-		default:
-			return bp, fmt.Errorf("bench: unexpected control message %d from the client", kind)
-		}
-	}
-}
-
 // pollQP waits for a completion, or the queue pair's death.
 func pollQP(ctx context.Context, qp *verbs.QP, cq *verbs.CQ) (verbs.Completion, error) {
 	for {
@@ -663,101 +760,6 @@ func pollQP(ctx context.Context, qp *verbs.QP, cq *verbs.CQ) (verbs.Completion, 
 	}
 }
 
-func clientBench(ctx context.Context, addr string, bp benchParams, o *benchOpts, progW io.Writer) (*Result, error) {
-	pat := newPattern(bp.Seed, bp.Size)
-	res := &Result{Op: bp.Op, Size: bp.Size, Bytes: bp.Total}
-	rounds := int64(max(1, bp.Rounds))
-	if bp.Warmup > 0 {
-		// An untimed round first: a machine and a process that have been
-		// idle run their first fraction of a second of load measurably
-		// slower (the first of 8 rounds ran at about two thirds of the
-		// speed of the others, whichever side went first).
-		wb := bp
-		wb.Total, wb.Rounds = bp.Warmup, bp.Rounds+1
-		var discard Result
-		if _, err := iwarpSession(ctx, addr, wb, o, pat, progW, " (warm-up)", &discard); err != nil {
-			return nil, fmt.Errorf("warm-up: %w", err)
-		}
-		if bp.Raw {
-			if _, err := rawPhase(ctx, addr, wb, pat, progW, " (warm-up)"); err != nil {
-				return nil, fmt.Errorf("warm-up: %w", err)
-			}
-		}
-		bp.Rounds++
-	}
-	var iwTime, rawTime time.Duration
-	for r := int64(0); r < rounds; r++ {
-		// An equal share of whole messages per round; the last takes the rest.
-		rb := bp
-		per := bp.Total / int64(bp.Size) / rounds * int64(bp.Size)
-		rb.Total = per
-		if r == rounds-1 {
-			rb.Total = bp.Total - per*(rounds-1)
-		}
-		label := ""
-		if rounds > 1 {
-			label = fmt.Sprintf(" (round %d of %d)", r+1, rounds)
-		}
-		round := Round{Bytes: rb.Total, RawFirst: bp.Raw && r%2 == 1}
-		var d time.Duration
-		var err error
-		if round.RawFirst {
-			if d, err = rawPhase(ctx, addr, rb, pat, progW, label); err != nil {
-				return nil, err
-			}
-			rawTime += d
-			round.RawTCPBps = float64(rb.Total) / d.Seconds()
-		}
-		o := *o
-		if r > 0 {
-			o.pcap = ""
-		}
-		s, err := iwarpSession(ctx, addr, rb, &o, pat, progW, label, res)
-		if err != nil {
-			return nil, err
-		}
-		iwTime += s
-		round.GoodputBps = float64(rb.Total) / s.Seconds()
-		if bp.Raw && !round.RawFirst {
-			if d, err = rawPhase(ctx, addr, rb, pat, progW, label); err != nil {
-				return nil, err
-			}
-			rawTime += d
-			round.RawTCPBps = float64(rb.Total) / d.Seconds()
-		}
-		if round.RawTCPBps > 0 {
-			round.Ratio = round.GoodputBps / round.RawTCPBps
-		}
-		res.Rounds = append(res.Rounds, round)
-	}
-	res.Messages = (bp.Total + int64(bp.Size) - 1) / int64(bp.Size)
-	res.Seconds = iwTime.Seconds()
-	res.GoodputBps = float64(bp.Total) / iwTime.Seconds()
-	if rawTime > 0 {
-		res.RawTCPSeconds = rawTime.Seconds()
-		res.RawTCPBps = float64(bp.Total) / rawTime.Seconds()
-		res.Ratio = res.GoodputBps / res.RawTCPBps
-	}
-	if res.VerifiedBytes != bp.Total {
-		return res, fmt.Errorf("bench: %d of %d octets verified", res.VerifiedBytes, bp.Total)
-	}
-	return res, nil
-}
-
-// rawPhase runs one raw TCP baseline of bp.Total octets and returns its
-// time (to the receiver's verdict).
-func rawPhase(ctx context.Context, addr string, bp benchParams, pat *pattern, progW io.Writer, label string) (time.Duration, error) {
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		return 0, fmt.Errorf("raw TCP baseline: %w", err)
-	}
-	defer c.Close()
-	prog := newProgress(progW, "raw TCP"+label, bp.Total)
-	d, err := rawSend(ctx, c, bp.Seed, pat, bp.Size, bp.Total, prog)
-	prog.finish()
-	return d, err
-}
-
 // iwarpSession runs one iWARP session moving bp.Total octets, adds what
 // it verified and the session's parameters to res, and returns the time
 // the operations took (startup excluded, the server's verdict included).
@@ -771,7 +773,7 @@ func iwarpSession(ctx context.Context, addr string, bp benchParams, o *benchOpts
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return 0, err
+		return 0, dialError(ctx, addr, err, "rnic-loader bench --listen "+addr)
 	}
 	var pw *capture.Writer
 	var pf *os.File
@@ -801,7 +803,7 @@ func iwarpSession(ctx context.Context, addr string, bp benchParams, o *benchOpts
 		} else {
 			conn = pw.TapDuplex(conn, true)
 		}
-		res.Pcap = o.pcap
+		res.Pcap = ptr(o.pcap)
 	}
 	qp := verbs.CreateQP(pd, cfg)
 	ctl := make([][]byte, 4)
@@ -813,12 +815,12 @@ func iwarpSession(ctx context.Context, addr string, bp benchParams, o *benchOpts
 		conn.Close()
 		var re *mpa.RejectError
 		if errors.As(err, &re) {
-			return 0, fmt.Errorf("the server rejected the bench: %s", re.Reply.PrivateData)
+			return 0, fmt.Errorf("the server at %s rejected the bench: %s", addr, re.Reply.PrivateData)
 		}
-		return 0, fmt.Errorf("iWARP startup: %w", err)
+		return 0, fmt.Errorf("iWARP startup with %s: %w (is it a bench server: rnic-loader bench --listen?)", addr, err)
 	}
 	p := qp.Params()
-	res.Markers, res.CRC, res.MPARev, res.EMSS, res.MULPDU = p.TxMarkers, p.CRC, p.Rev, qp.EMSS(), qp.MULPDU()
+	res.Markers, res.CRC, res.MPARev, res.EMSS, res.MULPDU = ptr(p.TxMarkers), ptr(p.CRC), ptr(p.Revision()), ptr(qp.EMSS()), ptr(qp.MULPDU())
 	var region benchRegion
 	if err := json.Unmarshal(p.Peer.PrivateData, &region); err != nil {
 		qp.Close()
@@ -842,7 +844,7 @@ func iwarpSession(ctx context.Context, addr string, bp benchParams, o *benchOpts
 	res.VerifiedBytes += verified
 	res.Mismatches += bad
 	if verified != bp.Total {
-		return 0, fmt.Errorf("bench: %d of %d octets verified", verified, bp.Total)
+		return 0, fmt.Errorf("bench: the server verified %d of %d octets (a bug in the bench or the stack; rerun with --pcap to capture it)", verified, bp.Total)
 	}
 	return elapsed, nil
 }

@@ -6,9 +6,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/dustin/go-humanize"
 )
+
+// progressInterval is how often progress lines come; tests shorten it.
+var progressInterval = time.Second
 
 // progress prints how far a long transfer has come to stderr, once a
 // second, and nothing for transfers that finish within the first second.
@@ -30,7 +31,7 @@ func newProgress(w io.Writer, label string, total int64) *progress {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		t := time.NewTicker(time.Second)
+		t := time.NewTicker(progressInterval)
 		defer t.Stop()
 		for {
 			select {
@@ -39,9 +40,10 @@ func newProgress(w io.Writer, label string, total int64) *progress {
 			case <-t.C:
 				d := p.done.Load()
 				el := time.Since(p.start).Seconds()
-				fmt.Fprintf(p.w, "%s: %s of %s (%.0f%%), %s/s\n", p.label,
-					humanize.IBytes(uint64(d)), humanize.IBytes(uint64(p.total)),
-					100*float64(d)/float64(max(p.total, 1)), humanize.Bytes(uint64(float64(d)/el)))
+				// Gbit/s, the unit of the summary, so that the two agree.
+				fmt.Fprintf(p.w, "%s: %s of %s (%.0f%%), %.3f Gbit/s\n", p.label,
+					shortOctets(d), shortOctets(p.total),
+					100*float64(d)/float64(max(p.total, 1)), float64(d)*8/el/1e9)
 			}
 		}
 	}()

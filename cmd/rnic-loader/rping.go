@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -26,7 +27,8 @@ type rpingOpts struct {
 	server, client bool
 	addr           string
 	port           int
-	size, count    int
+	size           *sizeValue
+	count          int
 	verbose        bool
 	verify         bool
 	persistent     bool
@@ -42,25 +44,46 @@ type rpingOpts struct {
 	startDelay     time.Duration
 }
 
-// RpingResult is what rping reports for one connection (--json prints it).
+const (
+	rpingSchema = "rnic-loader/rping/1"
+	// rpingGrace is how long a client interrupted in the middle of a
+	// round waits for the round to end before it drops the connection.
+	rpingGrace = 2 * time.Second
+)
+
+// RpingResult is what rping reports for one connection; --json prints it,
+// schema rnic-loader/rping/1. Every field is always present, null where
+// unknown (a session that never negotiated MPA has no revision).
 type RpingResult struct {
-	Role          string  `json:"role"` // client or server
-	Peer          string  `json:"peer"`
-	Size          int     `json:"size"`
-	Rounds        int     `json:"rounds"`
-	VerifiedBytes int64   `json:"verified_bytes"`
-	MPARev        uint8   `json:"mpa_rev,omitempty"`
-	CRC           bool    `json:"crc"`
-	Markers       bool    `json:"markers"`
-	IRD           uint16  `json:"ird,omitempty"`
-	ORD           uint16  `json:"ord,omitempty"`
-	Seconds       float64 `json:"seconds"`
-	Error         string  `json:"error,omitempty"`
-	Pcap          string  `json:"pcap,omitempty"`
+	Schema string `json:"schema"`
+	Role   string `json:"role"` // client or server
+	Peer   string `json:"peer"`
+	// SizeOctets is -S; Count the client's -C (0: until interrupted),
+	// null on a server.
+	SizeOctets      int      `json:"size_octets"`
+	Count           *int     `json:"count"`
+	Rounds          int      `json:"rounds"`
+	Validated       bool     `json:"validated"` // -V
+	VerifiedOctets  int64    `json:"verified_octets"`
+	MPARev          *uint8   `json:"mpa_rev"`
+	CRC             *bool    `json:"crc"`
+	Markers         *bool    `json:"markers"`
+	IRD             *uint16  `json:"ird"`
+	ORD             *uint16  `json:"ord"`
+	Seconds         float64  `json:"seconds"`
+	RoundsPerSecond *float64 `json:"rounds_per_second"`
+	Pcap            *string  `json:"pcap"`
+	Interrupted     bool     `json:"interrupted"`
+	Error           *string  `json:"error"`
 }
 
+var (
+	rpingClientOnly = []string{"count", "start-delay"}
+	rpingServerOnly = []string{"persistent", "overrun-read", "overrun-write"}
+)
+
 func newRpingCmd() *cobra.Command {
-	var o rpingOpts
+	o := rpingOpts{size: newSize(rping.DefaultSize, rping.MinSize, rping.MaxSize, "ping size")}
 	cmd := &cobra.Command{
 		Use:   "rping (-s | -c -a ADDR) [flags]",
 		Short: "rdma-core's rping, client or server, over the reference stack",
@@ -72,25 +95,44 @@ the client advertises a second buffer, the server RDMA-Writes the data back
 into it and Sends again. One such exchange is a round.
 
 The options follow rping's: -s or -c, -a, -p, -S, -C, -v, -V, -P. The client
-runs -C rounds (0: until interrupted) and disconnects; the server serves
-until its client disconnects (with -P, client after client). MPA revision 2
-with IRD and ORD 1 is what rping on siw offers; siw refuses markers and uses
-CRC if either side asks.
+runs -C rounds (0: until Ctrl-C) and disconnects; the server serves until its
+client disconnects (with -P, client after client, until Ctrl-C). MPA revision
+2 with IRD and ORD 1 is what rping on siw offers; siw refuses markers and uses
+CRC if either side asks. Client-only flags (-C, --start-delay) are refused on
+a server, server-only flags (-P, --overrun-read, --overrun-write) on a client.
 
+-S takes a size like every size flag (26 to 65535 octets: 4096, 4KiB, 4K =
+4000). Ping data (-v) goes to stdout, progress and the summary to stderr
+(-q: none); --json prints one record per connection on stdout (the ping
+data then goes to stderr), schema "rnic-loader/rping/1", every field
+always present (null when unknown): schema, role, peer, size_octets, count,
+rounds, validated, verified_octets, mpa_rev, crc, markers, ird, ord,
+seconds, rounds_per_second, pcap, interrupted, error. A record is printed
+for a failed connection too, with "error" set.
+
+Ctrl-C ends a client after the round in progress (or after 2 s), and a
+server at once: the summary (and JSON record) is printed, "interrupted" is
+true and the exit status 0. A --timeout that fires is a failure.
 Exit status: 0 when every round completed (and verified with -V), 1 on a
-protocol error, a Terminate from the peer, a data mismatch or a lost
-connection, 2 on a wrong command line.`,
-		Example: `  # A server on rping's port, printing what it reads
-  rnic-loader rping -s -v
+protocol error, a Terminate from the peer, a data mismatch, a lost
+connection or a --timeout, 2 on a wrong command line.`,
+		Example: `  # A server on rping's port, printing what it reads, serving until Ctrl-C
+  rnic-loader rping -s -v -P
 
   # A client: 10 verified rounds of 4 KiB against rping -s on siw
-  rnic-loader rping -c -a 192.168.1.10 -C 10 -S 4096 -V -v
+  rnic-loader rping -c -a 192.168.1.10 -C 10 -S 4KiB -V -v
+
+  # Pings until Ctrl-C, giving up if the whole run takes more than a minute
+  rnic-loader rping -c -a 127.0.0.1 -C 0 --timeout 1m
 
   # Both sides of this tool, a summary for scripts, and a pcap
   rnic-loader rping -s -a 127.0.0.1 -p 7174 &
   rnic-loader rping -c -a 127.0.0.1 -C 3 -V --json --pcap build/rping.pcap`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.check(cmd.Flags().Changed); err != nil {
+				return err
+			}
 			return runRping(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), &o)
 		},
 	}
@@ -99,39 +141,55 @@ connection, 2 on a wrong command line.`,
 	f.BoolVarP(&o.client, "client", "c", false, "client side")
 	f.StringVarP(&o.addr, "addr", "a", "", "address: the server's to connect to (-c), or to listen on (-s; default all)")
 	f.IntVarP(&o.port, "port", "p", rping.DefaultPort, "TCP port")
-	f.IntVarP(&o.size, "size", "S", rping.DefaultSize, fmt.Sprintf("ping data size (%d to %d)", rping.MinSize, rping.MaxSize))
-	f.IntVarP(&o.count, "count", "C", 0, "client: rounds to run (0: until interrupted)")
+	f.VarP(o.size, "size", "S", fmt.Sprintf("ping data size in octets (%d to %d; e.g. 64, 4KiB)", rping.MinSize, rping.MaxSize))
+	f.IntVarP(&o.count, "count", "C", 0, "client: rounds to run (0: until Ctrl-C)")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "print the ping data of each round")
 	f.BoolVarP(&o.verify, "verify", "V", false, "verify every round's data")
-	f.BoolVarP(&o.persistent, "persistent", "P", false, "server: keep serving clients, one after the other")
+	f.BoolVarP(&o.persistent, "persistent", "P", false, "server: keep serving clients, one after the other, until Ctrl-C")
 	f.IntVar(&o.mpaRev, "mpa-rev", 2, "MPA revision to offer: 1 or 2")
 	f.BoolVar(&o.noCRC, "no-crc", false, "declare a preference not to use CRC32c (used only if the peer agrees)")
 	f.BoolVar(&o.markers, "markers", false, "ask for MPA markers (siw refuses them)")
-	f.BoolVar(&o.json, "json", false, "print one JSON result per connection on stdout (ping data then goes to stderr)")
+	f.BoolVar(&o.json, "json", false, "print one JSON record per connection (schema rnic-loader/rping/1) on stdout; ping data then goes to stderr")
 	f.StringVar(&o.pcap, "pcap", "", "write a pcap of the session to `FILE` (the last connection's, with -P)")
-	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress or summary on stderr")
-	f.DurationVar(&o.timeout, "timeout", 0, "give up after this long (0: never)")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "nothing on stderr but warnings and errors: no progress lines, no summary")
+	f.DurationVar(&o.timeout, "timeout", 0, "give up after this long, a failure (0: no limit)")
 	f.DurationVar(&o.startDelay, "start-delay", 100*time.Millisecond, "client: wait this long after the MPA startup before the first Send (Linux siw as server can miss an FPDU that arrives right after its MPA Reply; 0 sends at once)")
 	f.IntVar(&o.overrunRead, "overrun-read", 0, "server, for testing a peer: RDMA-Read `N` octets past the advertised buffer")
 	f.IntVar(&o.overrunWrite, "overrun-write", 0, "server, for testing a peer: RDMA-Write `N` octets past the advertised buffer")
 	return cmd
 }
 
-func (o *rpingOpts) check() error {
+func (o *rpingOpts) check(changed func(string) bool) error {
 	if o.server == o.client {
 		return usagef("give exactly one of -s (server) and -c (client)")
+	}
+	wrongSide := func(names []string, what string) error {
+		var bad []string
+		for _, n := range names {
+			if changed(n) {
+				bad = append(bad, n)
+			}
+		}
+		if len(bad) == 0 {
+			return nil
+		}
+		return usagef("%s: %s", flagNames(bad...), what)
+	}
+	if o.server {
+		if err := wrongSide(rpingClientOnly, "client flags (the client chooses them): a server (-s) does not take them; give them to the client (rping -c)"); err != nil {
+			return err
+		}
+	} else if err := wrongSide(rpingServerOnly, "server flags: a client (-c) does not take them; give them to the server (rping -s)"); err != nil {
+		return err
 	}
 	if o.client && o.addr == "" {
 		return usagef("the client needs the server's address: -a ADDR")
 	}
 	if o.port < 0 || o.port > 65535 || (o.client && o.port == 0) {
-		return usagef("invalid port %d", o.port)
-	}
-	if err := rping.CheckSize(o.size); err != nil {
-		return usageError{err}
+		return usagef("invalid port %d: want 1 to 65535 (0 on a server: any free port)", o.port)
 	}
 	if o.count < 0 {
-		return usagef("invalid count %d", o.count)
+		return usagef("invalid count %d: want 0 (until Ctrl-C) or more", o.count)
 	}
 	if o.mpaRev != 1 && o.mpaRev != 2 {
 		return usagef("--mpa-rev must be 1 or 2, not %d", o.mpaRev)
@@ -139,21 +197,18 @@ func (o *rpingOpts) check() error {
 	if o.overrunRead < 0 || o.overrunWrite < 0 {
 		return usagef("overruns must not be negative")
 	}
-	if o.client && (o.overrunRead > 0 || o.overrunWrite > 0) {
-		return usagef("--overrun-read and --overrun-write are server options")
-	}
 	if o.startDelay < 0 {
-		return usagef("invalid --start-delay %v", o.startDelay)
+		return usagef("invalid --start-delay %v: want 0 or more", o.startDelay)
 	}
 	if o.timeout < 0 {
-		return usagef("invalid --timeout %v", o.timeout)
+		return usagef("invalid --timeout %v: want 0 (no limit) or a positive duration such as 30s", o.timeout)
 	}
 	return nil
 }
 
 func (o *rpingOpts) config(verbose io.Writer, rounds *atomic.Int64) rping.Config {
 	cfg := rping.Config{
-		Size: o.size, Count: o.count, Validate: o.verify,
+		Size: int(o.size.Int64()), Count: o.count, Validate: o.verify,
 		QP:          verbs.QPConfig{MPA: mpa.Config{Rev: uint8(o.mpaRev), NoCRC: o.noCRC, Markers: o.markers}},
 		ReadOverrun: o.overrunRead, WriteOverrun: o.overrunWrite,
 		Round:      func(s rping.Stats) { rounds.Store(int64(s.Rounds)) },
@@ -166,14 +221,8 @@ func (o *rpingOpts) config(verbose io.Writer, rounds *atomic.Int64) rping.Config
 }
 
 func runRping(ctx context.Context, stdout, stderr io.Writer, o *rpingOpts) error {
-	if err := o.check(); err != nil {
-		return err
-	}
-	if o.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.timeout)
-		defer cancel()
-	}
+	ctx, cancel := withTimeout(ctx, o.timeout)
+	defer cancel()
 	verbose := stdout
 	if o.json {
 		verbose = stderr
@@ -187,30 +236,42 @@ func runRping(ctx context.Context, stdout, stderr io.Writer, o *rpingOpts) error
 		var d net.Dialer
 		c, err := d.DialContext(ctx, "tcp", addr)
 		if err != nil {
-			return fmt.Errorf("rping: %w (is a server listening on %s?)", err, addr)
+			if c := endCause(ctx); c != nil {
+				if wasInterrupted(ctx) {
+					return nil
+				}
+				return c
+			}
+			return fmt.Errorf("rping: %w", dialError(ctx, addr, err, "rnic-loader rping -s -a "+o.addr+" -p "+strconv.Itoa(o.port)))
 		}
 		res, err := o.session(ctx, c, true, verbose, info)
-		return o.report(stdout, info, res, err)
+		return o.report(ctx, stdout, info, res, err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("rping: %w", err)
+		return fmt.Errorf("rping: listening on %s: %w (is another server on that port? choose another with -p)", addr, err)
 	}
 	defer ln.Close()
 	fmt.Fprintf(info, "rping server listening on %s\n", ln.Addr())
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
+	served := 0
 	for {
 		c, err := ln.Accept()
 		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+			if wasInterrupted(ctx) {
+				fmt.Fprintf(info, "rping server: interrupted after %d connections\n", served)
+				return nil
+			}
+			if c := endCause(ctx); c != nil {
+				return c
 			}
 			return fmt.Errorf("rping: %w", err)
 		}
+		served++
 		res, err := o.session(ctx, c, false, verbose, info)
-		err = o.report(stdout, info, res, err)
-		if !o.persistent {
+		err = o.report(ctx, stdout, info, res, err)
+		if !o.persistent || ctx.Err() != nil {
 			return err
 		}
 		if err != nil {
@@ -219,11 +280,44 @@ func runRping(ctx context.Context, stdout, stderr io.Writer, o *rpingOpts) error
 	}
 }
 
+// stopGate sits between the queue pair and the connection of a client.
+// Once shut, its writes fail: an interrupted client shuts it at the end of
+// a round, so that the next round's advertisement never leaves and the
+// server sees the connection end between rounds, rping's normal end.
+type stopGate struct {
+	net.Conn
+	shut atomic.Bool
+}
+
+func (g *stopGate) Write(p []byte) (int, error) {
+	if g.shut.Load() {
+		return 0, net.ErrClosed
+	}
+	return g.Conn.Write(p)
+}
+
+func (g *stopGate) CloseWrite() error {
+	if cw, ok := g.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// SyscallConn lets the queue pair read TCP_MAXSEG through the gate.
+func (g *stopGate) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := g.Conn.(syscall.Conn)
+	if !ok {
+		return nil, fmt.Errorf("rping: %T is not a socket", g.Conn)
+	}
+	return sc.SyscallConn()
+}
+
 // session runs one connection, with its pcap and progress.
 func (o *rpingOpts) session(ctx context.Context, c net.Conn, client bool, verbose, info io.Writer) (*RpingResult, error) {
-	res := &RpingResult{Role: "server", Peer: c.RemoteAddr().String(), Size: o.size}
+	res := &RpingResult{Schema: rpingSchema, Role: "server", Peer: c.RemoteAddr().String(), SizeOctets: int(o.size.Int64()), Validated: o.verify}
 	if client {
 		res.Role = "client"
+		res.Count = ptr(o.count)
 	}
 	var pw *capture.Writer
 	if o.pcap != "" {
@@ -235,10 +329,37 @@ func (o *rpingOpts) session(ctx context.Context, c net.Conn, client bool, verbos
 		defer pf.Close()
 		pw = w
 		c = pw.TapDuplex(c, client)
-		res.Pcap = o.pcap
+		res.Pcap = ptr(o.pcap)
 	}
 	var rounds atomic.Int64
 	cfg := o.config(verbose, &rounds)
+	sessCtx := ctx
+	if client {
+		// Ctrl-C lets the round in progress finish (rpingGrace at most),
+		// then stops the client between two rounds; a --timeout stops it
+		// at once.
+		gate := &stopGate{Conn: c}
+		c = gate
+		var stopping atomic.Bool
+		var cancelSess context.CancelCauseFunc
+		sessCtx, cancelSess = context.WithCancelCause(context.WithoutCancel(ctx))
+		defer cancelSess(nil)
+		defer context.AfterFunc(ctx, func() {
+			if !wasInterrupted(ctx) {
+				cancelSess(context.Cause(ctx))
+				return
+			}
+			stopping.Store(true)
+			time.AfterFunc(rpingGrace, func() { cancelSess(context.Cause(ctx)) })
+		})()
+		round := cfg.Round
+		cfg.Round = func(s rping.Stats) {
+			round(s)
+			if stopping.Load() {
+				gate.shut.Store(true)
+			}
+		}
+	}
 	done := make(chan struct{})
 	if !o.verbose {
 		go func() {
@@ -249,7 +370,7 @@ func (o *rpingOpts) session(ctx context.Context, c net.Conn, client bool, verbos
 				case <-done:
 					return
 				case <-t.C:
-					if o.count > 0 {
+					if o.count > 0 && client {
 						fmt.Fprintf(info, "rping %s: %d of %d rounds\n", res.Role, rounds.Load(), o.count)
 					} else {
 						fmt.Fprintf(info, "rping %s: %d rounds\n", res.Role, rounds.Load())
@@ -262,20 +383,23 @@ func (o *rpingOpts) session(ctx context.Context, c net.Conn, client bool, verbos
 	var st *rping.Stats
 	var err error
 	if client {
-		st, err = rping.Client(ctx, nil, c, cfg)
+		st, err = rping.Client(sessCtx, nil, c, cfg)
 	} else {
-		st, err = rping.Serve(ctx, nil, c, cfg)
+		st, err = rping.Serve(sessCtx, nil, c, cfg)
 	}
 	close(done)
 	res.Seconds = time.Since(start).Seconds()
 	if st != nil {
-		res.Rounds, res.VerifiedBytes = st.Rounds, st.Verified
+		res.Rounds, res.VerifiedOctets = st.Rounds, st.Verified
 		if p := st.Params; p != nil {
-			res.MPARev, res.CRC, res.Markers = p.Revision(), p.CRC, p.TxMarkers || p.RxMarkers
+			res.MPARev, res.CRC, res.Markers = ptr(p.Revision()), ptr(p.CRC), ptr(p.TxMarkers || p.RxMarkers)
 			if p.Revision() >= 2 {
-				res.IRD, res.ORD = p.Local.Params.IRD, p.Local.Params.ORD
+				res.IRD, res.ORD = ptr(p.Local.Params.IRD), ptr(p.Local.Params.ORD)
 			}
 		}
+	}
+	if res.Seconds > 0 {
+		res.RoundsPerSecond = ptr(float64(res.Rounds) / res.Seconds)
 	}
 	if pw != nil {
 		if cerr := pw.Close(time.Now()); cerr != nil && err == nil {
@@ -314,9 +438,17 @@ func openPcap(path string, c net.Conn, client bool) (*os.File, *capture.Writer, 
 	return pf, pw, nil
 }
 
-func (o *rpingOpts) report(stdout, info io.Writer, res *RpingResult, err error) error {
+// report prints the record and the summary of one connection and returns
+// the error the command ends with: none when a Ctrl-C ended it, the
+// --timeout's when that fired.
+func (o *rpingOpts) report(ctx context.Context, stdout, info io.Writer, res *RpingResult, err error) error {
+	if err != nil && wasInterrupted(ctx) {
+		res.Interrupted, err = true, nil
+	} else if c := endCause(ctx); err != nil && c != nil {
+		err = fmt.Errorf("rping: %w", c)
+	}
 	if err != nil {
-		res.Error = err.Error()
+		res.Error = ptr(err.Error())
 	}
 	if o.json {
 		enc := json.NewEncoder(stdout)
@@ -324,14 +456,22 @@ func (o *rpingOpts) report(stdout, info io.Writer, res *RpingResult, err error) 
 			err = jerr
 		}
 	}
-	crc := "off"
-	if res.CRC {
-		crc = "on"
+	mpaDesc := "MPA not negotiated"
+	if res.MPARev != nil {
+		mpaDesc = fmt.Sprintf("MPA rev %d, CRC %s", *res.MPARev, onOff(res.CRC))
 	}
-	fmt.Fprintf(info, "rping %s: %d rounds of %d octets with %s, %d octets verified, MPA rev %d, CRC %s, %.3f s\n",
-		res.Role, res.Rounds, res.Size, res.Peer, res.VerifiedBytes, res.MPARev, crc, res.Seconds)
-	if res.Pcap != "" {
-		fmt.Fprintf(info, "  pcap written to %s\n", res.Pcap)
+	verified := ""
+	if o.verify {
+		verified = fmt.Sprintf(", %d octets verified", res.VerifiedOctets)
+	}
+	end := ""
+	if res.Interrupted {
+		end = ", interrupted"
+	}
+	fmt.Fprintf(info, "rping %s: %d rounds of %s with %s%s, %s, %.3f s%s\n",
+		res.Role, res.Rounds, sayOctets(int64(res.SizeOctets)), res.Peer, verified, mpaDesc, res.Seconds, end)
+	if res.Pcap != nil {
+		fmt.Fprintf(info, "  pcap written to %s\n", *res.Pcap)
 	}
 	return err
 }
