@@ -58,8 +58,9 @@ type RpingResult struct {
 	Schema string `json:"schema"`
 	Role   string `json:"role"` // client or server
 	Peer   string `json:"peer"`
-	// SizeOctets is -S; Count the client's -C (0: until interrupted),
-	// null on a server.
+	// SizeOctets is the ping size in use: the client's -S (a server
+	// learns it from the client's advertisement; its own -S until then).
+	// Count is the client's -C (0: until interrupted), null on a server.
 	SizeOctets      int      `json:"size_octets"`
 	Count           *int     `json:"count"`
 	Rounds          int      `json:"rounds"`
@@ -391,6 +392,9 @@ func (o *rpingOpts) session(ctx context.Context, c net.Conn, client bool, verbos
 	res.Seconds = time.Since(start).Seconds()
 	if st != nil {
 		res.Rounds, res.VerifiedOctets = st.Rounds, st.Verified
+		if st.Size > 0 {
+			res.SizeOctets = st.Size
+		}
 		if p := st.Params; p != nil {
 			res.MPARev, res.CRC, res.Markers = ptr(p.Revision()), ptr(p.CRC), ptr(p.TxMarkers || p.RxMarkers)
 			if p.Revision() >= 2 {
