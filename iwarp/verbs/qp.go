@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -183,6 +184,15 @@ type QPConfig struct {
 	// without it; a stream of posts that each find the queue idle costs a
 	// system call each.
 	InlineSend bool
+	// ManualProgress starts no receive goroutine: the application drives
+	// the receive side itself, with Poll or Progress, on its own goroutine
+	// (libfabric's manual progress). A completion then reaches the waiting
+	// goroutine without a hand-off from another one, which on a machine
+	// with idle processors costs a thread wake-up each (the latency of
+	// rnic-loader lat). The peer's Read Requests, Terminate and FIN are
+	// only seen while the application calls them; Shutdown and Close take
+	// over the receive side.
+	ManualProgress bool
 }
 
 // QP is a queue pair: one RDMAP Stream over one TCP connection.
@@ -203,7 +213,7 @@ type QP struct {
 	// InlineSend, by PostSend: txMu is held while either frames or writes.
 	txMu    sync.Mutex
 	tx      *txState
-	queued  atomic.Int64 // work requests handed to the transmit goroutine and not yet sent
+	queued  atomic.Int64 // work requests and Read Responses handed to the transmit goroutine and not yet sent
 	txReady atomic.Bool  // the transmit goroutine is past the startup (RTR, rule 4)
 
 	sendCQ, recvCQ *CQ
@@ -211,6 +221,12 @@ type QP struct {
 	slots          chan struct{} // one token per posted, uncompleted send work request (SendDepth)
 	ctrl           chan txItem
 	ord            chan struct{} // one token per outstanding outbound Read (ORD)
+
+	// sqOrder holds the work requests framed and not yet completed, in
+	// the order they were posted: their completions are delivered in that
+	// order (verbs' send queue ordering), whichever finishes first.
+	orderMu sync.Mutex
+	sqOrder []*sqEntry
 
 	// mu guards the change from created to established or closed.
 	mu          sync.Mutex
@@ -230,6 +246,15 @@ type QP struct {
 	txDone   chan struct{} // closed when the transmit side has stopped
 
 	nextMSN [3]uint32 // next MSN to send on QN 0, 1, 2
+
+	// The receive side: rxMu is held while a goroutine reads and
+	// processes (the receive goroutine, or Progress with ManualProgress).
+	rxMu      sync.Mutex
+	mpaRx     *mpa.Receiver
+	rxBuf     []byte
+	rxEnd     sync.Once   // counts the receive side out of done
+	rxEnded   atomic.Bool // the receive side has stopped
+	rxStarted atomic.Bool // the receive goroutine runs
 
 	// TxBytes and RxBytes count the octets written to and read from the
 	// connection (MPA framing included); Stats has them and more.
@@ -428,9 +453,14 @@ func (qp *QP) Establish(ctx context.Context, c net.Conn, role mpa.Role) error {
 	qp.mulpdu = mpa.MULPDU(emss, p.TxMarkers)
 	qp.ord = make(chan struct{}, max(int(p.ORD), 1))
 	qp.tx = newTxState(qp)
+	qp.mpaRx = mpa.NewReceiver(p.RxMarkers, p.CRC, 0)
+	qp.mpaRx.SetGather(qp.onPieces)
+	qp.rxBuf = make([]byte, 256<<10)
 	qp.done.Add(2)
 	qp.mu.Unlock()
-	go qp.rxLoop()
+	if !qp.cfg.ManualProgress {
+		qp.startRx()
+	}
 	go qp.txLoop()
 	return nil
 }
@@ -655,6 +685,69 @@ func errNoReads(p *mpa.Params) error {
 	return errors.New("qp: RDMA Read refused: this queue pair's ORD is 0 (QPConfig.MPA.ORD)")
 }
 
+// respondInline sends a Read Response on the receiving goroutine when the
+// transmit side is idle, as sendInline does for work requests, and
+// reports whether it did. A response cannot overtake another: they queue
+// in ctrl, which must be empty.
+func (qp *QP) respondInline(m *rdmap.Message, after func()) bool {
+	if !qp.txReady.Load() || !qp.txMu.TryLock() {
+		return false
+	}
+	defer qp.txMu.Unlock()
+	if qp.queued.Load() != 0 || len(qp.ctrl) != 0 || qp.closing.Load() || qp.Err() != nil {
+		return false
+	}
+	after()
+	err := qp.tx.message(m, false)
+	if err == nil {
+		err = qp.tx.flush()
+	}
+	if err != nil {
+		qp.fail(&QPError{Conn: err})
+	}
+	return true
+}
+
+// sqEntry is a work request between the moment its place in the send
+// queue's completion order is fixed (it is framed, or refused) and its
+// completion.
+type sqEntry struct {
+	wr   *SendWR
+	done bool
+	c    Completion
+}
+
+// orderSQ gives wr its place in the completion order: after every work
+// request framed or refused before it.
+func (qp *QP) orderSQ(wr *SendWR) *sqEntry {
+	e := &sqEntry{wr: wr}
+	qp.orderMu.Lock()
+	qp.sqOrder = append(qp.sqOrder, e)
+	qp.orderMu.Unlock()
+	return e
+}
+
+// finishSQ records that e's work request finished (n octets read, or
+// err) and delivers, in order, every completion no earlier work request
+// holds back: a successful unsignaled Write or Send completes silently.
+// The lock is held while delivering, so that two goroutines finishing at
+// once cannot deliver out of order; a full CQ holds both, as flow control.
+func (qp *QP) finishSQ(e *sqEntry, n int, err error) {
+	qp.orderMu.Lock()
+	defer qp.orderMu.Unlock()
+	e.done = true
+	e.c = Completion{ID: e.wr.ID, Op: e.wr.Op, Len: n, Err: err}
+	i := 0
+	for ; i < len(qp.sqOrder) && qp.sqOrder[i].done; i++ {
+		h := qp.sqOrder[i]
+		if h.c.Err != nil || !h.wr.Unsignaled || h.wr.Op == OpRead {
+			qp.complete(qp.sendCQ, h.c)
+		}
+		qp.sqOrder[i] = nil
+	}
+	qp.sqOrder = qp.sqOrder[i:]
+}
+
 // release returns n send queue slots.
 func (qp *QP) release(n int) {
 	for range n {
@@ -701,6 +794,9 @@ func (qp *QP) Shutdown(ctx context.Context) error {
 		qp.drainSQ()
 		return nil
 	}
+	// With ManualProgress nobody may be reading: the FIN, or the peer's
+	// answer to ours, must be seen.
+	qp.startRx()
 	close(qp.closeCh)
 	var ctxErr error
 	select {
@@ -761,7 +857,7 @@ func (qp *QP) drainSQ() {
 	for {
 		select {
 		case wr := <-qp.sq:
-			qp.complete(qp.sendCQ, Completion{ID: wr.ID, Op: wr.Op, Err: err})
+			qp.finishSQ(qp.orderSQ(wr), 0, err)
 			qp.release(1)
 		default:
 			return
@@ -785,40 +881,141 @@ func (qp *QP) fail(e *QPError) {
 	})
 }
 
+// startRx starts the receive goroutine, once.
+func (qp *QP) startRx() {
+	if qp.rxStarted.CompareAndSwap(false, true) {
+		go qp.rxLoop()
+	}
+}
+
 // rxLoop reads the TCP stream and runs MPA, DDP and RDMAP on it.
 func (qp *QP) rxLoop() {
-	defer qp.done.Done()
-	rx := mpa.NewReceiver(qp.params.RxMarkers, qp.params.CRC, 0)
-	rx.SetGather(qp.onPieces)
-	buf := make([]byte, 256<<10)
 	for {
-		n, err := qp.conn.Read(buf)
-		if n > 0 {
-			qp.RxBytes.Add(int64(n))
-			if ferr := rx.Feed(buf[:n], qp.onULPDU); ferr != nil {
-				qp.rxError(ferr)
-				qp.drain()
-				return
-			}
-		}
-		if err != nil {
-			if qp.Err() == nil {
-				if qp.closing.Load() {
-					// Our Close is under way: the peer's FIN, or our
-					// own close of the socket, ends the stream.
-					err = ErrQPClosed
-				} else if errors.Is(err, io.EOF) {
-					qp.peerFIN.Store(true)
-					err = &mpa.Error{Code: mpa.ErrTCPClosed, Detail: "the peer closed the connection"}
-				} else {
-					err = &mpa.Error{Code: mpa.ErrTCPClosed, Detail: err.Error()}
-				}
-				qp.fail(&QPError{Conn: err})
-			}
-			qp.flush()
+		qp.rxMu.Lock()
+		ended := qp.rxEnded.Load() || qp.rxStep()
+		qp.rxMu.Unlock()
+		if ended {
+			qp.endRx()
 			return
 		}
 	}
+}
+
+// endRx records that the receive side has stopped.
+func (qp *QP) endRx() {
+	qp.rxEnded.Store(true)
+	qp.rxEnd.Do(qp.done.Done)
+}
+
+// Progress runs the receive side on the calling goroutine, with
+// ManualProgress: it waits for the connection's next octets (or ctx's end)
+// and processes them, completing what they complete. It returns nil, ctx's
+// error, or the queue pair's error once the receive side has stopped.
+// After a protocol error it may take up to two seconds, to let the
+// Terminate reach the peer before the connection closes.
+func (qp *QP) Progress(ctx context.Context) error {
+	if !qp.cfg.ManualProgress {
+		return errors.New("qp: Progress needs QPConfig.ManualProgress; the receive goroutine runs the receive side")
+	}
+	if qp.Conn() == nil {
+		return errors.New("qp: Progress before Establish")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	qp.rxMu.Lock()
+	if qp.rxEnded.Load() {
+		qp.rxMu.Unlock()
+		return qp.Err()
+	}
+	var stop func() bool
+	fired := make(chan struct{})
+	if ctx.Done() != nil {
+		stop = context.AfterFunc(ctx, func() {
+			defer close(fired)
+			qp.conn.SetReadDeadline(time.Unix(1, 0))
+		})
+	}
+	ended := qp.rxStep()
+	if stop != nil && !stop() {
+		<-fired
+		if !ended {
+			qp.conn.SetReadDeadline(time.Time{})
+		}
+	}
+	qp.rxMu.Unlock()
+	if ended {
+		qp.endRx()
+		return qp.Err()
+	}
+	return ctx.Err()
+}
+
+// Poll returns the next completion of cq, one of the queue pair's CQs. With
+// ManualProgress it drives the receive side while it waits (Progress);
+// otherwise it waits as cq.Poll does. Once the queue pair has failed it
+// returns the completions still queued, then the queue pair's error.
+func (qp *QP) Poll(ctx context.Context, cq *CQ) (Completion, error) {
+	for {
+		if c, ok := cq.TryPoll(); ok {
+			return c, nil
+		}
+		if !qp.cfg.ManualProgress || qp.rxStarted.Load() {
+			select {
+			case c := <-cq.ch:
+				return c, nil
+			case <-qp.dead:
+				if c, ok := cq.TryPoll(); ok {
+					return c, nil
+				}
+				return Completion{}, qp.Err()
+			case <-ctx.Done():
+				return Completion{}, ctx.Err()
+			}
+		}
+		if err := qp.Progress(ctx); err != nil {
+			if c, ok := cq.TryPoll(); ok {
+				return c, nil
+			}
+			return Completion{}, err
+		}
+	}
+}
+
+// rxStep reads once from the connection and runs MPA, DDP and RDMAP on
+// what came, with rxMu held. It reports whether the receive side ended.
+func (qp *QP) rxStep() bool {
+	n, err := qp.conn.Read(qp.rxBuf)
+	if n > 0 {
+		qp.RxBytes.Add(int64(n))
+		if ferr := qp.mpaRx.Feed(qp.rxBuf[:n], qp.onULPDU); ferr != nil {
+			qp.rxError(ferr)
+			qp.drain()
+			return true
+		}
+	}
+	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) && qp.cfg.ManualProgress && qp.Err() == nil && !qp.closing.Load() {
+			// Progress's context ended: the stream goes on.
+			return false
+		}
+		if qp.Err() == nil {
+			if qp.closing.Load() {
+				// Our Close is under way: the peer's FIN, or our
+				// own close of the socket, ends the stream.
+				err = ErrQPClosed
+			} else if errors.Is(err, io.EOF) {
+				qp.peerFIN.Store(true)
+				err = &mpa.Error{Code: mpa.ErrTCPClosed, Detail: "the peer closed the connection"}
+			} else {
+				err = &mpa.Error{Code: mpa.ErrTCPClosed, Detail: err.Error()}
+			}
+			qp.fail(&QPError{Conn: err})
+		}
+		qp.flush()
+		return true
+	}
+	return false
 }
 
 // drain keeps reading after a local error so that the Terminate we sent
@@ -893,14 +1090,14 @@ func (qp *QP) onEvent(ev rdmap.Event, err error) error {
 			qp.complete(qp.recvCQ, Completion{Op: OpRemoteWrite, STag: ev.Header.STag, End: ev.Header.TO + uint64(ev.Len)})
 		}
 	case rdmap.EventReadResponse:
-		wr := ev.Read.Ref.(*SendWR)
+		e := ev.Read.Ref.(*sqEntry)
 		<-qp.ord
-		if wr.Op == opReadRTR {
-			wr.Sink.Deregister() // the RTR's empty sink region
+		if e.wr.Op == opReadRTR {
+			e.wr.Sink.Deregister() // the RTR's empty sink region
 			return nil
 		}
 		qp.release(1)
-		qp.complete(qp.sendCQ, Completion{ID: wr.ID, Op: OpRead, Len: int(ev.Read.Got)})
+		qp.finishSQ(e, int(ev.Read.Got), nil)
 	case rdmap.EventReadRequest:
 		return qp.onReadRequest(&ev)
 	case rdmap.EventTerminate:
@@ -925,10 +1122,15 @@ func (qp *QP) onReadRequest(ev *rdmap.Event) error {
 	buf, id := ev.Delivery.Buf, ev.Delivery.ID
 	// The IRD credit returns when the transmit side takes the response.
 	after := func() { qp.sink.Post(1, buf, id) }
+	if qp.cfg.InlineSend && qp.respondInline(&m, after) {
+		return nil
+	}
+	qp.queued.Add(1)
 	select {
 	case qp.ctrl <- txItem{resp: &m, after: after}:
 		return nil
 	case <-qp.dead:
+		qp.queued.Add(-1)
 		return qp.Err()
 	}
 }
@@ -949,10 +1151,10 @@ func (qp *QP) complete(cq *CQ, c Completion) {
 func (qp *QP) flush() {
 	err := qp.Err()
 	for _, r := range qp.rx.TakeReads() {
-		wr := r.Ref.(*SendWR)
-		if wr.Op != opReadRTR {
+		e := r.Ref.(*sqEntry)
+		if e.wr.Op != opReadRTR {
 			qp.release(1)
-			qp.complete(qp.sendCQ, Completion{ID: wr.ID, Op: OpRead, Err: err})
+			qp.finishSQ(e, 0, err)
 		}
 	}
 }
@@ -968,15 +1170,14 @@ func (qp *QP) txLoop() {
 		defer qp.txMu.Unlock()
 		// Anything framed but not written, or still queued, completes
 		// with the error.
-		for _, c := range tx.pending {
-			c.Err = qp.Err()
-			qp.complete(qp.sendCQ, c)
+		for _, e := range tx.pending {
+			qp.finishSQ(e, 0, qp.Err())
 		}
 		tx.pending = tx.pending[:0]
 		qp.release(tx.slots)
 		tx.slots = 0
 		if held != nil {
-			qp.complete(qp.sendCQ, Completion{ID: held.ID, Op: held.Op, Err: qp.Err()})
+			qp.finishSQ(qp.orderSQ(held), 0, qp.Err())
 			qp.release(1)
 		}
 		qp.drainSQ()
@@ -1095,6 +1296,7 @@ func (qp *QP) txStep(step txStep, it txItem, wr *SendWR, held **SendWR) bool {
 		// its next Read the moment the response arrives, and that Read
 		// must find a buffer.
 		it.after()
+		qp.queued.Add(-1)
 		if err := tx.message(it.resp, false); err != nil {
 			qp.fail(&QPError{Conn: err})
 			return true
@@ -1104,7 +1306,7 @@ func (qp *QP) txStep(step txStep, it txItem, wr *SendWR, held **SendWR) bool {
 			// Posted before the startup told us the peer's IRD:
 			// refused now, and never sent.
 			qp.queued.Add(-1)
-			qp.complete(qp.sendCQ, Completion{ID: wr.ID, Op: wr.Op, Err: errNoReads(qp.params)})
+			qp.finishSQ(qp.orderSQ(wr), 0, errNoReads(qp.params))
 			qp.release(1)
 			return false
 		}
@@ -1165,8 +1367,8 @@ type txState struct {
 	// out's scratch area and written with one Write.
 	out     mpa.Gather
 	gather  bool
-	pending []Completion // completions due once out is on the wire
-	slots   int          // send queue slots of the work requests in out
+	pending []*sqEntry // work requests that complete once out is on the wire
+	slots   int        // send queue slots of the work requests in out
 }
 
 // txBatch is how many octets the transmit side frames before it writes
@@ -1228,19 +1430,22 @@ func (t *txState) work(wr *SendWR) error {
 		rr := rdmap.ReadRequest{SinkSTag: wr.Sink.STag, SinkTO: wr.Sink.Addr + wr.SinkOffset, Size: wr.Len, SourceSTag: wr.RemoteSTag, SourceTO: wr.RemoteTO}
 		// Recorded before it can reach the peer, in sending order
 		// (RFC 5040 5.2.1); its slot is freed when it completes.
-		qp.rx.ExpectRead(&rdmap.OutstandingRead{SinkSTag: rr.SinkSTag, SinkTO: rr.SinkTO, Len: uint64(wr.Len), Ref: wr})
+		e := &sqEntry{wr: wr}
+		if wr.Op == OpRead {
+			e = qp.orderSQ(wr)
+		}
+		qp.rx.ExpectRead(&rdmap.OutstandingRead{SinkSTag: rr.SinkSTag, SinkTO: rr.SinkTO, Len: uint64(wr.Len), Ref: e})
 		m = rdmap.NewReadRequest(t.msn(1), rr)
 	}
-	if err := t.message(&m, true); err != nil {
-		return err
-	}
 	if wr.Op != OpRead && wr.Op != opReadRTR {
+		// Counted before framing, so that a failure while framing or
+		// writing completes it with the error.
 		t.slots++
 		if !wr.Unsignaled {
-			t.pending = append(t.pending, Completion{ID: wr.ID, Op: wr.Op, Len: len(wr.Data)})
+			t.pending = append(t.pending, qp.orderSQ(wr))
 		}
 	}
-	return nil
+	return t.message(&m, true)
 }
 
 // rtr sends the peer-to-peer ready-to-receive message (RFC 6581 4).
@@ -1319,8 +1524,8 @@ func (t *txState) flush() error {
 	if err := t.write(); err != nil {
 		return err
 	}
-	for _, c := range t.pending {
-		t.qp.complete(t.qp.sendCQ, c)
+	for _, e := range t.pending {
+		t.qp.finishSQ(e, len(e.wr.Data), nil)
 	}
 	t.pending = t.pending[:0]
 	t.qp.release(t.slots)

@@ -152,3 +152,38 @@ func TestReadPostedEarlyToPeerWithIRDZero(t *testing.T) {
 		t.Fatalf("peer received %v (%v); want the Send", seg.Opcode, err)
 	}
 }
+
+// Regression: send queue completions come in the order the work requests
+// were posted, as verbs promise. A Write posted after a Read completed as
+// soon as it was on the wire, before the Read it followed; and a Read
+// whose response arrived while an earlier Write's completion was still
+// being made could complete first.
+func TestSendCompletionsInPostingOrder(t *testing.T) {
+	peer, qp, pd := acceptRaw(t, QPConfig{}, mpa.Config{IRD: 4, ORD: 4})
+	sink, _ := pd.RegisterMR(make([]byte, 64), RemoteWrite)
+	ctx := context.Background()
+	if err := qp.PostSend(ctx, SendWR{ID: 1, Op: OpRead, Sink: sink, Len: 64, RemoteSTag: 0x1234}); err != nil {
+		t.Fatal(err)
+	}
+	if err := qp.PostSend(ctx, SendWR{ID: 2, Op: OpWrite, Data: []byte("after the Read"), RemoteSTag: 0x5678}); err != nil {
+		t.Fatal(err)
+	}
+	seg, err := rdmap.Classify(peer.next())
+	if err != nil || seg.Opcode != rdmap.OpReadRequest {
+		t.Fatalf("%v %v", seg.Opcode, err)
+	}
+	rr, _ := rdmap.ParseReadRequest(seg.Payload)
+	// The Write is on the wire, the Read unanswered: nothing completes.
+	if seg, err := rdmap.Classify(peer.next()); err != nil || seg.Opcode != rdmap.OpWrite {
+		t.Fatalf("%v %v", seg.Opcode, err)
+	}
+	if c, ok := qp.SendCQ().TryPoll(); ok {
+		t.Fatalf("completion %+v before the Read posted ahead of it completed", c)
+	}
+	peer.write(peer.fpdus(rdmap.NewReadResponse(rr.SinkSTag, rr.SinkTO, make([]byte, 64)), 1<<14))
+	for _, id := range []uint64{1, 2} {
+		if c := poll(t, qp.SendCQ()); c.ID != id || c.Err != nil {
+			t.Fatalf("completion %+v, want ID %d", c, id)
+		}
+	}
+}
