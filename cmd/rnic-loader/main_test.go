@@ -48,7 +48,7 @@ func TestBenchLoopbackJSON(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &r); err != nil {
 				t.Fatalf("bad JSON %q: %v", out, err)
 			}
-			if r.VerifiedBytes != r.TotalOctets || r.MeasuredOctets != r.TotalOctets || r.Mismatches != 0 || r.Error != nil ||
+			if r.VerifiedBytes != *r.TotalOctets || r.MeasuredOctets != *r.TotalOctets || r.Mismatches != 0 || r.Error != nil ||
 				r.GoodputBitsPerSecond == nil || r.RawTCPBitsPerSecond == nil || *r.Ratio <= 0 {
 				t.Fatalf("result %+v", r)
 			}
@@ -56,10 +56,16 @@ func TestBenchLoopbackJSON(t *testing.T) {
 			if want := float64(r.MeasuredOctets) * 8 / *r.Seconds; math.Abs(*r.GoodputBitsPerSecond/want-1) > 1e-9 {
 				t.Errorf("goodput_bits_per_second %g, want %g (octets × 8 / seconds)", *r.GoodputBitsPerSecond, want)
 			}
-			if want := float64(r.MeasuredOctets) * 8 / *r.RawTCPSeconds; math.Abs(*r.RawTCPBitsPerSecond/want-1) > 1e-9 {
+			if *r.RawTCPOctets != r.MeasuredOctets {
+				t.Errorf("raw_tcp_octets %d, want the %d the iWARP side moved", *r.RawTCPOctets, r.MeasuredOctets)
+			}
+			if want := float64(*r.RawTCPOctets) * 8 / *r.RawTCPSeconds; math.Abs(*r.RawTCPBitsPerSecond/want-1) > 1e-9 {
 				t.Errorf("raw_tcp_bits_per_second %g, want %g", *r.RawTCPBitsPerSecond, want)
 			}
-			if want := float64(r.Messages) / *r.Seconds; math.Abs(*r.MessagesPerSecond/want-1) > 1e-9 {
+			if r.MeasuredMessages != *r.Messages {
+				t.Errorf("measured_messages %d, want %d", r.MeasuredMessages, *r.Messages)
+			}
+			if want := float64(*r.Messages) / *r.Seconds; math.Abs(*r.MessagesPerSecond/want-1) > 1e-9 {
 				t.Errorf("messages_per_second %g, want %g", *r.MessagesPerSecond, want)
 			}
 		})
