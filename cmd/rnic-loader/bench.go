@@ -148,12 +148,12 @@ type benchRegion struct {
 type Result struct {
 	Schema string `json:"schema"`
 	// Mode is "loopback" (both ends in this process) or "client".
-	Mode  string  `json:"mode"`
-	Sweep bool    `json:"sweep"`  // -a
+	Mode   string  `json:"mode"`
+	Sweep  bool    `json:"sweep"`  // -a
 	Server *string `json:"server"` // the address given to --connect
-	Op    string  `json:"op"`
-	Bidir bool    `json:"bidir"`
-	QPs   int     `json:"qps"`
+	Op     string  `json:"op"`
+	Bidir  bool    `json:"bidir"`
+	QPs    int     `json:"qps"`
 	// DurationSeconds is the time each path runs per size (--duration,
 	// or -a's budget), null when an amount (--bytes, --iters) bounds it.
 	DurationSeconds *float64 `json:"duration_seconds"`
@@ -849,4 +849,3 @@ func pollQP(ctx context.Context, qp *verbs.QP, cq *verbs.CQ) (verbs.Completion, 
 		}
 	}
 }
-

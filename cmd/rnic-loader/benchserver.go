@@ -33,11 +33,11 @@ type serverRun struct {
 	// baseline connections the run has, warm-ups included.
 	sessions, rawConns int
 	iw, rawN           int
-	open     int // connections being served
-	st       serveStats
-	err      error
-	done     bool
-	idle     *time.Timer
+	open               int // connections being served
+	st                 serveStats
+	err                error
+	done               bool
+	idle               *time.Timer
 }
 
 // serveStats adds up what a bench server verified over a run's sessions.
