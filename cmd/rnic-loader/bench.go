@@ -173,6 +173,8 @@ type Result struct {
 	Error       *string `json:"error"`
 	// Sizes holds -a's records, one per size done; null without -a.
 	Sizes []*Figures `json:"sizes"`
+
+	mu sync.Mutex // guards the MPA fields while queue pairs establish
 }
 
 // Figures are the measurements of one message size.

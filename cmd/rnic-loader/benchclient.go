@@ -501,16 +501,15 @@ func dialSession(ctx context.Context, addr string, bp benchParams, o *benchOpts,
 	return s, nil
 }
 
-// setMPA records what MPA negotiated, once.
+// setMPA records what MPA negotiated, once; the queue pairs of a phase
+// establish at once.
 func (res *Result) setMPA(markers, crc bool, rev uint8, emss, mulpdu int) {
-	resMu.Lock()
-	defer resMu.Unlock()
+	res.mu.Lock()
+	defer res.mu.Unlock()
 	if res.MPARev == nil {
 		res.Markers, res.CRC, res.MPARev, res.EMSS, res.MULPDU = ptr(markers), ptr(crc), ptr(rev), ptr(emss), ptr(mulpdu)
 	}
 }
-
-var resMu sync.Mutex
 
 // capture sets up --pcap for the session's connection.
 func (s *clientSession) capture(conn net.Conn, o *benchOpts, res *Result) (net.Conn, error) {

@@ -51,7 +51,7 @@ func TestBenchLoopbackJSON(t *testing.T) {
 			}
 			if r.VerifiedBytes != *r.TotalOctets || r.MeasuredOctets != *r.TotalOctets || r.Mismatches != 0 || r.Error != nil ||
 				r.GoodputBitsPerSecond == nil || r.RawTCPBitsPerSecond == nil || *r.Ratio <= 0 {
-				t.Fatalf("result %+v", r)
+				t.Fatalf("result %+v", &r)
 			}
 			// The rates are bits per second: octets × 8 over the time.
 			if want := float64(r.MeasuredOctets) * 8 / *r.Seconds; math.Abs(*r.GoodputBitsPerSecond/want-1) > 1e-9 {
@@ -85,7 +85,7 @@ func TestBenchRounds(t *testing.T) {
 		t.Fatalf("bad JSON %q: %v", out, err)
 	}
 	if len(r.Rounds) != 3 || r.VerifiedBytes != 1000001 || r.Mismatches != 0 {
-		t.Fatalf("result %+v", r)
+		t.Fatalf("result %+v", &r)
 	}
 	var sum int64
 	for i, rd := range r.Rounds {
