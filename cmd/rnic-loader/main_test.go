@@ -393,6 +393,9 @@ func TestBenchStackCounters(t *testing.T) {
 			for _, e := range counterErrors(r) {
 				t.Error(e)
 			}
+			if r.VerifiedBytes != r.MeasuredOctets || r.Mismatches != 0 {
+				t.Errorf("verified %d of the %d octets moved, %d mismatches", r.VerifiedBytes, r.MeasuredOctets, r.Mismatches)
+			}
 			if r.Stack.Client.Sessions != 2*r.QPs {
 				t.Errorf("counters of %d client sessions, want the %d measured", r.Stack.Client.Sessions, 2*r.QPs)
 			}
