@@ -29,16 +29,15 @@ import (
 type serverRun struct {
 	id     uint64
 	client string // the address of its first connection
-	// sessions is how many iWARP sessions (and raw baselines, if raw)
-	// the run has, the warm-up included.
-	sessions int
-	raw      bool
-	iw, rawN int
-	open     int // connections being served
-	st       serveStats
-	err      error
-	done     bool
-	idle     *time.Timer
+	// sessions and rawConns are how many iWARP sessions and raw TCP
+	// baseline connections the run has, warm-ups included.
+	sessions, rawConns int
+	iw, rawN           int
+	open               int // connections being served
+	st                 serveStats
+	err                error
+	done               bool
+	idle               *time.Timer
 }
 
 // serveStats adds up what a bench server verified over a run's sessions.
@@ -47,7 +46,7 @@ type serveStats struct {
 }
 
 func (r *serverRun) complete() bool {
-	return r.iw >= r.sessions && (!r.raw || r.rawN >= r.sessions)
+	return r.iw >= r.sessions && r.rawN >= r.rawConns
 }
 
 type benchServer struct {
@@ -111,7 +110,7 @@ func serveBench(ctx context.Context, ln net.Listener, o *benchOpts, log, warn io
 				failed++
 				s.logf(true, "client %s: the run failed: %v", r.client, r.err)
 			} else {
-				s.logf(false, "client %s: served %d iWARP sessions and %d raw TCP baselines (warm-up included): iWARP verified %d octets, %d mismatches; raw TCP verified %d octets, %d mismatches",
+				s.logf(false, "client %s: served %d iWARP sessions and %d raw TCP baseline connections (warm-up included): iWARP verified %d octets, %d mismatches; raw TCP verified %d octets, %d mismatches",
 					r.client, r.iw, r.rawN, r.st.iwarp, r.st.iwarpBad, r.st.raw, r.st.rawBad)
 			}
 			if !o.persistent {
@@ -132,18 +131,17 @@ func serveBench(ctx context.Context, ln net.Listener, o *benchOpts, log, warn io
 // run finds or makes the run a connection belongs to and counts the
 // connection as open on it. It returns nil for a run that is over (a
 // late or replayed connection), which the caller drops.
-func (s *benchServer) join(id uint64, peer string, sessions int, raw bool) *serverRun {
+func (s *benchServer) join(id uint64, peer string, sessions, rawConns int) *serverRun {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.runs[id]
 	if r == nil {
-		r = &serverRun{id: id, client: peer, sessions: sessions}
+		r = &serverRun{id: id, client: peer, sessions: sessions, rawConns: rawConns}
 		s.runs[id] = r
 	}
 	if r.done {
 		return nil
 	}
-	r.raw = r.raw || raw
 	r.open++
 	if r.idle != nil {
 		r.idle.Stop()
@@ -186,7 +184,7 @@ func (s *benchServer) leave(r *serverRun, raw bool, verified, bad int64, err err
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			if !r.done && r.open == 0 {
-				r.err = fmt.Errorf("the client went away after %d of %d iWARP sessions and %d raw TCP baselines (nothing for %v)", r.iw, r.sessions, r.rawN, wait)
+				r.err = fmt.Errorf("the client went away after %d of %d iWARP sessions and %d of %d raw TCP baseline connections (nothing for %v)", r.iw, r.sessions, r.rawN, r.rawConns, wait)
 				s.finish(r)
 			}
 		})
@@ -245,7 +243,7 @@ func (s *benchServer) serveConn(ctx context.Context, c net.Conn) {
 	// The connection joins its run once the startup has succeeded.
 	var r *serverRun
 	bp, verified, bad, established, err := serveIWARP(ctx, sc, s.o, func(bp benchParams) bool {
-		r = s.join(bp.Run, peer, bp.Rounds, bp.Raw)
+		r = s.join(bp.Run, peer, bp.Sessions, bp.RawConns)
 		return r != nil
 	})
 	if !established {
@@ -289,15 +287,20 @@ func (s *benchServer) serveRaw(ctx context.Context, pc *peekConn, peer string) {
 		return
 	}
 	pc.SetReadDeadline(time.Time{})
-	r := s.join(h.run, peer, h.rounds, true)
+	r := s.join(h.run, peer, h.sessions, h.rawConns)
 	if r == nil {
 		s.logf(true, "%s: dropped: a raw TCP baseline of a client run that is over", peer)
 		return
 	}
-	v, bad, err := rawReceive(ctx, pc, h)
-	if err != nil {
+	n, _, bad, err := rawServe(ctx, pc, h)
+	var v int64
+	switch {
+	case err != nil:
 		err = fmt.Errorf("%s: raw TCP baseline: %w", peer, err)
-	} else {
+	case h.serverSends():
+		s.logf(false, "%s: raw TCP baseline: sent %d octets", peer, n)
+	default:
+		v = n
 		s.logf(false, "%s: raw TCP baseline: verified %d octets, %d mismatches", peer, v, bad)
 	}
 	s.leave(r, true, v, bad, err)
@@ -306,56 +309,35 @@ func (s *benchServer) serveRaw(ctx context.Context, pc *peekConn, peer string) {
 // serveIWARP serves one iWARP bench session on c, whose first octets were
 // those of an MPA Request. established reports whether the MPA startup
 // succeeded (before it, a failure is a stranger's, not a client run's);
-// verified and mismatches are the server's verdict. joined, called once
-// the startup succeeded, says whether to serve the session (false: drop it).
+// verified and mismatches are what the server verified (of Reads: what the
+// client reported). joined, called once the startup succeeded, says
+// whether to serve the session (false: drop it).
 func serveIWARP(ctx context.Context, c net.Conn, o *benchOpts, joined func(benchParams) bool) (bp benchParams, verified, mismatches int64, established bool, err error) {
 	pd := verbs.NewDevice().AllocPD()
-	var region *verbs.MR
 	cfg := verbs.QPConfig{MPA: o.mpaConfig(), WritePerFPDU: o.pcap != ""}
 	var qp *verbs.QP
-	var bufs [][]byte
+	var e *endpoint
 	cfg.MPA.Accept = func(req *mpa.StartupFrame) ([]byte, bool) {
-		if err := json.Unmarshal(req.PrivateData, &bp); err != nil || bp.Size <= 0 || bp.Size > maxMessageSize || bp.Window <= 0 || bp.Window > maxWindow ||
-			int64(bp.Window)*int64(bp.Size) > maxWindowOctets || bp.Total <= 0 || bp.Rounds < 1 || bp.Rounds > maxRounds+1 {
-			return []byte(`{"error":"bad bench parameters: is the client an rnic-loader bench of the same version?"}`), true
+		if err := json.Unmarshal(req.PrivateData, &bp); err != nil || bp.Proto != benchProto {
+			return []byte(`{"error":"not a bench client of this version: run the same rnic-loader on both ends"}`), true
 		}
-		var buf []byte
-		switch bp.Op {
-		case "write":
-			buf = make([]byte, 2*bp.Window*bp.Size)
-		case "read":
-			// The source: slot s of the region holds message s's pattern.
-			pat := newPattern(bp.Seed, bp.Size)
-			buf = make([]byte, bp.Window*bp.Size)
-			for s := 0; s < bp.Window; s++ {
-				copy(buf[s*bp.Size:], pat.msg(uint64(s)))
-			}
-		case "send":
-		default:
-			return []byte(`{"error":"unknown op"}`), true
+		if err := bp.check(); err != nil {
+			return []byte(fmt.Sprintf(`{"error":%q}`, err.Error())), true
 		}
-		if buf != nil {
-			var err error
-			region, err = pd.RegisterMR(buf, verbs.RemoteWrite|verbs.RemoteRead)
-			if err != nil {
-				return []byte(`{"error":"registration failed"}`), true
-			}
+		e = newEndpoint(bp, false)
+		// Buffers go up before the Reply: the client may Send or Write
+		// as soon as it has the Reply.
+		r, err := e.register(pd)
+		if err == nil {
+			err = e.postRecvs(qp)
 		}
-		// Receive buffers go up before the Reply: the client may Send as
-		// soon as it has the Reply. Control messages, or whole messages
-		// for Send.
-		nrecv, rsize := 4, ctlLen
-		if bp.Op == "send" {
-			nrecv, rsize = 2*bp.Window+4, max(bp.Size, ctlLen)
+		if err == nil && e.active {
+			err = e.setPeer(ptrOr(bp.Region, benchRegion{}))
 		}
-		bufs = make([][]byte, nrecv)
-		for i := range bufs {
-			bufs[i] = make([]byte, rsize)
-			qp.PostRecv(uint64(i), bufs[i])
-		}
-		var r benchRegion
-		if region != nil {
-			r = benchRegion{STag: region.STag, Addr: region.Addr, Len: uint64(len(region.Buf))}
+		if err != nil {
+			e.release()
+			e = nil
+			return []byte(fmt.Sprintf(`{"error":%q}`, err.Error())), true
 		}
 		out, _ := json.Marshal(r)
 		return out, false
@@ -363,83 +345,19 @@ func serveIWARP(ctx context.Context, c net.Conn, o *benchOpts, joined func(bench
 	qp = verbs.CreateQP(pd, cfg)
 	if err := qp.Establish(ctx, c, mpa.Responder); err != nil {
 		c.Close()
-		if region != nil {
-			region.Deregister()
+		if e != nil {
+			e.release()
 		}
 		return bp, 0, 0, false, err
 	}
 	established = true
+	defer e.release()
 	if !joined(bp) {
 		qp.Close()
-		if region != nil {
-			region.Deregister()
-		}
 		return bp, 0, 0, true, nil
 	}
 	defer qp.Close()
-	if region != nil {
-		defer region.Deregister()
-	}
-	pat := newPattern(bp.Seed, bp.Size)
-	var nextMsg uint64 // Sends: index of the next message expected
-	nmsg := uint64((bp.Total + int64(bp.Size) - 1) / int64(bp.Size))
-	var sinceCredit int
-	for {
-		comp, err := pollQP(ctx, qp, qp.RecvCQ())
-		if err != nil {
-			return bp, verified, mismatches, true, err
-		}
-		if comp.Op != verbs.OpRecv {
-			continue
-		}
-		b := bufs[comp.ID]
-		if bp.Op == "send" && nextMsg < nmsg {
-			// A data Send: verify it, repost, grant credit now and then.
-			n := comp.Len
-			mismatches += int64(pat.check(nextMsg, b[:n]))
-			verified += int64(n)
-			nextMsg++
-			qp.PostRecv(comp.ID, b)
-			sinceCredit++
-			if sinceCredit == bp.Window {
-				sinceCredit = 0
-				if err := qp.PostSend(ctx, verbs.SendWR{Op: verbs.OpSend, Data: putCtl(ctlCredit, 0, uint64(bp.Window)), Unsignaled: true}); err != nil {
-					return bp, verified, mismatches, true, err
-				}
-			}
-			continue
-		}
-		kind, a, bb := getCtl(b[:comp.Len])
-		qp.PostRecv(comp.ID, b)
-		switch kind {
-		case ctlWindowDone:
-			// Writes: half a now holds messages bb .. bb+count-1.
-			half := int(a)
-			if bb >= nmsg || a > 1 {
-				return bp, verified, mismatches, true, fmt.Errorf("bench: bad window notice (half %d, message %d of %d)", a, bb, nmsg)
-			}
-			count := int(min(uint64(bp.Window), nmsg-bb))
-			for k := 0; k < count; k++ {
-				i := bb + uint64(k)
-				n := bp.Size
-				if rem := bp.Total - int64(i)*int64(bp.Size); rem < int64(n) {
-					n = int(rem)
-				}
-				off := (half*bp.Window + k) * bp.Size
-				mismatches += int64(pat.check(i, region.Buf[off:off+n]))
-				verified += int64(n)
-			}
-			if err := qp.PostSend(ctx, verbs.SendWR{Op: verbs.OpSend, Data: putCtl(ctlCredit, a, 0), Unsignaled: true}); err != nil {
-				return bp, verified, mismatches, true, err
-			}
-		case ctlFinish:
-			if bp.Op == "read" {
-				verified = int64(a) // the client verified what it read
-			}
-			// Close (deferred) sends the verdict before its FIN.
-			return bp, verified, mismatches, true, qp.PostSend(ctx, verbs.SendWR{Op: verbs.OpSend, Data: putCtl(ctlVerdict, uint64(verified), uint64(mismatches)), Unsignaled: true})
-		default:
-			return bp, verified, mismatches, true, fmt.Errorf("bench: unexpected control message %d from the client", kind)
-		}
-	}
+	err = e.run(ctx)
+	av, abad := e.activeVerified()
+	return bp, e.got + av, e.gotBad + abad, true, err
 }

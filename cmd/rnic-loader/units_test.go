@@ -196,11 +196,11 @@ func TestRawBaselineBatches(t *testing.T) {
 	}{{100, 10_000_001}, {64 << 10, 20 << 20}, {3000, 12_345_678}} {
 		a, b := net.Pipe()
 		pat := newPattern(7, c.size)
-		h := rawHello{size: c.size, total: c.total, seed: 7, run: 1, rounds: 1}
+		h := rawHello{size: c.size, total: c.total, seed: 7, run: 1, sessions: 1, rawConns: 2}
 		rc := &readSizes{Conn: b}
 		type verdict struct {
-			v, bad int64
-			err    error
+			v, msgs, bad int64
+			err          error
 		}
 		done := make(chan verdict, 1)
 		go func() {
@@ -217,16 +217,21 @@ func TestRawBaselineBatches(t *testing.T) {
 			rc.mu.Lock()
 			rc.asked, rc.got = nil, nil
 			rc.mu.Unlock()
-			v, bad, err := rawReceive(context.Background(), rc, hh)
-			done <- verdict{v, bad, err}
+			v, m, bad, err := rawReceive(context.Background(), rc, newPattern(7, c.size), hh.size, hh.total, nil)
+			done <- verdict{v, m, bad, err}
 		}()
 		wc := &readSizes{Conn: a}
-		if _, err := rawSend(context.Background(), wc, pat, h, nil); err != nil {
-			t.Fatalf("size %d: send: %v", c.size, err)
+		if _, err := wc.Write(h.append(nil)); err != nil {
+			t.Fatal(err)
+		}
+		n, m, err := rawSend(context.Background(), wc, pat, c.size, c.total, nil, nil)
+		if err != nil || n != c.total {
+			t.Fatalf("size %d: sent %d of %d: %v", c.size, n, c.total, err)
 		}
 		r := <-done
-		if r.err != nil || r.v != c.total || r.bad != 0 {
-			t.Fatalf("size %d: verified %d of %d, %d mismatches, %v", c.size, r.v, c.total, r.bad, r.err)
+		wantMsgs := (c.total + int64(c.size) - 1) / int64(c.size)
+		if r.err != nil || r.v != c.total || r.bad != 0 || r.msgs != wantMsgs || m != wantMsgs {
+			t.Fatalf("size %d: verified %d of %d in %d messages (sent %d, want %d), %d mismatches, %v", c.size, r.v, c.total, r.msgs, m, wantMsgs, r.bad, r.err)
 		}
 		var before int64
 		for i, n := range rc.asked {
@@ -252,28 +257,87 @@ func TestRawBaselineBatches(t *testing.T) {
 func TestRawBaselineDetectsMismatch(t *testing.T) {
 	a, b := net.Pipe()
 	defer a.Close()
-	h := rawHello{size: 1000, total: 5_000_000, seed: 3, run: 9, rounds: 1}
+	const size, total = 1000, 5_000_000
 	done := make(chan int64, 1)
 	go func() {
-		v, bad, _ := rawReceive(context.Background(), b, h)
-		if v != h.total {
+		v, _, bad, _ := rawReceive(context.Background(), b, newPattern(3, size), size, total, nil)
+		if v != total {
 			bad = -1
 		}
 		done <- bad
 	}()
-	pat := newPattern(3, 1000)
-	stream := make([]byte, 0, h.total)
-	for i := uint64(0); int64(len(stream)) < h.total; i++ {
+	pat := newPattern(3, size)
+	stream := make([]byte, 0, total)
+	for i := uint64(0); int64(len(stream)) < total; i++ {
 		stream = append(stream, pat.msg(i)...)
 	}
 	stream[4_321_000] ^= 0xff
 	stream[4_999_999] ^= 1
-	go func() {
-		a.Write(stream)
-		var ack [8]byte
-		io.ReadFull(a, ack[:])
-	}()
+	go a.Write(stream)
 	if bad := <-done; bad != 2 {
 		t.Fatalf("%d mismatches counted, want 2", bad)
+	}
+}
+
+// tcpPair is a connected pair of loopback TCP connections, which can
+// half-close (net.Pipe cannot).
+func tcpPair(t *testing.T) (*net.TCPConn, *net.TCPConn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	acc := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		acc <- c
+	}()
+	a, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := <-acc
+	if b == nil {
+		t.Fatal("accept failed")
+	}
+	t.Cleanup(func() { a.Close(); b.Close() })
+	return a.(*net.TCPConn), b.(*net.TCPConn)
+}
+
+// A timed baseline (total 0) sends whole messages until told to stop and
+// half-closes; the receiver verifies up to the FIN. A FIN in the middle of
+// a message is an error, not a short count.
+func TestRawBaselineTimed(t *testing.T) {
+	a, b := tcpPair(t)
+	const size = 3000
+	type verdict struct {
+		v, msgs, bad int64
+		err          error
+	}
+	done := make(chan verdict, 1)
+	go func() {
+		v, m, bad, err := rawReceive(context.Background(), b, newPattern(5, size), size, 0, nil)
+		done <- verdict{v, m, bad, err}
+	}()
+	batches := 0
+	stop := func() bool { batches++; return batches > 3 }
+	n, m, err := rawSend(context.Background(), a, newPattern(5, size), size, 0, stop, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.CloseWrite()
+	r := <-done
+	if r.err != nil || r.v != n || r.msgs != m || n != m*size || r.bad != 0 || m < 3*rawBatch/size {
+		t.Fatalf("sent %d octets in %d messages, verified %d in %d, %d mismatches, %v", n, m, r.v, r.msgs, r.bad, r.err)
+	}
+
+	c, d := tcpPair(t)
+	go func() {
+		c.Write(newPattern(5, size).msg(0)[:size-1])
+		c.CloseWrite()
+	}()
+	if v, _, _, err := rawReceive(context.Background(), d, newPattern(5, size), size, 0, nil); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("a FIN inside a message: verified %d, error %v; want io.ErrUnexpectedEOF", v, err)
 	}
 }
