@@ -222,8 +222,17 @@ iterations. -a runs every power of two from 2 octets to 8 MiB, one line
 each; without --iters each size runs as many iterations as move 1 GiB each
 way (at most 10000, at least 100).
 
-Queue pairs use InlineSend (PostSend writes to the socket itself when the
-send queue is idle) unless --no-inline; the client tells the server.
+The default size, 64 octets, is the size the stack's latency goal is set at
+(a median within 1.3 times raw TCP's); it holds the 8-octet iteration number
+and a pattern (perftest's default of 2 octets holds only the number's low
+octets). Queue pairs use InlineSend (PostSend writes to the socket itself
+when the send queue is idle; measured faster) unless --no-inline; the client
+tells the server.
+
+The stack hands each completion from the queue pair's receive goroutine to
+the goroutine waiting on the CQ; raw TCP has no such hand-off. With idle
+processors the Go runtime wakes another thread for it, which costs more
+than the hand-off itself: GOMAXPROCS=1 shows the stack without that cost.
 
 With neither --listen nor --connect both ends run in this process over
 loopback. A server (--listen) serves one client run and exits, or with -P run
@@ -237,7 +246,9 @@ none). Percentiles interpolate between the closest ranks (numpy's default).
 --json prints one record (schema "rnic-loader/lat/1"), also on failure, with
 "error" set. Its fields, all always present (null when unknown): schema,
 mode, server, op, timed ("half_round_trip" or "round_trip"), inline_send,
-all_sizes, iterations, duration_seconds, warmup_iterations, rounds, mpa_rev,
+all_sizes, iterations (per size and path; null with --duration, and with -a
+without --iters, where each size has its own), duration_seconds,
+warmup_iterations, rounds, mpa_rev,
 markers, crc, emss, mulpdu, verified_octets, mismatches, interrupted, error,
 and sizes: a list, one per size, of {message_octets, iterations,
 warmup_iterations, iwarp, raw_tcp, ratio_median, ratio_p99, rounds}, where
@@ -581,7 +592,9 @@ func latSize(ctx context.Context, addr string, o *latOpts, p latParams, prog *la
 	if iters > 0 {
 		rounds = min(rounds, iters)
 	}
-	capHint := iters
+	// Room for the samples, made before the timed loops; past 2^20 (and
+	// with --duration) the slices grow between two iterations.
+	capHint := min(iters, 1<<20)
 	if iters == 0 {
 		capHint = 1 << 16
 	}

@@ -100,6 +100,11 @@ func serveLat(ctx context.Context, ln net.Listener, o *latOpts, log, warn io.Wri
 	for {
 		select {
 		case r := <-s.finished:
+			if ctx.Err() != nil {
+				// Stopping (Ctrl-C, or the loopback client's end): a
+				// run cut short by it is no failure of the client.
+				continue
+			}
 			served++
 			if r.err != nil {
 				failed++
