@@ -172,7 +172,7 @@ binary (1024, 1048576, ...). Every command says a size back in octets.`,
 		}
 		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
-	root.AddCommand(newBenchCmd(), newRpingCmd(), newVersionCmd())
+	root.AddCommand(newBenchCmd(), newLatCmd(), newRpingCmd(), newVersionCmd())
 	return root
 }
 
