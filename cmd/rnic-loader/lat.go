@@ -64,7 +64,7 @@ const (
 
 // latServerIgnores are the lat flags a server has no use for: the client
 // chooses them and sends them in its MPA Request (or raw TCP hello).
-var latServerIgnores = []string{"op", "size", "all", "iters", "duration", "warmup-iters", "rounds", "no-inline", "json"}
+var latServerIgnores = []string{"op", "size", "all", "iters", "duration", "warmup-iters", "rounds", "no-inline", "receive-thread", "json"}
 
 type latOpts struct {
 	listen, connect string
@@ -77,6 +77,7 @@ type latOpts struct {
 	warmup          int
 	rounds          int
 	noInline        bool
+	receiveThread   bool
 	markers, noCRC  bool
 	mpaRev          int
 	json, quiet     bool
@@ -97,6 +98,9 @@ type latParams struct {
 	Size   int    `json:"size"`
 	Seed   uint64 `json:"seed"`
 	Inline bool   `json:"inline"`
+	// Thread: the queue pairs run their receive side on a goroutine of
+	// their own, not on the one that waits (verbs' ManualProgress).
+	Thread bool `json:"thread,omitempty"`
 	// Run groups the connections of one client run; Sizes is how many
 	// iWARP sessions (and as many raw TCP baselines) it has.
 	Run   uint64 `json:"run"`
@@ -140,6 +144,9 @@ type latResult struct {
 	// ib_read_lat; on raw TCP a request and its response).
 	Timed      string `json:"timed"`
 	InlineSend bool   `json:"inline_send"`
+	// ManualProgress: the waiting goroutine runs the receive side
+	// (false with --receive-thread).
+	ManualProgress bool `json:"manual_progress"`
 	AllSizes   bool   `json:"all_sizes"`
 	// Iterations per size and path (null with --duration), or the
 	// duration per size.
@@ -229,10 +236,12 @@ octets). Queue pairs use InlineSend (PostSend writes to the socket itself
 when the send queue is idle; measured faster) unless --no-inline; the client
 tells the server.
 
-The stack hands each completion from the queue pair's receive goroutine to
-the goroutine waiting on the CQ; raw TCP has no such hand-off. With idle
-processors the Go runtime wakes another thread for it, which costs more
-than the hand-off itself: GOMAXPROCS=1 shows the stack without that cost.
+The goroutine that waits for a completion runs the queue pair's receive
+side itself (verbs' ManualProgress), as raw TCP's reader does. With
+--receive-thread each queue pair reads on a goroutine of its own and hands
+each completion to the waiting one; with idle processors the Go runtime
+wakes another thread for that hand-off, which costs more than the hand-off
+itself (GOMAXPROCS=1 shows the stack without that cost).
 
 With neither --listen nor --connect both ends run in this process over
 loopback. A server (--listen) serves one client run and exits, or with -P run
@@ -297,6 +306,7 @@ Exit status: 0 success, 1 failure (mismatch, protocol error, lost peer,
 	f.IntVar(&o.warmup, "warmup-iters", 1000, "untimed iterations on each path before the timed ones (0: none; -a: at most a size's --iters)")
 	f.IntVar(&o.rounds, "rounds", 10, fmt.Sprintf("rounds the iterations are split into, iWARP and raw TCP alternating first (1 to %d)", latMaxRounds))
 	f.BoolVar(&o.noInline, "no-inline", false, "queue pairs without InlineSend: every work request goes through the transmit goroutine")
+	f.BoolVar(&o.receiveThread, "receive-thread", false, "queue pairs read on a goroutine of their own, which hands each completion to the waiting one (no ManualProgress)")
 	f.BoolVar(&o.markers, "markers", false, "ask for MPA markers in both directions")
 	f.BoolVar(&o.noCRC, "no-crc", false, "declare a preference not to use CRC32c (used only if the peer agrees)")
 	f.IntVar(&o.mpaRev, "mpa-rev", 2, "MPA revision to offer: 1 or 2")
@@ -442,7 +452,7 @@ func runLat(ctx context.Context, stdout, stderr io.Writer, o *latOpts) error {
 	}
 	res := &latResult{
 		Schema: latSchema, Mode: "loopback", Op: o.op, Timed: "half_round_trip",
-		InlineSend: !o.noInline, AllSizes: o.all, WarmupIters: o.warmup, Rounds: o.rounds,
+		InlineSend: !o.noInline, ManualProgress: !o.receiveThread, AllSizes: o.all, WarmupIters: o.warmup, Rounds: o.rounds,
 		Sizes: []latSizeStats{},
 	}
 	if o.op == "read" {
@@ -527,7 +537,7 @@ func latClient(ctx context.Context, addr string, o *latOpts, progW io.Writer, re
 	prog := newLatProgress(progW, o.op)
 	defer prog.stop()
 	for idx, size := range sizes {
-		p := latParams{Test: "lat", Op: o.op, Size: size, Seed: run + uint64(idx), Inline: !o.noInline, Run: run, Sizes: len(sizes)}
+		p := latParams{Test: "lat", Op: o.op, Size: size, Seed: run + uint64(idx), Inline: !o.noInline, Thread: o.receiveThread, Run: run, Sizes: len(sizes)}
 		st, err := latSize(ctx, addr, o, p, prog, res)
 		if st != nil {
 			res.Sizes = append(res.Sizes, *st)
@@ -785,28 +795,13 @@ func latReadSrc(p latParams) []byte {
 // latWait waits for a completion on cq, or the queue pair's end. A
 // completion already queued is taken without blocking.
 func latWait(ctx context.Context, qp *verbs.QP, cq *verbs.CQ) (verbs.Completion, error) {
-	select {
-	case c := <-cq.C():
-		return c, c.Err
-	default:
+	// With ManualProgress, Poll reads and processes the connection on
+	// this goroutine while it waits.
+	c, err := qp.Poll(ctx, cq)
+	if err != nil {
+		return c, err
 	}
-	select {
-	case c := <-cq.C():
-		return c, c.Err
-	case <-qp.Dead():
-		// Completions queued before the end still count: a control
-		// message that said why, above all.
-		select {
-		case c := <-cq.C():
-			if c.Err == nil {
-				return c, nil
-			}
-		default:
-		}
-		return verbs.Completion{}, qp.Err()
-	case <-ctx.Done():
-		return verbs.Completion{}, ctx.Err()
-	}
+	return c, c.Err
 }
 
 // latIWARP is the client's iWARP session of one size.
@@ -847,7 +842,7 @@ func dialLatIWARP(ctx context.Context, addr string, o *latOpts, p latParams, res
 		s.local = mr
 	}
 	pdata, _ := json.Marshal(p)
-	cfg := verbs.QPConfig{MPA: o.mpaConfig(), InlineSend: p.Inline, NotifyWrites: p.Op == "write"}
+	cfg := verbs.QPConfig{MPA: o.mpaConfig(), InlineSend: p.Inline, ManualProgress: !p.Thread, NotifyWrites: p.Op == "write"}
 	cfg.MPA.PrivateData = pdata
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)

@@ -90,6 +90,8 @@ func TestLatLoopbackJSON(t *testing.T) {
 		{[]string{"--op", "write", "--size", "100000", "--markers"}, 100000},
 		{[]string{"--op", "send", "--size", "3", "--mpa-rev", "1"}, 3},
 		{[]string{"--op", "send", "--size", "70000", "--no-crc", "--no-inline"}, 70000},
+		{[]string{"--op", "send", "--size", "3000", "--receive-thread"}, 3000},
+		{[]string{"--op", "read", "--size", "3000", "--receive-thread", "--markers"}, 3000},
 		{[]string{"--op", "read", "--size", "9", "--markers"}, 9},
 		{[]string{"--op", "read", "--size", "200000", "--no-inline"}, 200000},
 	} {

@@ -370,7 +370,7 @@ func latDiscard(c net.Conn) {
 // then, says whether to serve the session.
 func serveLatIWARP(ctx context.Context, c *net.TCPConn, o *latOpts, p latParams, pdata []byte, perr error, joined func() bool) (verified, mismatches int64, established bool, err error) {
 	pd := verbs.NewDevice().AllocPD()
-	cfg := verbs.QPConfig{MPA: o.mpaConfig(), InlineSend: p.Inline, NotifyWrites: p.Op == "write"}
+	cfg := verbs.QPConfig{MPA: o.mpaConfig(), InlineSend: p.Inline, ManualProgress: !p.Thread, NotifyWrites: p.Op == "write"}
 	var (
 		region     *verbs.MR
 		reply      []byte

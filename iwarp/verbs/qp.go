@@ -255,6 +255,7 @@ type QP struct {
 	rxEnd     sync.Once   // counts the receive side out of done
 	rxEnded   atomic.Bool // the receive side has stopped
 	rxStarted atomic.Bool // the receive goroutine runs
+	progress  *progressCtx
 
 	// TxBytes and RxBytes count the octets written to and read from the
 	// connection (MPA framing included); Stats has them and more.
@@ -890,6 +891,9 @@ func (qp *QP) startRx() {
 
 // rxLoop reads the TCP stream and runs MPA, DDP and RDMAP on it.
 func (qp *QP) rxLoop() {
+	qp.rxMu.Lock()
+	qp.dropProgressCtx() // a cancelled Progress's deadline must not end this loop
+	qp.rxMu.Unlock()
 	for {
 		qp.rxMu.Lock()
 		ended := qp.rxEnded.Load() || qp.rxStep()
@@ -928,20 +932,10 @@ func (qp *QP) Progress(ctx context.Context) error {
 		qp.rxMu.Unlock()
 		return qp.Err()
 	}
-	var stop func() bool
-	fired := make(chan struct{})
-	if ctx.Done() != nil {
-		stop = context.AfterFunc(ctx, func() {
-			defer close(fired)
-			qp.conn.SetReadDeadline(time.Unix(1, 0))
-		})
-	}
+	qp.watchProgressCtx(ctx)
 	ended := qp.rxStep()
-	if stop != nil && !stop() {
-		<-fired
-		if !ended {
-			qp.conn.SetReadDeadline(time.Time{})
-		}
+	if ended {
+		qp.dropProgressCtx()
 	}
 	qp.rxMu.Unlock()
 	if ended {
@@ -949,6 +943,49 @@ func (qp *QP) Progress(ctx context.Context) error {
 		return qp.Err()
 	}
 	return ctx.Err()
+}
+
+// progressCtx is the context Progress watches: when it ends, the
+// connection's read deadline goes to the past, so that a blocked read
+// returns. It stays registered from one Progress call to the next with
+// the same context, which saves a registration per call.
+type progressCtx struct {
+	done  <-chan struct{}
+	stop  func() bool
+	fired chan struct{}
+}
+
+// watchProgressCtx makes ctx interrupt the connection's reads, with rxMu
+// held.
+func (qp *QP) watchProgressCtx(ctx context.Context) {
+	done := ctx.Done()
+	if qp.progress != nil && qp.progress.done == done {
+		return
+	}
+	qp.dropProgressCtx()
+	if done == nil {
+		return
+	}
+	pc := &progressCtx{done: done, fired: make(chan struct{})}
+	pc.stop = context.AfterFunc(ctx, func() {
+		defer close(pc.fired)
+		qp.conn.SetReadDeadline(time.Unix(1, 0))
+	})
+	qp.progress = pc
+}
+
+// dropProgressCtx stops watching the last Progress context and clears the
+// deadline it may have set, with rxMu held.
+func (qp *QP) dropProgressCtx() {
+	pc := qp.progress
+	if pc == nil {
+		return
+	}
+	qp.progress = nil
+	if !pc.stop() {
+		<-pc.fired
+		qp.conn.SetReadDeadline(time.Time{})
+	}
 }
 
 // Poll returns the next completion of cq, one of the queue pair's CQs. With
