@@ -147,7 +147,7 @@ type latResult struct {
 	// ManualProgress: the waiting goroutine runs the receive side
 	// (false with --receive-thread).
 	ManualProgress bool `json:"manual_progress"`
-	AllSizes   bool   `json:"all_sizes"`
+	AllSizes       bool `json:"all_sizes"`
 	// Iterations per size and path (null with --duration), or the
 	// duration per size.
 	Iterations      *int     `json:"iterations"`
