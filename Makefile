@@ -38,7 +38,8 @@ MAKEFLAGS += --no-builtin-rules
 
 GO ?= go
 FUZZTIME ?= 3m
-PYTEST_FLAGS ?= -q
+# --durations: the CI log names the slowest cases, for the time budget.
+PYTEST_FLAGS ?= -q --durations=15
 # pytest-xdist workers for the testbenches (each case runs one simulator).
 HW_JOBS ?= 2
 
