@@ -2,7 +2,8 @@
 # make demo: the Go reference iWARP stack over real loopback TCP.
 #  1. 1 GiB of 64 KiB RDMA Writes with markers and CRC, every octet verified,
 #     beside a raw TCP baseline on the same path (the README's figures).
-#  2. Short verified sessions of each operation captured to pcaps, which
+#  2. 64-octet RDMA Write latency beside raw TCP ping-pong.
+#  3. Short verified sessions of each operation captured to pcaps, which
 #     tshark (Wireshark's decoder) then reads back: FPDUs decoded and CRC
 #     verdicts counted.
 set -euo pipefail
@@ -15,6 +16,10 @@ loader=$out/rnic-loader
 
 echo "== 1 GiB of 64 KiB RDMA Writes, markers and CRC on, against raw TCP"
 "$loader" bench --op write --size 64KiB --bytes 1GiB --markers
+
+echo
+echo "== 64-octet RDMA Write latency against raw TCP ping-pong"
+"$loader" lat --op write --size 64 --iters 5000 -q
 
 echo
 echo "== captured sessions (CRC on; markers off, see docs/interop.md for Wireshark and markers)"
