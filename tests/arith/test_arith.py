@@ -110,12 +110,16 @@ PICK_WIDTHS = (1, 2, 5, 10)
 
 
 def cases(widths, verilator_widths):
-    """Icarus at every width (cheap to build), Verilator at a few."""
+    """Verilator at a few widths (the widest among them), Icarus at the
+    others (cheap to build, slow to run wide): every width on one simulator.
+    Icarus takes the Verilator widths too under HW_ALL_WIDTHS=1 or when SIMS
+    leaves Verilator out; its widest cases take a minute or two each."""
+    sims = [p.values[0] for p in hdlsim.simulators(langs=("verilog",))]
+    both = hdlsim.all_widths_requested() or "verilator" not in sims
     out = []
-    for p in hdlsim.simulators(langs=("verilog",)):
-        sim = p.values[0]
+    for sim in sims:
         for w in widths:
-            if sim == "icarus" or w in verilator_widths:
+            if w in verilator_widths if sim == "verilator" else (both or w not in verilator_widths):
                 out.append(pytest.param(sim, w, id=f"{sim}-W{w}"))
     return out
 
