@@ -22,6 +22,11 @@
 #   make bench-hw     test-hw, then what the testbenches measured (beats per
 #                     clock, latency in clocks; build/bench/<block>-W<w>.json)
 #                     as a table and build/bench/hw.json
+#   make coverage-hw  the Verilator cases with line and toggle coverage
+#                     (HW_COVERAGE=1), then the per-block table of lines,
+#                     branches and toggles reached (scripts/hw_coverage.py;
+#                     build/coverage/report.json, annotated sources; fails if
+#                     a block's lines are under 90% covered)
 #   make fuzz         every Go fuzz target for FUZZTIME (default 3m) each
 #   make bench        every Go benchmark
 #   make demo         verified loader benchmarks, and pcaps read back by tshark
@@ -42,6 +47,8 @@ FUZZTIME ?= 3m
 PYTEST_FLAGS ?= -q --durations=15
 # pytest-xdist workers for the testbenches (each case runs one simulator).
 HW_JOBS ?= 2
+# The ddp_rx security soaks' size under make coverage-hw.
+COVERAGE_SOAK_ULPDUS ?= 20000
 
 VENV := .venv
 PYTEST := $(VENV)/bin/pytest
@@ -58,7 +65,7 @@ RTL_V_TOPS := $(basename $(notdir $(RTL_V)))
 # VHDL packages (*_pkg.vhd) are analysed with the rest but have no entity.
 RTL_VHDL_TOPS := $(filter-out %_pkg,$(basename $(notdir $(RTL_VHDL))))
 
-.PHONY: deps test test-go test-interop test-hw test-hw-full lint-hw fuzz bench demo clean distclean
+.PHONY: deps test test-go test-interop test-hw test-hw-full lint-hw coverage-hw synth bench-hw fuzz bench demo clean distclean
 
 # --- dependencies ------------------------------------------------------------
 
@@ -156,6 +163,15 @@ synth: deps
 
 bench-hw: test-hw
 	python3 scripts/hw_figures.py bench
+
+# The Verilator cases with line and toggle coverage (HW_COVERAGE=1, builds in
+# build/coverage/), then the per-block table. The soaks run a tenth of their
+# ULPDUs: coverage slows every clock, and the soak's corners come early.
+coverage-hw: deps
+	rm -rf $(BUILD)/coverage
+	HW_COVERAGE=1 SIMS=verilator DDP_RX_SOAK_ULPDUS=$(COVERAGE_SOAK_ULPDUS) \
+		$(PYTEST) $(PYTEST_FLAGS) -n $(HW_JOBS) --dist load tests/
+	$(VENV)/bin/python scripts/hw_coverage.py
 
 # --- demo --------------------------------------------------------------------
 

@@ -15,6 +15,12 @@ Waveforms: WAVES=1 makes every case record a trace in its build directory:
 Random stimulus: cocotb prints its seed at the start of every run
 ("Seeding Python random module with ..."); RANDOM_SEED=<seed> replays it.
 
+Coverage: HW_COVERAGE=1 builds every Verilator case with line and toggle
+coverage (--coverage-line --coverage-toggle) into build/coverage/<test>/
+instead, and its run writes coverage.dat there; `make coverage-hw` runs
+the Verilator cases so and scripts/hw_coverage.py reports per block. Icarus
+and GHDL cases run as usual under it.
+
 Failures: cocotb's log of each case also goes to sim.log in its build
 directory (tests/hdlsim_log.py), and a failing case's pytest error names
 each failing cocotb test with the end of its traceback (the assertion) and
@@ -45,6 +51,7 @@ VHDL_DIR = RTL_DIR / "vhdl"
 # VHDL packages the twins share; every VHDL build analyses them first.
 VHDL_PACKAGES = sorted(VHDL_DIR.glob("*_pkg.vhd"))
 BUILD_ROOT = REPO_ROOT / "build" / "cocotb"
+COVERAGE_ROOT = REPO_ROOT / "build" / "coverage"
 
 # Which HDL each simulator is given.
 SIM_LANG = {
@@ -127,6 +134,10 @@ def _make_runner(sim: str) -> Simulator:
 
 def waves_requested() -> bool:
     return os.environ.get("WAVES", "") not in ("", "0")
+
+
+def coverage_requested() -> bool:
+    return os.environ.get("HW_COVERAGE", "") not in ("", "0")
 
 
 def simulators(langs: Iterable[str] = ("verilog", "vhdl")) -> list:
@@ -219,7 +230,9 @@ def run(
         # The shared packages (hw/rtl/vhdl/*_pkg.vhd) are analysed first.
         sources = [p for p in VHDL_PACKAGES if p not in sources] + sources
 
-    build_dir = BUILD_ROOT / test / f"{sim}-{tag}"
+    coverage = sim == "verilator" and coverage_requested()
+    # A coverage build never reuses (or overwrites) the plain one.
+    build_dir = (COVERAGE_ROOT if coverage else BUILD_ROOT) / test / f"{sim}-{tag}"
     waves = waves_requested()
     params = dict(parameters or {})
 
@@ -240,6 +253,13 @@ def run(
             plusargs += [f"--wave={build_dir / (toplevel + '.ghw')}"]
     elif sim == "verilator" and waves:
         test_args += ["--trace-file", str(build_dir / f"{toplevel}.vcd")]
+    if coverage:
+        build_args += ["--coverage-line", "--coverage-toggle"]
+        # cocotb's Verilator main writes coverage.dat into the directory the
+        # run starts in (the build directory) when the run ends; Verilator
+        # 5.006 has no run-time option to name the file. Never an earlier
+        # run's file.
+        (build_dir / "coverage.dat").unlink(missing_ok=True)
 
     runner = _make_runner(sim)
     runner.build(
