@@ -1,0 +1,349 @@
+"""Transaction logs of a case, and the comparison of a Verilog block with its
+VHDL twin, clock for clock (issue 29).
+
+Recording. hdlsim.run() loads this module into the simulator (ahead of the
+testbench) for every Verilator and GHDL case whose twin case (the other
+simulator, same test and parameters) is collected in the same pytest
+session, and names the log in HDLSIM_TRANSACTIONS. The module wraps
+cocotb.clock.Clock.start: whenever a cocotb test starts the top level's
+`clk`, a recorder starts beside it, so the testbenches need no code of
+their own. The recorder finds the top level's handshakes from its Verilog
+port list (hw/rtl/<top>.v; the VHDL twin has the same ports):
+
+  * a stream is a `<p>valid<s>` or `<p>tvalid<s>` port with its
+    `<p>[t]ready<s>` of the other direction (none: a pulse, always taken)
+    and its payload, the ports of the valid's direction named `<p>...<s>`
+    (each payload port belongs to the stream with the longest match);
+  * the top level's other outputs (not a ready) are levels.
+
+On every rising edge of clk with rst low it appends, for each output
+stream with valid and ready high, a line `<clock> o <stream> <payload>`;
+for each input stream, the same (`i`) for a transfer and
+`<clock> v <stream> 0|1` when its valid changes; and for a level whose value
+changed, `<clock> o <port> <value>`. <clock> counts the clock's periods
+since the test started it, and each cocotb test is a section, `# test
+<name>`. Values are hex (binary when they hold X/U/Z).
+
+Comparison. Both cases of a pair draw the same RANDOM_SEED (hdlsim.run()
+derives it from the test and its parameters, never from the simulator), so
+their testbenches drive the same stimulus with the same random stalls.
+compare() then checks each section: the output lines must be equal, line
+for line, and the first difference is reported with its clock, stream,
+both values, the case and the seed. Input lines are compared too: they
+differ only where a testbench drives the simulators differently on
+purpose, the exceptions listed in STIMULUS_EXCEPTIONS; there the outputs
+are compared up to the clock where the inputs part (outputs before it
+cannot depend on what comes after), and that prefix must hold at least
+MIN_PREFIX output transactions. Any other input difference fails: it
+would make the comparison meaningless.
+
+Whichever case of a pair ends second runs the comparison (hdlsim.run()),
+so it works on any number of xdist workers in any order; the logs carry
+the pytest session's id, so a log left over from an earlier run is never
+compared. build/equiv/<session>.txt collects one line per comparison;
+tests/conftest.py prints them at the end of the session and fails the
+session if a pair ran but was not compared.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LOG_ENV = "HDLSIM_TRANSACTIONS"
+SESSION_ENV = "HDLSIM_SESSION"
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+RTL_DIR = REPO_ROOT / "hw" / "rtl"
+EQUIV_DIR = REPO_ROOT / "build" / "equiv"
+
+# The simulators whose cases are compared: Verilator runs the Verilog,
+# GHDL the VHDL twin.
+PAIR = ("verilator", "ghdl")
+
+# Where a testbench drives its two simulators differently on purpose: GHDL
+# (mcode) is slow, and these cocotb tests give it less random traffic
+# (fewer messages; the same generator, so GHDL's stimulus is the first part
+# of Verilator's). Keyed by (test, cocotb test); the reason is printed with
+# the comparison. Outputs are compared up to the clock where the inputs
+# part. Anything else that drives the two apart fails the comparison.
+STIMULUS_EXCEPTIONS = {
+}
+
+# The fewest output transactions the compared part of a section with a
+# stimulus exception must hold.
+MIN_PREFIX = 50
+
+_PORT = re.compile(
+    r"^\s*(input|output)\s+(?:wire|reg|logic)?\s*(?:signed\s*)?(?:\[[^\]]*\])?\s*(\w+)", re.M)
+_VALID = re.compile(r"^(.*?)(t?)valid(\d*)$")
+
+
+@dataclass
+class Stream:
+    name: str            # <p>[t]valid<s> without "valid": e.g. m_axis_t
+    direction: str       # "o" (the block drives valid) or "i"
+    valid: str
+    ready: str | None
+    payload: list[str] = field(default_factory=list)
+
+
+def ports(toplevel: str) -> tuple[list[str], list[str]]:
+    """(inputs, outputs) of hw/rtl/<toplevel>.v, in declaration order."""
+    text = (RTL_DIR / f"{toplevel}.v").read_text()
+    ins, outs = [], []
+    for kind, name in _PORT.findall(text):
+        (ins if kind == "input" else outs).append(name)
+    if not outs:
+        raise RuntimeError(f"no ports found in {RTL_DIR / (toplevel + '.v')}: revisit tests/transactions.py")
+    return ins, outs
+
+
+def handshakes(inputs: list[str], outputs: list[str]) -> tuple[list[Stream], list[str]]:
+    """The streams of a port list, and its levels (see the module's doc)."""
+    streams = []
+    readies = set()
+    for direction, own, other in (("o", outputs, inputs), ("i", inputs, outputs)):
+        for v in own:
+            m = _VALID.match(v)
+            if not m or v in ("clk", "rst"):
+                continue
+            p, t, s = m.groups()
+            ready = f"{p}{t}ready{s}"
+            streams.append(Stream(f"{p}{t}{s}", direction, v, ready if ready in other else None))
+            readies.add(ready)
+    valids = {s.valid for s in streams}
+    levels = []
+    for direction, own in (("o", outputs), ("i", inputs)):
+        for port in own:
+            if port in valids or port in readies or port in ("clk", "rst"):
+                continue
+            best = None
+            for st in streams:
+                p, _, s = _VALID.match(st.valid).groups()
+                if st.direction == direction and port.startswith(p) and port.endswith(s) \
+                        and len(port) > len(p) + len(s):
+                    if best is None or len(p) + len(s) > best[0]:
+                        best = (len(p) + len(s), st)
+            if best:
+                best[1].payload.append(port)
+            elif direction == "o":
+                levels.append(port)
+    return streams, levels
+
+
+def _fmt(value) -> str:
+    try:
+        return format(int(value), "x")
+    except ValueError:
+        return value.binstr
+
+
+# --- recording (inside the simulator) -------------------------------------------
+
+def _install() -> None:
+    import cocotb
+    from cocotb.clock import Clock
+    from cocotb.regression import RegressionManager
+    from cocotb.triggers import RisingEdge
+    from cocotb.utils import get_sim_time
+
+    path = Path(os.environ[LOG_ENV])
+    top = cocotb.top
+    name = top._name.lower()
+    inputs, outputs = ports(name)
+    streams, levels = handshakes(inputs, outputs)
+    out = open(path, "w", buffering=1 << 20)
+    out.write(f"# case {os.environ.get('HDLSIM_CASE', '?')} session {os.environ.get(SESSION_ENV, '')} "
+              f"seed {cocotb.RANDOM_SEED}\n")
+    for st in streams:
+        out.write(f"# stream {st.direction} {st.name}: {' '.join(st.payload)}"
+                  f"{'' if st.ready else ' (no ready)'}\n")
+    out.write(f"# levels {' '.join(levels)}\n")
+    started = set()
+
+    async def record(clock: Clock) -> None:
+        clk = clock.signal
+        rst = getattr(top, "rst", None)
+        period = clock.period
+        h = {p: getattr(top, p) for st in streams for p in [st.valid, st.ready, *st.payload] if p}
+        outs = [(st.name, h[st.valid], h[st.ready] if st.ready else None, [h[p] for p in st.payload])
+                for st in streams if st.direction == "o"]
+        ins = [(st.name, h[st.valid], h[st.ready] if st.ready else None, [h[p] for p in st.payload], [None])
+               for st in streams if st.direction == "i"]
+        lv = [(p, getattr(top, p), [None]) for p in levels]
+        t0 = get_sim_time("step")
+        w = out.write
+        while True:
+            await RisingEdge(clk)
+            if rst is not None and rst.value.binstr != "0":
+                continue
+            c = (get_sim_time("step") - t0) // period
+            for n, v, r, pl in outs:
+                if v.value.binstr == "1" and (r is None or r.value.binstr == "1"):
+                    w(f"{c} o {n} {' '.join(_fmt(x.value) for x in pl)}\n")
+            for n, v, r, pl, last in ins:
+                vb = v.value.binstr
+                if vb != last[0]:
+                    last[0] = vb
+                    w(f"{c} v {n} {vb}\n")
+                if vb == "1" and (r is None or r.value.binstr == "1"):
+                    w(f"{c} i {n} {' '.join(_fmt(x.value) for x in pl)}\n")
+            for n, s, last in lv:
+                val = _fmt(s.value)
+                if val != last[0]:
+                    last[0] = val
+                    w(f"{c} o {n} {val}\n")
+
+    orig_start = Clock.start
+
+    async def start(self, *args, **kwargs):
+        test = cocotb.regression_manager._test if cocotb.regression_manager else None
+        tname = getattr(test, "__qualname__", "?")
+        if self.signal._name == "clk" and tname not in started:
+            started.add(tname)
+            out.flush()
+            out.write(f"# test {tname}\n")
+            cocotb.start_soon(record(self))
+        return await orig_start(self, *args, **kwargs)
+
+    Clock.start = start
+
+    # Every line on disk before the simulator exits (it may not finalise
+    # Python).
+    orig_tear_down = RegressionManager._tear_down
+
+    def tear_down(self):
+        out.flush()
+        return orig_tear_down(self)
+
+    RegressionManager._tear_down = tear_down
+
+
+# --- comparison (in pytest) ----------------------------------------------------
+
+@dataclass
+class Log:
+    path: Path
+    header: str
+    session: str
+    seed: str
+    sections: dict[str, list[str]]
+
+
+def read_log(path: Path) -> Log:
+    sections: dict[str, list[str]] = {}
+    header, cur = "", None
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("# test "):
+                cur = sections.setdefault(line[7:], [])
+            elif line.startswith("# case "):
+                header = line
+            elif not line.startswith("#") and cur is not None:
+                cur.append(line)
+    m = re.search(r"session (\S*) seed (\S+)", header)
+    return Log(path, header, m.group(1) if m else "", m.group(2) if m else "?", sections)
+
+
+def _clock(line: str) -> int:
+    return int(line.split(" ", 1)[0])
+
+
+def _kind(line: str) -> str:
+    return line.split(" ", 2)[1]
+
+
+def _describe(line: str | None, fields: dict[str, list[str]]) -> str:
+    if line is None:
+        return "(no transaction: the log ends)"
+    c, kind, name, *vals = line.split(" ")
+    names = fields.get(name)
+    if names and len(names) == len(vals) and kind in "oi":
+        vals = [f"{n}={v}" for n, v in zip(names, vals)]
+    return f"clock {c} {name} {' '.join(vals)}".rstrip()
+
+
+def _fields(path: Path) -> dict[str, list[str]]:
+    out = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("# stream "):
+                _, _, _, name, rest = line.rstrip("\n").split(" ", 4)
+                out[name.rstrip(":")] = [p for p in rest.replace(" (no ready)", "").split(" ") if p]
+            elif not line.startswith("#"):
+                break
+    return out
+
+
+@dataclass
+class Result:
+    equal: bool
+    message: str
+    transactions: int = 0
+
+
+def compare(test: str, case: str, a_path: Path, b_path: Path) -> Result:
+    """Compare the logs of a pair's two cases (a: Verilator, b: GHDL)."""
+    a, b = read_log(a_path), read_log(b_path)
+    fa = _fields(a_path)
+    what = f"{test} {case} (RANDOM_SEED={a.seed})"
+    if a.seed != b.seed:
+        return Result(False, f"{what}: the two cases ran different seeds, {a.seed} and {b.seed}")
+    if list(a.sections) != list(b.sections):
+        return Result(False, f"{what}: cocotb tests differ: {list(a.sections)} on {PAIR[0]}, "
+                             f"{list(b.sections)} on {PAIR[1]}")
+    total = 0
+    notes = []
+    for name, la in a.sections.items():
+        lb = b.sections[name]
+        ia = [x for x in la if _kind(x) in "iv"]
+        ib = [x for x in lb if _kind(x) in "iv"]
+        split = None
+        for k in range(max(len(ia), len(ib))):
+            xa = ia[k] if k < len(ia) else None
+            xb = ib[k] if k < len(ib) else None
+            if xa != xb:
+                split = min(_clock(x) for x in (xa, xb) if x is not None)
+                first_in = (xa, xb)
+                break
+        oa = [x for x in la if _kind(x) == "o" and (split is None or _clock(x) < split)]
+        ob = [x for x in lb if _kind(x) == "o" and (split is None or _clock(x) < split)]
+        for k in range(max(len(oa), len(ob))):
+            xa = oa[k] if k < len(oa) else None
+            xb = ob[k] if k < len(ob) else None
+            if xa != xb:
+                return Result(False, (
+                    f"{what}, cocotb test {name}: output transaction {k} differs:\n"
+                    f"  {PAIR[0]:9s} (Verilog): {_describe(xa, fa)}\n"
+                    f"  {PAIR[1]:9s} (VHDL):    {_describe(xb, fa)}\n"
+                    f"  logs: {a_path} {b_path}"))
+        total += len(oa)
+        if split is not None:
+            reason = STIMULUS_EXCEPTIONS.get((test, name))
+            if reason is None:
+                return Result(False, (
+                    f"{what}, cocotb test {name}: the testbench drove the two simulators apart "
+                    f"(not an exception in tests/transactions.py STIMULUS_EXCEPTIONS):\n"
+                    f"  {PAIR[0]:9s}: {_describe(first_in[0], fa)}\n"
+                    f"  {PAIR[1]:9s}: {_describe(first_in[1], fa)}"))
+            if len(oa) < MIN_PREFIX:
+                return Result(False, (
+                    f"{what}, cocotb test {name}: the stimulus parts at clock {split}, after only "
+                    f"{len(oa)} output transactions (fewer than {MIN_PREFIX}): too little compared"))
+            notes.append(f"{name} up to clock {split} ({reason})")
+    msg = f"{what}: {total} output transactions equal"
+    if notes:
+        msg += "; " + "; ".join(notes)
+    return Result(True, msg, total)
+
+
+def log_path(build_dir: Path) -> Path:
+    return build_dir / "transactions.log"
+
+
+if os.environ.get(LOG_ENV):
+    _install()
