@@ -84,6 +84,12 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=lambda item: -cost(item.nodeid))
 
 
+@pytest.fixture(scope="session")
+def oracle_path() -> Path:
+    """The Go oracle (cmd/rnic-oracle), built once per pytest process."""
+    return oracle.build()
+
+
 # --- equivalence of the Verilog and its VHDL twin (tests/transactions.py) ---
 
 # "[verilator-W64]", "[W64-ghdl]", "[ghdl]": the simulator in a case's id.

@@ -345,7 +345,7 @@ def _compare_twin(test: str, sim: str, tag: str, build_dir: Path, tlog: Path) ->
     res = transactions.compare(test, tag, logs[transactions.PAIR[0]], logs[transactions.PAIR[1]])
     transactions.EQUIV_DIR.mkdir(parents=True, exist_ok=True)
     with open(transactions.EQUIV_DIR / f"{session}.txt", "a") as f:
-        f.write(f"{'EQUAL' if res.equal else 'DIFFER'} {test}/{tag} {res.message.splitlines()[0]}\n")
+        f.write(f"{'EQUAL' if res.equal else 'DIFFER'} {res.message.splitlines()[0]}\n")
     print("equivalence: " + res.message, flush=True)
     if not res.equal:
         raise AssertionError("Verilog and VHDL twin differ: " + res.message)
