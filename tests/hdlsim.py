@@ -52,7 +52,9 @@ import transactions
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RTL_DIR = REPO_ROOT / "hw" / "rtl"
-VHDL_DIR = RTL_DIR / "vhdl"
+# HDLSIM_VHDL_DIR replaces hw/rtl/vhdl with a copy (`make equiv-mutation`
+# runs a changed twin from build/ this way, never touching hw/).
+VHDL_DIR = Path(os.environ.get("HDLSIM_VHDL_DIR") or RTL_DIR / "vhdl")
 # VHDL packages the twins share; every VHDL build analyses them first.
 VHDL_PACKAGES = sorted(VHDL_DIR.glob("*_pkg.vhd"))
 BUILD_ROOT = REPO_ROOT / "build" / "cocotb"
