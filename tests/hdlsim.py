@@ -300,7 +300,10 @@ def run(
     tlog = transactions.log_path(build_dir)
     for stale in (tlog, Path(str(tlog) + ".part")):
         stale.unlink(missing_ok=True)
-    record = sim in transactions.PAIR and _current_nodeid() in TWINNED
+    # HDLSIM_RECORD=1 records every Verilator and GHDL case (to measure
+    # what recording costs, or to read a log).
+    record = sim in transactions.PAIR and (_current_nodeid() in TWINNED
+                                           or os.environ.get("HDLSIM_RECORD", "") == "1")
     if record:
         env[transactions.LOG_ENV] = str(tlog) + ".part"
         env["HDLSIM_CASE"] = f"{test}/{sim}-{tag}"
