@@ -136,11 +136,12 @@ def handshakes(inputs: list[str], outputs: list[str]) -> tuple[list[Stream], lis
     return streams, levels
 
 
-def _fmt(value) -> str:
+def _hex(binstr: str) -> str:
+    """A value as hex; as it is (binary) when it holds X, U, Z and the like."""
     try:
-        return format(int(value), "x")
+        return format(int(binstr, 2), "x")
     except ValueError:
-        return value.binstr
+        return binstr
 
 
 # --- recording (inside the simulator) -------------------------------------------
@@ -166,38 +167,43 @@ def _install() -> None:
     out.write(f"# levels {' '.join(levels)}\n")
     started = set()
 
+    def reader(port: str):
+        # The handle's binary string, without a BinaryValue per read (the
+        # recorder reads every valid on every clock).
+        return getattr(top, port)._handle.get_signal_val_binstr
+
     async def record(clock: Clock) -> None:
         clk = clock.signal
-        rst = getattr(top, "rst", None)
+        rst = reader("rst") if hasattr(top, "rst") else None
         period = clock.period
-        h = {p: getattr(top, p) for st in streams for p in [st.valid, st.ready, *st.payload] if p}
-        outs = [(st.name, h[st.valid], h[st.ready] if st.ready else None, [h[p] for p in st.payload])
+        outs = [(st.name, reader(st.valid), st.ready and reader(st.ready), [reader(p) for p in st.payload])
                 for st in streams if st.direction == "o"]
-        ins = [(st.name, h[st.valid], h[st.ready] if st.ready else None, [h[p] for p in st.payload], [None])
+        ins = [(st.name, reader(st.valid), st.ready and reader(st.ready), [reader(p) for p in st.payload], [None])
                for st in streams if st.direction == "i"]
-        lv = [(p, getattr(top, p), [None]) for p in levels]
+        lv = [(p, reader(p), [None]) for p in levels]
         t0 = get_sim_time("step")
         w = out.write
+        edge = RisingEdge(clk)
         while True:
-            await RisingEdge(clk)
-            if rst is not None and rst.value.binstr != "0":
+            await edge
+            if rst is not None and rst() != "0":
                 continue
             c = (get_sim_time("step") - t0) // period
             for n, v, r, pl in outs:
-                if v.value.binstr == "1" and (r is None or r.value.binstr == "1"):
-                    w(f"{c} o {n} {' '.join(_fmt(x.value) for x in pl)}\n")
+                if v() == "1" and (not r or r() == "1"):
+                    w(f"{c} o {n} {' '.join(_hex(x()) for x in pl)}\n")
             for n, v, r, pl, last in ins:
-                vb = v.value.binstr
+                vb = v()
                 if vb != last[0]:
                     last[0] = vb
                     w(f"{c} v {n} {vb}\n")
-                if vb == "1" and (r is None or r.value.binstr == "1"):
-                    w(f"{c} i {n} {' '.join(_fmt(x.value) for x in pl)}\n")
-            for n, s, last in lv:
-                val = _fmt(s.value)
+                if vb == "1" and (not r or r() == "1"):
+                    w(f"{c} i {n} {' '.join(_hex(x()) for x in pl)}\n")
+            for n, r, last in lv:
+                val = r()
                 if val != last[0]:
                     last[0] = val
-                    w(f"{c} o {n} {val}\n")
+                    w(f"{c} o {n} {_hex(val)}\n")
 
     orig_start = Clock.start
 
