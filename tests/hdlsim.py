@@ -22,6 +22,8 @@ every case.
 Equivalence: a Verilator case and the GHDL case of the same test and tag,
 both collected in one pytest session, record their transactions, and the
 one that ends second compares them clock for clock (tests/transactions.py).
+HDLSIM_EQUIV=0 turns that off; HDLSIM_RECORD=1 records every Verilator and
+GHDL case.
 
 Failures: cocotb's log of each case also goes to sim.log in its build
 directory (tests/hdlsim_log.py), and a failing case's pytest error names
