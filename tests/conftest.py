@@ -139,7 +139,7 @@ def pytest_sessionfinish(session, exitstatus):
     """Fail the session when a pair's two cases both passed but fewer
     comparisons than such pairs were made: the comparison must never be
     skipped silently."""
-    if hasattr(session.config, "workerinput"):
+    if hasattr(session.config, "workerinput") or os.environ.get("HDLSIM_EQUIV", "") == "0":
         return
     path = transactions.EQUIV_DIR / f"{os.environ.get(transactions.SESSION_ENV, '')}.txt"
     _EQUIV[:] = sorted(path.read_text().splitlines()) if path.exists() else []
