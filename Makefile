@@ -12,6 +12,10 @@
 #   make test-hw-full test-hw with every width on every simulator
 #                     (HW_ALL_WIDTHS=1; by default Icarus and GHDL run the
 #                     two ends of the width range, tests/hdlsim.py)
+#   make equiv-mutation  the Verilog/VHDL comparison catches a changed twin:
+#                     rx_join's W64 pair with one constant of a copy of
+#                     rx_join.vhd changed must fail with a differing
+#                     transaction (hw/ itself is never touched)
 #   make lint-hw      Verilator -Wall lint and Yosys synthesis of hw/rtl/*.v,
 #                     GHDL analysis and elaboration of hw/rtl/vhdl/*.vhd
 #   make synth        Yosys figures for each datapath block at W=64 and W=512
@@ -65,7 +69,7 @@ RTL_V_TOPS := $(basename $(notdir $(RTL_V)))
 # VHDL packages (*_pkg.vhd) are analysed with the rest but have no entity.
 RTL_VHDL_TOPS := $(filter-out %_pkg,$(basename $(notdir $(RTL_VHDL))))
 
-.PHONY: deps test test-go test-interop test-hw test-hw-full lint-hw coverage-hw synth bench-hw fuzz bench demo clean distclean
+.PHONY: deps test test-go test-interop test-hw test-hw-full equiv-mutation lint-hw coverage-hw synth bench-hw fuzz bench demo clean distclean
 
 # --- dependencies ------------------------------------------------------------
 
@@ -95,6 +99,23 @@ test-hw: lint-hw deps
 
 test-hw-full:
 	HW_ALL_WIDTHS=1 $(MAKE) --no-print-directory test-hw
+
+# Every pair of a Verilator case and the GHDL case of the same test and tag
+# is compared clock for clock in test-hw (tests/transactions.py). This shows
+# the comparison failing on a twin with one constant changed: a copy of
+# hw/rtl/vhdl with rx_join.vhd's untagged header length (HDR18_c) 18 -> 19,
+# run through HDLSIM_VHDL_DIR. The bench's own checks accept the mutant (a
+# first piece of 19 octets is still whole enough); the comparison must not.
+MUTANT := $(BUILD)/mutant
+equiv-mutation: deps
+	@rm -rf $(MUTANT) && mkdir -p $(MUTANT) && cp -r hw/rtl/vhdl $(MUTANT)/
+	sed -i 's/HDR18_c : u7_t := to_unsigned(18, 7)/HDR18_c : u7_t := to_unsigned(19, 7)/' $(MUTANT)/vhdl/rx_join.vhd
+	! diff hw/rtl/vhdl/rx_join.vhd $(MUTANT)/vhdl/rx_join.vhd > /dev/null
+	if HDLSIM_VHDL_DIR=$(abspath $(MUTANT))/vhdl $(PYTEST) -q -p no:cacheprovider tests/rx_join \
+		-k 'W64 and (verilator or ghdl)' > $(MUTANT)/pytest.log 2>&1; then \
+		echo "equiv-mutation: the mutant passed ($(MUTANT)/pytest.log)"; exit 1; fi
+	grep -A3 'Verilog and VHDL twin differ' $(MUTANT)/pytest.log | head -8
+	@echo "equiv-mutation: the comparison failed the mutant, as it must"
 
 # Lint results are stamped per file, so an unchanged file is not linted again.
 # Each stamp depends on every source file: a module's lint covers the

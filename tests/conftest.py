@@ -15,11 +15,16 @@ count as DEFAULT_COST.
 
 from __future__ import annotations
 
+import os
+import re
+import uuid
 from pathlib import Path
 
 import pytest
 
+import hdlsim
 import oracle
+import transactions
 
 DEFAULT_COST = 10.0
 
@@ -83,3 +88,75 @@ def pytest_collection_modifyitems(session, config, items):
 def oracle_path() -> Path:
     """The Go oracle (cmd/rnic-oracle), built once per pytest process."""
     return oracle.build()
+
+
+# --- equivalence of the Verilog and its VHDL twin (tests/transactions.py) ---
+
+# "[verilator-W64]", "[W64-ghdl]", "[ghdl]": the simulator in a case's id.
+_SIM_IN_ID = re.compile(r"(?<=[\[-])(%s)(?=[\]-])" % "|".join(transactions.PAIR))
+
+
+def _twin_key(nodeid: str) -> str | None:
+    head, sep, ids = nodeid.partition("[")
+    if not sep or not _SIM_IN_ID.search("[" + ids):
+        return None
+    return head + "[" + _SIM_IN_ID.sub("*", "[" + ids)[1:]
+
+
+def pytest_configure(config):
+    # One id for the whole session, inherited by the xdist workers: a twin's
+    # log from an earlier run is never compared.
+    os.environ.setdefault(transactions.SESSION_ENV, uuid.uuid4().hex[:12])
+
+
+def pytest_collection_finish(session):
+    # After -k and the like deselected: the cases whose twin runs too.
+    # HDLSIM_EQUIV=0 turns the comparison (and its recording) off.
+    if os.environ.get("HDLSIM_EQUIV", "") == "0":
+        return
+    keys: dict[str, list[str]] = {}
+    for item in session.items:
+        key = _twin_key(item.nodeid)
+        if key:
+            keys.setdefault(key, []).append(item.nodeid)
+    hdlsim.TWINNED.clear()
+    for ids in keys.values():
+        if len(ids) == 2:
+            hdlsim.TWINNED.update(ids)
+
+
+_PASSED: set[str] = set()
+_EQUIV: list[str] = []
+
+
+def pytest_runtest_logreport(report):
+    # In the xdist controller too: every case's outcome.
+    if report.when == "call" and report.passed:
+        _PASSED.add(report.nodeid)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Fail the session when a pair's two cases both passed but fewer
+    comparisons than such pairs were made: the comparison must never be
+    skipped silently."""
+    if hasattr(session.config, "workerinput") or os.environ.get("HDLSIM_EQUIV", "") == "0":
+        return
+    path = transactions.EQUIV_DIR / f"{os.environ.get(transactions.SESSION_ENV, '')}.txt"
+    _EQUIV[:] = sorted(path.read_text().splitlines()) if path.exists() else []
+    pairs: dict[str, list[str]] = {}
+    for nodeid in _PASSED:
+        key = _twin_key(nodeid)
+        if key:
+            pairs.setdefault(key, []).append(nodeid)
+    both = sum(1 for ids in pairs.values() if len(ids) == 2)
+    equal = sum(1 for x in _EQUIV if x.startswith("EQUAL"))
+    if equal < both:
+        _EQUIV.append(f"FAILED: {both} Verilog/VHDL pairs passed, only {equal} compared equal")
+        session.exitstatus = 1
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if _EQUIV:
+        terminalreporter.section("Verilog/VHDL equivalence (tests/transactions.py)")
+        for line in _EQUIV:
+            terminalreporter.write_line(line)

@@ -12,8 +12,18 @@ environment variable (comma-separated, e.g. SIMS=icarus,ghdl).
 Waveforms: WAVES=1 makes every case record a trace in its build directory:
 <toplevel>.vcd (Verilator), <toplevel>.fst (Icarus), <toplevel>.ghw (GHDL).
 
-Random stimulus: cocotb prints its seed at the start of every run
-("Seeding Python random module with ..."); RANDOM_SEED=<seed> replays it.
+Random stimulus: every case draws a fixed seed, derived from the test and
+its tag (never from the simulator: a block's Verilator and GHDL cases run
+the same stimulus, tests/transactions.py), printed as "hdlsim: <test>
+<sim>-<tag> RANDOM_SEED=<seed>" and by cocotb ("Seeding Python random
+module with ..."); RANDOM_SEED=<seed> in the environment replaces it for
+every case.
+
+Equivalence: a Verilator case and the GHDL case of the same test and tag,
+both collected in one pytest session, record their transactions, and the
+one that ends second compares them clock for clock (tests/transactions.py).
+HDLSIM_EQUIV=0 turns that off; HDLSIM_RECORD=1 records every Verilator and
+GHDL case.
 
 Coverage: HW_COVERAGE=1 builds every Verilator case with line and toggle
 coverage (--coverage-line --coverage-toggle) into build/coverage/<test>/
@@ -38,6 +48,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import zlib
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -45,9 +56,13 @@ import cocotb
 import pytest
 from cocotb.runner import Simulator, Verilator, get_runner
 
+import transactions
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RTL_DIR = REPO_ROOT / "hw" / "rtl"
-VHDL_DIR = RTL_DIR / "vhdl"
+# HDLSIM_VHDL_DIR replaces hw/rtl/vhdl with a copy (`make equiv-mutation`
+# runs a changed twin from build/ this way, never touching hw/).
+VHDL_DIR = Path(os.environ.get("HDLSIM_VHDL_DIR") or RTL_DIR / "vhdl")
 # VHDL packages the twins share; every VHDL build analyses them first.
 VHDL_PACKAGES = sorted(VHDL_DIR.glob("*_pkg.vhd"))
 BUILD_ROOT = REPO_ROOT / "build" / "cocotb"
@@ -197,6 +212,26 @@ def selected(sim: str) -> bool:
     return sim in [p.values[0] for p in simulators()]
 
 
+# Node ids of the collected cases whose twin (the same test on the other
+# simulator of transactions.PAIR) is collected too: tests/conftest.py fills
+# it in every pytest process, after collection.
+TWINNED: set[str] = set()
+
+
+def case_seed(test: str, tag: str) -> int:
+    """The fixed RANDOM_SEED of a case: RANDOM_SEED from the environment, or
+    one derived from the test and the tag (the same on every simulator)."""
+    env = os.environ.get("RANDOM_SEED", "").strip()
+    if env:
+        return int(env)
+    return zlib.crc32(f"{test}/{tag}".encode()) & 0x7FFFFFFF
+
+
+def _current_nodeid() -> str:
+    # "tests/x/test_x.py::test_x[verilator-W64] (call)"
+    return os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]
+
+
 def run(
     *,
     test: str,
@@ -277,10 +312,24 @@ def run(
         waves=waves,
     )
     env = dict(extra_env or {})
+    seed = case_seed(test, tag)
+    env.setdefault("RANDOM_SEED", str(seed))
+    print(f"hdlsim: {test} {sim}-{tag} RANDOM_SEED={env['RANDOM_SEED']}", flush=True)
     log = build_dir / "sim.log"
     log.unlink(missing_ok=True)  # never a failure report from an earlier run
     env["HDLSIM_LOG"] = str(log)
     modules = ["hdlsim_log", test_module]
+    tlog = transactions.log_path(build_dir)
+    for stale in (tlog, Path(str(tlog) + ".part")):
+        stale.unlink(missing_ok=True)
+    # HDLSIM_RECORD=1 records every Verilator and GHDL case (to measure
+    # what recording costs, or to read a log).
+    record = sim in transactions.PAIR and (_current_nodeid() in TWINNED
+                                           or os.environ.get("HDLSIM_RECORD", "") == "1")
+    if record:
+        env[transactions.LOG_ENV] = str(tlog) + ".part"
+        env["HDLSIM_CASE"] = f"{test}/{sim}-{tag}"
+        modules.insert(1, "transactions")
     if sim == "verilator":
         # Must run before the testbench touches the design; see the module.
         env["HDLSIM_TOP_PORTS"] = ",".join(verilator_top_ports(build_dir))
@@ -302,6 +351,31 @@ def run(
         # cocotb says only "Failed 1 of 1 tests"; a CI log must say which,
         # why, and how to replay it.
         raise AssertionError(_failure_report(log, test, sim, tag) or str(exc)) from None
+    if record:
+        _compare_twin(test, sim, tag, build_dir, tlog)
+
+
+def _compare_twin(test: str, sim: str, tag: str, build_dir: Path, tlog: Path) -> None:
+    """Publish this case's transaction log and, if the twin case of this
+    session has published its own, compare the two (the case that ends
+    second does). Fails with the first differing transaction."""
+    os.replace(str(tlog) + ".part", tlog)
+    other = [s for s in transactions.PAIR if s != sim][0]
+    twin = transactions.log_path(build_dir.parent / f"{other}-{tag}")
+    session = os.environ.get(transactions.SESSION_ENV, "")
+    try:
+        if transactions.read_log(twin).session != session:
+            return  # from an earlier run; the twin will compare when it ends
+    except FileNotFoundError:
+        return
+    logs = {sim: tlog, other: twin}
+    res = transactions.compare(test, tag, logs[transactions.PAIR[0]], logs[transactions.PAIR[1]])
+    transactions.EQUIV_DIR.mkdir(parents=True, exist_ok=True)
+    with open(transactions.EQUIV_DIR / f"{session}.txt", "a") as f:
+        f.write(f"{'EQUAL' if res.equal else 'DIFFER'} {res.message.splitlines()[0]}\n")
+    print("equivalence: " + res.message, flush=True)
+    if not res.equal:
+        raise AssertionError("Verilog and VHDL twin differ: " + res.message)
 
 
 def _failure_report(log: Path, test: str, sim: str, tag: str) -> str:

@@ -32,10 +32,12 @@ async def clock_and_reset(dut, period_ns: int, low: Iterable[str] = (), high: It
 
 def pauses(rng: random.Random, p: float) -> Iterator[bool]:
     """A pause generator: each clock paused with probability p, from its own
-    generator seeded by rng (so the seed cocotb prints replays it)."""
+    generator seeded by rng (so the seed cocotb prints replays it). The seed
+    is drawn now, not at the first pause, so the stalls do not depend on
+    when the first one is asked for (nor on what else draws from rng by
+    then): the Verilog and its VHDL twin get the same stalls."""
     r = random.Random(rng.getrandbits(64))
-    while True:
-        yield r.random() < p
+    return (r.random() < p for _ in iter(int, 1))
 
 
 def strobe_runs(strb: int) -> Iterator[tuple[int, int]]:

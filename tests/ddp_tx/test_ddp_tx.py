@@ -174,9 +174,9 @@ class TB:
         await RisingEdge(self.dut.clk)
 
     def idle_generator(self, p_idle: float):
+        # Seeded now, not at its first pause (tbutil.pauses).
         rng = random.Random(self.rng.getrandbits(64))
-        while True:
-            yield rng.random() < p_idle
+        return (rng.random() < p_idle for _ in iter(int, 1))
 
     # --- expectations from the oracle -------------------------------------
 

@@ -162,6 +162,9 @@ class TB:
         assert self.width == int(os.environ["RNIC_TX_WIDTH"])
         assert len(dut.m_axis_tuser) == CONN_W
         self.rng = random.Random(random.getrandbits(64))  # seeded by cocotb
+        # The stalls' seeds, apart from the traffic's: random_mix draws its
+        # messages first, fewer of them on GHDL (tests/transactions.py).
+        self.stall_rng = random.Random(self.rng.getrandbits(64))
         self.icarus = cocotb.SIM_NAME.lower().startswith("icarus")
         self.oracle = oracle.shared()
         self.desc = DescSource(dut)
@@ -193,9 +196,9 @@ class TB:
         cocotb.start_soon(self._check_mpa_errors())
 
     def idle(self, p: float):
-        rng = random.Random(self.rng.getrandbits(64))
-        while True:
-            yield rng.random() < p
+        # Seeded now, not at its first pause (tbutil.pauses).
+        rng = random.Random(self.stall_rng.getrandbits(64))
+        return (rng.random() < p for _ in iter(int, 1))
 
     # --- connections and expectations ---------------------------------------
 
