@@ -81,12 +81,14 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 SYNTH_DIR = REPO_ROOT / "build" / "synth"
 BENCH_DIR = REPO_ROOT / "build" / "bench"
 
@@ -173,6 +175,71 @@ def yosys_script(block: Block, width: int, netlist: Path, abc: str = "abc -lut 6
             f"write_json {netlist}",
         ]
     )
+
+
+# The FPGA timing estimate's flow (scripts/fpga_timing.py, hw/timing.md):
+# Xilinx UltraScale+ cells with carry chains. sdp_ram is read as a box
+# (read_verilog -lib), timed as a block RAM (or, 64 words deep or fewer, LUT
+# RAM read into a flip-flop).
+XILINX_SYNTH = "synth_xilinx -family xcup -abc9 -flatten -noiopad -noclkbuf -nosrl"
+# The target under that estimate: a 100 Gb/s MAC's clock, at W=512.
+TARGET_MHZ = {512: 322.0}
+
+
+def timing_script(block: Block, width: int, netlist: Path) -> str:
+    srcs = " ".join(str(p) for p in sorted((REPO_ROOT / "hw" / "rtl").glob("*.v"))
+                    + sorted((REPO_ROOT / "hw" / "synth").glob("*.v")) if p.name != "sdp_ram.v")
+    return "; ".join(
+        [
+            f"read_verilog -defer -sv -I {REPO_ROOT / 'hw' / 'rtl'} {srcs}",
+            f"read_verilog -lib -sv {REPO_ROOT / 'hw' / 'rtl' / 'sdp_ram.v'}",
+            f"chparam -set {block.width_param} {width} {block.top}",
+            *[f"chparam -set {p} {k * width} {block.top}" for p, k in block.scaled],
+            *[f"chparam -set {p} {v} {block.top}" for p, v in block.fixed],
+            f"{XILINX_SYNTH} -top {block.top}",
+            "stat",
+            f"write_json {netlist}",
+        ]
+    )
+
+
+def timing_one(block: Block, width: int) -> dict:
+    """Synthesise block at width to UltraScale+ cells and estimate its
+    period (scripts/fpga_timing.py). Writes build/synth/<tag>-xcup.json
+    (the netlist), .log, and -timing.json (this record)."""
+    import fpga_timing  # scripts/, beside this file
+
+    tag = f"{block.tag}-W{width}-xcup"
+    log, netlist = SYNTH_DIR / f"{tag}.log", SYNTH_DIR / f"{tag}.json"
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        ["yosys", "-q", "-l", str(log), "-p", timing_script(block, width, netlist)],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"yosys failed for {tag} (log: {log}):\n{proc.stderr}")
+    seconds = time.monotonic() - t0
+    text = log.read_text()
+    cells = dict((t, int(n)) for t, n in re.findall(r"^\s+(\w+)\s+(\d+)\s*$", text.split("Printing statistics")[-1], re.M))
+    paths = fpga_timing.analyse(json.loads(netlist.read_text()), block.top, paths=3)
+    worst = paths[0] if paths else None
+    record = {
+        "block": block.name,
+        "width": width,
+        "flow": XILINX_SYNTH,
+        "synth_seconds": round(seconds, 1),
+        "cells": {k: v for k, v in cells.items() if k[0].isupper() or k == "sdp_ram"},
+        "period_ns": round(worst.delay, 3) if worst else 0.0,
+        "fmax_mhz": round(worst.fmax_mhz, 1) if worst else None,
+        "target_mhz": TARGET_MHZ.get(width),
+        "critical": worst.as_record() | {"path": [fpga_timing.step_record(s) for s in worst.steps]} if worst else None,
+        "next": [p.as_record() for p in paths[1:]],
+    }
+    (SYNTH_DIR / f"{tag[:-5]}-timing.json").write_text(json.dumps(record, indent=2) + "\n")
+    (SYNTH_DIR / f"{tag[:-5]}-timing.txt").write_text(
+        "\n\n".join(fpga_timing.format_path(p) for p in paths) + "\n")
+    return record
 
 
 def synth_one(block: Block, width: int) -> dict:
@@ -343,6 +410,20 @@ def synth(args) -> int:
     if missed:
         print("synth: LUT level target missed: " + ", ".join(f"{r['block']} W={r['width']}" for r in missed), file=sys.stderr)
         return 1
+    return 0
+
+
+def timing(args) -> int:
+    b = block_named(args.block)
+    if b is None or args.width not in b.widths:
+        known = ", ".join(f"{b.name} {list(b.widths)}" for b in BLOCKS)
+        print(f"timing: no block {args.block} at width {args.width}; known: {known}", file=sys.stderr)
+        return 2
+    SYNTH_DIR.mkdir(parents=True, exist_ok=True)
+    r = timing_one(b, args.width)
+    print(f"{r['block']} W={r['width']}: {r['period_ns']:.3f} ns, {r['fmax_mhz']} MHz "
+          f"(yosys {r['synth_seconds']} s)")
+    print((SYNTH_DIR / f"{b.tag}-W{args.width}-timing.txt").read_text())
     return 0
 
 
@@ -539,6 +620,11 @@ def main() -> int:
                    help="also print the N registers of each block with the deepest inputs")
     p.add_argument("--width", type=int, default=0, help="only this width (default: every width of the block)")
     p.set_defaults(run=synth)
+    p = sub.add_parser("timing", help="only the FPGA timing estimate of one block at one width "
+                       "(build/synth/<block>-W<w>-timing.json and .txt)")
+    p.add_argument("block")
+    p.add_argument("width", type=int)
+    p.set_defaults(run=timing)
     p = sub.add_parser("path", help="print the deepest LUT path into a register of a synthesised block")
     p.add_argument("block")
     p.add_argument("width", type=int)
