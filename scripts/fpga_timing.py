@@ -492,3 +492,73 @@ def step_record(s: Step) -> dict:
     """One step of a path for a JSON report."""
     return {"cell": s.what, "net": s.net, "route_ns": round(s.route, 3),
             "routed": s.routed, "cell_ns": round(s.cell, 3), "at_ns": round(s.at, 3)}
+
+
+# --- command line --------------------------------------------------------------
+
+XILINX_SYNTH = "synth_xilinx -family xcup -abc9 -flatten -noiopad -noclkbuf -nosrl"
+# PicoRV32's published Vivado figure for a Kintex UltraScale+ -2 part
+# (xcku3p-ffva676-2-e): picorv32_axi with TWO_CYCLE_ALU inside the
+# register wrapper of its scripts/vivado/tabtest.v, 1.4 ns.
+PICORV32_NS = 1.4
+
+
+def calibrate(src: str, out: str, target: float = PICORV32_NS) -> int:
+    """Synthesise PicoRV32 (a checkout at src: picorv32.v and
+    scripts/vivado/tabtest.v) with the blocks' flow into out/, and print its
+    estimate for a range of routing allowances and the allowance that meets
+    target (hw/timing.md, "Calibration")."""
+    import dataclasses
+    import json
+    import os
+    import subprocess
+    os.makedirs(out, exist_ok=True)
+    netlist = os.path.join(out, "picorv32-xcup.json")
+    files = [os.path.join(src, "picorv32.v"), os.path.join(src, "scripts", "vivado", "tabtest.v")]
+    subprocess.run(["yosys", "-q", "-l", os.path.join(out, "picorv32-xcup.log"), "-p",
+                    f"read_verilog {' '.join(files)}; {XILINX_SYNTH} -top top; stat; write_json {netlist}"],
+                   check=True)
+    nl = json.load(open(netlist))
+
+    def at(route: float) -> Path:
+        return analyse(nl, "top", dataclasses.replace(DEFAULT, route=route))[0]
+
+    for r in (0.0, 0.05, 0.10, 0.15, 0.20, 0.25, 0.30):
+        p = at(r)
+        print(f"route {r:.2f} ns: {p.delay:.3f} ns ({p.fmax_mhz:.0f} MHz), {p.luts} LUTs, {p.carries} CARRY4, "
+              f"{p.hops} routed nets: {p.start} -> {p.end}")
+    if at(0.0).delay > target:
+        print(f"no allowance >= 0 meets {target} ns: the cells alone need {at(0.0).delay:.3f} ns")
+    else:
+        lo, hi = 0.0, 1.0
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if at(mid).delay <= target else (lo, mid)
+        print(f"allowance meeting {target} ns: {lo:.3f} ns")
+    print(format_path(at(DEFAULT.route)))
+    return 0
+
+
+def main(argv=None) -> int:
+    import argparse
+    import json
+    ap = argparse.ArgumentParser(description="FPGA timing estimate of a Yosys synth_xilinx JSON netlist")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("paths", help="print the worst paths of a netlist")
+    p.add_argument("netlist")
+    p.add_argument("top")
+    p.add_argument("-n", type=int, default=3, help="how many (one per end register)")
+    p.add_argument("--no-ports", action="store_true", help="leave out paths from or to a port")
+    p = sub.add_parser("calibrate", help="PicoRV32 against its published period (hw/timing.md)")
+    p.add_argument("picorv32", help="a PicoRV32 checkout (picorv32.v, scripts/vivado/tabtest.v)")
+    p.add_argument("--out", default="build/calib")
+    args = ap.parse_args(argv)
+    if args.cmd == "calibrate":
+        return calibrate(args.picorv32, args.out)
+    for path in analyse(json.load(open(args.netlist)), args.top, ports=not args.no_ports, paths=args.n):
+        print(format_path(path))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
