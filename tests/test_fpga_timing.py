@@ -152,9 +152,8 @@ def test_muxf_tree():
     assert p.delay == pytest.approx(0.92)
     assert p.start.startswith("d_reg[")
     assert [s.what for s in p.steps][2:4] == ["MUXF7 I0->O", "MUXF8 I0->O"]
-    # The select: s7 (fanout 2) 0.08 + 0.23 + 0.15, then 0.01 + 0.09, 0.20 + 0.08
-    paths = ft.analyse(b.netlist(), "top", ports=False, paths=1)
-    assert len(paths) == 1
+    # (Through a select instead: s7, fanout 2, 0.08 + 0.23 + 0.15, then
+    # 0.01 + 0.09 and 0.20 + 0.08: 0.84, below the data path.)
 
 
 def test_bram_paths():
