@@ -459,6 +459,29 @@ def timing(args) -> int:
     return 0
 
 
+def timing_table(args) -> int:
+    """The estimates that `timing` and `synth` left in build/synth, as a
+    Markdown table (hw/timing.md's results)."""
+    rows = []
+    for b in BLOCKS:
+        for w in b.widths:
+            f = SYNTH_DIR / f"{b.tag}-W{w}-timing.json"
+            if f.exists():
+                rows.append(json.loads(f.read_text()))
+    rows.sort(key=lambda r: (-r["width"], [b.name for b in BLOCKS].index(r["block"])))
+    print("| block | W | ns | MHz | 322 MHz | LUTs | CARRY4 | FFs | critical path (start -> end) | LUTs, CARRY4, routed nets on it | Yosys s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        c, cells = r["critical"], r["cells"]
+        luts = sum(v for k, v in cells.items() if re.fullmatch(r"LUT[1-6]|INV", k))
+        ffs = sum(v for k, v in cells.items() if k.startswith("FD"))
+        verdict = "" if r["target_mhz"] is None else ("met" if r["fmax_mhz"] >= r["target_mhz"] else "**missed**")
+        print(f"| {r['block']} | {r['width']} | {r['period_ns']:.3f} | {r['fmax_mhz']:.0f} | {verdict} | {luts} | "
+              f"{cells.get('CARRY4', 0)} | {ffs} | `{c['start']}` -> `{c['end']}` | "
+              f"{c['luts']}, {c['carry4']}, {c['hops']} | {r['synth_seconds']:.0f} |")
+    return 0
+
+
 # --- path --------------------------------------------------------------------
 
 
@@ -659,6 +682,8 @@ def main() -> int:
     p.add_argument("block")
     p.add_argument("width", type=int)
     p.set_defaults(run=timing)
+    p = sub.add_parser("timing-table", help="the estimates in build/synth as a Markdown table")
+    p.set_defaults(run=timing_table)
     p = sub.add_parser("path", help="print the deepest LUT path into a register of a synthesised block")
     p.add_argument("block")
     p.add_argument("width", type=int)
