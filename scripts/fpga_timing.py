@@ -14,11 +14,13 @@ This is an estimate, not a placed-and-routed figure: there is no
 placement, so every routed net costs the same allowance (plus a term for
 its fanout) whatever its length, and the figures below are typical values
 read off published Vivado timing reports of UltraScale+ -2 devices, not a
-vendor timing model. The allowance `route` is calibrated so that the same
-flow puts PicoRV32 (`picorv32_axi`, TWO_CYCLE_ALU, in its published
-Vivado benchmark wrapper) at the period its README reports for a Kintex
-UltraScale+ -2 part, 1.4 ns (hw/timing.md tells how, and what the model
-leaves out).
+vendor timing model. The allowance `route` (0.20 ns) is a short hop's
+net delay. Calibrating it against PicoRV32 (`calibrate`: picorv32_axi with
+TWO_CYCLE_ALU in its published Vivado benchmark wrapper, 1.4 ns on a
+Kintex UltraScale+ -2 part) finds no allowance that fits: Yosys maps
+PicoRV32's worst path 6 LUTs deep, 1.49 ns with no routing at all, so the
+estimate (2.89 ns there) is conservative against a tuned Vivado run by up
+to about 2x (hw/timing.md tells how, and what the model leaves out).
 
 What counts as a path, as in hw_figures.py's LUT levels: a flip-flop, a
 block RAM or LUT RAM output, or an input port starts one (a port stands
@@ -60,7 +62,7 @@ class Delays:
     carry_ci_out: float = 0.10     # CARRY4 CI -> O[i], CO[0..2]
     carry_cascade: float = 0.01    # CO[3] -> the next CARRY4's CI (dedicated)
     local: float = 0.01            # LUT -> MUXF input, LUT -> its CARRY S (dedicated)
-    route: float = 0.20            # general routing, one net, fanout 1 (calibrated)
+    route: float = 0.20            # general routing, one net, fanout 1 (hw/timing.md)
     route_fanout: float = 0.03     # more per doubling of the net's fanout
     bram_clk_to_out: float = 0.85  # RAMB36E2 CLK -> DOUT, no output register
     bram_clk_to_out_reg: float = 0.35  # ... with the output register
@@ -76,7 +78,7 @@ class Delays:
         return self.route + self.route_fanout * math.log2(max(fanout, 1))
 
 
-# The figures hw_figures.py uses; `route` as calibrated (hw/timing.md).
+# The figures hw_figures.py uses (hw/timing.md).
 DEFAULT = Delays()
 
 FF_TYPES = {"FDRE", "FDSE", "FDCE", "FDPE", "FDRE_1", "FDSE_1", "FDCE_1", "FDPE_1"}
