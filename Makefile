@@ -20,9 +20,11 @@
 #                     GHDL analysis and elaboration of hw/rtl/vhdl/*.vhd
 #   make synth        Yosys figures for each datapath block at W=64 and W=512
 #                     (6-input LUTs): LUT count, LUT levels between registers,
-#                     deepest feedback loop; a table and build/synth/report.json
-#                     (scripts/hw_figures.py; fails if a block misses its
-#                     level target, <= 5 at W=512)
+#                     deepest feedback loop, and an FPGA period estimate
+#                     (synth_xilinx, UltraScale+ -2 delays, hw/timing.md);
+#                     a table and build/synth/report.json
+#                     (scripts/hw_figures.py; fails if a block's W=512
+#                     estimate is below 322 MHz). Slow: minutes per block.
 #   make bench-hw     test-hw, then what the testbenches measured (beats per
 #                     clock, latency in clocks; build/bench/<block>-W<w>.json)
 #                     as a table and build/bench/hw.json

@@ -17,7 +17,23 @@ netlist: a block's throughput rests on that loop, which no pipelining can
 shorten. Prints a table and writes build/synth/report.json:
 
     {"tool": "Yosys 0.23 ...", "records": [{"block", "width", "luts", "ffs",
-     "levels", "loop_levels", "loop_register", "max_levels", "deep"}, ...]}
+     "levels", "loop_levels", "loop_register", "deep", "timing"}, ...]}
+
+"timing" is the FPGA timing estimate (hw/timing.md): each block at each
+width is also synthesised with
+
+    synth_xilinx -family xcup -abc9 -flatten -noiopad -noclkbuf -nosrl
+
+(sdp_ram read as a box, timed as a block RAM) and scripts/fpga_timing.py
+times the netlist with UltraScale+ -2 delays and a routing allowance per
+routed net: {"period_ns", "fmax_mhz", "target_mhz", "synth_seconds",
+"critical": {start, end, luts, carry4, hops, path: [steps]}}. The target
+is 322 MHz (a 100 Gb/s MAC's clock) at W=512: a block whose estimate is
+slower makes the command fail after the report is written. The three
+worst paths, cell by cell, are in build/synth/<block>-W<width>-timing.txt.
+`synth --no-timing` leaves the estimate out (and with it the target);
+`timing BLOCK W` runs the estimate alone. synth_xilinx takes from 30 s
+(crc32c at W=64) to many minutes per block (hw/timing.md has the times).
 
 "deep" lists the registers (and output ports) whose inputs are more than 5
 LUT levels from any register or input port, deepest first, as [levels,
@@ -63,10 +79,9 @@ increment, and a few at 6.) Its netlist is build/synth/<block>-W<w>-floor.json.
 
     scripts/hw_figures.py floor ddp_rx 512 --level 5
 
-The issue's target is at most 5 LUT levels everywhere at W=512; a block
-lists it in BLOCKS (max_levels), and a record over its limit makes the
-command fail after the report is written. Yosys runs in parallel, one job
-per core.
+LUT levels were the issue's first target (at most 5 at W=512); they are
+still reported, and the target is now the estimate's 322 MHz. Yosys runs
+in parallel, one job per core.
 
 bench: collects what the cocotb testbenches measured (build/bench/*.json,
 written by e.g. tests/crc/test_crc32c.py: block, width, beats_per_clock,
@@ -81,12 +96,15 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fpga_timing  # noqa: E402  (scripts/, beside this file)
 SYNTH_DIR = REPO_ROOT / "build" / "synth"
 BENCH_DIR = REPO_ROOT / "build" / "bench"
 
@@ -96,7 +114,6 @@ class Block:
     name: str  # the top module (hw/rtl/<name>.v), or a variant's label: <module>/<variant>
     width_param: str
     widths: tuple[int, ...]
-    max_levels: dict[int, int]  # width -> the most LUT levels allowed
     # Parameters set to a multiple of the width (a variant): (name, factor)
     scaled: tuple[tuple[str, int], ...] = ()
     # Parameters set to a constant (a variant): (name, value)
@@ -117,31 +134,31 @@ def block_named(name: str) -> Block | None:
 
 # One line per datapath block.
 BLOCKS = [
-    Block("crc32c", "DATA_W", (64, 512), {512: 5}),
-    Block("mpa_tx", "DATA_W", (64, 512), {512: 5}),
-    Block("mpa_tx_frame", "DATA_W", (64, 512), {512: 5}),
-    Block("mpa_tx_mark", "DATA_W", (64, 512), {512: 5}),
-    Block("ddp_tx", "DATA_W", (64, 512), {512: 5}),
-    Block("rnic_tx", "DATA_W", (64, 512), {512: 5}),
-    Block("mpa_rx_lane", "DATA_W", (64, 512), {512: 5}),
-    Block("rx_join", "DATA_W", (64, 512), {512: 5}),
-    Block("mpa_rx_ooo", "DATA_W", (64, 512), {512: 5}),
+    Block("crc32c", "DATA_W", (64, 512)),
+    Block("mpa_tx", "DATA_W", (64, 512)),
+    Block("mpa_tx_frame", "DATA_W", (64, 512)),
+    Block("mpa_tx_mark", "DATA_W", (64, 512)),
+    Block("ddp_tx", "DATA_W", (64, 512)),
+    Block("rnic_tx", "DATA_W", (64, 512)),
+    Block("mpa_rx_lane", "DATA_W", (64, 512)),
+    Block("rx_join", "DATA_W", (64, 512)),
+    Block("mpa_rx_ooo", "DATA_W", (64, 512)),
     # The arithmetic shapes alone (hw/synth/arith_probe.v), at operand
     # width 72: inside a block they map deeper than their own depth.
-    Block("arith_probe", "W", (72,), {72: 5}),
-    Block("ddp_rx", "DATA_W", (64, 512), {512: 5}),
+    Block("arith_probe", "W", (72,)),
+    Block("ddp_rx", "DATA_W", (64, 512)),
     # With its write port twice the data width (AXI_W = 2 DATA_W).
-    Block("ddp_rx/2x", "DATA_W", (64, 512), {512: 5}, (("AXI_W", 2),)),
+    Block("ddp_rx/2x", "DATA_W", (64, 512), (("AXI_W", 2),)),
     # With the write-request stream in its place (WR_REQ = 1, two lines a request).
-    Block("ddp_rx/req", "DATA_W", (64, 512), {512: 5}, (("AXI_W", 2),), (("WR_REQ", 1),)),
-    Block("mpa_rx", "DATA_W", (64, 512), {512: 5}),
-    Block("mpa_rx_align", "DATA_W", (64, 512), {512: 5}),
-    Block("mpa_rx_walk", "DATA_W", (64, 512), {512: 5}),
-    Block("rnic_rx", "DATA_W", (64, 512), {512: 5}),
+    Block("ddp_rx/req", "DATA_W", (64, 512), (("AXI_W", 2),), (("WR_REQ", 1),)),
+    Block("mpa_rx", "DATA_W", (64, 512)),
+    Block("mpa_rx_align", "DATA_W", (64, 512)),
+    Block("mpa_rx_walk", "DATA_W", (64, 512)),
+    Block("rnic_rx", "DATA_W", (64, 512)),
     # The 100 Gb/s build: W=512 with the 1024-bit write port.
-    Block("rnic_rx/2x", "DATA_W", (512,), {512: 5}, (("AXI_W", 2),)),
+    Block("rnic_rx/2x", "DATA_W", (512,), (("AXI_W", 2),)),
     # The same with the write-request stream (WR_REQ = 1).
-    Block("rnic_rx/req", "DATA_W", (512,), {512: 5}, (("AXI_W", 2),), (("WR_REQ", 1),)),
+    Block("rnic_rx/req", "DATA_W", (512,), (("AXI_W", 2),), (("WR_REQ", 1),)),
 ]
 
 
@@ -175,6 +192,69 @@ def yosys_script(block: Block, width: int, netlist: Path, abc: str = "abc -lut 6
     )
 
 
+# The FPGA timing estimate's flow (scripts/fpga_timing.py, hw/timing.md):
+# Xilinx UltraScale+ cells with carry chains. sdp_ram is read as a box
+# (read_verilog -lib), timed as a block RAM (or, 64 words deep or fewer, LUT
+# RAM read into a flip-flop).
+XILINX_SYNTH = fpga_timing.XILINX_SYNTH
+# The target under that estimate: a 100 Gb/s MAC's clock, at W=512.
+TARGET_MHZ = {512: 322.0}
+
+
+def timing_script(block: Block, width: int, netlist: Path) -> str:
+    srcs = " ".join(str(p) for p in sorted((REPO_ROOT / "hw" / "rtl").glob("*.v"))
+                    + sorted((REPO_ROOT / "hw" / "synth").glob("*.v")) if p.name != "sdp_ram.v")
+    return "; ".join(
+        [
+            f"read_verilog -defer -sv -I {REPO_ROOT / 'hw' / 'rtl'} {srcs}",
+            f"read_verilog -lib -sv {REPO_ROOT / 'hw' / 'rtl' / 'sdp_ram.v'}",
+            f"chparam -set {block.width_param} {width} {block.top}",
+            *[f"chparam -set {p} {k * width} {block.top}" for p, k in block.scaled],
+            *[f"chparam -set {p} {v} {block.top}" for p, v in block.fixed],
+            f"{XILINX_SYNTH} -top {block.top}",
+            "stat",
+            f"write_json {netlist}",
+        ]
+    )
+
+
+def timing_one(block: Block, width: int) -> dict:
+    """Synthesise block at width to UltraScale+ cells and estimate its
+    period (scripts/fpga_timing.py). Writes build/synth/<tag>-xcup.json
+    (the netlist), .log, and -timing.json (this record)."""
+    tag = f"{block.tag}-W{width}-xcup"
+    log, netlist = SYNTH_DIR / f"{tag}.log", SYNTH_DIR / f"{tag}.json"
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        ["yosys", "-q", "-l", str(log), "-p", timing_script(block, width, netlist)],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"yosys failed for {tag} (log: {log}):\n{proc.stderr}")
+    seconds = time.monotonic() - t0
+    text = log.read_text()
+    cells = dict((t, int(n)) for t, n in re.findall(r"^\s+(\w+)\s+(\d+)\s*$", text.split("Printing statistics")[-1], re.M))
+    paths = fpga_timing.analyse(json.loads(netlist.read_text()), block.top, paths=3)
+    worst = paths[0] if paths else None
+    record = {
+        "block": block.name,
+        "width": width,
+        "flow": XILINX_SYNTH,
+        "synth_seconds": round(seconds, 1),
+        "cells": {k: v for k, v in cells.items() if k[0].isupper() or k == "sdp_ram"},
+        "period_ns": round(worst.delay, 3) if worst else 0.0,
+        "fmax_mhz": round(worst.fmax_mhz, 1) if worst else None,
+        "target_mhz": TARGET_MHZ.get(width),
+        "critical": worst.as_record() | {"path": [fpga_timing.step_record(s) for s in worst.steps]} if worst else None,
+        "next": [p.as_record() for p in paths[1:]],
+    }
+    (SYNTH_DIR / f"{tag[:-5]}-timing.json").write_text(json.dumps(record, indent=2) + "\n")
+    (SYNTH_DIR / f"{tag[:-5]}-timing.txt").write_text(
+        "\n\n".join(fpga_timing.format_path(p) for p in paths) + "\n")
+    return record
+
+
 def synth_one(block: Block, width: int) -> dict:
     tag = f"{block.tag}-W{width}"
     log = SYNTH_DIR / f"{tag}.log"
@@ -200,7 +280,6 @@ def synth_one(block: Block, width: int) -> dict:
         "levels": int(m.group(1)),
         "loop_levels": loop_levels,
         "loop_register": loop_reg,
-        "max_levels": block.max_levels.get(width),
         "deep": deep,
     }
 
@@ -313,25 +392,43 @@ def synth(args) -> int:
     if not jobs:
         print(f"synth: no block has width {args.width}", file=sys.stderr)
         return 2
+    # The two flows of each job run side by side, the slow (timing) ones first.
+    tasks = ([(timing_one, b, w) for b, w in jobs] if not args.no_timing else []) + \
+        [(synth_one, b, w) for b, w in jobs]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        records = list(pool.map(lambda job: synth_one(*job), jobs))
+        done = list(pool.map(lambda t: t[0](t[1], t[2]), tasks))
+    timings = {(r["block"], r["width"]): r for r in done[: len(tasks) - len(jobs)]}
+    records = done[len(tasks) - len(jobs):]
+    for r in records:
+        t = timings.get((r["block"], r["width"]))
+        if t is not None:
+            r["timing"] = {k: t[k] for k in ("period_ns", "fmax_mhz", "target_mhz", "synth_seconds", "critical")}
     tool = subprocess.run(["yosys", "-V"], capture_output=True, text=True).stdout.strip()
-    report = {"tool": tool, "records": records}
+    report = {"tool": tool, "levels_flow": "synth -flatten; abc -lut 6; ltp -noff",
+              "timing_flow": XILINX_SYNTH + " (scripts/fpga_timing.py, hw/timing.md)", "records": records}
     (SYNTH_DIR / "report.json").write_text(json.dumps(report, indent=2) + "\n")
 
-    print(f"{tool}: synth -flatten; abc -lut 6; ltp -noff")
-    print(f"{'block':<12} {'width':>5} {'LUTs':>7} {'FFs':>6} {'levels':>6}  {'loop':>4}  {'target':<10}")
+    print(f"{tool}: LUTs and levels from synth -flatten; abc -lut 6; ltp -noff")
+    print(f"  estimate from {XILINX_SYNTH} and scripts/fpga_timing.py (UltraScale+ -2, hw/timing.md)")
+    print(f"{'block':<12} {'width':>5} {'LUTs':>7} {'FFs':>6} {'levels':>6}  {'loop':>4}  "
+          f"{'ns':>6} {'MHz':>6}  {'target':<14}  critical path (start -> end: LUTs, CARRY4, routed nets)")
     missed = []
     for r in records:
-        limit = r["max_levels"]
-        verdict = ""
-        if limit is not None:
-            verdict = f"<= {limit} " + ("met" if r["levels"] <= limit else "MISSED")
-            if r["levels"] > limit:
-                missed.append(r)
+        t = r.get("timing")
+        est, verdict, crit = f"{'-':>6} {'-':>6}", "", ""
+        if t is not None:
+            est = f"{t['period_ns']:>6.3f} {t['fmax_mhz']:>6.0f}"
+            if t["target_mhz"] is not None:
+                ok = t["fmax_mhz"] >= t["target_mhz"]
+                verdict = f">= {t['target_mhz']:.0f} " + ("met" if ok else "MISSED")
+                if not ok:
+                    missed.append(r)
+            c = t["critical"]
+            if c:
+                crit = f"{c['start']} -> {c['end']}: {c['luts']}, {c['carry4']}, {c['hops']}"
         print(
             f"{r['block']:<12} {r['width']:>5} {r['luts']:>7} {r['ffs']:>6} {r['levels']:>6}  "
-            f"{r['loop_levels']:>4}  {verdict:<10}  (loop: {r['loop_register']})"
+            f"{r['loop_levels']:>4}  {est}  {verdict:<14}  {crit}"
         )
     if args.deep:
         for r in records:
@@ -340,9 +437,48 @@ def synth(args) -> int:
                 for levels, name in r["deep"][: args.deep]:
                     print(f"  {levels:>3}  {name}")
     print(f"report: {(SYNTH_DIR / 'report.json').relative_to(REPO_ROOT)}")
+    print("paths: build/synth/<block>-W<width>-timing.txt (the three worst, cell by cell)")
     if missed:
-        print("synth: LUT level target missed: " + ", ".join(f"{r['block']} W={r['width']}" for r in missed), file=sys.stderr)
+        print("synth: 322 MHz target missed under the estimate: "
+              + ", ".join(f"{r['block']} W={r['width']}" for r in missed), file=sys.stderr)
         return 1
+    return 0
+
+
+def timing(args) -> int:
+    b = block_named(args.block)
+    if b is None or args.width not in b.widths:
+        known = ", ".join(f"{b.name} {list(b.widths)}" for b in BLOCKS)
+        print(f"timing: no block {args.block} at width {args.width}; known: {known}", file=sys.stderr)
+        return 2
+    SYNTH_DIR.mkdir(parents=True, exist_ok=True)
+    r = timing_one(b, args.width)
+    print(f"{r['block']} W={r['width']}: {r['period_ns']:.3f} ns, {r['fmax_mhz']} MHz "
+          f"(yosys {r['synth_seconds']} s)")
+    print((SYNTH_DIR / f"{b.tag}-W{args.width}-timing.txt").read_text())
+    return 0
+
+
+def timing_table(args) -> int:
+    """The estimates that `timing` and `synth` left in build/synth, as a
+    Markdown table (hw/timing.md's results)."""
+    rows = []
+    for b in BLOCKS:
+        for w in b.widths:
+            f = SYNTH_DIR / f"{b.tag}-W{w}-timing.json"
+            if f.exists():
+                rows.append(json.loads(f.read_text()))
+    rows.sort(key=lambda r: (-r["width"], [b.name for b in BLOCKS].index(r["block"])))
+    print("| block | W | ns | MHz | 322 MHz | LUTs | CARRY4 | FFs | critical path (start -> end) | LUTs, CARRY4, routed nets on it | Yosys s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        c, cells = r["critical"], r["cells"]
+        luts = sum(v for k, v in cells.items() if re.fullmatch(r"LUT[1-6]|INV", k))
+        ffs = sum(v for k, v in cells.items() if k.startswith("FD"))
+        verdict = "" if r["target_mhz"] is None else ("met" if r["fmax_mhz"] >= r["target_mhz"] else "**missed**")
+        print(f"| {r['block']} | {r['width']} | {r['period_ns']:.3f} | {r['fmax_mhz']:.0f} | {verdict} | {luts} | "
+              f"{cells.get('CARRY4', 0)} | {ffs} | `{c['start']}` -> `{c['end']}` | "
+              f"{c['luts']}, {c['carry4']}, {c['hops']} | {r['synth_seconds']:.0f} |")
     return 0
 
 
@@ -538,7 +674,16 @@ def main() -> int:
     p.add_argument("--deep", type=int, default=0, metavar="N",
                    help="also print the N registers of each block with the deepest inputs")
     p.add_argument("--width", type=int, default=0, help="only this width (default: every width of the block)")
+    p.add_argument("--no-timing", action="store_true",
+                   help="LUTs and levels only, without the FPGA timing estimate (and its target)")
     p.set_defaults(run=synth)
+    p = sub.add_parser("timing", help="only the FPGA timing estimate of one block at one width "
+                       "(build/synth/<block>-W<w>-timing.json and .txt)")
+    p.add_argument("block")
+    p.add_argument("width", type=int)
+    p.set_defaults(run=timing)
+    p = sub.add_parser("timing-table", help="the estimates in build/synth as a Markdown table")
+    p.set_defaults(run=timing_table)
     p = sub.add_parser("path", help="print the deepest LUT path into a register of a synthesised block")
     p.add_argument("block")
     p.add_argument("width", type=int)

@@ -274,9 +274,12 @@ reg [WPB-1:0]    hold_crcw;
 reg [N_W-1:0]    h;          // words held, 0 .. WPB
 reg              hold_last;  // the held words end a frame
 reg [USER_W-1:0] hold_user;
+// h == WPB || hold_last, kept beside them: b2_take enables every 512-bit
+// register of the stage, and worked out from h it was the block's longest
+// path under the FPGA estimate (hw/timing.md: 275 MHz at W=512).
+reg              flush;
 
 wire out_load = !m_axis_tvalid || m_axis_tready;
-wire flush = {{32-N_W{1'b0}}, h} == WPB || hold_last;
 assign b2_take = b1_valid && out_load && !flush;
 
 // The expanded words placed after the held ones: word k of the result is
@@ -300,6 +303,7 @@ always @* begin
     end
 end
 wire [E_W:0] total = {{E_W+1-N_W{1'b0}}, h} + {1'b0, b1_ne};
+wire [N_W-1:0] h_over = total[N_W-1:0] - WPB[N_W-1:0];  // h after a full beat out
 wire [31:0] total32 = {{31-E_W{1'b0}}, total};
 
 function [DATA_W/8-1:0] word_keep(input integer words);
@@ -324,6 +328,7 @@ always @(posedge clk) begin
         m_axis_tcrcw <= hold_crcw;
         h <= {N_W{1'b0}};
         hold_last <= 1'b0;
+        flush <= 1'b0;
     end else if (b2_take) begin
         m_axis_tvalid <= 1'b1;
         m_axis_tdata <= comb[32*WPB-1:0];
@@ -337,17 +342,20 @@ always @(posedge clk) begin
             m_axis_tkeep <= word_keep(total32);
             m_axis_tlast <= b1_last;
             h <= {N_W{1'b0}};
+            flush <= 1'b0;
         end else begin
             m_axis_tkeep <= {DATA_W/8{1'b1}};
             m_axis_tlast <= 1'b0;
-            h <= total[N_W-1:0] - WPB[N_W-1:0];
+            h <= h_over;
             hold_last <= b1_last;
+            flush <= {{32-N_W{1'b0}}, h_over} == WPB || b1_last;
         end
     end
     if (rst) begin
         m_axis_tvalid <= 1'b0;
         h <= {N_W{1'b0}};
         hold_last <= 1'b0;
+        flush <= 1'b0;
     end
 end
 

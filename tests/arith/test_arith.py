@@ -1,8 +1,9 @@
 """The datapath's carry-free arithmetic modules against Python integers.
 
-hw/rtl/rnic_add.v (s, co = a + b + ci) and hw/rtl/rnic_incdec.v (y = x + 1
-or x - 1) are parallel-prefix trees, and hw/rtl/rnic_pick.v (y = v[a]) a
-tree of 4-way picks, whose structure is written out by hand
+hw/rtl/rnic_add.v (s, co = a + b + ci; a plain sum since the FPGA estimate,
+hw/timing.md, replaced LUT levels as the target) and hw/rtl/rnic_incdec.v
+(y = x + 1 or x - 1, a parallel-prefix tree), and hw/rtl/rnic_pick.v
+(y = v[a]) a tree of 4-way picks, whose structure is written out by hand
 (hw/README.md, "LUT levels"); the blocks that use them are checked against
 the Go model, and these tests check the trees themselves, at every width
 class their generate code has (one to four prefix levels, the widest

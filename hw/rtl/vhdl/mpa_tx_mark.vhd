@@ -169,8 +169,10 @@ architecture rtl of mpa_tx_mark is
     signal h_reg         : n_t := (others => '0');    -- words held, 0 .. WPB
     signal hold_last_reg : std_ulogic := '0';         -- the held words end a frame
     signal hold_user_reg : user_t := (others => '0');
+    -- h = WPB or hold_last, kept beside them (mpa_tx_mark.v says why).
+    signal flush_reg     : std_ulogic := '0';
 
-    signal out_load, flush : std_ulogic;
+    signal out_load : std_ulogic;
     signal comb : std_ulogic_vector(32 * 2 * WPB_c - 1 downto 0);
     signal comb_crcw : std_ulogic_vector(2 * WPB_c - 1 downto 0);
     signal total : unsigned(E_W_c downto 0);
@@ -299,8 +301,7 @@ begin
     -- --- b2 -----------------------------------------------------------------
 
     out_load <= (not m_valid_reg) or m_axis_tready;
-    flush <= '1' when h_reg = WPB_c or hold_last_reg = '1' else '0';
-    b2_take <= b1_valid_reg and out_load and not flush;
+    b2_take <= b1_valid_reg and out_load and not flush_reg;
 
     -- Word k of the result is held word k for k < h, else expanded word
     -- k - h (zero past the expanded words).
@@ -407,7 +408,7 @@ begin
             if out_load = '1' then
                 m_valid_reg <= '0';
             end if;
-            if out_load = '1' and flush = '1' then
+            if out_load = '1' and flush_reg = '1' then
                 m_valid_reg <= '1';
                 m_data_reg <= hold_reg;
                 m_keep_reg <= word_keep(to_integer(h_reg));
@@ -416,6 +417,7 @@ begin
                 m_crcw_reg <= hold_crcw_reg;
                 h_reg <= (others => '0');
                 hold_last_reg <= '0';
+                flush_reg <= '0';
             elsif b2_take = '1' then
                 m_valid_reg <= '1';
                 m_data_reg <= comb(32 * WPB_c - 1 downto 0);
@@ -429,11 +431,17 @@ begin
                     m_keep_reg <= word_keep(to_integer(total));
                     m_last_reg <= b1_last_reg;
                     h_reg <= (others => '0');
+                    flush_reg <= '0';
                 else
                     m_keep_reg <= (others => '1');
                     m_last_reg <= '0';
                     h_reg <= resize(total - WPB_c, N_W_c);
                     hold_last_reg <= b1_last_reg;
+                    if resize(total - WPB_c, N_W_c) = WPB_c or b1_last_reg = '1' then
+                        flush_reg <= '1';
+                    else
+                        flush_reg <= '0';
+                    end if;
                 end if;
             end if;
 
@@ -444,6 +452,7 @@ begin
                 m_valid_reg <= '0';
                 h_reg <= (others => '0');
                 hold_last_reg <= '0';
+                flush_reg <= '0';
             end if;
         end if;
     end process p_reg;
