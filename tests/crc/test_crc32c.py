@@ -50,6 +50,7 @@ from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStream
 
 import hdlsim
 import oracle
+import protocol
 import tbutil
 
 CLK_PERIOD_NS = 4  # 250 MHz, the 512-bit build's target; any period works
@@ -144,6 +145,8 @@ class TB:
         cocotb.start_soon(Clock(self.dut.clk, CLK_PERIOD_NS, units="ns").start())
         await self.reset()
         cocotb.start_soon(self._check_results())
+        # Every port's handshake and format rules (tests/protocol.py).
+        self.protocol = protocol.Monitor(self.dut, "crc32c")
 
     async def reset(self, cycles: int = 3):
         self.dut.rst.value = 1

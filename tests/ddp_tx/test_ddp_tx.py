@@ -58,6 +58,7 @@ from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStream
 
 import hdlsim
 import oracle
+import protocol
 import tbutil
 from rdmap_tx import (
     INVALIDATES, READ_REQ, READ_REQ_SEG, READ_RESP, SEND, SEND_INV, SEND_SE, SEND_SE_INV, TAGGED,
@@ -166,6 +167,8 @@ class TB:
         await self.reset()
         cocotb.start_soon(self._check_frames())
         cocotb.start_soon(self._check_errors())
+        # Every port's handshake and format rules (tests/protocol.py).
+        self.protocol = protocol.Monitor(self.dut, "ddp_tx")
 
     async def reset(self, cycles: int = 3):
         self.dut.rst.value = 1

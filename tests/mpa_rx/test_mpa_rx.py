@@ -69,6 +69,7 @@ from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSource
 
 import hdlsim
 import oracle
+import protocol
 import tbutil
 
 CLK_PERIOD_NS = 4
@@ -190,6 +191,8 @@ class TB:
         dut.rst.value = 0
         await RisingEdge(dut.clk)
         cocotb.start_soon(self._monitor())
+        # Every port's handshake and format rules (tests/protocol.py).
+        self.protocol = protocol.Monitor(self.dut, "mpa_rx")
 
     async def configure(self, c: Conn | None, cid: int | None = None, en: bool = True):
         dut = self.dut

@@ -59,6 +59,7 @@ from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSource
 
 import hdlsim
 import oracle
+import protocol
 import tbutil
 
 CLK_PERIOD_NS = 4
@@ -125,6 +126,8 @@ class TB:
         await tbutil.clock_and_reset(self.dut, CLK_PERIOD_NS,
                                      low=("cfg_valid", "m_exc_tready", "m_early_tready"))
         cocotb.start_soon(self._monitor())
+        # Every port's handshake and format rules (tests/protocol.py).
+        self.protocol = protocol.Monitor(self.dut, "mpa_rx_ooo")
 
     async def configure(self, c: Conn):
         dut = self.dut

@@ -53,6 +53,7 @@ from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStream
 
 import hdlsim
 import oracle
+import protocol
 import tbutil
 
 CLK_PERIOD_NS = 4
@@ -110,6 +111,8 @@ class TB:
         await RisingEdge(self.dut.clk)
         cocotb.start_soon(self._check())
         cocotb.start_soon(self._errors())
+        # Every port's handshake and format rules (tests/protocol.py).
+        self.protocol = protocol.Monitor(self.dut, "mpa_tx")
 
     async def configure(self, c: Conn):
         """Set the connection's marker position through the cfg port."""

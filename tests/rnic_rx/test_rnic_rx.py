@@ -67,6 +67,7 @@ from cocotbext.axi import AxiRamWrite, AxiStreamBus, AxiStreamFrame, AxiStreamSo
 
 import ddp_reports
 import hdlsim
+import protocol
 import tbutil
 import oracle
 from rdmap_tx import READ_REQ, SEND, SEND_SE, WRITE
@@ -135,6 +136,8 @@ class TB:
                                       low=("cfg_valid", "s_conn_valid", "s_stag_valid", "s_post_valid"),
                                       high=("m_cpl_ready", "m_err_ready", "m_exc_tready"))
         cocotb.start_soon(self._clock_loop())
+        # Every port's handshake and format rules (tests/protocol.py).
+        self.protocol = protocol.Monitor(self.dut, "rnic_rx")
 
     def pause(self, p: float):
         return tbutil.pauses(self.rng, p)
@@ -187,6 +190,8 @@ class TB:
                 ready = 0 if rng.random() < self.p_event_stall else 1
                 dut.m_cpl_ready.value = ready
                 dut.m_err_ready.value = ready
+                # (and the exception stream, every output under back-pressure)
+                dut.m_exc_tready.value = 0 if rng.random() < self.p_event_stall else 1
 
     # --- configuration -----------------------------------------------------------
 

@@ -58,6 +58,7 @@ from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStream
 
 import hdlsim
 import oracle
+import protocol
 import tbutil
 from rdmap_tx import (
     INVALIDATES, READ_REQ, READ_REQ_SEG, READ_RESP, SEND, SEND_INV, SEND_SE, TAGGED,
@@ -192,6 +193,8 @@ class TB:
         cocotb.start_soon(self._check_fpdus())
         cocotb.start_soon(self._check_ddp_errors())
         cocotb.start_soon(self._check_mpa_errors())
+        # Every port's handshake and format rules (tests/protocol.py).
+        self.protocol = protocol.Monitor(self.dut, "rnic_tx")
 
     def idle(self, p: float):
         rng = random.Random(self.rng.getrandbits(64))
