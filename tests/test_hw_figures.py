@@ -280,3 +280,94 @@ def test_command_passes_with_sims_narrowed(tmp_path):
 def test_command_without_records_says_what_to_run(tmp_path):
     p = run(tmp_path, tmp_path / "b.json")
     assert p.returncode == 1 and "make test-hw" in p.stderr
+
+
+# --- the committed baseline, and a CI run's records ------------------------------
+
+# tests/fixtures/bench-ci/: build/bench/ as a full `make test` on CI left it
+# (before the records had a schema): the 66 records the default test-hw
+# writes, the two security soaks' and hw.json.
+CI_BENCH = Path(__file__).resolve().parent / "fixtures" / "bench-ci"
+
+
+def ci_record_keys() -> set[str]:
+    """The record keys of the CI run's files: <block>[-<variant>]-W<w>[-icarus|-ghdl].json."""
+    keys = set()
+    for p in CI_BENCH.glob("*.json"):
+        if p.name == "hw.json" or "soak" in p.name:
+            continue
+        stem, sim = p.stem, "verilator"
+        for s in ("icarus", "ghdl"):
+            if stem.endswith("-" + s):
+                stem, sim = stem[: -len(s) - 1], s
+        block, width = stem.rsplit("-W", 1)
+        if "-" in block and not block.startswith("mpa_rx_ooo"):
+            block = block.replace("-", "/", 1)
+        keys.add(f"{block} W{int(width)} {sim}")
+    return keys
+
+
+def test_ci_records_of_the_old_shape_are_refused_by_name(tmp_path):
+    """Regression, on a CI run's build/bench: `hw_figures.py bench` died
+    with AttributeError there (ddp_tx's per-size figures); now it exits 2
+    naming each file not in the schema, and no Traceback."""
+    d = tmp_path / "bench"
+    d.mkdir()
+    for p in CI_BENCH.glob("*.json"):
+        (d / p.name).write_bytes(p.read_bytes())
+    p = run(d, tmp_path / "b.json")
+    assert "Traceback" not in p.stderr, p.stderr
+    assert p.returncode == 2, p.stderr
+    for name in ("ddp_tx-W64.json", "mpa_rx-W512-ghdl.json", "rnic_rx-req-W64.json"):
+        assert f"{name}: \"schema\" is None, not 1" in p.stderr
+
+
+def test_committed_baseline_holds_records_ci_writes():
+    """hw/bench-baseline.json is a valid baseline of records the default
+    `make test-hw` writes (the CI run's files): a bench that stopped writing
+    one of them fails the check as MISSING. (Records it does not hold yet are "new",
+    never a failure; `bench --update` after a full make test-hw adds them.)"""
+    base = hw.load_baseline(hw.BASELINE)
+    ci = ci_record_keys()
+    assert len(ci) == 66
+    assert set(base) <= ci, sorted(set(base) - ci)
+    assert base and "ddp_tx W64 verilator" in base, sorted(base)
+    for key, figs in base.items():
+        block = key.split(" ")[0]
+        assert hw.block_named(block) is not None, key
+        assert figs, key
+
+
+def test_committed_baseline_fails_a_worse_figure(tmp_path):
+    """The committed baseline against records made from it: equal passes;
+    one figure a little worse in its bad direction fails naming block,
+    width, simulator, figure, measured and recorded value; better passes."""
+    base = hw.load_baseline(hw.BASELINE)
+    key = "ddp_tx W64 verilator"
+    d = tmp_path / "bench"
+    d.mkdir()
+
+    def records(change: float):
+        for f in d.glob("*.json"):
+            f.unlink()
+        for k, figs in base.items():
+            block, width, sim = k.split(" ")
+            higher = {n: f["value"] for n, f in figs.items() if f["better"] == "higher"}
+            lower = {n: f["value"] for n, f in figs.items() if f["better"] == "lower"}
+            if k == key:
+                higher["beats_per_clock"] *= 1 + change
+            r = rec(block, int(width[1:]), sim, higher.pop("beats_per_clock", None), lower.pop("latency_clocks", None),
+                    higher=higher, lower=lower)
+            write(d, r)
+
+    records(0.0)
+    p = run(d, hw.BASELINE)
+    assert p.returncode == 0, p.stderr
+    records(-0.01)
+    p = run(d, hw.BASELINE)
+    assert p.returncode == 1
+    was = base[key]["beats_per_clock"]["value"]
+    assert (f"{key} beats_per_clock {hw._fmt(was * 0.99)} (baseline {hw._fmt(was)}, higher is better)"
+            in p.stderr), p.stderr
+    records(+0.01)
+    assert run(d, hw.BASELINE).returncode == 0
