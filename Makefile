@@ -8,7 +8,13 @@
 #   make test-interop Linux siw in QEMU against rnic-loader's rping (interop/),
 #                     verbose so that the log shows both sides' rping output
 #   make test-hw      lint-hw, then the cocotb testbenches under tests/ (pytest,
-#                     HW_JOBS workers, default 2; longest cases first)
+#                     HW_JOBS workers, default 2; longest cases first), with
+#                     the protocol checkers of tests/protocol.py on every
+#                     AXI4, AXI4-Stream and write-request port (their rules
+#                     proven without a simulator by tests/test_protocol.py);
+#                     then the bench check: the figures the testbenches
+#                     wrote (build/bench/) against hw/bench-baseline.json,
+#                     failing on any figure worse than recorded
 #   make test-hw-full test-hw with every width on every simulator
 #                     (HW_ALL_WIDTHS=1; by default Icarus and GHDL run the
 #                     two ends of the width range, tests/hdlsim.py)
@@ -25,9 +31,12 @@
 #                     a table and build/synth/report.json
 #                     (scripts/hw_figures.py; fails if a block's W=512
 #                     estimate is below 322 MHz). Slow: minutes per block.
-#   make bench-hw     test-hw, then what the testbenches measured (beats per
-#                     clock, latency in clocks; build/bench/<block>-W<w>.json)
-#                     as a table and build/bench/hw.json
+#   make bench-hw     test-hw, then every figure the testbenches measured
+#                     (beats per clock, latency in clocks, per-case figures;
+#                     build/bench/<block>-W<w>.json) beside its baseline, as
+#                     a table and build/bench/hw.json. After an intended
+#                     change of a figure, record it (and commit the file):
+#                     python3 scripts/hw_figures.py bench --update
 #   make coverage-hw  the Verilator cases with line and toggle coverage
 #                     (HW_COVERAGE=1), then the per-block table of lines,
 #                     branches and toggles reached (scripts/hw_coverage.py;
@@ -96,8 +105,10 @@ test-go: deps
 test-interop: deps
 	$(GO) test -race -count=1 -v ./interop
 
+# The bench check costs under a second: the benches ran above.
 test-hw: lint-hw deps
 	$(PYTEST) $(PYTEST_FLAGS) -n $(HW_JOBS) --dist load tests/
+	python3 scripts/hw_figures.py bench
 
 test-hw-full:
 	HW_ALL_WIDTHS=1 $(MAKE) --no-print-directory test-hw
@@ -185,7 +196,7 @@ synth: deps
 	python3 scripts/hw_figures.py synth
 
 bench-hw: test-hw
-	python3 scripts/hw_figures.py bench
+	python3 scripts/hw_figures.py bench --all
 
 # The Verilator cases with line and toggle coverage (HW_COVERAGE=1, builds in
 # build/coverage/), then the per-block table. The soaks run a tenth of their

@@ -84,8 +84,16 @@ still reported, and the target is now the estimate's 322 MHz. Yosys runs
 in parallel, one job per core.
 
 bench: collects what the cocotb testbenches measured (build/bench/*.json,
-written by e.g. tests/crc/test_crc32c.py: block, width, beats_per_clock,
-latency_clocks) into build/bench/hw.json, and prints a table.
+one record per block, width and simulator, in the shape "bench" below
+documents: block, width, simulator, beats_per_clock, latency_clocks and
+named figures), compares every figure with its recorded value in
+hw/bench-baseline.json, prints a table with each record's status (and
+each figure that is not ok; --all: every figure), writes the records and
+the comparison to build/bench/hw.json, and fails naming every figure that
+got worse than its baseline and every baseline figure not measured
+(baseline records of simulators SIMS leaves out are not counted).
+`bench --update` rewrites the baseline from the measurements, for an
+intended change. make test-hw runs it after the testbenches.
 """
 
 from __future__ import annotations
@@ -621,48 +629,382 @@ def floor(args) -> int:
 
 
 # --- bench -------------------------------------------------------------------
+#
+# A bench record is what one cocotb bench measured for one block at one
+# width on one simulator: build/bench/<block>-W<width>[-icarus|-ghdl].json
+# (a variant <module>/<variant> as <module>-<variant>-W...), written by
+# tests/hdlsim.py's write_bench through bench_record() below, the one place
+# that knows the shape (schema 1):
+#
+#   {"schema": 1,
+#    "block": "ddp_rx/2x",        a name of BLOCKS (a variant: <module>/<variant>)
+#    "width": 512,                DATA_W
+#    "simulator": "verilator",    verilator, icarus or ghdl (the names SIMS takes)
+#    "beats_per_clock": 1.0,      the block's headline throughput, or null
+#    "latency_clocks": 7,         its headline latency in clocks, or null
+#    "figures": {"<name>": {"value": <number>, "better": "higher" | "lower"}, ...},
+#    "details": {...}}            whatever else the bench keeps; never compared
+#
+# Figure names are lower case, "<case>.<quantity>" where a bench measures
+# several cases ("64.fpdus_per_clock": 64-octet FPDUs; "split_1460.9000.
+# beats_per_clock"), and every record has the headline figures under their
+# own names ("beats_per_clock", "latency_clocks") unless they are null.
+# "better" says which way is an improvement: rates are "higher", latencies
+# and clocks per unit of work "lower".
+#
+# The baseline, hw/bench-baseline.json, holds the value each figure had when
+# it was last recorded (bench --update), with a tolerance:
+#
+#   {"schema": 1, "about": "...",
+#    "records": {"<block> W<width> <simulator>": {"<figure>": {"value": v, "better": "higher",
+#                                                             "tolerance": 0.0}, ...}, ...}}
+#
+# A figure passes when it is no worse than its value by more than the
+# tolerance, a fraction of the value (0: must match or improve): a "higher"
+# figure when measured >= value * (1 - tolerance), a "lower" one when
+# measured <= value * (1 + tolerance). The benches draw their traffic from
+# a fixed seed, so a figure is a function of the RTL and the bench alone and
+# every tolerance is 0; a bench whose figure moves with its traffic may set
+# one by hand (bench --update keeps it).
+
+BENCH_SCHEMA = 1
+BASELINE = REPO_ROOT / "hw" / "bench-baseline.json"
+SIM_NAMES = ("verilator", "icarus", "ghdl")
+BETTER = ("higher", "lower")
+_FIGURE_NAME = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")
+
+
+class BenchError(ValueError):
+    """A bench record or baseline that is not in the documented shape."""
+
+
+def simulator_name(sim: str) -> str:
+    """The SIMS name of a simulator as cocotb names it ("Icarus Verilog",
+    "GHDL", "Verilator")."""
+    low = sim.lower()
+    for name in SIM_NAMES:
+        if low.startswith(name):
+            return name
+    raise BenchError(f"unknown simulator {sim!r}: a bench record names one of {', '.join(SIM_NAMES)}")
+
+
+def bench_record(block: str, width: int, simulator: str, beats_per_clock: float | None,
+                 latency_clocks: float | None, higher: dict | None = None, lower: dict | None = None,
+                 details: dict | None = None) -> dict:
+    """A bench record (schema 1, above). higher and lower: figure name ->
+    value, for the figures where a higher and where a lower value is the
+    better one. The headline figures join them under their own names.
+    Raises BenchError if the result is not a valid record."""
+    figures = {}
+    for better, named in (("higher", higher or {}), ("lower", lower or {})):
+        for name, value in named.items():
+            if name in figures:
+                raise BenchError(f"figure {name!r} is both higher- and lower-is-better")
+            figures[name] = {"value": value, "better": better}
+    for name, value, better in (("beats_per_clock", beats_per_clock, "higher"),
+                                ("latency_clocks", latency_clocks, "lower")):
+        if value is not None:
+            if name in figures and figures[name] != {"value": value, "better": better}:
+                raise BenchError(f"figure {name!r} given twice, with different values")
+            figures[name] = {"value": value, "better": better}
+    record = {"schema": BENCH_SCHEMA, "block": block, "width": width, "simulator": simulator_name(simulator),
+              "beats_per_clock": beats_per_clock, "latency_clocks": latency_clocks,
+              "figures": dict(sorted(figures.items())), "details": details or {}}
+    problems = check_record(record)
+    if problems:
+        raise BenchError(f"bench record for {block} W={width}: " + "; ".join(problems))
+    return record
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf")
+
+
+def check_record(r) -> list[str]:
+    """What is wrong with a bench record (schema 1), one line per problem;
+    empty if nothing."""
+    if not isinstance(r, dict):
+        return [f"a record is a JSON object, not {type(r).__name__}"]
+    if r.get("schema") != BENCH_SCHEMA:
+        # (The rest would be noise: an older record has none of it.)
+        return [f"\"schema\" is {r.get('schema')!r}, not {BENCH_SCHEMA}"]
+    out = []
+    extra = set(r) - {"schema", "block", "width", "simulator", "beats_per_clock", "latency_clocks", "figures",
+                      "details"}
+    if extra:
+        out.append(f"fields outside the schema: {sorted(extra)} (keep them under \"details\")")
+    if not isinstance(r.get("block"), str) or not r.get("block"):
+        out.append(f"block is {r.get('block')!r}, not a block name")
+    if not isinstance(r.get("width"), int) or isinstance(r.get("width"), bool) or r.get("width", 0) <= 0:
+        out.append(f"width is {r.get('width')!r}, not a positive integer")
+    if r.get("simulator") not in SIM_NAMES:
+        out.append(f"simulator is {r.get('simulator')!r}, not one of {', '.join(SIM_NAMES)}")
+    for k in ("beats_per_clock", "latency_clocks"):
+        if k not in r:
+            out.append(f"{k} missing (null where the bench has none)")
+        elif r[k] is not None and not _number(r[k]):
+            out.append(f"{k} is {r[k]!r}, not a number or null")
+    figs = r.get("figures")
+    if not isinstance(figs, dict) or not figs:
+        out.append("figures is not a non-empty object")
+        figs = {}
+    for name, f in figs.items():
+        if not _FIGURE_NAME.match(name):
+            out.append(f"figure name {name!r}: lower-case words and digits joined by '_' and '.'")
+        if not isinstance(f, dict) or set(f) != {"value", "better"}:
+            out.append(f"figure {name!r} is {f!r}, not {{\"value\": number, \"better\": \"higher\"|\"lower\"}}")
+            continue
+        if not _number(f["value"]):
+            out.append(f"figure {name!r}: value {f['value']!r} is not a number")
+        if f["better"] not in BETTER:
+            out.append(f"figure {name!r}: better is {f['better']!r}, not \"higher\" or \"lower\"")
+    for name, better in (("beats_per_clock", "higher"), ("latency_clocks", "lower")):
+        if _number(r.get(name)) and figs.get(name) != {"value": r[name], "better": better}:
+            out.append(f"the headline {name} is not the figure {name!r} ({better} is better)")
+    if not isinstance(r.get("details", {}), dict):
+        out.append("details is not an object")
+    return out
+
+
+def record_key(r: dict) -> str:
+    return f"{r['block']} W{r['width']} {r['simulator']}"
+
+
+def load_records(bench_dir: Path) -> list[dict]:
+    """The bench records in bench_dir, sorted by block, width, simulator.
+    Files without a "block" field are other measurements (the ddp_rx
+    security soak's) and are left alone. Raises BenchError naming every
+    file that is not a schema-1 record."""
+    records, bad = [], []
+    for p in sorted(bench_dir.glob("*.json")):
+        if p.name == "hw.json":
+            continue
+        try:
+            r = json.loads(p.read_text())
+        except (OSError, ValueError) as e:
+            bad.append(f"{p.name}: not readable JSON ({e})")
+            continue
+        if not isinstance(r, dict) or "block" not in r:
+            continue
+        problems = check_record(r)
+        if problems:
+            bad.append(f"{p.name}: " + "; ".join(problems))
+        else:
+            records.append(r)
+    if bad:
+        raise BenchError("bench records not in the schema (written by an older testbench? rerun the benches, "
+                         "make test-hw, or delete them):\n  " + "\n  ".join(bad))
+    seen = {}
+    for r in records:
+        k = record_key(r)
+        if k in seen:
+            raise BenchError(f"two records for {k}")
+        seen[k] = r
+    records.sort(key=lambda r: (r["block"], r["width"], SIM_NAMES.index(r["simulator"])))
+    return records
+
+
+def load_baseline(path: Path) -> dict:
+    """The baseline's records: key -> figure -> {value, better, tolerance}.
+    A missing file is an empty baseline. Raises BenchError on a malformed one."""
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+    except ValueError as e:
+        raise BenchError(f"{path}: not JSON ({e})") from None
+    if not isinstance(data, dict) or data.get("schema") != BENCH_SCHEMA or not isinstance(data.get("records"), dict):
+        raise BenchError(f"{path}: not a schema-{BENCH_SCHEMA} baseline ({{\"schema\": {BENCH_SCHEMA}, "
+                         "\"records\": {...}})")
+    for key, figs in data["records"].items():
+        if not isinstance(figs, dict):
+            raise BenchError(f"{path}: {key}: not an object of figures")
+        for name, f in figs.items():
+            if (not isinstance(f, dict) or set(f) != {"value", "better", "tolerance"} or not _number(f["value"])
+                    or f["better"] not in BETTER or not _number(f["tolerance"]) or not 0 <= f["tolerance"] < 1):
+                raise BenchError(f"{path}: {key} {name}: {f!r} is not {{\"value\": number, \"better\": "
+                                 "\"higher\"|\"lower\", \"tolerance\": fraction in [0, 1)}")
+    return data["records"]
+
+
+@dataclass
+class Row:
+    key: str
+    figure: str
+    better: str
+    baseline: float | None
+    tolerance: float | None
+    measured: float | None
+    status: str  # ok, better, WORSE, MISSING, new, not run, DIRECTION
+
+    @property
+    def failed(self) -> bool:
+        return self.status in ("WORSE", "MISSING", "DIRECTION")
+
+
+def judge(better: str, baseline: float, tolerance: float, measured: float) -> str:
+    """ok, better (an improvement past the baseline) or WORSE."""
+    if better == "higher":
+        if measured < baseline * (1 - tolerance):
+            return "WORSE"
+        return "better" if measured > baseline else "ok"
+    if measured > baseline * (1 + tolerance):
+        return "WORSE"
+    return "better" if measured < baseline else "ok"
+
+
+def compare(records: list[dict], baseline: dict, sims: set[str] | None = None) -> list[Row]:
+    """Every measured and every baseline figure, with its status. Baseline
+    figures of simulators outside sims (SIMS narrowed the run) are "not
+    run", not missing."""
+    rows = []
+    measured = {record_key(r): r for r in records}
+    for key in sorted(set(measured) | set(baseline)):
+        figs = measured[key]["figures"] if key in measured else {}
+        base = baseline.get(key, {})
+        sim = key.rsplit(" ", 1)[-1]
+        for name in sorted(set(figs) | set(base)):
+            f, b = figs.get(name), base.get(name)
+            if b is None:
+                rows.append(Row(key, name, f["better"], None, None, f["value"], "new"))
+            elif f is None:
+                status = "not run" if sims is not None and sim not in sims else "MISSING"
+                rows.append(Row(key, name, b["better"], b["value"], b["tolerance"], None, status))
+            elif f["better"] != b["better"]:
+                rows.append(Row(key, name, f["better"], b["value"], b["tolerance"], f["value"], "DIRECTION"))
+            else:
+                rows.append(Row(key, name, b["better"], b["value"], b["tolerance"], f["value"],
+                                judge(b["better"], b["value"], b["tolerance"], f["value"])))
+    return rows
+
+
+def updated_baseline(records: list[dict], old: dict, sims: set[str] | None = None) -> tuple[dict, list[str]]:
+    """The baseline rewritten from the measured records: each measured
+    record's figures with their values (tolerances kept from the old
+    baseline, 0 for new figures); records of simulators outside sims kept
+    as they were; every other old record dropped. Also the keys dropped."""
+    new = {}
+    for r in records:
+        key = record_key(r)
+        new[key] = {name: {"value": f["value"], "better": f["better"],
+                           "tolerance": old.get(key, {}).get(name, {}).get("tolerance", 0.0)}
+                    for name, f in r["figures"].items()}
+    dropped = []
+    for key, figs in old.items():
+        if key in new:
+            continue
+        if sims is not None and key.rsplit(" ", 1)[-1] not in sims:
+            new[key] = figs
+        else:
+            dropped.append(key)
+    return dict(sorted(new.items())), dropped
+
+
+BASELINE_ABOUT = ("The recorded bench figures (scripts/hw_figures.py, 'bench'): per block, width and simulator, "
+                  "each figure's value, which way is better, and the fraction it may fall short by. "
+                  "make test-hw fails when a figure is worse or missing; rewrite with "
+                  "`python3 scripts/hw_figures.py bench --update` after an intended change.")
+
+
+def write_baseline(path: Path, records: dict) -> None:
+    path.write_text(json.dumps({"schema": BENCH_SCHEMA, "about": BASELINE_ABOUT, "records": records},
+                               indent=1) + "\n")
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, int) or float(v).is_integer():
+        return str(int(v))
+    return f"{v:.4g}"
 
 
 def fpdus64(r: dict) -> str:
-    """64-octet FPDUs a clock, as the record has them: with markers on, and
-    (after '/') with markers off where the bench measures that too."""
-    on = off = None
-    sizes = r.get("sizes", {})
-    if "64" in sizes:
-        on = sizes["64"].get("fpdus_per_clock")
-    if "64_markers_off" in sizes:
-        off = sizes["64_markers_off"].get("fpdus_per_clock")
-    if "64" in r.get("markers_off", {}):
-        off = r["markers_off"]["64"].get("fpdus_per_clock")
-    for case in r.get("cases", []):
-        if case.get("size") == 64:
-            on = case.get("segments_per_clock")
-    if "writes_64" in r:
-        on = r["writes_64"].get("fpdus_per_clock")
-    if "writes_64_markers_off" in r:
-        off = r["writes_64_markers_off"].get("fpdus_per_clock")
+    """64-octet FPDUs a clock, with markers on, and (after '/') with markers
+    off where the bench measures that too."""
+    figs = r["figures"]
+    on, off = figs.get("64.fpdus_per_clock"), figs.get("64_markers_off.fpdus_per_clock")
     if on is None:
         return "-"
-    return f"{on:.3f}" + (f" / {off:.3f} off" if off is not None else "")
+    return f"{on['value']:.3f}" + (f" / {off['value']:.3f} off" if off else "")
+
+
+def selected_sims() -> set[str] | None:
+    """The simulators SIMS selects (tests/hdlsim.py), None for all."""
+    wanted = {s.strip() for s in os.environ.get("SIMS", "").split(",") if s.strip()}
+    return wanted or None
 
 
 def bench(args) -> int:
-    files = sorted(p for p in BENCH_DIR.glob("*.json") if p.name != "hw.json")
-    if not files:
-        print(f"bench: no measurements in {BENCH_DIR.relative_to(REPO_ROOT)}/; the cocotb testbenches write them (make test-hw)", file=sys.stderr)
+    bench_dir = Path(args.dir)
+    baseline_path = Path(args.baseline)
+    try:
+        records = load_records(bench_dir) if bench_dir.is_dir() else []
+        baseline = load_baseline(baseline_path)
+    except BenchError as e:
+        print(f"bench: {e}", file=sys.stderr)
+        return 2
+    if not records:
+        print(f"bench: no bench records in {bench_dir}/; the cocotb testbenches write them (make test-hw)",
+              file=sys.stderr)
         return 1
-    # (Other measurements there, such as the ddp_rx security soak's, are not
-    # bench records.)
-    records = [r for r in (json.loads(p.read_text()) for p in files) if "block" in r and "beats_per_clock" in r]
-    records.sort(key=lambda r: (r["block"], r["width"]))
-    (BENCH_DIR / "hw.json").write_text(json.dumps({"records": records}, indent=2) + "\n")
-    print(f"{'block':<12} {'width':>5} {'beats/clock':>11} {'latency':>7} {'64-octet FPDUs/clock':>20}  simulator")
-    for r in records:
-        print(
-            f"{r['block']:<12} {r['width']:>5} {r['beats_per_clock']:>11.3f} "
-            f"{r['latency_clocks']:>7} {fpdus64(r):>20}  {r.get('simulator', '')}"
-        )
-    print(f"report: {(BENCH_DIR / 'hw.json').relative_to(REPO_ROOT)}")
+    sims = selected_sims()
+    if args.update:
+        new, dropped = updated_baseline(records, baseline, sims)
+        write_baseline(baseline_path, new)
+        for key in dropped:
+            print(f"bench: dropped from the baseline (not measured): {key}")
+        print(f"bench: baseline written: {baseline_path} ({sum(len(f) for f in new.values())} figures "
+              f"of {len(new)} records)")
+        baseline = new
+    rows = compare(records, baseline, sims)
+    failed = [row for row in rows if row.failed]
+    by_key: dict = defaultdict(list)
+    for row in rows:
+        by_key[row.key].append(row)
+    report = {"schema": BENCH_SCHEMA, "baseline": str(baseline_path), "records": records,
+              "comparison": [row.__dict__ for row in rows], "failed": [f"{r.key} {r.figure}" for r in failed]}
+    (bench_dir / "hw.json").write_text(json.dumps(report, indent=1) + "\n")
+
+    print(f"{'block':<12} {'width':>5} {'simulator':<9} {'beats/clock':>11} {'latency':>7} "
+          f"{'64-octet FPDUs/clock':>20}  figures")
+    measured = {record_key(r): r for r in records}
+    for key, krows in by_key.items():
+        counts = defaultdict(int)
+        for row in krows:
+            counts[row.status] += 1
+        status = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+        r = measured.get(key)
+        if r is None:
+            block, width, sim = key.rsplit(" ", 2)
+            print(f"{block:<12} {width[1:]:>5} {sim:<9} {'-':>11} {'-':>7} {'-':>20}  {status}")
+            continue
+        print(f"{r['block']:<12} {r['width']:>5} {r['simulator']:<9} {_fmt(r['beats_per_clock']):>11} "
+              f"{_fmt(r['latency_clocks']):>7} {fpdus64(r):>20}  {status}")
+    shown = rows if args.all else [row for row in rows if row.status != "ok"]
+    if shown:
+        print(f"\n{'record':<26} {'figure':<44} {'baseline':>9} {'measured':>9}  status")
+        for row in shown:
+            tol = f" (-{row.tolerance:.0%})" if row.tolerance else ""
+            print(f"{row.key:<26} {row.figure:<44} {_fmt(row.baseline):>9} {_fmt(row.measured):>9}  "
+                  f"{row.status}{tol}" + ("" if row.status in ("ok", "new", "not run") else f" ({row.better} is better)"))
+    print(f"report: {bench_dir / 'hw.json'}; baseline: {baseline_path}")
+    if failed:
+        worse = [f"{r.key} {r.figure} {_fmt(r.measured)} (baseline {_fmt(r.baseline)}, {r.better} is better)"
+                 for r in failed if r.status == "WORSE"]
+        missing = [f"{r.key} {r.figure}" for r in failed if r.status == "MISSING"]
+        turned = [f"{r.key} {r.figure}" for r in failed if r.status == "DIRECTION"]
+        msg = []
+        if worse:
+            msg.append(f"{len(worse)} figures worse than the baseline:\n  " + "\n  ".join(worse))
+        if missing:
+            msg.append(f"{len(missing)} baseline figures not measured (a bench that did not run, or stopped "
+                       "writing them):\n  " + "\n  ".join(missing))
+        if turned:
+            msg.append("figures whose better direction differs from the baseline's:\n  " + "\n  ".join(turned))
+        print("bench: " + "\n".join(msg) + f"\nbench: if the change is intended, record it: "
+              f"python3 scripts/hw_figures.py bench --update (then commit {baseline_path.name})", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -700,7 +1042,12 @@ def main() -> int:
     p.add_argument("width", type=int)
     p.add_argument("--level", type=int, default=0, help="list bits this deep or deeper (default: the deepest)")
     p.set_defaults(run=floor)
-    p = sub.add_parser("bench", help="collect the testbenches' throughput and latency")
+    p = sub.add_parser("bench", help="collect the testbenches' figures and compare them with the baseline")
+    p.add_argument("--update", action="store_true",
+                   help="rewrite the baseline from the measured records (an intended change), then compare")
+    p.add_argument("--all", action="store_true", help="list every figure, not only those that are not ok")
+    p.add_argument("--dir", default=str(BENCH_DIR), help="where the records are (default: build/bench)")
+    p.add_argument("--baseline", default=str(BASELINE), help="the baseline (default: hw/bench-baseline.json)")
     p.set_defaults(run=bench)
     args = ap.parse_args()
     return args.run(args)

@@ -45,9 +45,11 @@ inputs are lost (tests/verilator_top_ports.py explains).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
+import sys
 import zlib
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
@@ -111,22 +113,42 @@ _VTOP_PORT = re.compile(r"^\s*VL_(?:IN|OUT|INOUT)(?:8|16|64|W)?\(&(\w+),", re.M)
 BENCH_DIR = REPO_ROOT / "build" / "bench"
 
 
-def write_bench(block: str, width: int, result: Mapping) -> Path:
-    """Write a testbench's measurement to build/bench/<block>-W<width>.json.
-    Verilator's figures are the ones the README quotes; Icarus's and GHDL's
-    (the VHDL twin's) go beside them under their own suffix, never over
-    them. Called from inside a cocotb test."""
-    sim = cocotb.SIM_NAME.lower()
-    suffix = ""
-    for name in ("ghdl", "icarus"):
-        if sim.startswith(name):
-            suffix = "-" + name
+def write_bench(block: str, width: int, *, beats_per_clock: float | None, latency_clocks: float | None,
+                higher: Mapping[str, float] | None = None, lower: Mapping[str, float] | None = None,
+                details: Mapping | None = None) -> Path:
+    """Write a testbench's measurement to build/bench/<block>-W<width>.json
+    as a bench record (scripts/hw_figures.py, "bench": the one shape
+    every bench writes and `make test-hw` compares with
+    hw/bench-baseline.json). beats_per_clock and latency_clocks are the
+    block's headline figures (None where the bench has none); higher and
+    lower name the other figures, where a higher and where a lower value
+    is better ("<case>.<quantity>", e.g. "64.fpdus_per_clock"); details is
+    anything else worth keeping, never compared. Verilator's figures are
+    the ones the README quotes; Icarus's and GHDL's (the VHDL twin's) go
+    beside them under their own suffix, never over them. Called from
+    inside a cocotb test."""
+    record = hw_figures().bench_record(block, width, cocotb.SIM_NAME, beats_per_clock, latency_clocks,
+                                       higher=dict(higher or {}), lower=dict(lower or {}),
+                                       details=dict(details or {}))
+    suffix = "" if record["simulator"] == "verilator" else "-" + record["simulator"]
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
     # (A variant, <block>/<variant> as scripts/hw_figures.py names it, goes
     # to <block>-<variant>-W<width>.json.)
     path = BENCH_DIR / f"{block.replace('/', '-')}-W{width}{suffix}.json"
-    path.write_text(json.dumps(result, indent=2) + "\n")
+    path.write_text(json.dumps(record, indent=2) + "\n")
     return path
+
+
+def hw_figures():
+    """scripts/hw_figures.py as a module: the bench record's shape lives
+    there, beside the code that reads it."""
+    name = "hw_figures"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "scripts" / "hw_figures.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod  # (dataclasses look the module up while it loads)
+        spec.loader.exec_module(mod)
+    return sys.modules[name]
 
 
 def verilator_top_ports(build_dir: Path) -> list[str]:

@@ -1483,7 +1483,11 @@ if (WR_REQ != 0) begin : reqport
     wire [ADDR_W-LG-BW-1:0]   r_nb;
     wire                      r_h0last = w_out_data[0];   // the oldest ends its burst
     wire                      r_h0cont = w_h0x[0];       // the oldest is a continuation, alone
-    wire                      r_two = w_h1v && (!r_h0last || w_h1[0]);   // the one behind it goes too
+    // A request offered as one line and not taken stays one line until it
+    // is (r_one_reg): the beat behind it may arrive meanwhile, and a
+    // valid/ready request's payload must not change while it waits.
+    reg                       r_one_reg = 1'b0;
+    wire                      r_two = w_h1v && !r_one_reg && (!r_h0last || w_h1[0]);   // the one behind it goes too
     wire                      r_go = w_out_valid && (aw_out_valid || r_h0cont)
                                      && (r_h0last || w_h1v || r_k_reg == {BW{1'b0}});
     wire                      r_take = r_go && m_wr_ready;
@@ -1511,9 +1515,11 @@ if (WR_REQ != 0) begin : reqport
             r_nb_reg <= r_nb;
         end
         r_b_reg <= r_b_reg + (r_burst ? B1 : B0) - (b_go ? B1 : B0);
+        r_one_reg <= r_go && !m_wr_ready && !r_two;
         if (rst) begin
             r_k_reg <= {BW{1'b0}};
             r_b_reg <= B0;
+            r_one_reg <= 1'b0;
         end
     end
     assign m_wr_addr = r_h0cont ? {r_nb_reg, {(BW+LG){1'b0}}} : {aw_out_data[ADDR_W+8-1:8+LG+BW], r_line, {LG{1'b0}}};

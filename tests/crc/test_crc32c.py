@@ -50,6 +50,8 @@ from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStream
 
 import hdlsim
 import oracle
+import protocol
+import tbutil
 
 CLK_PERIOD_NS = 4  # 250 MHz, the 512-bit build's target; any period works
 FRAMES = max(2, int(os.environ.get("CRC32C_FRAMES", "40")))
@@ -143,6 +145,8 @@ class TB:
         cocotb.start_soon(Clock(self.dut.clk, CLK_PERIOD_NS, units="ns").start())
         await self.reset()
         cocotb.start_soon(self._check_results())
+        # Every port's handshake and format rules (tests/protocol.py).
+        self.protocol = protocol.Monitor(self.dut, "crc32c")
 
     async def reset(self, cycles: int = 3):
         self.dut.rst.value = 1
@@ -439,6 +443,7 @@ async def back_to_back_bench(dut):
     with an always-ready consumer: every beat is accepted in consecutive
     clocks, and every result comes LATENCY clocks after its tlast beat."""
     tb = TB(dut)
+    tb.rng = tbutil.bench_rng()
     await tb.start()
     mon = Monitor(dut)
     rng, lanes = tb.rng, tb.lanes
@@ -462,18 +467,10 @@ async def back_to_back_bench(dut):
     beats_per_clock = mon.beats / clocks
     latencies = [r - t for t, r in zip(mon.tlast_cycles, mon.result_cycles)]
     assert len(mon.result_cycles) == len(mon.tlast_cycles) == tb.results
-    result = {
-        "block": "crc32c",
-        "width": tb.width,
-        "beats_per_clock": beats_per_clock,
-        "latency_clocks": max(latencies),
-        "beats": mon.beats,
-        "clocks": clocks,
-        "segments": tb.results,
-        "simulator": cocotb.SIM_NAME,
-    }
-    hdlsim.write_bench("crc32c", tb.width, result)
-    dut._log.info("bench: %s", result)
+    details = {"beats": mon.beats, "clocks": clocks, "segments": tb.results}
+    hdlsim.write_bench("crc32c", tb.width, beats_per_clock=beats_per_clock, latency_clocks=max(latencies),
+                       details=details)
+    dut._log.info("bench: %.3f beats per clock, latency %d clocks, %s", beats_per_clock, max(latencies), details)
     assert beats_per_clock == 1.0, f"{mon.beats} beats in {clocks} clocks"
     assert min(latencies) == max(latencies) == LATENCY, f"latencies {sorted(set(latencies))}"
 

@@ -131,6 +131,7 @@ import ddp_reports
 import hdlsim
 import tbutil
 import oracle
+import protocol
 from wrreq import WriteRequestRam
 from rdmap_tx import READ_REQ, READ_RESP, SEND, SEND_INV, SEND_SE, SEND_SE_INV, TERMINATE, WRITE
 
@@ -222,6 +223,8 @@ class TB:
                                       low=("s_verdict_tvalid", "s_conn_valid", "s_stag_valid", "s_post_valid"),
                                       high=("m_cpl_ready", "m_err_ready"))
         cocotb.start_soon(self._clock_loop())
+        # Every port's handshake and format rules (tests/protocol.py).
+        self.protocol = protocol.Monitor(self.dut, "ddp_rx")
 
     def pause(self, p: float):
         return tbutil.pauses(self.rng, p)
@@ -1106,6 +1109,7 @@ async def bench(dut):
     """Back-to-back RDMA Writes into an always-ready memory: input beats per
     clock and latency to the first AW and W (measured, not asserted)."""
     tb = TB(dut)
+    tb.rng = tbutil.bench_rng()
     await tb.start()
     rng = tb.rng
     tb.p_verdict_wait = 0.0
@@ -1148,31 +1152,29 @@ async def bench(dut):
         # The AXI write port's share of those clocks: where a payload needs
         # more bus beats than its ULPDU took in, this is what limits.
         w_busy = sum(1 for t in tb.w_cycles if t0 <= t <= t1) / clocks
-        cases.append({"size": fpdu, "payload": size, "segments": len(us), "beats_per_clock": round(bpc, 3),
-                      "segments_per_clock": round(segs_per_clock, 3), "w_beats_per_clock": round(w_busy, 3)})
+        cases.append({"size": fpdu, "payload": size, "segments": len(us), "beats_per_clock": bpc,
+                      "fpdus_per_clock": segs_per_clock, "w_beats_per_clock": round(w_busy, 3)})
         dut._log.info("bench: %d-octet FPDUs (%d-octet Writes): %.3f input beats per clock, %.3f segments per "
                       "clock, W busy %.3f", fpdu, size, bpc, segs_per_clock, w_busy)
     tb.measure = False
     await tb.check()
-    big = [x["beats_per_clock"] for x in cases if x["size"] >= 128]
     axi = len(dut.m_axi_wdata)
     # Named as scripts/hw_figures.py names the build: ddp_rx/2x with the
     # write port twice the data width, ddp_rx/req with the write-request
     # stream (two lines a request).
     block = "ddp_rx/req" if tb.req is not None else "ddp_rx/2x" if axi == 2 * tb.width else "ddp_rx"
-    result = {
-        "block": block,
-        "width": tb.width,
-        "axi_width": axi,
-        "write_port": "request stream" if tb.req is not None else "AXI4",
-        "beats_per_clock": min(big),
-        "latency_clocks": lat_w,
-        "latency_aw_clocks": lat_aw,
-        "cases": cases,
-        "simulator": cocotb.SIM_NAME,
-    }
-    hdlsim.write_bench(block, tb.width, result)
-    dut._log.info("bench: %s", result)
+    # Figures "<FPDU size>.<quantity>" (one FPDU a segment); the write
+    # port's busy share is kept as a detail: it follows from the offsets.
+    hdlsim.write_bench(
+        block, tb.width,
+        beats_per_clock=min(x["beats_per_clock"] for x in cases if x["size"] >= 128),
+        latency_clocks=lat_w,
+        higher={f"{x['size']}.{q}": x[q] for x in cases for q in ("beats_per_clock", "fpdus_per_clock")},
+        lower={"latency_aw_clocks": lat_aw},
+        details={"axi_width": axi, "write_port": "request stream" if tb.req is not None else "AXI4",
+                 "cases": {x["size"]: {k: x[k] for k in ("payload", "segments", "w_beats_per_clock")} for x in cases}},
+    )
+    dut._log.info("bench: latency %d clocks (AW %d), %s", lat_w, lat_aw, cases)
 
 
 # --- lean bench: security soak and the gap tests ---------------------------------
@@ -1248,6 +1250,10 @@ class Lean:
         self.cycle = 0
         self.aw_q: deque = deque()
         self.b_q: deque = deque()
+        # The B response of a burst whose W beats all went ahead of its AW:
+        # held until the AW is taken (AXI4 A3.3.1: a slave answers a burst
+        # only after both its AW and its last W beat).
+        self.b_wait: deque = deque()
         self.busy = False
         self.writes = 0
         self.aws = 0
@@ -1259,6 +1265,12 @@ class Lean:
         self.aw_wait_w = False
         self.w_ahead = 0
         self.w_ahead_bursts = 0
+        # Random back-pressure (p_stall > 0): each clock, AWREADY, WREADY,
+        # m_wr_ready and m_cpl_ready/m_err_ready each low with probability
+        # p_stall (AWREADY keeps aw_wait_w's rule while that is set).
+        self.p_stall = 0.0
+        self.stall_rng = random.Random(random.getrandbits(64))
+        self.stalls = 0  # clocks with a ready held low by p_stall
         # A hold (script item ("h", clocks, verdicts, events)): verdicts
         # and/or m_cpl_ready and m_err_ready held back until hold_until;
         # held_aws gets the AW bursts issued during each hold.
@@ -1287,7 +1299,8 @@ class Lean:
         await RisingEdge(dut.clk)
 
     def idle(self) -> bool:
-        return not self.script and not self.busy and not self.verdicts and not self.aw_q and not self.b_q
+        return (not self.script and not self.busy and not self.verdicts and not self.aw_q and not self.b_q
+                and not self.b_wait)
 
     async def drain(self):
         seen, still = None, 0
@@ -1388,6 +1401,9 @@ class Lean:
         aw_ready = wr(dut.m_axi_awready)
         awready = 1
         aw_ready(awready)
+        w_ready, r_ready = wr(dut.m_axi_wready), wr(dut.m_wr_ready)
+        wready, rready = 1, int(self.req)
+        stall = self.stall_rng.random
         cpl_valid, err_valid = rd(dut.m_cpl_valid), rd(dut.m_err_valid)
         cpl_ready, err_ready = wr(dut.m_cpl_ready), wr(dut.m_err_ready)
         eready = 1
@@ -1406,11 +1422,41 @@ class Lean:
                             ("post", ("conn", "qn", "addr", "len", "id"))):
             cfg_handles[port] = (wr(getattr(dut, f"s_{port}_valid")), rd(getattr(dut, f"s_{port}_ready")),
                                  {n: wr(getattr(dut, f"s_{port}_{n}")) for n in names})
+        # The protocol checkers (tests/protocol.py) on every port but the
+        # configuration ones, fed from the samples this loop takes (the
+        # values the edge takes): the AXI4 write port (its AW, W and B),
+        # the request stream, m_cpl and m_err, and this loop's own s_axis
+        # and s_verdict. (s_conn, s_stag and s_post: one valid set until
+        # ready and then cleared, the step in the loop above.)
+        p_rst = rd(dut.rst)
+        block = protocol.DDP_RX_BURST * self.lanes
+        p_axi = protocol.AxiWrite("m_axi", blanes, ("addr", "len", "size", "burst", "id", "cache", "prot"),
+                                  ("data", "strb", "last"), fixed=protocol.DDP_RX_AW_FIXED, block=block,
+                                  contiguous=True)
+        p_w_payload = lambda: (w_data(), w_strb(), w_last())  # noqa: E731
+        p_r_payload = lambda: (r_addr(), r_data(), r_strb(), r_last())  # noqa: E731
+        aw_rest = [rd(getattr(dut, f"m_axi_aw{n}")) for n in ("size", "burst", "id", "cache", "prot")]
+        p_aw_fields = lambda: dict(zip(("addr", "len", "size", "burst", "id", "cache", "prot"),  # noqa: E731
+                                       (aw_addr(), aw_len(), *(f() for f in aw_rest))))
+        p_aw_payload = lambda: tuple(p_aw_fields().values())  # noqa: E731
+        p_req = protocol.WriteRequest("m_wr", ("addr", "data", "strb", "last"), self.lanes, block)
+        p_in = protocol.Stream("s_axis", ("tdata", "tkeep", "tlast", "tuser"), protocol.LANE0_EMPTY, self.lanes)
+        in_reads = [rd(getattr(dut, f"s_axis_{n}")) for n in ("tvalid", "tdata", "tkeep", "tlast", "tuser")]
+        p_in_payload = lambda: tuple(f() for f in in_reads[1:])  # noqa: E731
+        p_vd = protocol.Stream("s_verdict", ("tdata", "tuser"))
+        vd_reads = [rd(getattr(dut, f"s_verdict_{n}")) for n in ("tvalid", "tdata", "tuser")]
+        p_vd_payload = lambda: (vd_reads[1](), vd_reads[2]())  # noqa: E731
+        p_cpl = protocol.Channel("m_cpl", ("conn", "opcode", "tagged", "stag", "qn", "msn", "len", "id", "inv_stag",
+                                           "rr"))
+        p_cpl_payload = lambda: tuple(f() for f in cpl)  # noqa: E731
+        p_err = protocol.Channel("m_err", ("conn", "layer", "etype", "code"))
+        p_err_payload = lambda: tuple(f() for f in err)  # noqa: E731
+        p_all = (p_axi, p_req, p_in, p_vd, p_cpl, p_err)
         cur = None
         bi = 0
         vvalid = False
         bvalid = False
-        wburst = None  # [addr, beats left, error]
+        wburst = None  # [addr, beats left, error, its AW taken]
         drive: list = []  # input writes for after the edge
         while True:
             # --- before the edge: what it takes
@@ -1468,8 +1514,40 @@ class Lean:
                 vvalid = True
             # --- AXI write slave (or request sink) and monitor
             awv, wv = aw_valid(), w_valid()
+            cv, ev = cpl_valid(), err_valid()
+            if not protocol.ENABLED:
+                pass
+            elif p_rst():
+                for chk in p_all:
+                    chk.reset()
+            else:
+                cyc = self.cycle
+                if bvalid or p_axi.b_ch.held is not None:
+                    p_axi.b(cyc, bvalid, b_ready())
+                p_axi.aw(cyc, awv, awready, p_aw_fields, p_aw_payload)
+                if wv or p_axi.w_ch.held is not None:
+                    wt = wv and wready
+                    p_axi.w(cyc, wv, wready, w_strb() if wt else 0, wt and w_last(), p_w_payload)
+                if req:
+                    rv = r_valid()
+                    if rv or p_req.held is not None:
+                        rt = rv and rready
+                        p_req.request(cyc, rv, rready, r_addr() if rt else 0, r_strb() if rt else 0,
+                                      rt and r_last(), p_r_payload)
+                tv = in_reads[0]()
+                if tv or p_in.held is not None:
+                    tr = t_ready()
+                    p_in.beat(cyc, tv, tr, in_reads[2]() if tv and tr else None, tv and tr and in_reads[3](),
+                              p_in_payload)
+                vv = vd_reads[0]()
+                if vv or p_vd.held is not None:
+                    p_vd.beat(cyc, vv, v_ready(), None, True, p_vd_payload)
+                if cv or p_cpl.held is not None:
+                    p_cpl.step(cyc, cv, eready, p_cpl_payload)
+                if ev or p_err.held is not None:
+                    p_err.step(cyc, ev, eready, p_err_payload)
             rv = req and r_valid()
-            if rv:
+            if rv and rready:
                 addr, strb = r_addr(), r_strb()
                 assert addr % self.lanes == 0, f"write request at {addr:#x}: not a multiple of the line"
                 if strb:
@@ -1483,12 +1561,16 @@ class Lean:
                 if self.w_ahead:
                     # its W beats went ahead: the AW is the one they took
                     self.w_ahead -= 1
+                    if wburst is not None and not wburst[3]:
+                        wburst[3] = True
+                    else:
+                        self.b_q.append(self.b_wait.popleft())
                 else:
                     if self.check_monitor:
                         self._check_aw(addr, blen)
-                    self.aw_q.append([addr, blen, 0])
+                    self.aw_q.append([addr, blen, 0, True])
                 self.aws += 1
-            if wv:
+            if wv and wready:
                 if wburst is None:
                     if self.aw_q:
                         wburst = self.aw_q.popleft()
@@ -1498,7 +1580,7 @@ class Lean:
                         addr, blen = aw_addr(), aw_len() + 1
                         if self.check_monitor:
                             self._check_aw(addr, blen)
-                        wburst = [addr, blen, 0]
+                        wburst = [addr, blen, 0, False]  # (its AW not taken yet)
                         self.w_ahead += 1
                         self.w_ahead_bursts += 1
                 addr = wburst[0]
@@ -1513,7 +1595,7 @@ class Lean:
                 wburst[1] -= 1
                 if w_last():
                     assert wburst[1] == 0, f"WLAST with {wburst[1]} beats of the burst left"
-                    self.b_q.append(2 if wburst[2] else 0)
+                    (self.b_q if wburst[3] else self.b_wait).append(2 if wburst[2] else 0)
                     wburst = None
             if done_valid():
                 c = done_conn()
@@ -1531,16 +1613,34 @@ class Lean:
                 drive += ((b_resp, self.b_q[0]), (b_valid, 1))
                 bvalid = True
             # --- events and status pulses
-            if cpl_valid() and eready:
+            if cv and eready:
                 c, op, tagged, stag, qn, msn, ln, id_, inv, rr = (f() for f in cpl)
                 self.events[c].append(("completion", op, tagged, stag, qn, msn, ln, id_, inv,
                                        rr.to_bytes(28, "little").hex() if op == READ_REQ else ""))
-            if err_valid() and eready:
+            if ev and eready:
                 c, layer, etype, code = (f() for f in err)
                 self.events[c].append(("error", layer, etype, code))
-            if eready == int(self.hold_events):
-                eready ^= 1
+            # --- the readies for the next edge
+            if self.p_stall:
+                p = self.p_stall
+                ne, nw, nr, na = stall() >= p, stall() >= p, stall() >= p, stall() >= p
+                self.stalls += (not ne) + (not nw) + (not nr and req) + (not na and not self.aw_wait_w)
+                ne, nw, nr = int(ne and not self.hold_events), int(nw), int(nr and req)
+                na = awready if self.aw_wait_w else int(na)
+            else:
+                ne, nw, nr, na = int(not self.hold_events), 1, int(req), awready if self.aw_wait_w else 1
+            if ne != eready:
+                eready = ne
                 drive += ((cpl_ready, eready), (err_ready, eready))
+            if nw != wready:
+                wready = nw
+                drive.append((w_ready, wready))
+            if nr != rready:
+                rready = nr
+                drive.append((r_ready, rready))
+            if na != awready:
+                awready = na
+                drive.append((aw_ready, awready))
             if drop_valid():
                 c, first, reason = (f() for f in drop)
                 assert reason == 1, f"m_drop_reason {reason}"
@@ -1652,6 +1752,9 @@ SOAK_SLOTS = 8
 SOAK_SLICE = SOAK_MEM // SOAK_SLOTS  # per slot: posted buffers in the first 2 KiB, STag regions after
 SOAK_POSTS = 2048
 SOAK_BATCH = 2500
+# Random back-pressure (Lean.p_stall) in every SOAK_STALL_EVERY-th batch.
+SOAK_STALL = 0.25
+SOAK_STALL_EVERY = 8
 PD_OTHER = 0x5eed
 
 
@@ -2097,6 +2200,10 @@ async def security_soak(dut):
             else:
                 stats["placed"] += pl[1] > 0
         sent += len(ulpdus)
+        # Random back-pressure on every output (AW, W, m_wr, m_cpl, m_err)
+        # in one batch of SOAK_STALL_EVERY: the rest run always ready,
+        # which keeps the soak's clocks down.
+        lean.p_stall = SOAK_STALL if k % SOAK_STALL_EVERY == 1 or nbatch == 1 else 0.0
         lean.script.extend(script)
         if k + 1 < nbatch:
             batch = gen.batch(min(SOAK_BATCH, total - sent))
@@ -2131,6 +2238,7 @@ async def security_soak(dut):
     assert stats["completion"] > sent // 10 and stats["placed"] > sent // 10, summary
     assert stats["drops"] and stats["refused"], summary
     assert stats["early placed"] and stats["early not placed"], summary
+    assert lean.stalls, "no ready held low by the random back-pressure: the soak missed its case"
 
 
 # --- gap tests: disabled connections, full rings, error B responses ----------------

@@ -58,6 +58,8 @@ from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStream
 
 import hdlsim
 import oracle
+import protocol
+import tbutil
 from rdmap_tx import (
     INVALIDATES, READ_REQ, READ_REQ_SEG, READ_RESP, SEND, SEND_INV, SEND_SE, SEND_SE_INV, TAGGED,
     TAGGED_HDR, TERMINATE, UNTAGGED_HDR, WRITE, DescSource, desc_fields, error_code,
@@ -165,6 +167,8 @@ class TB:
         await self.reset()
         cocotb.start_soon(self._check_frames())
         cocotb.start_soon(self._check_errors())
+        # Every port's handshake and format rules (tests/protocol.py).
+        self.protocol = protocol.Monitor(self.dut, "ddp_tx")
 
     async def reset(self, cycles: int = 3):
         self.dut.rst.value = 1
@@ -523,6 +527,7 @@ async def back_to_back_bench(dut):
     clock for 64..9000-octet messages at MULPDU 1460 and 9000, one-beat
     segments per clock, and the latency from descriptor to first beat."""
     tb = TB(dut)
+    tb.rng = tbutil.bench_rng()
     await tb.start()
     mon = Monitor(dut)
     lanes = tb.lanes
@@ -574,18 +579,14 @@ async def back_to_back_bench(dut):
         one_beat["segments"] = await run(msgs)
         for what, bpc in one_beat.items():
             dut._log.info("bench: one-beat %s: %.3f per clock", what, bpc)
-    result = {
-        "block": "ddp_tx",
-        "width": tb.width,
-        "beats_per_clock": min(c["beats_per_clock"] for c in cases),
-        "latency_clocks": latency,
-        "sizes": sizes,
-        "cases": cases,
-        "one_beat_segments_per_clock": one_beat,
-        "simulator": cocotb.SIM_NAME,
-    }
-    hdlsim.write_bench("ddp_tx", tb.width, result)
-    dut._log.info("bench: %s", result)
+    # Figures "mulpdu<m>.<size>.beats_per_clock" and
+    # "one_beat_<messages|segments>.beats_per_clock".
+    higher = {f"mulpdu{c['mulpdu']}.{c['size']}.beats_per_clock": c["beats_per_clock"] for c in cases}
+    higher.update({f"one_beat_{what}.beats_per_clock": bpc for what, bpc in one_beat.items()})
+    hdlsim.write_bench("ddp_tx", tb.width, beats_per_clock=min(c["beats_per_clock"] for c in cases),
+                       latency_clocks=latency, higher=higher,
+                       details={"messages": {f"mulpdu{c['mulpdu']}.{c['size']}": c["messages"] for c in cases}})
+    dut._log.info("bench: latency %d clocks, %s", latency, higher)
     for c in cases:
         assert c["beats_per_clock"] == 1.0, f"{c}"
     for what, bpc in one_beat.items():

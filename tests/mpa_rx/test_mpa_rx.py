@@ -69,6 +69,7 @@ from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSource
 
 import hdlsim
 import oracle
+import protocol
 import tbutil
 
 CLK_PERIOD_NS = 4
@@ -190,6 +191,8 @@ class TB:
         dut.rst.value = 0
         await RisingEdge(dut.clk)
         cocotb.start_soon(self._monitor())
+        # Every port's handshake and format rules (tests/protocol.py).
+        self.protocol = protocol.Monitor(self.dut, "mpa_rx")
 
     async def configure(self, c: Conn | None, cid: int | None = None, en: bool = True):
         dut = self.dut
@@ -562,6 +565,7 @@ async def back_to_back_bench(dut):
     FPDUs cut into 1460-octet segments wherever the stream puts them (as a
     peer whose segments ignore FPDU boundaries sends them)."""
     tb = TB(dut)
+    tb.rng = tbutil.bench_rng()
     await tb.start()
     rng = tb.rng
     budget = octets_budget(tb.width) // 2
@@ -642,19 +646,22 @@ async def back_to_back_bench(dut):
     # on it is less (4 marker octets every 512 and the segment ends: 22
     # FPDUs in 23 beats), whatever the receiver does.
     no_markers = {"64": await run(240, 64, False, markers=False)}
-    result = {
-        "block": "mpa_rx",
-        "width": tb.width,
-        "beats_per_clock": min(v["beats_per_clock"] for v in sizes.values()),
-        "latency_clocks": max(v["latency_first_placement_clocks"] for v in sizes.values()),
-        "sizes": sizes,
-        "split_1460": split,
-        "two_connections_1460": interleaved,
-        "markers_off": no_markers,
-        "simulator": cocotb.SIM_NAME,
-    }
-    hdlsim.write_bench("mpa_rx", tb.width, result)
-    dut._log.info("bench: %s", json.dumps(result))
+    # Figures "<case>.<quantity>": case "64" .. "9000" (FPDU-aligned),
+    # "split_1460.<size>", "two_connections_1460.<aligned|split_1460>",
+    # "64_markers_off".
+    runs = {**sizes, **{f"split_1460.{k}": v for k, v in split.items()},
+            **{f"two_connections_1460.{k}": v for k, v in interleaved.items()},
+            "64_markers_off": no_markers["64"]}
+    hdlsim.write_bench(
+        "mpa_rx", tb.width,
+        beats_per_clock=min(v["beats_per_clock"] for v in sizes.values()),
+        latency_clocks=max(v["latency_first_placement_clocks"] for v in sizes.values()),
+        higher={f"{case}.{q}": v[q] for case, v in runs.items() for q in ("beats_per_clock", "fpdus_per_clock")},
+        lower={f"{case}.{q}": v[q] for case, v in runs.items()
+               for q in ("latency_first_placement_clocks", "latency_crc_verdict_clocks")},
+        details={case: {"fpdus": v["fpdus"], "segments": v["segments"]} for case, v in runs.items()},
+    )
+    dut._log.info("bench: %s", json.dumps(runs))
     tb.report_end("back_to_back_bench")
     # The design's throughput properties, in simulated clocks (the same on
     # every simulator and seed): a segment starts on the clock after the

@@ -21,7 +21,8 @@ The cocotb tests, in order:
                       back, markers and CRC on, always-ready sink: output
                       beats per clock (must be 1.0), FPDUs per clock, input
                       beats per clock and latency, written to
-                      build/bench/mpa_tx-W<w>.json.
+                      build/bench/mpa_tx-W<w>.json (traffic from
+                      tbutil.BENCH_SEED, not the run's seed).
 
 Verilator runs hw/rtl/mpa_tx.v at every width, Icarus at 64 and 512 (every
 width with HW_ALL_WIDTHS=1, tests/hdlsim.py); GHDL runs the
@@ -52,6 +53,8 @@ from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStream
 
 import hdlsim
 import oracle
+import protocol
+import tbutil
 
 CLK_PERIOD_NS = 4
 FPDUS = max(4, int(os.environ.get("MPA_TX_FPDUS", "120")))
@@ -108,6 +111,8 @@ class TB:
         await RisingEdge(self.dut.clk)
         cocotb.start_soon(self._check())
         cocotb.start_soon(self._errors())
+        # Every port's handshake and format rules (tests/protocol.py).
+        self.protocol = protocol.Monitor(self.dut, "mpa_tx")
 
     async def configure(self, c: Conn):
         """Set the connection's marker position through the cfg port."""
@@ -337,6 +342,7 @@ async def back_to_back_bench(dut):
     """FPDUs of each size back to back, markers and CRC on: the output must
     carry a beat every clock while the input is busy."""
     tb = TB(dut)
+    tb.rng = tbutil.bench_rng()
     await tb.start()
     rng = tb.rng
     sizes = {}
@@ -373,16 +379,17 @@ async def back_to_back_bench(dut):
             "fpdus": count,
         }
         dut._log.info("size %d markers %s: %s", size, markers, list(sizes.values())[-1])
-    result = {
-        "block": "mpa_tx",
-        "width": tb.width,
-        "beats_per_clock": min(s["beats_per_clock"] for s in sizes.values()),
-        "latency_clocks": max(s["latency_clocks"] for s in sizes.values()),
-        "sizes": sizes,
-        "simulator": cocotb.SIM_NAME,
-    }
-    hdlsim.write_bench("mpa_tx", tb.width, result)
-    dut._log.info("bench: %s", result)
+    # Figures "<size>.<quantity>", size "64" .. "9000" or "64_markers_off".
+    hdlsim.write_bench(
+        "mpa_tx", tb.width,
+        beats_per_clock=min(s["beats_per_clock"] for s in sizes.values()),
+        latency_clocks=max(s["latency_clocks"] for s in sizes.values()),
+        higher={f"{size}.{q}": s[q] for size, s in sizes.items()
+                for q in ("beats_per_clock", "fpdus_per_clock", "in_beats_per_clock")},
+        lower={f"{size}.latency_clocks": s["latency_clocks"] for size, s in sizes.items()},
+        details={"fpdus": {size: s["fpdus"] for size, s in sizes.items()}},
+    )
+    dut._log.info("bench: %s", sizes)
     for size, s in sizes.items():
         assert s["beats_per_clock"] == 1.0, f"FPDUs of {size} octets: {s}"
 

@@ -67,6 +67,7 @@ from cocotbext.axi import AxiRamWrite, AxiStreamBus, AxiStreamFrame, AxiStreamSo
 
 import ddp_reports
 import hdlsim
+import protocol
 import tbutil
 import oracle
 from rdmap_tx import READ_REQ, SEND, SEND_SE, WRITE
@@ -135,6 +136,8 @@ class TB:
                                       low=("cfg_valid", "s_conn_valid", "s_stag_valid", "s_post_valid"),
                                       high=("m_cpl_ready", "m_err_ready", "m_exc_tready"))
         cocotb.start_soon(self._clock_loop())
+        # Every port's handshake and format rules (tests/protocol.py).
+        self.protocol = protocol.Monitor(self.dut, "rnic_rx")
 
     def pause(self, p: float):
         return tbutil.pauses(self.rng, p)
@@ -187,6 +190,8 @@ class TB:
                 ready = 0 if rng.random() < self.p_event_stall else 1
                 dut.m_cpl_ready.value = ready
                 dut.m_err_ready.value = ready
+                # (and the exception stream, every output under back-pressure)
+                dut.m_exc_tready.value = 0 if rng.random() < self.p_event_stall else 1
 
     # --- configuration -----------------------------------------------------------
 
@@ -637,6 +642,7 @@ async def bench(dut):
     1460-octet RDMA Writes, and FPDUs per clock for 64-octet ones
     (measured; the data checked as everywhere)."""
     tb = TB(dut)
+    tb.rng = tbutil.bench_rng()
     await tb.start()
     rng = tb.rng
     c = Conn(rng.randrange(1 << CONN_W), 5, 0, markers=True, crc=True, base=rng.getrandbits(32))
@@ -707,19 +713,20 @@ async def bench(dut):
     axi = len(dut.m_axi_wdata)
     # As scripts/hw_figures.py names the build.
     block = "rnic_rx/req" if tb.req is not None else "rnic_rx/2x" if axi == 2 * tb.width else "rnic_rx"
-    result = {"block": block, "width": tb.width, "axi_width": axi,
-              "write_port": "request stream" if tb.req is not None else "AXI4", "beats_per_clock": aligned,
-              "latency_clocks": latency, "latency_what": "first s_axis beat of a segment to AW valid",
-              "writes": count, "write_octets": 1460, "split_1460": {"beats_per_clock": split},
-              "writes_64": {"fpdu_octets": 64, "payload": 44, "writes": 4 * count,
-                            "beats_per_clock": small_beats, "fpdus_per_clock": small_fpdus,
-                            "w_beats_per_clock": small_w},
-              "writes_64_markers_off": {"fpdu_octets": 64, "payload": 44, "writes": 4 * count,
-                                        "beats_per_clock": off_beats, "fpdus_per_clock": off_fpdus,
-                                        "w_beats_per_clock": off_w},
-              "simulator": cocotb.SIM_NAME}
-    hdlsim.write_bench(block, tb.width, result)
-    dut._log.info("bench: %s", result)
+    # Headline: input beats a clock for 1460-octet Writes in FPDU-aligned
+    # segments, latency from a segment's first beat to AW valid. Figures
+    # "<case>.<quantity>": split_1460 (the same Writes cut every 1460
+    # octets), 64 and 64_markers_off (64-octet FPDUs, 44-octet Writes).
+    higher = {"split_1460.beats_per_clock": split,
+              "64.beats_per_clock": small_beats, "64.fpdus_per_clock": small_fpdus,
+              "64_markers_off.beats_per_clock": off_beats, "64_markers_off.fpdus_per_clock": off_fpdus}
+    hdlsim.write_bench(
+        block, tb.width, beats_per_clock=aligned, latency_clocks=latency, higher=higher,
+        details={"axi_width": axi, "write_port": "request stream" if tb.req is not None else "AXI4",
+                 "latency_what": "first s_axis beat of a segment to AW valid", "writes_1460": count,
+                 "writes_64": 4 * count, "w_beats_per_clock": {"64": small_w, "64_markers_off": off_w}},
+    )
+    dut._log.info("bench: beats per clock %.3f, latency %d, %s", aligned, latency, higher)
 
 
 # --- pytest ------------------------------------------------------------------

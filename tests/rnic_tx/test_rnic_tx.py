@@ -58,6 +58,8 @@ from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStream
 
 import hdlsim
 import oracle
+import protocol
+import tbutil
 from rdmap_tx import (
     INVALIDATES, READ_REQ, READ_REQ_SEG, READ_RESP, SEND, SEND_INV, SEND_SE, TAGGED,
     TAGGED_HDR, TERMINATE, UNTAGGED_HDR, WRITE, DescSource, desc_fields, error_code,
@@ -194,6 +196,8 @@ class TB:
         cocotb.start_soon(self._check_fpdus())
         cocotb.start_soon(self._check_ddp_errors())
         cocotb.start_soon(self._check_mpa_errors())
+        # Every port's handshake and format rules (tests/protocol.py).
+        self.protocol = protocol.Monitor(self.dut, "rnic_tx")
 
     def idle(self, p: float):
         # Seeded now, not at its first pause (tbutil.pauses).
@@ -494,6 +498,7 @@ async def back_to_back_bench(dut):
     1460, markers and CRC on: output beats per clock, and the latency from
     descriptor to first FPDU octet."""
     tb = TB(dut)
+    tb.rng = tbutil.bench_rng()
     await tb.start()
     dut.m_axis_tready.value = 1
     sizes = {}
@@ -529,17 +534,19 @@ async def back_to_back_bench(dut):
             "fpdus": len(mon.out_first),
         }
         dut._log.info("size %d: %s", size, sizes[str(size)])
-    result = {
-        "block": "rnic_tx",
-        "width": tb.width,
-        "mulpdu": BENCH_MULPDU,
-        "beats_per_clock": min(s["beats_per_clock"] for s in sizes.values()),
-        "latency_clocks": max(s["latency_clocks"] for s in sizes.values()),
-        "sizes": sizes,
-        "simulator": cocotb.SIM_NAME,
-    }
-    hdlsim.write_bench("rnic_tx", tb.width, result)
-    dut._log.info("bench: %s", result)
+    # Figures "<size>.<quantity>".
+    hdlsim.write_bench(
+        "rnic_tx", tb.width,
+        beats_per_clock=min(s["beats_per_clock"] for s in sizes.values()),
+        latency_clocks=max(s["latency_clocks"] for s in sizes.values()),
+        higher={f"{size}.{q}": s[q] for size, s in sizes.items()
+                for q in ("beats_per_clock", "messages_per_clock", "payload_octets_per_clock")},
+        lower={f"{size}.latency_clocks": s["latency_clocks"] for size, s in sizes.items()},
+        details={"mulpdu": BENCH_MULPDU,
+                 "messages": {size: s["messages"] for size, s in sizes.items()},
+                 "fpdus": {size: s["fpdus"] for size, s in sizes.items()}},
+    )
+    dut._log.info("bench: %s", sizes)
     for size, s in sizes.items():
         assert s["beats_per_clock"] == 1.0, f"messages of {size} octets: {s}"
 

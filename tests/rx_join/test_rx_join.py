@@ -58,6 +58,7 @@ from cocotb.triggers import RisingEdge
 from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSource
 
 import hdlsim
+import protocol
 import tbutil
 
 CLK_PERIOD_NS = 4
@@ -109,6 +110,8 @@ class TB:
         await tbutil.clock_and_reset(self.dut, CLK_PERIOD_NS,
                                       low=("s_verdict_tvalid", "clr_valid", "m_axis_tready", "m_verdict_tready"))
         cocotb.start_soon(self._clock_loop())
+        # Every port's handshake and format rules (tests/protocol.py).
+        self.protocol = protocol.Monitor(self.dut, "rx_join")
 
     def pause(self, p: float):
         return tbutil.pauses(self.rng, p)

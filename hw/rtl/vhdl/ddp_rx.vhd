@@ -1815,6 +1815,9 @@ begin
         signal r_b_reg : unsigned(BQ_AW + 1 downto 0) := (others => '0');     -- bursts gone, B not yet taken
         signal r_nb_reg : unsigned(ADDR_W - LG_c - BW_c - 1 downto 0) := (others => '0');
         signal r_h0last, r_h0cont, r_two, r_go, r_take, r_last, r_burst : std_ulogic := '0';
+        -- A request offered as one line and not taken stays one line until
+        -- it is: its payload must not change while it waits.
+        signal r_one_reg : std_ulogic := '0';
         signal r_line : unsigned(BW_c - 1 downto 0) := (others => '0');
         signal hi_d : std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
         signal hi_k : std_logic_vector(KEEP_W_c - 1 downto 0) := (others => '0');
@@ -1824,7 +1827,7 @@ begin
         w_out_data <= w_h0x(W_W_c downto 1);
         r_h0last <= w_out_data(0);
         r_h0cont <= w_h0x(0);
-        r_two <= w_h1v and ((not r_h0last) or w_h1(0));
+        r_two <= w_h1v and (not r_one_reg) and ((not r_h0last) or w_h1(0));
         r_go <= w_out_valid and (aw_out_valid or r_h0cont) and (r_h0last or w_h1v or to_sl(r_k_reg = 0));
         r_take <= r_go and m_wr_ready;
         r_last <= w_h1(1) when r_two = '1' else r_h0last;
@@ -1861,9 +1864,11 @@ begin
                 elsif r_burst = '0' and b_go = '1' then
                     r_b_reg <= r_b_reg - 1;
                 end if;
+                r_one_reg <= r_go and (not m_wr_ready) and (not r_two);
                 if rst = '1' then
                     r_k_reg <= (others => '0');
                     r_b_reg <= (others => '0');
+                    r_one_reg <= '0';
                 end if;
             end if;
         end process p_req;
