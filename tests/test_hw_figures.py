@@ -116,6 +116,8 @@ def test_old_records_are_refused_not_a_crash(tmp_path):
     build/bench holds the two records.)"""
     (tmp_path / "scripts").mkdir()
     (tmp_path / "scripts" / "hw_figures.py").write_text(SCRIPT.read_text())
+    # (and the timing model it imports, scripts/fpga_timing.py)
+    (tmp_path / "scripts" / "fpga_timing.py").write_text((SCRIPT.parent / "fpga_timing.py").read_text())
     d = tmp_path / "build" / "bench"
     d.mkdir(parents=True)
     (d / "ddp_tx-W64.json").write_text(json.dumps(OLD_DDP_TX))
