@@ -226,6 +226,15 @@ def timing_script(block: Block, width: int, netlist: Path) -> str:
     )
 
 
+def run_yosys(tag: str, script: str, log: Path) -> str:
+    """Run a Yosys script quietly with its log in `log`; the log's text,
+    or RuntimeError naming the run, its log and Yosys's errors."""
+    proc = subprocess.run(["yosys", "-q", "-l", str(log), "-p", script], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"yosys failed for {tag} (log: {log}):\n{proc.stderr}")
+    return log.read_text()
+
+
 def timing_one(block: Block, width: int) -> dict:
     """Synthesise block at width to UltraScale+ cells and estimate its
     period (scripts/fpga_timing.py). Writes build/synth/<tag>-xcup.json
@@ -233,15 +242,8 @@ def timing_one(block: Block, width: int) -> dict:
     tag = f"{block.tag}-W{width}-xcup"
     log, netlist = SYNTH_DIR / f"{tag}.log", SYNTH_DIR / f"{tag}.json"
     t0 = time.monotonic()
-    proc = subprocess.run(
-        ["yosys", "-q", "-l", str(log), "-p", timing_script(block, width, netlist)],
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(f"yosys failed for {tag} (log: {log}):\n{proc.stderr}")
+    text = run_yosys(tag, timing_script(block, width, netlist), log)
     seconds = time.monotonic() - t0
-    text = log.read_text()
     cells = dict((t, int(n)) for t, n in re.findall(r"^\s+(\w+)\s+(\d+)\s*$", text.split("Printing statistics")[-1], re.M))
     paths = fpga_timing.analyse(json.loads(netlist.read_text()), block.top, paths=3)
     worst = paths[0] if paths else None
@@ -267,14 +269,7 @@ def synth_one(block: Block, width: int) -> dict:
     tag = f"{block.tag}-W{width}"
     log = SYNTH_DIR / f"{tag}.log"
     netlist = SYNTH_DIR / f"{tag}.json"
-    proc = subprocess.run(
-        ["yosys", "-q", "-l", str(log), "-p", yosys_script(block, width, netlist)],
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(f"yosys failed for {tag} (log: {log}):\n{proc.stderr}")
-    text = log.read_text()
+    text = run_yosys(tag, yosys_script(block, width, netlist), log)
     m = re.search(r"Longest topological path in \S+ \(length=(\d+)\)", text)
     luts = re.findall(r"^\s+\$lut\s+(\d+)\s*$", text, re.M)
     if not m or not luts:
