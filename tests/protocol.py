@@ -490,20 +490,28 @@ def _int(read: Callable[[], str], what: str, port: str):
     return get
 
 
-class _StreamProbe:
+class _Probe:
+    """One valid/ready port's readers: valid and ready as bits, the payload
+    fields as a tuple of raw values, and the checker (`chk`) they feed."""
+
+    def __init__(self, dut, prefix: str, valid: str, ready: str, fields):
+        self.valid = _bit(_reader(getattr(dut, f"{prefix}_{valid}")), valid, prefix)
+        self.ready = _bit(_reader(getattr(dut, f"{prefix}_{ready}")), ready, prefix)
+        self.reads = [_reader(getattr(dut, f"{prefix}_{f}")) for f in fields]
+        self.payload = lambda: tuple(r() for r in self.reads)
+
+    def reset(self):
+        self.chk.reset()
+
+
+class _StreamProbe(_Probe):
     def __init__(self, dut, port: Port, fields: list[str]):
         p = port.prefix
-        self.valid = _bit(_reader(getattr(dut, f"{p}_tvalid")), "tvalid", p)
-        self.ready = _bit(_reader(getattr(dut, f"{p}_tready")), "tready", p)
-        reads = [_reader(getattr(dut, f"{p}_{f}")) for f in fields]
-        self.payload = lambda: tuple(r() for r in reads)
+        super().__init__(dut, p, "tvalid", "tready", fields)
         self.keep = _int(_reader(getattr(dut, f"{p}_tkeep")), "tkeep", p) if "tkeep" in fields else None
         self.last = _bit(_reader(getattr(dut, f"{p}_tlast")), "tlast", p) if "tlast" in fields else None
         lanes = len(getattr(dut, f"{p}_tkeep")) if "tkeep" in fields else 0
         self.chk = Stream(p, fields, port.keep if "tkeep" in fields else None, lanes)
-
-    def reset(self):
-        self.chk.reset()
 
     def sample(self, cycle: int):
         chk = self.chk
@@ -519,17 +527,10 @@ class _StreamProbe:
         chk.beat(cycle, v, r, keep, last, self.payload)
 
 
-class _HandshakeProbe:
+class _HandshakeProbe(_Probe):
     def __init__(self, dut, port: Port, fields: list[str]):
-        p = port.prefix
-        self.valid = _bit(_reader(getattr(dut, f"{p}_valid")), "valid", p)
-        self.ready = _bit(_reader(getattr(dut, f"{p}_ready")), "ready", p)
-        reads = [_reader(getattr(dut, f"{p}_{f}")) for f in fields]
-        self.payload = lambda: tuple(r() for r in reads)
-        self.chk = Channel(p, fields)
-
-    def reset(self):
-        self.chk.reset()
+        super().__init__(dut, port.prefix, "valid", "ready", fields)
+        self.chk = Channel(port.prefix, fields)
 
     def sample(self, cycle: int):
         v = self.valid(cycle)
@@ -579,19 +580,15 @@ class _AxiWriteProbe:
                   self.w_payload)
 
 
-class _WriteRequestProbe:
+class _WriteRequestProbe(_Probe):
+    FIELDS = ("addr", "data", "strb", "last")
+
     def __init__(self, dut, port: Port, line: int, block: int):
         p = port.prefix
-        self.valid = _bit(_reader(getattr(dut, f"{p}_valid")), "valid", p)
-        self.ready = _bit(_reader(getattr(dut, f"{p}_ready")), "ready", p)
-        reads = [_reader(getattr(dut, f"{p}_{f}")) for f in ("addr", "data", "strb", "last")]
-        self.payload = lambda: tuple(r() for r in reads)
-        self.addr, self.strb = _int(reads[0], "addr", p), _int(reads[2], "strb", p)
-        self.last = _bit(reads[3], "last", p)
-        self.chk = WriteRequest(p, ("addr", "data", "strb", "last"), line, block)
-
-    def reset(self):
-        self.chk.reset()
+        super().__init__(dut, p, "valid", "ready", self.FIELDS)
+        self.addr, self.strb = _int(self.reads[0], "addr", p), _int(self.reads[2], "strb", p)
+        self.last = _bit(self.reads[3], "last", p)
+        self.chk = WriteRequest(p, self.FIELDS, line, block)
 
     def sample(self, cycle: int):
         chk = self.chk
