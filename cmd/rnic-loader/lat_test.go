@@ -390,10 +390,22 @@ func TestLatTimedLoopAllocatesNothing(t *testing.T) {
 		count := new(atomic.Int64)
 		var i uint64
 		var loopErr error
-		if a := testing.AllocsPerRun(5, func() {
-			_, i, loopErr = latLoop(ctx, r, room[:0:100], i, 100, time.Time{}, count)
-		}); a != 0 || loopErr != nil {
-			t.Errorf("%s: %v allocations per 100 raw TCP iterations (%v)", op, a, loopErr)
+		// AllocsPerRun counts every allocation in the process, so a
+		// stray one elsewhere (a goroutine an earlier test left winding
+		// down, the runtime under -race) can land in a measurement. A
+		// loop that allocates does so in every measurement: the least of
+		// three is the loop's own.
+		least := -1.0
+		for try := 0; try < 3 && least != 0 && loopErr == nil; try++ {
+			a := testing.AllocsPerRun(5, func() {
+				_, i, loopErr = latLoop(ctx, r, room[:0:100], i, 100, time.Time{}, count)
+			})
+			if least < 0 || a < least {
+				least = a
+			}
+		}
+		if least != 0 || loopErr != nil {
+			t.Errorf("%s: %v allocations per 100 raw TCP iterations, the least of three measurements (%v)", op, least, loopErr)
 		}
 		r.close()
 	}
