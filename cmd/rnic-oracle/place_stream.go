@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -44,13 +45,31 @@ import (
 // as a request error: which later ULPDU the hardware charges the error
 // response to depends on when the response comes.)
 //
+// A ULPDU may arrive in pieces with other steps between them, as the
+// hardware takes configuration between any two pieces: {ulpdu: {...,
+// upto: k}} says only its first k octets (the header among them) have come
+// when the next steps are taken, and {more: {conn, upto?}} that its octets
+// up to upto (absent: all) have come since; nothing else of the connection
+// comes until the ULPDU is whole. The checks of RFC 5041 7.1 are made on
+// the first piece, against the tables as they are then. A tagged ULPDU
+// that passed them and places payload is cut by any write of its STag's
+// entry (an invalidation, or an overwrite with another key, PD, binding,
+// range or the same ones) taken before its last octet: the entry it was
+// checked against is gone, and DDP places nothing through an STag it has
+// not validated (draft-ietf-rddp-ddp-07 8.1: validated "before any data
+// is Placed"); so no payload octet that comes after the write is placed
+// (those that came before stay in host memory), and the ULPDU reports
+// Invalid STag (RFC 5041 7.2: DDP layer, Tagged Buffer Error 1, code 0)
+// in place of its own report (unless its verdict is bad), which ends the
+// stream as any error does. Its place range is the whole ULPDU's.
+//
 // A session starts with "open": {mem_size, ring_depth?} (which restarts a
 // session of the same name) and ends with "close": true or at the end of
 // the oracle's input.
 
 func init() {
 	register("ddp_place_stream",
-		`ddp_place in batches on a named session: {session, open?: {mem_size, ring_depth?}, ops: [{stag}|{conn: {conn, pd, enable?}}|{post}|{ulpdu}|{early}|{poison: {addr, len}}], mem?, close?} -> {events, places, drops, refused, mem?}`,
+		`ddp_place in batches on a named session: {session, open?: {mem_size, ring_depth?}, ops: [{stag}|{conn: {conn, pd, enable?}}|{post}|{ulpdu: {conn, data, verdict?, upto?}}|{more: {conn, upto?}}|{early}|{poison: {addr, len}}], mem?, close?} -> {events, places, drops, refused, mem?}`,
 		opDDPPlaceStream)
 }
 
@@ -65,14 +84,50 @@ type streamPoison struct {
 	Len  int `json:"len"`
 }
 
+// streamULPDU is ddp_place's ulpdu with upto: the octets that have come
+// before the next steps (absent: all of them).
+type streamULPDU struct {
+	placeULPDU
+	Upto *int `json:"upto"`
+}
+
+// streamMore: more octets of a connection's ULPDU that came in pieces.
+type streamMore struct {
+	Conn *int `json:"conn"`
+	Upto *int `json:"upto"`
+}
+
 type streamOp struct {
 	STag   *placeSTag    `json:"stag"`
 	Conn   *streamConnOp `json:"conn"`
 	Post   *placePost    `json:"post"`
-	ULPDU  *placeULPDU   `json:"ulpdu"`
+	ULPDU  *streamULPDU  `json:"ulpdu"`
+	More   *streamMore   `json:"more"`
 	Early  *placeEarly   `json:"early"`
 	Poison *streamPoison `json:"poison"`
 }
+
+// openULPDU is a ULPDU of which only the first upto octets have come
+// (streamULPDU.Upto): its report waits for its last octet, and a write of
+// its STag's entry before then cuts it.
+type openULPDU struct {
+	op, index int
+	verdict   *uint8
+	upto, n   int
+	// Tagged and placed: the STag index it places through, its payload's
+	// host range and that memory as it was before the ULPDU.
+	cuttable  bool
+	stagIndex uint32
+	place     [2]int
+	before    []byte
+	ev        *placeEvent
+	final     bool
+	hostErr   bool
+}
+
+// ddpHeaderTagged is the length of a tagged DDP header with RDMAP's
+// control octet (RFC 5041 4.2): where a tagged ULPDU's payload begins.
+const ddpHeaderTagged = 14
 
 type streamEvent struct {
 	placeEvent
@@ -120,6 +175,7 @@ type placeSession struct {
 	}
 	streams map[int]*sessStream // nil or absent: not enabled
 	poison  [][2]int            // [addr, end)
+	open    map[int]*openULPDU  // by connection: ULPDUs in pieces, not yet whole
 }
 
 var placeSessions = map[string]*placeSession{}
@@ -158,6 +214,7 @@ func opDDPPlaceStream(params []byte) (any, error) {
 				host int
 			}{},
 			streams: map[int]*sessStream{},
+			open:    map[int]*openULPDU{},
 		}
 	}
 	ps := placeSessions[*p.Session]
@@ -188,13 +245,13 @@ func (ps *placeSession) span(what string, off, n int) ([]byte, error) {
 
 func (ps *placeSession) step(i int, o streamOp, reply *streamReply) error {
 	set := 0
-	for _, x := range []bool{o.STag != nil, o.Conn != nil, o.Post != nil, o.ULPDU != nil, o.Early != nil, o.Poison != nil} {
+	for _, x := range []bool{o.STag != nil, o.Conn != nil, o.Post != nil, o.ULPDU != nil, o.More != nil, o.Early != nil, o.Poison != nil} {
 		if x {
 			set++
 		}
 	}
 	if set != 1 {
-		return errors.New("want exactly one of stag, conn, post, ulpdu, early, poison")
+		return errors.New("want exactly one of stag, conn, post, ulpdu, more, early, poison")
 	}
 	switch {
 	case o.Early != nil:
@@ -224,6 +281,7 @@ func (ps *placeSession) step(i int, o streamOp, reply *streamReply) error {
 		if s.Index == nil || *s.Index >= 1<<24 {
 			return errors.New("stag index missing or not 24 bits")
 		}
+		ps.cut(*s.Index)
 		// The hardware overwrites the entry: the old region goes.
 		if old, ok := ps.registered[*s.Index]; ok {
 			if err := ps.stags.Deregister(old.stag); err != nil {
@@ -254,6 +312,9 @@ func (ps *placeSession) step(i int, o streamOp, reply *streamReply) error {
 			return errors.New("conn missing")
 		}
 		c := *o.Conn.Conn
+		if ps.open[c] != nil {
+			return fmt.Errorf("conn %d (re)configured inside a ULPDU that came in pieces (not modelled)", c)
+		}
 		if o.Conn.Enable != nil && !*o.Conn.Enable {
 			delete(ps.streams, c)
 			return nil
@@ -293,6 +354,24 @@ func (ps *placeSession) step(i int, o streamOp, reply *streamReply) error {
 			return err
 		}
 		st.posted[[2]uint32{po.QN, msn}] = po.Addr
+	case o.More != nil:
+		m := o.More
+		if m.Conn == nil || ps.open[*m.Conn] == nil {
+			return errors.New("more: no ULPDU of that connection came in pieces")
+		}
+		ou := ps.open[*m.Conn]
+		upto := ou.n
+		if m.Upto != nil {
+			upto = *m.Upto
+		}
+		if upto <= ou.upto || upto > ou.n {
+			return fmt.Errorf("more: upto %d not in %d+1..%d", upto, ou.upto, ou.n)
+		}
+		ou.upto = upto
+		if upto == ou.n {
+			delete(ps.open, *m.Conn)
+			ps.deliver(*m.Conn, ou.op, ou.index, ou.verdict, ou.ev, ou.final, ou.hostErr, reply)
+		}
 	case o.ULPDU != nil:
 		u := o.ULPDU
 		if u.Conn == nil {
@@ -303,14 +382,32 @@ func (ps *placeSession) step(i int, o streamOp, reply *streamReply) error {
 			return err
 		}
 		c := *u.Conn
+		if ps.open[c] != nil {
+			return fmt.Errorf("ulpdu of conn %d inside its ULPDU that came in pieces", c)
+		}
+		var ou *openULPDU
+		if u.Upto != nil && *u.Upto < len(data) {
+			if *u.Upto < ddpHeaderTagged {
+				return fmt.Errorf("ulpdu: upto %d is inside the header", *u.Upto)
+			}
+			ou = &openULPDU{op: i, verdict: u.Verdict, upto: *u.Upto, n: len(data)}
+		}
 		st := ps.streams[c]
 		if st == nil {
 			reply.Drops = append(reply.Drops, streamDrop{Op: i, Conn: c})
 			reply.Places = append(reply.Places, [2]int{0, 0})
+			if ou != nil {
+				ou.index = -1
+				ps.open[c] = ou
+			}
 			return nil
 		}
 		index := st.n
 		st.n++
+		var before []byte
+		if ou != nil {
+			before = append([]byte(nil), ps.mem...)
+		}
 		ev, final, place := ps.receive(st, data)
 		reply.Places = append(reply.Places, place)
 		hostErr := false
@@ -318,32 +415,70 @@ func (ps *placeSession) step(i int, o streamOp, reply *streamReply) error {
 			hostErr = true
 			st.sink.Fail(errHostWrite)
 		}
-		// Delivery, in stream order, while the verdicts are good.
-		if st.done {
+		if ou != nil {
+			ou.index, ou.ev, ou.final, ou.hostErr = index, ev, final, hostErr
+			if place[1] > 0 && data[0]&0x80 != 0 {
+				ou.cuttable = true
+				ou.stagIndex = ddp.STagIndex(binary.BigEndian.Uint32(data[2:6]))
+				ou.place = place
+				ou.before = before[place[0] : place[0]+place[1]]
+			}
+			ps.open[c] = ou
 			return nil
 		}
-		switch {
-		case u.Verdict == nil:
-			st.done = true
-		case *u.Verdict != 0:
-			e := rdmap.MPAError(*u.Verdict, nil, 0)
-			reply.Events = append(reply.Events, streamEvent{placeEvent{Conn: c, ULPDU: index, Kind: "error",
-				Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.String()}, i})
-			st.done = true
-		case hostErr:
-			e := rdmap.ErrorFrom(errHostWrite)
-			reply.Events = append(reply.Events, streamEvent{placeEvent{Conn: c, ULPDU: index, Kind: "error",
-				Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.Error()}, i})
-			st.done = true
-		default:
-			if ev != nil {
-				ev.Conn, ev.ULPDU = c, index
-				reply.Events = append(reply.Events, streamEvent{*ev, i})
-			}
-			st.done = final
-		}
+		ps.deliver(c, i, index, u.Verdict, ev, final, hostErr, reply)
 	}
 	return nil
+}
+
+// deliver reports a ULPDU of connection c (op i of the batch, the
+// stream's ULPDU index) in stream order, while the verdicts are good.
+func (ps *placeSession) deliver(c, i, index int, verdict *uint8, ev *placeEvent, final, hostErr bool, reply *streamReply) {
+	st := ps.streams[c]
+	if index < 0 || st == nil || st.done {
+		return
+	}
+	switch {
+	case verdict == nil:
+		st.done = true
+	case *verdict != 0:
+		e := rdmap.MPAError(*verdict, nil, 0)
+		reply.Events = append(reply.Events, streamEvent{placeEvent{Conn: c, ULPDU: index, Kind: "error",
+			Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.String()}, i})
+		st.done = true
+	case hostErr:
+		e := rdmap.ErrorFrom(errHostWrite)
+		reply.Events = append(reply.Events, streamEvent{placeEvent{Conn: c, ULPDU: index, Kind: "error",
+			Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.Error()}, i})
+		st.done = true
+	default:
+		if ev != nil {
+			ev.Conn, ev.ULPDU = c, index
+			reply.Events = append(reply.Events, streamEvent{*ev, i})
+		}
+		st.done = final
+	}
+}
+
+// cut ends the placement of every tagged ULPDU in pieces that places
+// through STag index idx (a write of its entry is being taken): its
+// payload octets that have not come yet are put back as they were, and it
+// reports Invalid STag, which fails its stream (see the top of the file).
+func (ps *placeSession) cut(idx uint32) {
+	for c, ou := range ps.open {
+		if !ou.cuttable || ou.stagIndex != idx {
+			continue
+		}
+		ou.cuttable = false
+		k := ou.upto - ddpHeaderTagged // payload octets placed
+		copy(ps.mem[ou.place[0]+k:ou.place[0]+ou.place[1]], ou.before[k:])
+		err := &ddp.Error{Type: ddp.TypeTaggedBuffer, Code: ddp.CodeInvalidSTag,
+			Detail: fmt.Sprintf("STag index %#x rewritten after %d of the ULPDU's %d payload octets", idx, k, ou.place[1])}
+		if st := ps.streams[c]; st != nil {
+			st.sink.Fail(err)
+		}
+		ou.ev, ou.final = errorEvent(err), true
+	}
 }
 
 // poisoned reports whether place overlaps poisoned memory (receive has

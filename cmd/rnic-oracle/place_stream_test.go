@@ -226,3 +226,94 @@ func TestPlaceStreamRefusedAfterDelivery(t *testing.T) {
 		t.Errorf("memory at 300: %q", mem[300:303])
 	}
 }
+
+// TestPlaceStreamCut: a tagged ULPDU in pieces (upto/more) is cut by a
+// write of its STag's entry between its pieces: the payload that came
+// before stays placed, nothing after it is, it reports Invalid STag
+// (1/1/0) and its stream places and reports nothing more. A ULPDU of
+// another STag index, an untagged one, and one whose entry is written only
+// after its last piece, are not cut; a ULPDU that never completes its
+// pieces reports nothing yet.
+func TestPlaceStreamCut(t *testing.T) {
+	good := 0
+	s5, s6 := ddp.MakeSTag(5, 0x21), ddp.MakeSTag(6, 0x31)
+	payload := bytes.Repeat([]byte("0123456789"), 10) // 100 octets
+	w5 := segs(t, rdmap.NewWrite(s5, 0, payload), 200)[0]
+	w6 := segs(t, rdmap.NewWrite(s6, 0, payload), 200)[0]
+	send := segs(t, rdmap.NewSend(1, payload[:40]), 200)[0]
+	after := segs(t, rdmap.NewWrite(s5, 0, []byte("later")), 200)[0]
+	reg := func(idx, key, host int, valid bool) any {
+		return map[string]any{"stag": map[string]any{"index": idx, "valid": valid, "key": key, "pd": 9, "access": 1,
+			"base": 0, "len": 128, "host": host}}
+	}
+	piece := func(c int, h string, upto int) any {
+		return map[string]any{"ulpdu": map[string]any{"conn": c, "data": h, "verdict": good, "upto": upto}}
+	}
+	more := func(c int, upto int) any {
+		m := map[string]any{"conn": c}
+		if upto > 0 {
+			m["upto"] = upto
+		}
+		return map[string]any{"more": m}
+	}
+	conn := func(c int) any { return map[string]any{"conn": map[string]any{"conn": c, "pd": 9}} }
+	ops := []any{conn(1), conn(2), conn(3), reg(5, 0x21, 0, true), reg(6, 0x31, 256, true),
+		map[string]any{"post": map[string]any{"conn": 3, "qn": 0, "addr": 512, "len": 64, "id": 7}},
+		piece(1, w5, 14+30),  // conn 1: 30 payload octets through STag 5
+		piece(2, w6, 14+10),  // conn 2: through STag 6
+		piece(3, send, 14+4), // conn 3: a Send (18-octet header: 0 payload yet)
+		reg(5, 0, 0, false),  // invalidate STag 5: cuts conn 1's Write
+		more(1, 14+60), more(2, 0), more(3, 0), more(1, 0),
+		reg(6, 0x32, 256, true), // after conn 2's Write ended: no cut
+	}
+	ops = append(ops, ulpdus(1, &good, after)...) // the stream failed: nothing
+	ops = append(ops, piece(2, w6, 20))           // never completed here
+	r := streamReq(t, map[string]any{"session": "cut", "open": map[string]any{"mem_size": 1024}, "ops": ops, "mem": true, "close": true})
+	if r.Error != "" {
+		t.Fatal(r.Error)
+	}
+	mem, _ := hex.DecodeString(r.Mem)
+	if !bytes.Equal(mem[0:30], payload[:30]) || !bytes.Equal(mem[30:128], make([]byte, 98)) {
+		t.Errorf("STag 5's region % x, want the first 30 payload octets and nothing after", mem[:128])
+	}
+	if !bytes.Equal(mem[256:356], payload) || !bytes.Equal(mem[512:552], payload[:40]) {
+		t.Errorf("the ULPDUs not cut were not placed whole")
+	}
+	type ev struct {
+		conn            int
+		kind            string
+		layer, et, code uint8
+		op              int
+	}
+	var got []ev
+	for _, e := range r.Events {
+		got = append(got, ev{e.Conn, e.Kind, e.Layer, e.EType, e.Code, e.Op})
+	}
+	want := []ev{{2, "completion", 0, 0, 0, 7}, {3, "completion", 0, 0, 0, 8}, {1, "error", 1, 1, 0, 6}}
+	if len(got) != len(want) {
+		t.Fatalf("events %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("events %+v, want %+v", got, want)
+			break
+		}
+	}
+	wantPlaces := [][2]int{{0, 100}, {256, 100}, {512, 40}, {0, 0}, {0, 0}} // the last: a stale key
+	for i := range wantPlaces {
+		if i >= len(r.Places) || r.Places[i] != wantPlaces[i] {
+			t.Fatalf("places %v, want %v", r.Places, wantPlaces)
+		}
+	}
+	for _, bad := range [][]any{
+		{conn(1), more(1, 0)},                // nothing in pieces
+		{conn(1), piece(1, w5, 10)},          // inside the header
+		{conn(1), piece(1, w5, 20), conn(1)}, // restart inside it
+		{conn(1), piece(1, w5, 20), piece(1, w5, 20)},
+		{conn(1), piece(1, w5, 20), more(1, 20)}, // no progress
+	} {
+		if r := streamReq(t, map[string]any{"session": "bad", "open": map[string]any{"mem_size": 256}, "ops": bad}); r.Error == "" {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+}
