@@ -89,7 +89,15 @@ The cocotb tests, in order:
                    write-request stream (each request's strobed octets
                    checked the same way; ddp_rx-soak-W512-req.json).
 
-The gap tests and the soak run on a lean bench (class Lean): one coroutine
+  corner_*         (tests/ddp_rx/corners.py, after the others) issue 29
+                   item 4's corners that the RTL passes: an invalidation
+                   between the pieces of one connection's ULPDU leaves
+                   other connections' ULPDUs alone; no write through an
+                   STag after the s_stag handshake that invalidates it.
+                   The corners it fails are in pending_corners.py, with
+                   the designs of their fixes.
+
+The gap tests, the corner tests and the soak run on a lean bench (class Lean): one coroutine
 per clock drives the clock, the pieces, configuration and verdicts, an
 always-ready AXI write slave into a bytearray and the monitor, through the
 simulator handles, with expectations from the oracle op ddp_place_stream
