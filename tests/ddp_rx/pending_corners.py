@@ -133,12 +133,10 @@ import os
 import random
 
 import cocotb
-from cocotb.triggers import ClockCycles
 
-import oracle
-from corners import cuts_for
+from corners import cuts_for, reset_mid_traffic
 from rdmap_tx import SEND, WRITE
-from test_ddp_rx import REMOTE_WRITE, RQ_DEPTH, Steps, hdr_tagged, hdr_untagged, lean_steps
+from test_ddp_rx import REMOTE_WRITE, Steps, hdr_tagged, hdr_untagged, lean_steps
 
 PENDING_TESTS = ("corner_cut_invalidate", "corner_cut_overwrite", "corner_fence_queued", "corner_reset_mid_traffic",
                  "corner_restart_in_flight", "corner_restart_bresp")
@@ -247,33 +245,15 @@ async def corner_fence_queued(dut):
         assert lean.mem[host:host + 2 * n] != bytes(2 * n)
 
 
-async def start_only(st: Steps) -> dict:
-    """Steps.run without the drain and the comparison: the oracle names the
-    ranges, the script starts."""
-    fields = {"session": st.session, "ops": st.ops, "mem": False}
-    if not st.opened:
-        fields["open"] = {"mem_size": st.mem_size, "ring_depth": RQ_DEPTH}
-        st.opened = True
-    resp = oracle.shared().request("ddp_place_stream", **fields)
-    for u, pl in zip(st.ulpdus, resp["places"]):
-        u.place = pl
-    st.lean.script.extend(st.held)
-    st.held = []
-    st.ops, st.ulpdus, st.pieces_of, st.split = [], [], {}, {}
-    return resp
-
-
 @cocotb.test()
 async def corner_reset_mid_traffic(dut):
     """Reset in the middle of traffic, at random clocks (DDP_RX_RESET_ROUNDS
-    rounds, default 3): pieces in flight on three connections, some ULPDUs
-    in pieces, configuration steps pending between them, writes held in
-    the AW/W queues by the write port. After reset the block must be a
-    fresh one (what a driver that resets the device assumes: nothing of the
-    old connections, STags or posted buffers may act on new traffic):
-    nothing written and no m_done for traffic from before the reset (the
-    monitor's open ranges are emptied at reset, any write is a violation),
-    and then, compared with a fresh Go session: a piece of a connection
+    rounds, default 3), as corners.corner_reset_quiet (whose checks it
+    makes too: nothing written or reported after the reset for the traffic
+    before it). After reset the block must be a fresh one (what a driver
+    that resets the device assumes: nothing of the old connections, STags
+    or posted buffers may act on new traffic); compared with a fresh Go
+    session, without configuring anything first: a piece of a connection
     enabled before the reset is dropped (m_drop), a Write through an STag
     registered before it reports Invalid STag on a re-enabled connection,
     a Send on a re-enabled connection whose buffers were posted before it
@@ -281,39 +261,9 @@ async def corner_reset_mid_traffic(dut):
     MSN 1."""
     lean, _ = await lean_steps(dut, "corner_reset_unused")
     rng = random.Random(random.getrandbits(64))
-    lanes = lean.lanes
-    rounds = int(os.environ.get("DDP_RX_RESET_ROUNDS", "3"))
-    for rnd in range(rounds):
-        st = Steps(lean, f"corner_reset_before{rnd}", 1 << 16)
-        a, b, c = 1, 2, 3
-        for x in (a, b, c):
-            st.conn(x, 8)
-        st.stag(30, 0x61, 8, REMOTE_WRITE, 0, 0x1000, 0x1000)
-        st.stag(31, 0x62, 8, REMOTE_WRITE, 0, 0x1000, 0x2000)
-        for i in range(4):
-            st.post(b, 0, 0x3000 + 0x100 * i, 0x100, 50 + i)
-        us = []
-        for i in range(4):
-            w = hdr_tagged(WRITE, 30 << 8 | 0x61, i * 0x200, rng.randbytes(rng.randrange(40, 400)))
-            us.append(st.begin(a, w, (14 + rng.randrange(1, len(w) - 14),)))
-            st.ulpdu(b, hdr_untagged(SEND, 0, i + 1, 0, rng.randbytes(rng.randrange(1, 0x100))))
-            if i == 1:
-                st.hold(200, axi=True)
-            st.ulpdu(c, hdr_tagged(WRITE, 31 << 8 | 0x62, i * 0x200, rng.randbytes(rng.randrange(1, 400))))
-            st.stag(32 + i, 0x70, 8, REMOTE_WRITE, 0, 0x100, 0x5000)
-            st.more(us[-1])
-        await start_only(st)
-        t0 = lean.cycle
-        lean.reset_at = t0 + rng.randrange(2, 400)
-        while lean.reset_done == rnd:
-            await ClockCycles(dut.clk, 1)
-        dut._log.info("round %d: reset %d clocks after the traffic began", rnd, lean.cycle - t0 - lean.reset_len)
-        await ClockCycles(dut.clk, 50)
-        # Nothing reported after the reset for traffic from before it.
-        assert not lean.events and not lean.drops and not lean.post_errs and not lean.berrs, \
-            (dict(lean.events), lean.drops, lean.post_errs, lean.berrs)
-        lean.mem[:] = bytes(len(lean.mem))
-        lean.fenced.clear()
+    a, b, c = 1, 2, 3
+    for rnd in range(int(os.environ.get("DDP_RX_RESET_ROUNDS", "3"))):
+        await reset_mid_traffic(lean, rng, rnd)
         # A fresh block, and a fresh Go session.
         st = Steps(lean, f"corner_reset_after{rnd}", 1 << 16)
         st.ulpdu(a, hdr_tagged(WRITE, 30 << 8 | 0x61, 0, b"stale conn" * 4))

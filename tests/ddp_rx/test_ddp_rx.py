@@ -93,7 +93,10 @@ The cocotb tests, in order:
                    item 4's corners that the RTL passes: an invalidation
                    between the pieces of one connection's ULPDU leaves
                    other connections' ULPDUs alone; no write through an
-                   STag after the s_stag handshake that invalidates it.
+                   STag after the s_stag handshake that invalidates it;
+                   reset at random clocks in the middle of traffic: nothing
+                   of it written or reported after the reset, and the
+                   block configured anew works as a fresh one.
                    The corners it fails are in pending_corners.py, with
                    the designs of their fixes.
 
@@ -2604,7 +2607,7 @@ CASE_TESTS = ("gap_disabled_conn", "gap_long_piece", "gap_full_ring", "gap_bresp
 # The corner tests of tests/ddp_rx/corners.py run in the same cases (after
 # these), and with DDP_RX_PENDING=1 the cocotb tests of pending_corners.py
 # can be named in DDP_RX_TESTCASE: the corners today's RTL fails (see there).
-CORNER_TESTS = ("corner_cut_other_conn", "corner_fence_between")
+CORNER_TESTS = ("corner_cut_other_conn", "corner_fence_between", "corner_reset_quiet")
 
 
 def case_modules() -> str:
