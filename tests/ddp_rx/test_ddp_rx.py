@@ -100,11 +100,12 @@ The cocotb tests, in order:
                    The corners it fails are in pending_corners.py, with
                    the designs of their fixes.
 
-The gap tests, the corner tests and the soak run on a lean bench (class Lean): one coroutine
-per clock drives the clock, the pieces, configuration and verdicts, an
-always-ready AXI write slave into a bytearray and the monitor, through the
-simulator handles, with expectations from the oracle op ddp_place_stream
-(ddp_place in batches on a session, with the host range of every ULPDU).
+The gap tests, the corner tests and the soak run on a lean bench (class Lean):
+one coroutine per clock drives the clock, the pieces, configuration and
+verdicts, an always-ready AXI write slave into a bytearray and the monitor,
+through the simulator handles, with expectations from the oracle op
+ddp_place_stream (ddp_place in batches on a session, with the host range of
+every ULPDU).
 
 The cases run on ddp_rx.v (Verilator at every width, Icarus at 64 and 512)
 and on its VHDL-2008 twin hw/rtl/vhdl/ddp_rx.vhd (GHDL at 64 and 512); with
@@ -1292,13 +1293,12 @@ class Lean:
         # A hold may also keep AWREADY, WREADY and m_wr_ready low (hold_axi):
         # writes wait in the block's queues meanwhile.
         self.hold_axi = False
-        # The fence (tests/ddp_rx/test_ddp_rx_corners.py): a configuration
+        # The fence (tests/ddp_rx/corners.py): a configuration
         # step ("c", port, fields, fence) with a host range fence adds it,
         # once its handshake is done, to fenced: from the next clock on, a W
         # beat or request that writes any octet of it is a monitor violation
         # (one in the same clock as the handshake is not).
         self.fenced: list[tuple[int, int]] = []
-        self.cfg_done: list[tuple[int, str, dict]] = []  # (clock, port, fields) of every configuration handshake
         # Reset in the middle of traffic: at clock reset_at (when set), rst
         # goes high for reset_len clocks; the bench drops what it was doing
         # (the rest of the script, verdicts, the bursts it was taking, the
@@ -1525,7 +1525,6 @@ class Lean:
                     valid, ready, _ = cfg_handles[cur[1]]
                     if ready():
                         drive.append((valid, 0))
-                        self.cfg_done.append((self.cycle, cur[1], cur[2]))
                         if len(cur) > 3 and cur[3]:
                             fence_next.append(cur[3])
                         cur = None
@@ -2346,8 +2345,8 @@ class Steps:
     def stag(self, index, key, pd, access, base, length, host, bound=None, valid=True, fence=None):
         """fence: a host range (lo, hi) no write may touch once this step's
         handshake is done (Lean.fenced)."""
-        self.cfg("stag", fence=fence, index=index, entry_valid=int(valid), key=key, pd=pd, bound=int(bound is not None),
-                      conn=bound or 0, access=access, base=base, len=length, addr=host)
+        self.cfg("stag", fence=fence, index=index, entry_valid=int(valid), key=key, pd=pd,
+                 bound=int(bound is not None), conn=bound or 0, access=access, base=base, len=length, addr=host)
         e = {"index": index, "valid": valid, "key": key, "pd": pd, "access": access, "base": base, "len": length,
              "host": host}
         if bound is not None:
