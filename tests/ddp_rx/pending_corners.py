@@ -14,8 +14,8 @@ Run one (DDP_RX_PENDING=1 adds this module to the case's cocotb modules):
 
 (...[verilator-W512] for 512 bits, test_ddp_rx_wr_req[verilator-W64] for the
 write-request port). Seeds: the cases' fixed ones, RANDOM_SEED=927333794
-(W64) and the one printed as "hdlsim: ddp_rx verilator-W512-A1024
-RANDOM_SEED=..." (W512); only corner_reset_mid_traffic draws from it, the
+(W64) and RANDOM_SEED=156754650 (W512; each run prints its own as
+"hdlsim: ddp_rx verilator-W512-A1024 RANDOM_SEED=..."); only corner_reset_mid_traffic draws from it, the
 others use fixed random.Random seeds. Results below: RTL of commit 2eef894
 (ddp_rx.v unchanged on this branch).
 
