@@ -107,21 +107,21 @@ const (
 	CountersRxFPDUs uint32 = 0x120
 	// Octets of TCP payload received on enabled connections.
 	CountersRxOctets uint32 = 0x128
-	// FPDUs received with a bad CRC (RFC 5044 7.1).
+	// FPDUs received with a CRC that does not match (RFC 5044).
 	CountersRxCRCErrors uint32 = 0x130
-	// FPDUs received with a bad marker or ULPDU_Length (RFC 5044 7.1).
+	// FPDUs received with a bad marker or ULPDU_Length (RFC 5044).
 	CountersRxMarkerErrors uint32 = 0x138
-	// Inbound errors of layer RDMA, type Local Catastrophic (RFC 5040 7.3).
+	// Inbound errors of layer RDMA, type Local Catastrophic (RFC 5040 4.8).
 	CountersRxRDMAPCatastrophic uint32 = 0x140
-	// Inbound errors of layer RDMA, type Remote Protection (RFC 5040 7.3).
+	// Inbound errors of layer RDMA, type Remote Protection (RFC 5040 4.8).
 	CountersRxRDMAPProtection uint32 = 0x148
-	// Inbound errors of layer RDMA, type Remote Operation (RFC 5040 7.3).
+	// Inbound errors of layer RDMA, type Remote Operation (RFC 5040 4.8).
 	CountersRxRDMAPOperation uint32 = 0x150
 	// Inbound errors of layer DDP, type Tagged Buffer (RFC 5041 7.2).
 	CountersRxDDPTagged uint32 = 0x158
 	// Inbound errors of layer DDP, type Untagged Buffer (RFC 5041 7.2).
 	CountersRxDDPUntagged uint32 = 0x160
-	// Terminate messages sent (RFC 5040 5.2.2).
+	// Terminate messages sent (RFC 5040 4.8).
 	CountersTxTerminates uint32 = 0x168
 	// Terminate messages received.
 	CountersRxTerminates uint32 = 0x170
