@@ -42,6 +42,11 @@
 #                     branches and toggles reached (scripts/hw_coverage.py;
 #                     build/coverage/report.json, annotated sources; fails if
 #                     a block's lines are under 90% covered)
+#   make regs         regenerate what comes from the register map,
+#                     hw/regs/rnic.rdl (scripts/regs.py): hw/rtl/rnic_regs.v
+#                     (peakrdl-etana), driver/regs/regs.go, docs/registers.md;
+#                     tests/test_regs_generated.py (in test-hw) fails when a
+#                     checked-in copy is stale
 #   make fuzz         every Go fuzz target for FUZZTIME (default 3m) each
 #   make bench        every Go benchmark
 #   make demo         verified loader benchmarks, and pcaps read back by tshark
@@ -75,12 +80,15 @@ RTL_V := $(sort $(wildcard hw/rtl/*.v hw/rtl/*.sv))
 # Headers `include'd by the modules (found through -y / -I hw/rtl).
 RTL_VH := $(sort $(wildcard hw/rtl/*.vh))
 RTL_VHDL := $(sort $(wildcard hw/rtl/vhdl/*.vhd))
+# Verilator lint waivers for generated Verilog (hw/regs/rnic_regs.vlt says
+# which file and which rule); read before the sources.
+RTL_VLT := $(sort $(wildcard hw/regs/*.vlt))
 # One module (or entity) per file, named after the file.
 RTL_V_TOPS := $(basename $(notdir $(RTL_V)))
 # VHDL packages (*_pkg.vhd) are analysed with the rest but have no entity.
 RTL_VHDL_TOPS := $(filter-out %_pkg,$(basename $(notdir $(RTL_VHDL))))
 
-.PHONY: deps test test-go test-interop test-hw test-hw-full equiv-mutation lint-hw coverage-hw synth bench-hw fuzz bench demo clean distclean
+.PHONY: deps regs test test-go test-interop test-hw test-hw-full equiv-mutation lint-hw coverage-hw synth bench-hw fuzz bench demo clean distclean
 
 # --- dependencies ------------------------------------------------------------
 
@@ -89,6 +97,11 @@ deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/deps.sh requirements.txt go.mod $(wildcard go.sum)
 	GO='$(GO)' bash scripts/deps.sh
 	touch $@
+
+# --- generated files ---------------------------------------------------------
+
+regs: deps
+	$(VENV)/bin/python scripts/regs.py
 
 # --- tests -------------------------------------------------------------------
 
@@ -152,9 +165,9 @@ $(LINT)/verilator/rnic_rx-%.ok: $(RTL_V) $(RTL_VH) | deps
 	verilator --lint-only -Wall -y hw/rtl $(LINT_PARAMS_$*) --top-module rnic_rx hw/rtl/rnic_rx.v
 	@touch $@
 
-$(LINT)/verilator/%.ok: $(RTL_V) $(RTL_VH) | deps
+$(LINT)/verilator/%.ok: $(RTL_V) $(RTL_VH) $(RTL_VLT) | deps
 	@mkdir -p $(@D)
-	verilator --lint-only -Wall -y hw/rtl --top-module $* $(filter %/$*.v %/$*.sv,$(RTL_V))
+	verilator --lint-only -Wall -y hw/rtl $(RTL_VLT) --top-module $* $(filter %/$*.v %/$*.sv,$(RTL_V))
 	@touch $@
 
 # Blocks are synthesised with sdp_ram's block-RAM stand-in
