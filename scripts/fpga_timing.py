@@ -246,6 +246,8 @@ class Netlist:
         if c.kind == "ff":
             return self.net_name(c.conns["Q"][0])
         kind = {"standin": "block RAM", "bram": "block RAM", "lutram": "LUT RAM"}[c.kind]
+        if c.kind == "standin" and self._standin_lutram(c):
+            kind = "LUT RAM"
         name = c.name.lstrip("\\")
         return f"{name} ({kind})"
 
@@ -257,9 +259,9 @@ class Netlist:
         if c.kind == "ff":
             return d.ff_clk_to_q
         if c.kind == "standin":
-            aw = len(c.conns.get("rd_addr", []))
-            # A shallow table is LUT RAM read into a flip-flop, a deep one a block RAM.
-            return d.ff_clk_to_q if aw <= d.bram_lutram_max_aw else d.bram_clk_to_out
+            # A shallow table (or one asking for it, LUTRAM = 1) is LUT RAM
+            # read into a flip-flop, a deep one a block RAM.
+            return d.ff_clk_to_q if self._standin_lutram(c) else d.bram_clk_to_out
         if c.kind == "bram":
             reg = "DOA_REG" if port.startswith(("DOUTADOUT", "DOUTPADOUTP")) else "DOB_REG"
             if _param_int(c.params.get(reg, 0)):
@@ -276,11 +278,36 @@ class Netlist:
             return None
         if c.kind == "ff":
             return {"D": d.ff_setup_d, "CE": d.ff_setup_ce, "R": d.ff_setup_sr, "S": d.ff_setup_sr}.get(port)
+        if c.kind == "standin" and _param_int(c.params.get("LUTRAM", 0)):
+            return self._lutram_box_setup(c, port)
         if c.kind in ("standin", "bram"):
             return d.bram_setup
         if c.kind == "lutram":
             return d.lutram_setup if self._lutram_write_pin(c, port) else None
         return None
+
+    def _standin_lutram(self, c: _Cell) -> bool:
+        aw = len(c.conns.get("rd_addr", []))
+        return aw <= self.d.bram_lutram_max_aw or bool(_param_int(c.params.get("LUTRAM", 0)))
+
+    def _lutram_box_setup(self, c: _Cell, port: str) -> float:
+        """Setup of an sdp_ram box with LUTRAM = 1: its write pins are the
+        LUT RAM's; its read address goes through the RAM's read port (and,
+        past 512 words, a LUT6 4:1 mux with its routing for every 4x of
+        depth) into the rd_data flip-flop's D, and rd_en is that flip-flop's
+        CE."""
+        d = self.d
+        if port.startswith("wr_"):
+            return d.lutram_setup
+        if port == "rd_en":
+            return d.ff_setup_ce
+        depth = 1 << len(c.conns.get("rd_addr", []))
+        t = d.lutram_read if depth <= 64 else d.lutram_read_wide
+        reach = 512
+        while depth > reach:
+            t += d.route + d.lut
+            reach *= 4
+        return t + d.ff_setup_d
 
     @staticmethod
     def _lutram_write_pin(c: _Cell, port: str) -> bool:

@@ -5,7 +5,6 @@ digest that a Verilog block and its VHDL twin must agree on."""
 from __future__ import annotations
 
 import random
-import zlib
 from typing import Iterable, Iterator
 
 from cocotb.clock import Clock
@@ -61,14 +60,6 @@ def strobe_runs(strb: int) -> Iterator[tuple[int, int]]:
         hi = lo + ((~(strb >> lo)) & ((strb >> lo) + 1)).bit_length() - 1  # lowest clear bit above the run
         yield lo, hi
         strb &= ~(((1 << (hi - lo)) - 1) << lo)
-
-
-def transfer_digest(digest: int, cycle: int, *fields) -> int:
-    """digest extended by one transfer and the clock it happened in (CRC-32
-    of its repr): a run's final value, logged with its last clock, is equal
-    for the Verilog and its VHDL twin when they behave clock for clock
-    alike."""
-    return zlib.crc32(repr((cycle,) + fields).encode(), digest)
 
 
 def first_piece_min(head: bytes, ulen: int | None = None) -> int:

@@ -190,6 +190,35 @@ def test_sdp_ram_box_deep_and_shallow():
         assert p.delay == pytest.approx(launch + 0.20 + 0.10 + 0.20 + 0.03 + 0.05)
 
 
+def test_sdp_ram_box_lutram():
+    """An sdp_ram box with LUTRAM = 1, 1024 deep: its read word launches
+    from the rd_data flip-flop; its read address reaches that flip-flop
+    through the 512-deep read port (0.30) and one LUT6 4:1 mux with its
+    routing (0.20 + 0.10), then D setup (0.03); its write pins take the
+    LUT RAM's setup (0.40); rd_en is the flip-flop's CE (0.06). (A box
+    counts once as an end: each pin is tried on a box of its own.)"""
+    def box(pin: str | None):
+        b = Builder()
+        clk = b.ports["clk"]["bits"][0]
+        out = b.bits(4)
+        widths = {"rd_addr": 10, "rd_en": 1, "wr_data": 1}
+        conns = {p: (b.bits(n) if p != pin else [b.ff(f"{p}_reg{i}", b.bit()) for i in range(n)])
+                 for p, n in widths.items()}
+        b.cell("tbl", "sdp_ram", {"clk": "input", "rd_addr": "input", "rd_en": "input",
+                                  "wr_data": "input", "rd_data": "output"},
+               {"LUTRAM": 1}, clk=clk, rd_data=out, **conns)
+        b.ff("q_reg", b.lut("l", out[0]))
+        return {p.end: p for p in ft.analyse(b.netlist(), "top", ports=False, paths=20)}
+
+    got = box(None)
+    assert got["q_reg"].delay == pytest.approx(0.08 + 0.20 + 0.10 + 0.20 + 0.03 + 0.05)
+    assert got["q_reg"].start == "tbl (LUT RAM)"
+    # 0.08 + 0.20 route + (0.30 + 0.20 + 0.10 + 0.03) + 0.05
+    assert box("rd_addr")["tbl (LUT RAM) rd_addr[0]"].delay == pytest.approx(0.96)
+    assert box("wr_data")["tbl (LUT RAM) wr_data"].delay == pytest.approx(0.08 + 0.20 + 0.40 + 0.05)
+    assert box("rd_en")["tbl (LUT RAM) rd_en"].delay == pytest.approx(0.08 + 0.20 + 0.06 + 0.05)
+
+
 def test_ports_count_as_registers():
     b = Builder()
     i = b.bit()

@@ -131,9 +131,12 @@ end
 
 wire crc_in_ready;
 reg [FIFO_AW:0] wr_ptr, rd_ptr;
-wire [FIFO_AW:0] fill = wr_ptr - rd_ptr;
+// The beats in the FIFO (wr_ptr - rd_ptr), kept in a register of its own:
+// worked out from the pointers, the sum led the ready path back through
+// mpa_tx_mark into mpa_tx_frame (hw/timing.md).
+reg [FIFO_AW:0] fill;
 wire fifo_full = fill[FIFO_AW];
-wire fifo_empty = wr_ptr == rd_ptr;
+wire fifo_empty = fill == {FIFO_AW+1{1'b0}};
 assign k_ready = crc_in_ready && !fifo_full;
 wire push = k_valid && k_ready;
 
@@ -189,6 +192,7 @@ always @(posedge clk) begin
     if (push) begin
         wr_ptr <= wr_ptr + 1'b1;
     end
+    fill <= fill + {{FIFO_AW{1'b0}}, push} - {{FIFO_AW{1'b0}}, pop};
     if (out_load) begin
         m_axis_tvalid <= 1'b0;
     end
@@ -203,6 +207,7 @@ always @(posedge clk) begin
     if (rst) begin
         wr_ptr <= {FIFO_AW+1{1'b0}};
         rd_ptr <= {FIFO_AW+1{1'b0}};
+        fill <= {FIFO_AW+1{1'b0}};
         m_axis_tvalid <= 1'b0;
     end
 end

@@ -141,13 +141,17 @@ always @(posedge clk) begin
 end
 
 // The table holds, per connection, the words still to go before the next
-// marker position ("togo", 0 .. 127; 0: a marker comes first).
+// marker position ("togo", 0 .. 127; 0: a marker comes first). It is LUT
+// RAM on an FPGA (7 bits a connection): its read word goes through the
+// countdown into its own write data and b1's enables in one clock, which
+// a block RAM's late output would make the block's longest path
+// (hw/timing.md).
 wire [6:0] ram_q;
 wire       tbl_we;
 wire [CONN_W-1:0] tbl_waddr;
 wire [6:0] tbl_wdata;
 
-sdp_ram #(.WIDTH(7), .ADDR_W(CONN_W)) togo_table (
+sdp_ram #(.WIDTH(7), .ADDR_W(CONN_W), .LUTRAM(1)) togo_table (
     .clk(clk),
     .wr_en(tbl_we),
     .wr_addr(tbl_waddr),

@@ -200,16 +200,25 @@ wire s_go = s_axis_tvalid && s_axis_tready;
 // The RAM is read every clock for the beat at s_axis (conn is the same on
 // every beat of a piece); the word is used in the clock after the beat is
 // taken (a_fresh), and copied for the clocks it waits in A.
+// The valid bit, which s_axis_tready waits on through take, has a table
+// of its own in LUT RAM, read into a flip-flop: from a block RAM's late
+// output that was the block's longest path (hw/timing.md).
 wire          rd_en = 1'b1;
 wire [HW-1:0] rd_data;
 wire          wr_en;
 wire [CONN_W-1:0] wr_addr;
 wire [HW-1:0] wr_data;
 
-sdp_ram #(.WIDTH(HW), .ADDR_W(CONN_W)) held_ram (
+sdp_ram #(.WIDTH(HW-1), .ADDR_W(CONN_W)) held_ram (
     .clk(clk),
-    .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),
-    .rd_en(rd_en), .rd_addr(s_conn), .rd_data(rd_data)
+    .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data[HW-2:0]),
+    .rd_en(rd_en), .rd_addr(s_conn), .rd_data(rd_data[HW-2:0])
+);
+
+sdp_ram #(.WIDTH(1), .ADDR_W(CONN_W), .LUTRAM(1)) held_valid_ram (
+    .clk(clk),
+    .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data[HW-1]),
+    .rd_en(rd_en), .rd_addr(s_conn), .rd_data(rd_data[HW-1])
 );
 
 // The RAM returns the word as it was at the read; a write to the same

@@ -33,9 +33,9 @@ The cocotb tests:
   verdicts_held     m_verdict_tready held low while 3 to 64 ULPDUs' last
                     pieces leave, then let go: every verdict out, in order.
 
-Every test ends by logging its last clock and a CRC-32 digest of every
-transfer on the four streams with its clock: with the same RANDOM_SEED
-those lines are the same for the Verilog and its VHDL twin.
+With the same RANDOM_SEED the Verilog and its VHDL twin make the same
+transactions on the four streams, clock for clock: tests/transactions.py
+records and compares them.
 
 Verilator and Icarus run hw/rtl/rx_join.v; GHDL runs its VHDL-2008 twin,
 hw/rtl/vhdl/rx_join.vhd (at GHDL_WIDTHS), with the same tests and checks.
@@ -95,16 +95,11 @@ class TB:
         self.out_frame_start: list[int] = []
         self._out_frame: bytearray | None = None
         self._out_user = None
-        self.digest = 0                      # CRC-32 of every transfer and its clock
-
-    def _log_transfer(self, *fields):
-        self.digest = tbutil.transfer_digest(self.digest, self.cycle, *fields)
 
     def report_end(self, test: str):
-        """The clock count and transfer digest that the Verilog and its VHDL
-        twin must agree on."""
-        self.dut._log.info("%s: end at clock %d, %d beats in, %d out, transfer digest %08x",
-                           test, self.cycle, len(self.in_beats), len(self.out_beats), self.digest)
+        """The test's last clock and its beat counts, for the log."""
+        self.dut._log.info("%s: end at clock %d, %d beats in, %d out",
+                           test, self.cycle, len(self.in_beats), len(self.out_beats))
 
     async def start(self):
         await tbutil.clock_and_reset(self.dut, CLK_PERIOD_NS,
@@ -131,7 +126,6 @@ class TB:
             # Input beats, and the verdicts they release.
             if dut.s_axis_tvalid.value == 1 and dut.s_axis_tready.value == 1:
                 self.in_beats.append(self.cycle)
-                self._log_transfer("in", int(dut.s_axis_tkeep.value))
                 if in_sof:
                     self.in_frame_start.append(self.cycle)
                 in_sof = dut.s_axis_tlast.value == 1
@@ -139,7 +133,6 @@ class TB:
                     self.in_lasts += 1
             if vvalid and dut.s_verdict_tready.value == 1:
                 vvalid = False
-                self._log_transfer("vin")
                 self.verdicts_in.popleft()
             if not vvalid and self.verdicts_in and self.verdicts_in[0][0] <= self.in_lasts:
                 # A verdict after its last piece's tlast beat (a later clock).
@@ -152,11 +145,8 @@ class TB:
             # Output pieces.
             if dut.m_axis_tvalid.value == 1 and dut.m_axis_tready.value == 1:
                 self.out_beats.append(self.cycle)
-                self._log_transfer("out", int(dut.m_axis_tdata.value), int(dut.m_axis_tkeep.value),
-                           int(dut.m_axis_tuser.value), int(dut.m_axis_tlast.value))
                 self._out_beat(n)
             if dut.m_verdict_tvalid.value == 1 and dut.m_verdict_tready.value == 1:
-                self._log_transfer("vout", int(dut.m_verdict_tdata.value), int(dut.m_verdict_tuser.value))
                 self.verdicts_out.append((int(dut.m_verdict_tuser.value), int(dut.m_verdict_tdata.value), self.cycle))
             dut.m_axis_tready.value = int(rng.random() < self.ready_p)
             dut.m_verdict_tready.value = int(rng.random() < self.ready_p and not self.verdict_hold)

@@ -108,7 +108,7 @@ architecture rtl of mpa_tx is
     signal crc_tid_unused : std_logic_vector(0 downto 0);
 
     signal wr_ptr_reg, rd_ptr_reg : ptr_t := (others => '0');
-    signal fill : ptr_t;
+    signal fill_reg : ptr_t := (others => '0');  -- wr_ptr - rd_ptr, registered (mpa_tx.v)
     signal fifo_full, fifo_empty, push : std_ulogic;
     signal fifo : fifo_t := (others => (others => '0'));
 
@@ -175,9 +175,8 @@ begin
         end loop;
     end process p_crc_keep;
 
-    fill <= wr_ptr_reg - rd_ptr_reg;
-    fifo_full <= fill(FIFO_AW_c);
-    fifo_empty <= '1' when wr_ptr_reg = rd_ptr_reg else '0';
+    fifo_full <= fill_reg(FIFO_AW_c);
+    fifo_empty <= '1' when fill_reg = 0 else '0';
     k_ready <= crc_in_ready and not fifo_full;
     push <= k_valid and k_ready;
     crc_in_valid <= k_valid and not fifo_full;
@@ -206,7 +205,7 @@ begin
     -- FIFO holds as many beats as the CRC takes clocks, or once the head
     -- frame's CRC is ready (see the Verilog for why).
     out_load <= (not m_valid_reg) or m_axis_tready;
-    primed <= '1' when crc_valid = '1' or fill >= CRC_LATENCY_c else '0';
+    primed <= '1' when crc_valid = '1' or fill_reg >= CRC_LATENCY_c else '0';
     pop <= '1' when fifo_empty = '0' and out_load = '1'
                     and ((h_last = '1' and crc_valid = '1') or (h_last = '0' and primed = '1'))
            else '0';
@@ -231,6 +230,11 @@ begin
                     k_user & k_last & k_crcw & k_keep & k_data;
                 wr_ptr_reg <= wr_ptr_reg + 1;
             end if;
+            if push = '1' and pop = '0' then
+                fill_reg <= fill_reg + 1;
+            elsif push = '0' and pop = '1' then
+                fill_reg <= fill_reg - 1;
+            end if;
             if out_load = '1' then
                 m_valid_reg <= '0';
             end if;
@@ -245,6 +249,7 @@ begin
             if rst = '1' then
                 wr_ptr_reg <= (others => '0');
                 rd_ptr_reg <= (others => '0');
+                fill_reg <= (others => '0');
                 m_valid_reg <= '0';
             end if;
         end if;

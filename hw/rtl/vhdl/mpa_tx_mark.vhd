@@ -207,7 +207,7 @@ begin
     tbl_re <= b0_load and s_axis_tfirst;
 
     togo_table : entity work.sdp_ram
-        generic map (WIDTH => 7, ADDR_W => CONN_W)
+        generic map (WIDTH => 7, ADDR_W => CONN_W, LUTRAM => 1)
         port map (
             clk => clk,
             wr_en => tbl_we,

@@ -331,12 +331,22 @@ begin
     -- is taken (a_fresh_reg), and copied for the clocks it waits in A.
     rd_en <= '1';
 
+    -- The valid bit, which s_axis_tready waits on through take, has a
+    -- table of its own in LUT RAM, read into a flip-flop (rx_join.v).
     held_ram : entity work.sdp_ram
-        generic map (WIDTH => HW_c, ADDR_W => CONN_W)
+        generic map (WIDTH => HW_c - 1, ADDR_W => CONN_W)
         port map (
             clk => clk,
-            wr_en => wr_en, wr_addr => wr_addr, wr_data => wr_data,
-            rd_en => rd_en, rd_addr => s_conn, rd_data => rd_data
+            wr_en => wr_en, wr_addr => wr_addr, wr_data => wr_data(HW_c - 2 downto 0),
+            rd_en => rd_en, rd_addr => s_conn, rd_data => rd_data(HW_c - 2 downto 0)
+        );
+
+    held_valid_ram : entity work.sdp_ram
+        generic map (WIDTH => 1, ADDR_W => CONN_W, LUTRAM => 1)
+        port map (
+            clk => clk,
+            wr_en => wr_en, wr_addr => wr_addr, wr_data => wr_data(HW_c - 1 downto HW_c - 1),
+            rd_en => rd_en, rd_addr => s_conn, rd_data => rd_data(HW_c - 1 downto HW_c - 1)
         );
 
     -- The RAM returns the word as it was at the read; a write to the same
