@@ -476,6 +476,8 @@ endfunction
 
 // gt33 (a > b) and fadd ({carry, sum} of x + y + ci) as trees.
 `include "rnic_arith.vh"
+// Terminate error words ERR_* (generated from the Go model: internal/hdlcodes).
+`include "rnic_codes.vh"
 
 
 
@@ -783,17 +785,17 @@ always @* begin
     // rdmap.ClassifyHeader's order, after ddp.ParseHeader's length check.
     h_cerr = 1'b1;
     if (h_short) begin
-        h_cerr_code = 16'h0207;          // RDMAP Remote Operation: catastrophic, stream
+        h_cerr_code = ERR_RDMAP_STREAM_CATASTROPHIC;          // RDMAP Remote Operation: catastrophic, stream
     end else if (h_dv != 2'd1) begin
-        h_cerr_code = h_t ? 16'h1104 : 16'h1206;   // DDP: invalid DDP version
+        h_cerr_code = h_t ? ERR_DDP_TAGGED_INVALID_VERSION : ERR_DDP_UNTAGGED_INVALID_VERSION;   // DDP: invalid DDP version
     end else if (h_rv != 2'd1) begin
-        h_cerr_code = 16'h0205;          // RDMAP: invalid RDMAP version
+        h_cerr_code = ERR_RDMAP_INVALID_VERSION;          // RDMAP: invalid RDMAP version
     end else if (h_op[3] || h_optag != h_t) begin
-        h_cerr_code = 16'h0206;          // RDMAP: unexpected opcode
+        h_cerr_code = ERR_RDMAP_UNEXPECTED_OPCODE;          // RDMAP: unexpected opcode
     end else if (!h_t && h_qn > 32'd2) begin
-        h_cerr_code = 16'h1201;          // DDP: invalid QN
+        h_cerr_code = ERR_DDP_INVALID_QN;          // DDP: invalid QN
     end else if (!h_t && h_qn[1:0] != h_opqn) begin
-        h_cerr_code = 16'h0206;
+        h_cerr_code = ERR_RDMAP_UNEXPECTED_OPCODE;
     end else begin
         h_cerr = 1'b0;
         h_cerr_code = 16'h0000;
@@ -1175,19 +1177,19 @@ always @* begin
         r_dest = e_dt_reg;
         if (k_n_reg != 16'd0 && t_inv) begin
             r_kind = K_ERR;
-            r_err = 16'h1100;       // DDP tagged: invalid STag
+            r_err = ERR_DDP_INVALID_STAG;       // DDP tagged: invalid STag
         end else if (k_n_reg != 16'd0 && e_t_assoc_reg) begin
             r_kind = K_ERR;
-            r_err = 16'h1102;       // DDP tagged: STag not associated with stream
+            r_err = ERR_DDP_STAG_NOT_ASSOCIATED;       // DDP tagged: STag not associated with stream
         end else if (k_n_reg != 16'd0 && e_t_acc_reg) begin
             r_kind = K_ERR;
-            r_err = 16'h0102;       // RDMAP remote protection: access rights
+            r_err = ERR_RDMAP_ACCESS_RIGHTS;       // RDMAP remote protection: access rights
         end else if (k_n_reg != 16'd0 && e_t_wrap_reg) begin
             r_kind = K_ERR;
-            r_err = 16'h1103;       // DDP tagged: TO wrap
+            r_err = ERR_DDP_TO_WRAP;       // DDP tagged: TO wrap
         end else if (k_n_reg != 16'd0 && e_t_bounds_reg) begin
             r_kind = K_ERR;
-            r_err = 16'h1101;       // DDP tagged: base or bounds
+            r_err = ERR_DDP_BASE_BOUNDS;       // DDP tagged: base or bounds
         end else begin
             r_place = k_n_reg != 16'd0;
             r_kind = k_l_reg ? K_CPL : K_NONE;
@@ -1195,16 +1197,16 @@ always @* begin
     end else begin
         if (u_nobuf) begin
             r_kind = K_ERR;
-            r_err = u_behind ? 16'h1203 : 16'h1202;
+            r_err = u_behind ? ERR_DDP_MSN_RANGE : ERR_DDP_NO_BUFFER;
         end else if (e_u_mo_reg) begin
             r_kind = K_ERR;
-            r_err = 16'h1204;       // DDP untagged: invalid MO
+            r_err = ERR_DDP_INVALID_MO;       // DDP untagged: invalid MO
         end else if (e_u_long_reg) begin
             r_kind = K_ERR;
-            r_err = 16'h1205;       // DDP untagged: message too long
+            r_err = ERR_DDP_TOO_LONG;       // DDP untagged: message too long
         end else if (u_lorder && !c2_early_reg) begin
             r_kind = K_ERR;
-            r_err = 16'h1203;       // DDP untagged: MSN range
+            r_err = ERR_DDP_MSN_RANGE;       // DDP untagged: MSN range
         end else begin
             r_place = k_n_reg != 16'd0;
             r_pop = k_l_reg;
@@ -1212,12 +1214,12 @@ always @* begin
                 r_kind = K_NONE;
             end else if (k_op_reg == 4'd1 && e_rr_bad_reg) begin
                 r_kind = K_ERR;
-                r_err = 16'h0207;   // rdmap.DeliveredReadRequest: not one 28-octet segment
+                r_err = ERR_RDMAP_STREAM_CATASTROPHIC;   // rdmap.DeliveredReadRequest: not one 28-octet segment
             end else if (k_op_reg == 4'd7) begin
                 r_kind = K_TERM;
             end else if ((k_op_reg == 4'd4 || k_op_reg == 4'd6) && i_bad) begin
                 r_kind = K_ERR;
-                r_err = 16'h0109;   // RDMAP remote protection: cannot invalidate
+                r_err = ERR_RDMAP_CANNOT_INVALIDATE;   // RDMAP remote protection: cannot invalidate
             end else begin
                 r_kind = K_CPL;
                 r_inval = k_op_reg == 4'd4 || k_op_reg == 4'd6;
@@ -2566,10 +2568,10 @@ always @(posedge clk) begin
         ev_rr_reg <= v0_data_reg[223:0];
         if (dv_bad) begin
             err_valid_reg <= 1'b1;
-            ev_err_reg <= {4'd2, 4'd0, 5'd0, s_verdict_tdata};
+            ev_err_reg <= {LAYER_LLP, ETYPE_MPA, 5'd0, s_verdict_tdata};
         end else if (v0_herr) begin
             err_valid_reg <= 1'b1;
-            ev_err_reg <= 16'h0000;
+            ev_err_reg <= ERR_RDMAP_LOCAL_CATASTROPHIC;
         end else if (rf_kind == K_ERR) begin
             err_valid_reg <= 1'b1;
             ev_err_reg <= rf_rec[15:0];
