@@ -30,56 +30,105 @@ module ddp_rx_check #(
     parameter BURST = 8,
     parameter BQ_AW = 4
 ) (
-    input  wire                        clk,
-    input  wire                        rst,
-    input  wire [CX_W-1:0]             cx_rd_data,
-    input  wire [ST_W-1:0]             st_rd_data,
-    input  wire [RG_W-1:0]             rg_rd_data,
-    input  wire                        h_valid,
-    input  wire [HF_W-1:0]             h_rec,
-    input  wire                        dc_in_ready,
-    output wire                        c_adv,
-    output wire [CONN_W-1:0]           hf_conn,
-    output wire [143:0]                hf_hdr,
-    output wire [31:0]                 hf_idx32,
-    output reg                         c1_valid_reg = 1'b0,
-    output wire [CONN_W-1:0]           p1_conn,
-    output reg                         b_valid_reg = 1'b0,
-    output reg  [CONN_W-1:0]           b_conn_reg,
-    output reg                         b_first_reg,
-    output reg                         b_early_reg,
-    output reg  [CX_W-1:0]             b_cx_reg,
-    output reg                         b_t_reg,
-    output reg                         b_l_reg,
-    output reg  [3:0]                  b_op_reg,
-    output reg  [31:0]                 b_stag_reg,
-    output reg  [31:0]                 b_msn_reg,
-    output reg  [31:0]                 b_msn1_reg,
-    output reg  [1:0]                  b_qn_reg,
-    output reg  [15:0]                 b_n_reg,
-    output reg  [4:0]                  b_hlen_reg,
-    output reg                         b_cerr_reg,
-    output reg  [15:0]                 b_cerr_code_reg,
-    output reg                         b_stag_bad_reg,
-    output reg                         b_assoc_bad_reg,
-    output reg                         b_acc_reg,
-    output reg                         b_wrap_reg,
-    output reg                         b_mo_gt_reg,
-    output reg                         b_rr_eq_reg,
-    output reg  [3:0]                  b_z_reg,
-    output reg  [ID_W-1:0]             b_id_reg,
-    output reg  [ST_W-2:0]             b_st_reg,
-    output reg  [72:0]                 bs_lt,
-    output reg  [72:0]                 bs_gt,
-    output reg  [72:0]                 bs_dt,
-    output reg  [72:0]                 bs_du,
-    output reg  [72:0]                 bs_mon,
-    output reg  [72:0]                 bs_long,
-    output reg  [3:0]                  bs_nobuf,
-    output reg  [3:0]                  bs_behind
+    clk,
+    rst,
+    cx_rd_data,
+    st_rd_data,
+    rg_rd_data,
+    h_valid,
+    h_rec,
+    dc_in_ready,
+    c_adv,
+    hf_conn,
+    hf_hdr,
+    hf_idx32,
+    c1_valid_reg,
+    p1_conn,
+    b_valid_reg,
+    b_conn_reg,
+    b_first_reg,
+    b_early_reg,
+    b_cx_reg,
+    b_t_reg,
+    b_l_reg,
+    b_op_reg,
+    b_stag_reg,
+    b_msn_reg,
+    b_msn1_reg,
+    b_qn_reg,
+    b_n_reg,
+    b_hlen_reg,
+    b_cerr_reg,
+    b_cerr_code_reg,
+    b_stag_bad_reg,
+    b_assoc_bad_reg,
+    b_acc_reg,
+    b_wrap_reg,
+    b_mo_gt_reg,
+    b_rr_eq_reg,
+    b_z_reg,
+    b_id_reg,
+    b_st_reg,
+    bs_lt,
+    bs_gt,
+    bs_dt,
+    bs_du,
+    bs_mon,
+    bs_long,
+    bs_nobuf,
+    bs_behind
 );
 
 `include "ddp_rx_defs.vh"
+
+// Ports (declared after the localparams of ddp_rx_defs.vh their widths use).
+input  wire                        clk;
+input  wire                        rst;
+input  wire [CX_W-1:0]             cx_rd_data;
+input  wire [ST_W-1:0]             st_rd_data;
+input  wire [RG_W-1:0]             rg_rd_data;
+input  wire                        h_valid;
+input  wire [HF_W-1:0]             h_rec;
+input  wire                        dc_in_ready;
+output wire                        c_adv;
+output wire [CONN_W-1:0]           hf_conn;
+output wire [143:0]                hf_hdr;
+output wire [31:0]                 hf_idx32;
+output reg                         c1_valid_reg = 1'b0;
+output wire [CONN_W-1:0]           p1_conn;
+output reg                         b_valid_reg = 1'b0;
+output reg  [CONN_W-1:0]           b_conn_reg;
+output reg                         b_first_reg;
+output reg                         b_early_reg;
+output reg  [CX_W-1:0]             b_cx_reg;
+output reg                         b_t_reg;
+output reg                         b_l_reg;
+output reg  [3:0]                  b_op_reg;
+output reg  [31:0]                 b_stag_reg;
+output reg  [31:0]                 b_msn_reg;
+output reg  [31:0]                 b_msn1_reg;
+output reg  [1:0]                  b_qn_reg;
+output reg  [15:0]                 b_n_reg;
+output reg  [4:0]                  b_hlen_reg;
+output reg                         b_cerr_reg;
+output reg  [15:0]                 b_cerr_code_reg;
+output reg                         b_stag_bad_reg;
+output reg                         b_assoc_bad_reg;
+output reg                         b_acc_reg;
+output reg                         b_wrap_reg;
+output reg                         b_mo_gt_reg;
+output reg                         b_rr_eq_reg;
+output reg  [3:0]                  b_z_reg;
+output reg  [ID_W-1:0]             b_id_reg;
+output reg  [ST_W-2:0]             b_st_reg;
+output reg  [72:0]                 bs_lt;
+output reg  [72:0]                 bs_gt;
+output reg  [72:0]                 bs_dt;
+output reg  [72:0]                 bs_du;
+output reg  [72:0]                 bs_mon;
+output reg  [72:0]                 bs_long;
+output reg  [3:0]                  bs_nobuf;
+output reg  [3:0]                  bs_behind;
 
 // --- check pipeline: H (table reads), C1, C1b (checks), C2 (decision) ---------
 //
@@ -92,8 +141,8 @@ module ddp_rx_check #(
 
 assign c_adv = dc_in_ready;
 
-assign hf_conn = h_rec[145 +: CONN_W];
-assign hf_hdr = h_rec[143:0];
+assign hf_conn = h_rec[HF_CONN +: CONN_W];
+assign hf_hdr = h_rec[HF_HDR +: 144];
 assign hf_idx32 = be32(hf_hdr, 2);
 
 reg  [HF_W-1:0]      c1_rec_reg;
@@ -109,13 +158,13 @@ always @(posedge clk) begin
 end
 
 // C1: the header's fields, the context and the table entries.
-wire                 p1_drop = c1_rec_reg[HF_W-1];
-wire                 p1_early = c1_rec_reg[HF_W-2];
-wire                 p1_short = c1_rec_reg[HF_W-3];
-wire [15:0]          p1_n = c1_rec_reg[HF_W-4 -: 16];
-assign p1_conn = c1_rec_reg[145 +: CONN_W];
-wire                 p1_first = c1_rec_reg[144];
-wire [143:0]         hdr = c1_rec_reg[143:0];
+wire                 p1_drop = c1_rec_reg[HF_DROP];
+wire                 p1_early = c1_rec_reg[HF_EARLY];
+wire                 p1_short = c1_rec_reg[HF_SHORT];
+wire [15:0]          p1_n = c1_rec_reg[HF_N +: 16];
+assign p1_conn = c1_rec_reg[HF_CONN +: CONN_W];
+wire                 p1_first = c1_rec_reg[HF_FIRST];
+wire [143:0]         hdr = c1_rec_reg[HF_HDR +: 144];
 
 reg                    h_t;
 reg                    h_l;
@@ -174,7 +223,7 @@ always @* begin
         h_cerr = 1'b0;
         h_cerr_code = 16'h0000;
     end
-    h_q = cx_q(cx_rd_data[3*Q_W-1:0], h_qn[1:0]);
+    h_q = cx_q(cx_rd_data[CX_Q0 +: CX_QS_W], h_qn[1:0]);
     {h_first, h_cnt} = h_q;
 end
 
@@ -277,7 +326,7 @@ always @* begin : c1_arith
     a_wrap = (&h_to[63:16]) && gt33({17'd0, h_to[15:0]}, {17'd0, ~h_n});
     a_mo_gt = gt33({1'b0, h_mo}, {1'b0, rg_len});
     c1_stag_bad = !st_valid || st_key != h_stag[7:0] || (h_stag >> (8 + STAG_AW)) != 32'd0;
-    c1_assoc_bad = st_pd != cx_rd_data[CX_W-2 -: 32] || (st_bound && st_conn != p1_conn);
+    c1_assoc_bad = st_pd != cx_rd_data[CX_PD +: 32] || (st_bound && st_conn != p1_conn);
     // d_j = MSN - first - j = MSN + ~first + (1 - j), for j deliveries of
     // the queue that the context read has not seen (j = 0..3).
     for (j = 0; j < 4; j = j + 1) begin
@@ -347,7 +396,7 @@ always @(posedge clk) begin
         b_low_reg <= a_low;
         b_cm_reg <= a_cm;
         b_id_reg <= rg_id;
-        b_st_reg <= st_rd_data[ST_W-2:0];
+        b_st_reg <= st_rd_data[ST_VALID-1:0];
     end
     if (rst) begin
         b_valid_reg <= 1'b0;

@@ -30,64 +30,121 @@ module ddp_rx_decide #(
     parameter BURST = 8,
     parameter BQ_AW = 4
 ) (
-    input  wire                        clk,
-    input  wire                        rst,
-    input  wire [NCONN-1:0]            herr_reg,
-    input  wire                        herr_set,
-    input  wire [CONN_W-1:0]           herr_set_conn,
-    input  wire                        c_adv,
-    input  wire [CONN_W-1:0]           p1_conn,
-    input  wire                        b_valid_reg,
-    input  wire [CONN_W-1:0]           b_conn_reg,
-    input  wire                        b_first_reg,
-    input  wire                        b_early_reg,
-    input  wire [CX_W-1:0]             b_cx_reg,
-    input  wire                        b_t_reg,
-    input  wire                        b_l_reg,
-    input  wire [3:0]                  b_op_reg,
-    input  wire [31:0]                 b_stag_reg,
-    input  wire [31:0]                 b_msn_reg,
-    input  wire [31:0]                 b_msn1_reg,
-    input  wire [1:0]                  b_qn_reg,
-    input  wire [15:0]                 b_n_reg,
-    input  wire [4:0]                  b_hlen_reg,
-    input  wire                        b_cerr_reg,
-    input  wire [15:0]                 b_cerr_code_reg,
-    input  wire                        b_stag_bad_reg,
-    input  wire                        b_assoc_bad_reg,
-    input  wire                        b_acc_reg,
-    input  wire                        b_wrap_reg,
-    input  wire                        b_mo_gt_reg,
-    input  wire                        b_rr_eq_reg,
-    input  wire [3:0]                  b_z_reg,
-    input  wire [ID_W-1:0]             b_id_reg,
-    input  wire [ST_W-2:0]             b_st_reg,
-    input  wire [72:0]                 bs_lt,
-    input  wire [72:0]                 bs_gt,
-    input  wire [72:0]                 bs_dt,
-    input  wire [72:0]                 bs_du,
-    input  wire [72:0]                 bs_mon,
-    input  wire [72:0]                 bs_long,
-    input  wire [3:0]                  bs_nobuf,
-    input  wire [3:0]                  bs_behind,
-    input  wire                        dc_out_ready,
-    output wire                        dc_in_ready,
-    output reg                         c2_valid_reg = 1'b0,
-    output reg  [CONN_W-1:0]           c2_conn_reg,
-    output reg                         c2_first_reg,
-    output reg                         c2_early_reg,
-    output reg  [ST_W-2:0]             e_st_reg,
-    output wire [STAG_AW-1:0]          k_idx,
-    output reg                         r_inval,
-    output reg                         c_en,
-    output reg  [CX_W-1:0]             r_cx,
-    output wire                        c2_go,
-    output wire                        c2_decide,
-    output wire [DC_W-1:0]             dc_out,
-    output wire                        dc_out_valid
+    clk,
+    rst,
+    herr_reg,
+    herr_set,
+    herr_set_conn,
+    c_adv,
+    p1_conn,
+    b_valid_reg,
+    b_conn_reg,
+    b_first_reg,
+    b_early_reg,
+    b_cx_reg,
+    b_t_reg,
+    b_l_reg,
+    b_op_reg,
+    b_stag_reg,
+    b_msn_reg,
+    b_msn1_reg,
+    b_qn_reg,
+    b_n_reg,
+    b_hlen_reg,
+    b_cerr_reg,
+    b_cerr_code_reg,
+    b_stag_bad_reg,
+    b_assoc_bad_reg,
+    b_acc_reg,
+    b_wrap_reg,
+    b_mo_gt_reg,
+    b_rr_eq_reg,
+    b_z_reg,
+    b_id_reg,
+    b_st_reg,
+    bs_lt,
+    bs_gt,
+    bs_dt,
+    bs_du,
+    bs_mon,
+    bs_long,
+    bs_nobuf,
+    bs_behind,
+    dc_out_ready,
+    dc_in_ready,
+    c2_valid_reg,
+    c2_conn_reg,
+    c2_first_reg,
+    c2_early_reg,
+    e_st_reg,
+    k_idx,
+    r_inval,
+    c_en,
+    r_cx,
+    c2_go,
+    c2_decide,
+    dc_out,
+    dc_out_valid
 );
 
 `include "ddp_rx_defs.vh"
+
+// Ports (declared after the localparams of ddp_rx_defs.vh their widths use).
+input  wire                        clk;
+input  wire                        rst;
+input  wire [NCONN-1:0]            herr_reg;
+input  wire                        herr_set;
+input  wire [CONN_W-1:0]           herr_set_conn;
+input  wire                        c_adv;
+input  wire [CONN_W-1:0]           p1_conn;
+input  wire                        b_valid_reg;
+input  wire [CONN_W-1:0]           b_conn_reg;
+input  wire                        b_first_reg;
+input  wire                        b_early_reg;
+input  wire [CX_W-1:0]             b_cx_reg;
+input  wire                        b_t_reg;
+input  wire                        b_l_reg;
+input  wire [3:0]                  b_op_reg;
+input  wire [31:0]                 b_stag_reg;
+input  wire [31:0]                 b_msn_reg;
+input  wire [31:0]                 b_msn1_reg;
+input  wire [1:0]                  b_qn_reg;
+input  wire [15:0]                 b_n_reg;
+input  wire [4:0]                  b_hlen_reg;
+input  wire                        b_cerr_reg;
+input  wire [15:0]                 b_cerr_code_reg;
+input  wire                        b_stag_bad_reg;
+input  wire                        b_assoc_bad_reg;
+input  wire                        b_acc_reg;
+input  wire                        b_wrap_reg;
+input  wire                        b_mo_gt_reg;
+input  wire                        b_rr_eq_reg;
+input  wire [3:0]                  b_z_reg;
+input  wire [ID_W-1:0]             b_id_reg;
+input  wire [ST_W-2:0]             b_st_reg;
+input  wire [72:0]                 bs_lt;
+input  wire [72:0]                 bs_gt;
+input  wire [72:0]                 bs_dt;
+input  wire [72:0]                 bs_du;
+input  wire [72:0]                 bs_mon;
+input  wire [72:0]                 bs_long;
+input  wire [3:0]                  bs_nobuf;
+input  wire [3:0]                  bs_behind;
+input  wire                        dc_out_ready;
+output wire                        dc_in_ready;
+output reg                         c2_valid_reg = 1'b0;
+output reg  [CONN_W-1:0]           c2_conn_reg;
+output reg                         c2_first_reg;
+output reg                         c2_early_reg;
+output reg  [ST_W-2:0]             e_st_reg;
+output wire [STAG_AW-1:0]          k_idx;
+output reg                         r_inval;
+output reg                         c_en;
+output reg  [CX_W-1:0]             r_cx;
+output wire                        c2_go;
+output wire                        c2_decide;
+output wire [DC_W-1:0]             dc_out;
+output wire                        dc_out_valid;
 
 wire                  fifo_ready2_unused;   // second push port not used
 
@@ -279,8 +336,8 @@ reg [RECC_W-1:0]       r_rec;
 reg                    c_fail;
 
 always @* begin
-    c_en = c2_cx_reg[CX_W-1];
-    c_fail = f_cx[CX_W-34];
+    c_en = c2_cx_reg[CX_EN];
+    c_fail = f_cx[CX_FAIL];
     r_kind = K_NONE;
     r_err = 16'd0;
     r_place = 1'b0;
@@ -354,12 +411,12 @@ always @* begin
         r_pop = 1'b0;
         r_inval = 1'b0;
     end
-    r_cx = {c2_cx_reg[CX_W-1 -: 33], c_fail || r_kind == K_ERR || r_kind == K_TERM, f_cx[3*Q_W-1:0]};
+    r_cx = {c2_cx_reg[CX_EN], c2_cx_reg[CX_PD +: 32], c_fail || r_kind == K_ERR || r_kind == K_TERM, f_cx[CX_Q0 +: CX_QS_W]};
     if (r_pop) begin
         case (k_qn_reg)
-            2'd1: r_cx[Q_W +: Q_W] = q_pop(f_cx[Q_W +: RQ_AW+1], k_msn1_reg);
-            2'd2: r_cx[2*Q_W +: Q_W] = q_pop(f_cx[2*Q_W +: RQ_AW+1], k_msn1_reg);
-            default: r_cx[0 +: Q_W] = q_pop(f_cx[0 +: RQ_AW+1], k_msn1_reg);
+            2'd1: r_cx[CX_Q1 +: Q_W] = q_pop(f_cx[CX_Q1 + Q_CNT +: RQ_AW+1], k_msn1_reg);
+            2'd2: r_cx[CX_Q2 +: Q_W] = q_pop(f_cx[CX_Q2 + Q_CNT +: RQ_AW+1], k_msn1_reg);
+            default: r_cx[CX_Q0 +: Q_W] = q_pop(f_cx[CX_Q0 + Q_CNT +: RQ_AW+1], k_msn1_reg);
         endcase
     end
     if (k_tagged_reg) begin

@@ -47,6 +47,55 @@ localparam SU_W = LG + 3 + LG + 18 + 20;
 // dest, s, remain, rec, set-up}.
 localparam DC_W = 1 + CONN_W + 3 + ADDR_W + 5 + 16 + RECC_W + SU_W;
 
+// Field offsets of the records above, so that a record is read by field
+// name: X_F is field F's lowest bit (its highest for X_F_MSB; a one-bit
+// field's only bit).
+localparam REC_ERR = 0;                      // {layer, etype, code}, 16 bits
+localparam REC_CPL = 16;                     // {opcode .. inv_stag}: up to REC_CPL_MSB
+localparam REC_CPL_MSB = RECC_W - 3;
+localparam REC_KIND_MSB = RECC_W - 1;        // 2 bits
+localparam Q_CNT = 0;                        // RQ_AW + 1 bits
+localparam CX_Q0 = 0;                        // Q_W bits each
+localparam CX_Q1 = Q_W;
+localparam CX_Q2 = 2 * Q_W;
+localparam CX_QS_W = 3 * Q_W;                // the three queues, from CX_Q0
+localparam CX_FAIL = 3 * Q_W;
+localparam CX_PD = 3 * Q_W + 1;              // 32 bits
+localparam CX_EN = CX_W - 1;
+localparam DX_RR = 0;                        // 224 bits
+localparam DX_REC = 224;
+localparam DX_REMAIN = 224 + RECC_W;         // 16 bits
+localparam DX_NXT = DX_REMAIN + 16;          // ADDR_W bits
+localparam DX_PLACE = DX_W - 1;
+localparam ST_VALID = ST_W - 1;
+localparam RG_ID = 0;                        // ID_W bits
+localparam RF_RR = 0;                        // 224 bits
+localparam RF_REC = 224;
+localparam RF_CONN = RF_REC + RECC_W;        // CONN_W bits
+localparam RF_MARK = RF_CONN + CONN_W;       // MK_W bits
+localparam RF_EN = RF_W - 1;
+localparam HF_HDR = 0;                       // octets 0..17, 144 bits
+localparam HF_FIRST = 144;
+localparam HF_CONN = 145;                    // CONN_W bits
+localparam HF_N = 161 + CONN_W;              // 16 bits
+localparam HF_SHORT = HF_W - 3;
+localparam HF_EARLY = HF_W - 2;
+localparam HF_DROP = HF_W - 1;
+localparam DF_ULAST = 0;
+localparam DF_TLAST = 1;
+localparam DF_KEEP = 2;                      // KEEP_W bits
+localparam DF_DATA = 2 + KEEP_W;             // DATA_W bits
+localparam DC_SU = 0;                        // SU_W bits
+localparam DC_REC = SU_W;                    // RECC_W bits
+localparam DC_REMAIN = SU_W + RECC_W;        // 16 bits
+localparam DC_S = DC_REMAIN + 16;            // 5 bits
+localparam DC_DEST = DC_S + 5;               // ADDR_W bits
+localparam DC_PLACE = DC_DEST + ADDR_W;
+localparam DC_EN = DC_PLACE + 1;
+localparam DC_FIRST = DC_PLACE + 2;
+localparam DC_CONN = DC_PLACE + 3;           // CONN_W bits
+localparam DC_EARLY = DC_W - 1;
+
 localparam [1:0] K_NONE = 2'd0, K_CPL = 2'd1, K_ERR = 2'd2, K_TERM = 2'd3;
 localparam [1:0] D_DATA = 2'd0, D_FLUSH = 2'd1, D_PAD = 2'd2;
 
@@ -145,9 +194,9 @@ endfunction
 // Queue qn of a check context.
 function [Q_W-1:0] cx_q(input [3*Q_W-1:0] cx, input [1:0] qn);
     case (qn)
-        2'd1: cx_q = cx[Q_W +: Q_W];
-        2'd2: cx_q = cx[2*Q_W +: Q_W];
-        default: cx_q = cx[0 +: Q_W];
+        2'd1: cx_q = cx[CX_Q1 +: Q_W];
+        2'd2: cx_q = cx[CX_Q2 +: Q_W];
+        default: cx_q = cx[CX_Q0 +: Q_W];
     endcase
 endfunction
 

@@ -30,79 +30,151 @@ module ddp_rx_deliver #(
     parameter BQ_AW = 4,
     parameter WR_REQ = 0
 ) (
-    input  wire                        clk,
-    input  wire                        rst,
-    input  wire [2:0]                  s_verdict_tdata,
-    input  wire                        s_verdict_tvalid,
-    input  wire [CONN_W-1:0]           s_conn_conn,
-    input  wire                        m_cpl_ready,
-    input  wire                        m_err_ready,
-    input  wire [CX_W-1:0]             cx_rd_data,
-    input  wire                        cf_post_reg,
-    input  wire [CONN_W-1:0]           c2_conn_reg,
-    input  wire                        c2_first_reg,
-    input  wire                        c2_early_reg,
-    input  wire                        c_en,
-    input  wire                        c2_go,
-    input  wire                        b_valid,
-    input  wire [1:0]                  b_resp,
-    input  wire                        rf_in_ready,
-    input  wire [RF_W-1:0]             rf_out_data,
-    input  wire                        rf_out_valid,
-    input  wire [CONN_W-1:0]           bq_out_data,
-    input  wire                        bq_out_valid,
-    input  wire [MK_W-1:0]             b_cnt_reg,
-    input  wire [MK_W-1:0]             b_cnt1_reg,
-    input  wire                        d2_valid_reg,
-    input  wire                        e2_last_reg,
-    input  wire                        e2_early_reg,
-    input  wire [CONN_W-1:0]           e2_conn_reg,
-    input  wire                        cf_conn,
-    input  wire [CONN_W-1:0]           o_conn_reg,
-    input  wire [1:0]                  o_qn_reg,
-    input  wire [RG_W-1:0]             o_ent_reg,
-    input  wire                        o_ok,
-    output wire                        s_verdict_tready,
-    output wire                        m_axi_bready,
-    output wire                        m_cpl_valid,
-    output wire [CONN_W-1:0]           m_cpl_conn,
-    output wire [3:0]                  m_cpl_opcode,
-    output wire                        m_cpl_tagged,
-    output wire [1:0]                  m_cpl_qn,
-    output wire [31:0]                 m_cpl_msn,
-    output wire [31:0]                 m_cpl_len,
-    output wire [ID_W-1:0]             m_cpl_id,
-    output wire [31:0]                 m_cpl_stag,
-    output wire [31:0]                 m_cpl_inv_stag,
-    output wire [223:0]                m_cpl_rr,
-    output wire                        m_err_valid,
-    output wire [CONN_W-1:0]           m_err_conn,
-    output wire [3:0]                  m_err_layer,
-    output wire [3:0]                  m_err_etype,
-    output wire [7:0]                  m_err_code,
-    output wire                        m_drop_valid,
-    output wire [CONN_W-1:0]           m_drop_conn,
-    output wire [1:0]                  m_drop_reason,
-    output wire                        m_drop_first,
-    output wire [31:0]                 m_drop_count,
-    output wire                        m_post_err_valid,
-    output wire [CONN_W-1:0]           m_post_err_conn,
-    output wire [1:0]                  m_post_err_qn,
-    output wire [ID_W-1:0]             m_post_err_id,
-    output wire [1:0]                  m_post_err_reason,
-    output wire                        m_berr_valid,
-    output wire [CONN_W-1:0]           m_berr_conn,
-    output wire [1:0]                  m_berr_resp,
-    output wire                        m_done_valid,
-    output wire [CONN_W-1:0]           m_done_conn,
-    output reg  [NCONN-1:0]            herr_reg = {NCONN{1'b0}},
-    output wire                        herr_set,
-    output wire [CONN_W-1:0]           herr_set_conn,
-    output wire                        rf_out_ready,
-    output wire                        b_go
+    clk,
+    rst,
+    s_verdict_tdata,
+    s_verdict_tvalid,
+    s_conn_conn,
+    m_cpl_ready,
+    m_err_ready,
+    cx_rd_data,
+    cf_post_reg,
+    c2_conn_reg,
+    c2_first_reg,
+    c2_early_reg,
+    c_en,
+    c2_go,
+    b_valid,
+    b_resp,
+    rf_in_ready,
+    rf_out_data,
+    rf_out_valid,
+    bq_out_data,
+    bq_out_valid,
+    b_cnt_reg,
+    b_cnt1_reg,
+    d2_valid_reg,
+    e2_last_reg,
+    e2_early_reg,
+    e2_conn_reg,
+    cf_conn,
+    o_conn_reg,
+    o_qn_reg,
+    o_ent_reg,
+    o_ok,
+    s_verdict_tready,
+    m_axi_bready,
+    m_cpl_valid,
+    m_cpl_conn,
+    m_cpl_opcode,
+    m_cpl_tagged,
+    m_cpl_qn,
+    m_cpl_msn,
+    m_cpl_len,
+    m_cpl_id,
+    m_cpl_stag,
+    m_cpl_inv_stag,
+    m_cpl_rr,
+    m_err_valid,
+    m_err_conn,
+    m_err_layer,
+    m_err_etype,
+    m_err_code,
+    m_drop_valid,
+    m_drop_conn,
+    m_drop_reason,
+    m_drop_first,
+    m_drop_count,
+    m_post_err_valid,
+    m_post_err_conn,
+    m_post_err_qn,
+    m_post_err_id,
+    m_post_err_reason,
+    m_berr_valid,
+    m_berr_conn,
+    m_berr_resp,
+    m_done_valid,
+    m_done_conn,
+    herr_reg,
+    herr_set,
+    herr_set_conn,
+    rf_out_ready,
+    b_go
 );
 
 `include "ddp_rx_defs.vh"
+
+// Ports (declared after the localparams of ddp_rx_defs.vh their widths use).
+input  wire                        clk;
+input  wire                        rst;
+input  wire [2:0]                  s_verdict_tdata;
+input  wire                        s_verdict_tvalid;
+input  wire [CONN_W-1:0]           s_conn_conn;
+input  wire                        m_cpl_ready;
+input  wire                        m_err_ready;
+input  wire [CX_W-1:0]             cx_rd_data;
+input  wire                        cf_post_reg;
+input  wire [CONN_W-1:0]           c2_conn_reg;
+input  wire                        c2_first_reg;
+input  wire                        c2_early_reg;
+input  wire                        c_en;
+input  wire                        c2_go;
+input  wire                        b_valid;
+input  wire [1:0]                  b_resp;
+input  wire                        rf_in_ready;
+input  wire [RF_W-1:0]             rf_out_data;
+input  wire                        rf_out_valid;
+input  wire [CONN_W-1:0]           bq_out_data;
+input  wire                        bq_out_valid;
+input  wire [MK_W-1:0]             b_cnt_reg;
+input  wire [MK_W-1:0]             b_cnt1_reg;
+input  wire                        d2_valid_reg;
+input  wire                        e2_last_reg;
+input  wire                        e2_early_reg;
+input  wire [CONN_W-1:0]           e2_conn_reg;
+input  wire                        cf_conn;
+input  wire [CONN_W-1:0]           o_conn_reg;
+input  wire [1:0]                  o_qn_reg;
+input  wire [RG_W-1:0]             o_ent_reg;
+input  wire                        o_ok;
+output wire                        s_verdict_tready;
+output wire                        m_axi_bready;
+output wire                        m_cpl_valid;
+output wire [CONN_W-1:0]           m_cpl_conn;
+output wire [3:0]                  m_cpl_opcode;
+output wire                        m_cpl_tagged;
+output wire [1:0]                  m_cpl_qn;
+output wire [31:0]                 m_cpl_msn;
+output wire [31:0]                 m_cpl_len;
+output wire [ID_W-1:0]             m_cpl_id;
+output wire [31:0]                 m_cpl_stag;
+output wire [31:0]                 m_cpl_inv_stag;
+output wire [223:0]                m_cpl_rr;
+output wire                        m_err_valid;
+output wire [CONN_W-1:0]           m_err_conn;
+output wire [3:0]                  m_err_layer;
+output wire [3:0]                  m_err_etype;
+output wire [7:0]                  m_err_code;
+output wire                        m_drop_valid;
+output wire [CONN_W-1:0]           m_drop_conn;
+output wire [1:0]                  m_drop_reason;
+output wire                        m_drop_first;
+output wire [31:0]                 m_drop_count;
+output wire                        m_post_err_valid;
+output wire [CONN_W-1:0]           m_post_err_conn;
+output wire [1:0]                  m_post_err_qn;
+output wire [ID_W-1:0]             m_post_err_id;
+output wire [1:0]                  m_post_err_reason;
+output wire                        m_berr_valid;
+output wire [CONN_W-1:0]           m_berr_conn;
+output wire [1:0]                  m_berr_resp;
+output wire                        m_done_valid;
+output wire [CONN_W-1:0]           m_done_conn;
+output reg  [NCONN-1:0]            herr_reg = {NCONN{1'b0}};
+output wire                        herr_set;
+output wire [CONN_W-1:0]           herr_set_conn;
+output wire                        rf_out_ready;
+output wire                        b_go;
 
 reg [NCONN-1:0]        dead_reg = {NCONN{1'b0}};
 
@@ -145,15 +217,15 @@ reg [CONN_W-1:0]       hs_conn_reg;
 reg                    cc_clr_reg = 1'b0;         // s_conn cleared both bits, a clock ago
 reg [CONN_W-1:0]       cc_conn_reg;
 
-wire                   rf_en = v0_data_reg[RF_W-1];
-wire [MK_W-1:0]        rf_mark = v0_data_reg[RF_W-2 -: MK_W];
-wire [CONN_W-1:0]      rf_conn = v0_data_reg[RF_W-MK_W-2 -: CONN_W];
-wire [RECC_W-1:0]      rf_rec = v0_data_reg[224 +: RECC_W];
-wire [1:0]             rf_kind = rf_rec[RECC_W-1 -: 2];
-wire [CONN_W-1:0]      rh_conn = rf_out_data[RF_W-MK_W-2 -: CONN_W];      // rec_fifo's head
+wire                   rf_en = v0_data_reg[RF_EN];
+wire [MK_W-1:0]        rf_mark = v0_data_reg[RF_MARK +: MK_W];
+wire [CONN_W-1:0]      rf_conn = v0_data_reg[RF_CONN +: CONN_W];
+wire [RECC_W-1:0]      rf_rec = v0_data_reg[RF_REC +: RECC_W];
+wire [1:0]             rf_kind = rf_rec[REC_KIND_MSB -: 2];
+wire [CONN_W-1:0]      rh_conn = rf_out_data[RF_CONN +: CONN_W];      // rec_fifo's head
 rnic_pick #(.AW(CONN_W)) u_v0_dlk (.v(dead_reg), .a(rh_conn), .y(v0_dlk));
 rnic_pick #(.AW(CONN_W)) u_v0_hlk (.v(herr_reg), .a(rh_conn), .y(v0_hlk));
-wire [MK_W-1:0]        rh_mark = rf_out_data[RF_W-2 -: MK_W];
+wire [MK_W-1:0]        rh_mark = rf_out_data[RF_MARK +: MK_W];
 wire                   v0_clr = cc_clr_reg && cc_conn_reg == rf_conn;
 wire                   v0_dead = (v0_dead_reg || (dl_set_reg && dl_conn_reg == rf_conn)) && !v0_clr;
 wire                   v0_herr = (v0_herr_reg || (hs_set_reg && hs_conn_reg == rf_conn)) && !v0_clr;
@@ -235,7 +307,7 @@ always @(posedge clk) begin
     if (dv_del) begin
         ev_conn_reg <= rf_conn;
         ev_rec_reg <= rf_rec;
-        ev_rr_reg <= v0_data_reg[223:0];
+        ev_rr_reg <= v0_data_reg[RF_RR +: 224];
         if (dv_bad) begin
             err_valid_reg <= 1'b1;
             ev_err_reg <= {LAYER_LLP, ETYPE_MPA, 5'd0, s_verdict_tdata};
@@ -244,7 +316,7 @@ always @(posedge clk) begin
             ev_err_reg <= ERR_RDMAP_LOCAL_CATASTROPHIC;
         end else if (rf_kind == K_ERR) begin
             err_valid_reg <= 1'b1;
-            ev_err_reg <= rf_rec[15:0];
+            ev_err_reg <= rf_rec[REC_ERR +: 16];
         end else if (rf_kind == K_CPL || rf_kind == K_TERM) begin
             cpl_valid_reg <= 1'b1;
         end
@@ -305,8 +377,8 @@ always @(posedge clk) begin
     perr_valid_reg <= cf_post_reg && !o_ok;
     perr_conn_reg <= o_conn_reg;
     perr_qn_reg <= o_qn_reg;
-    perr_id_reg <= o_ent_reg[ID_W-1:0];
-    perr_reason_reg <= !cx_rd_data[CX_W-1] ? 2'd3 : o_qn_reg == 2'd3 ? 2'd2 : 2'd1;
+    perr_id_reg <= o_ent_reg[RG_ID +: ID_W];
+    perr_reason_reg <= !cx_rd_data[CX_EN] ? 2'd3 : o_qn_reg == 2'd3 ? 2'd2 : 2'd1;
     berr_valid_reg <= b_go && b_resp[1];
     berr_conn_reg <= bq_out_data;
     berr_resp_reg <= b_resp;
@@ -342,14 +414,14 @@ assign m_done_conn = done_conn_reg;
 assign m_cpl_valid = cpl_valid_reg;
 assign m_cpl_conn = ev_conn_reg;
 assign {m_cpl_opcode, m_cpl_tagged, m_cpl_qn, m_cpl_msn, m_cpl_len, m_cpl_id, m_cpl_stag,
-        m_cpl_inv_stag} = ev_rec_reg[RECC_W-3:16];
+        m_cpl_inv_stag} = ev_rec_reg[REC_CPL_MSB:REC_CPL];
 assign m_cpl_rr = ev_rr_reg;
 assign m_err_valid = err_valid_reg;
 assign m_err_conn = ev_conn_reg;
 assign {m_err_layer, m_err_etype, m_err_code} = ev_err_reg;
 
-// Not needed here: ev_rec_reg[RECC_W-1 -: 2], ev_rec_reg[15:0], o_ent_reg.
-wire unused_ok = &{1'b0, ev_rec_reg[RECC_W-1 -: 2], ev_rec_reg[15:0], o_ent_reg};
+// Not needed here: ev_rec_reg[REC_KIND_MSB -: 2], ev_rec_reg[REC_ERR +: 16], o_ent_reg.
+wire unused_ok = &{1'b0, ev_rec_reg[REC_KIND_MSB -: 2], ev_rec_reg[REC_ERR +: 16], o_ent_reg};
 endmodule
 
 `resetall

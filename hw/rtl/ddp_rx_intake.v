@@ -29,29 +29,51 @@ module ddp_rx_intake #(
     parameter BURST = 8,
     parameter BQ_AW = 4
 ) (
-    input  wire                        clk,
-    input  wire                        rst,
-    input  wire [DATA_W-1:0]           s_axis_tdata,
-    input  wire [DATA_W/8-1:0]         s_axis_tkeep,
-    input  wire                        s_axis_tvalid,
-    input  wire                        s_axis_tlast,
-    input  wire [CONN_W+19-1:0]        s_axis_tuser,
-    input  wire                        s_conn_valid,
-    input  wire                        s_stag_valid,
-    input  wire                        s_post_valid,
-    input  wire                        cf_post_reg,
-    input  wire                        df_out_ready,
-    input  wire                        c_adv,
-    output wire                        s_axis_tready,
-    output reg                         i_inpiece_reg = 1'b0,
-    output wire [DF_W-1:0]             df_out,
-    output wire                        df_out_valid,
-    output wire                        hf_out_valid,
-    output wire                        h_valid,
-    output wire [HF_W-1:0]             h_rec
+    clk,
+    rst,
+    s_axis_tdata,
+    s_axis_tkeep,
+    s_axis_tvalid,
+    s_axis_tlast,
+    s_axis_tuser,
+    s_conn_valid,
+    s_stag_valid,
+    s_post_valid,
+    cf_post_reg,
+    df_out_ready,
+    c_adv,
+    s_axis_tready,
+    i_inpiece_reg,
+    df_out,
+    df_out_valid,
+    hf_out_valid,
+    h_valid,
+    h_rec
 );
 
 `include "ddp_rx_defs.vh"
+
+// Ports (declared after the localparams of ddp_rx_defs.vh their widths use).
+input  wire                        clk;
+input  wire                        rst;
+input  wire [DATA_W-1:0]           s_axis_tdata;
+input  wire [DATA_W/8-1:0]         s_axis_tkeep;
+input  wire                        s_axis_tvalid;
+input  wire                        s_axis_tlast;
+input  wire [CONN_W+19-1:0]        s_axis_tuser;
+input  wire                        s_conn_valid;
+input  wire                        s_stag_valid;
+input  wire                        s_post_valid;
+input  wire                        cf_post_reg;
+input  wire                        df_out_ready;
+input  wire                        c_adv;
+output wire                        s_axis_tready;
+output reg                         i_inpiece_reg = 1'b0;
+output wire [DF_W-1:0]             df_out;
+output wire                        df_out_valid;
+output wire                        hf_out_valid;
+output wire                        h_valid;
+output wire [HF_W-1:0]             h_rec;
 
 wire [1:0]            fifo_ready2_unused;   // second push ports not used
 

@@ -29,70 +29,133 @@ module ddp_rx_place #(
     parameter BQ_AW = 4,
     parameter WR_REQ = 0
 ) (
-    input  wire                        clk,
-    input  wire                        rst,
-    input  wire [DF_W-1:0]             df_out,
-    input  wire                        df_out_valid,
-    input  wire                        aw_in_ready,
-    input  wire                        w_in_ready,
-    input  wire                        w_in_ready2,
-    input  wire                        rf_in_ready,
-    input  wire                        bq_in_ready,
-    input  wire                        d0_valid_reg,
-    input  wire                        d0_first_reg,
-    input  wire                        d0_en_reg,
-    input  wire                        d0_place_reg,
-    input  wire                        d0_early_reg,
-    input  wire [CONN_W-1:0]           d0_conn_reg,
-    input  wire [ADDR_W-1:0]           d0_dest_reg,
-    input  wire [4:0]                  d0_s_reg,
-    input  wire [15:0]                 d0_remain_reg,
-    input  wire [RECC_W-1:0]           d0_rec_reg,
-    input  wire [223:0]                d0_rr_reg,
-    input  wire [LG-1:0]               d0_r_reg,
-    input  wire [KEEP_W-1:0]           d0_win0_reg,
-    input  wire [KEEP_W-1:0]           d0_win1_reg,
-    input  wire [KEEP_W-1:0]           d0_lo_reg,
-    input  wire [KEEP_W-1:0]           d0_hi_reg,
-    input  wire                        d0_wz_reg,
-    input  wire                        d0_lhne_reg,
-    input  wire [19:0]                 d0_q0_reg,
-    input  wire [19:0]                 d0_q1_reg,
-    input  wire [17:0]                 d0_left_reg,
-    input  wire [ADDR_W-1:0]           d0_waddr_reg,
-    input  wire [BW-1:0]               d0_bofs_reg,
-    input  wire                        d0_wst_reg,
-    output wire                        df_out_ready,
-    output reg                         aw_in_valid,
-    output reg  [ADDR_W+8-1:0]         aw_in_data,
-    output reg                         w_in_valid,
-    output reg  [DATA_W+KEEP_W:0]      w_in_data,
-    output reg                         w2_in_valid,
-    output reg  [DATA_W+KEEP_W:0]      w2_in_data,
-    output wire                        w_in_half,
-    output wire                        w2_in_half,
-    output reg  [CONN_W-1:0]           d_conn_reg,
-    output reg                         d1_active_reg = 1'b0,
-    output reg                         d2_valid_reg = 1'b0,
-    output reg                         d3_valid_reg = 1'b0,
-    output reg                         d4_valid_reg = 1'b0,
-    output wire                        d0_take,
-    output wire                        d_end_w,
-    output reg                         e2_last_reg,
-    output reg                         e2_en_reg,
-    output reg                         e2_early_reg,
-    output reg  [CONN_W-1:0]           e2_conn_reg,
-    output reg  [RECC_W-1:0]           e2_rec_reg,
-    output reg  [223:0]                e2_rr_reg,
-    output reg                         e4_place_reg,
-    output reg  [CONN_W-1:0]           e4_conn_reg,
-    output reg  [RECC_W-1:0]           e4_rec_reg,
-    output reg  [223:0]                e4_rr_reg,
-    output reg  [ADDR_W-1:0]           e4_nxt,
-    output reg  [15:0]                 e4_left
+    clk,
+    rst,
+    df_out,
+    df_out_valid,
+    aw_in_ready,
+    w_in_ready,
+    w_in_ready2,
+    rf_in_ready,
+    bq_in_ready,
+    d0_valid_reg,
+    d0_first_reg,
+    d0_en_reg,
+    d0_place_reg,
+    d0_early_reg,
+    d0_conn_reg,
+    d0_dest_reg,
+    d0_s_reg,
+    d0_remain_reg,
+    d0_rec_reg,
+    d0_rr_reg,
+    d0_r_reg,
+    d0_win0_reg,
+    d0_win1_reg,
+    d0_lo_reg,
+    d0_hi_reg,
+    d0_wz_reg,
+    d0_lhne_reg,
+    d0_q0_reg,
+    d0_q1_reg,
+    d0_left_reg,
+    d0_waddr_reg,
+    d0_bofs_reg,
+    d0_wst_reg,
+    df_out_ready,
+    aw_in_valid,
+    aw_in_data,
+    w_in_valid,
+    w_in_data,
+    w2_in_valid,
+    w2_in_data,
+    w_in_half,
+    w2_in_half,
+    d_conn_reg,
+    d1_active_reg,
+    d2_valid_reg,
+    d3_valid_reg,
+    d4_valid_reg,
+    d0_take,
+    d_end_w,
+    e2_last_reg,
+    e2_en_reg,
+    e2_early_reg,
+    e2_conn_reg,
+    e2_rec_reg,
+    e2_rr_reg,
+    e4_place_reg,
+    e4_conn_reg,
+    e4_rec_reg,
+    e4_rr_reg,
+    e4_nxt,
+    e4_left
 );
 
 `include "ddp_rx_defs.vh"
+
+// Ports (declared after the localparams of ddp_rx_defs.vh their widths use).
+input  wire                        clk;
+input  wire                        rst;
+input  wire [DF_W-1:0]             df_out;
+input  wire                        df_out_valid;
+input  wire                        aw_in_ready;
+input  wire                        w_in_ready;
+input  wire                        w_in_ready2;
+input  wire                        rf_in_ready;
+input  wire                        bq_in_ready;
+input  wire                        d0_valid_reg;
+input  wire                        d0_first_reg;
+input  wire                        d0_en_reg;
+input  wire                        d0_place_reg;
+input  wire                        d0_early_reg;
+input  wire [CONN_W-1:0]           d0_conn_reg;
+input  wire [ADDR_W-1:0]           d0_dest_reg;
+input  wire [4:0]                  d0_s_reg;
+input  wire [15:0]                 d0_remain_reg;
+input  wire [RECC_W-1:0]           d0_rec_reg;
+input  wire [223:0]                d0_rr_reg;
+input  wire [LG-1:0]               d0_r_reg;
+input  wire [KEEP_W-1:0]           d0_win0_reg;
+input  wire [KEEP_W-1:0]           d0_win1_reg;
+input  wire [KEEP_W-1:0]           d0_lo_reg;
+input  wire [KEEP_W-1:0]           d0_hi_reg;
+input  wire                        d0_wz_reg;
+input  wire                        d0_lhne_reg;
+input  wire [19:0]                 d0_q0_reg;
+input  wire [19:0]                 d0_q1_reg;
+input  wire [17:0]                 d0_left_reg;
+input  wire [ADDR_W-1:0]           d0_waddr_reg;
+input  wire [BW-1:0]               d0_bofs_reg;
+input  wire                        d0_wst_reg;
+output wire                        df_out_ready;
+output reg                         aw_in_valid;
+output reg  [ADDR_W+8-1:0]         aw_in_data;
+output reg                         w_in_valid;
+output reg  [DATA_W+KEEP_W:0]      w_in_data;
+output reg                         w2_in_valid;
+output reg  [DATA_W+KEEP_W:0]      w2_in_data;
+output wire                        w_in_half;
+output wire                        w2_in_half;
+output reg  [CONN_W-1:0]           d_conn_reg;
+output reg                         d1_active_reg = 1'b0;
+output reg                         d2_valid_reg = 1'b0;
+output reg                         d3_valid_reg = 1'b0;
+output reg                         d4_valid_reg = 1'b0;
+output wire                        d0_take;
+output wire                        d_end_w;
+output reg                         e2_last_reg;
+output reg                         e2_en_reg;
+output reg                         e2_early_reg;
+output reg  [CONN_W-1:0]           e2_conn_reg;
+output reg  [RECC_W-1:0]           e2_rec_reg;
+output reg  [223:0]                e2_rr_reg;
+output reg                         e4_place_reg;
+output reg  [CONN_W-1:0]           e4_conn_reg;
+output reg  [RECC_W-1:0]           e4_rec_reg;
+output reg  [223:0]                e4_rr_reg;
+output reg  [ADDR_W-1:0]           e4_nxt;
+output reg  [15:0]                 e4_left;
 
 wire                   d2_free;              // D2 can take a piece end this clock
 
@@ -133,10 +196,10 @@ reg [DATA_W-1:0]       d_prev_reg;
 reg [KEEP_W-1:0]       d_prevk_reg;
 reg [16:0]             d_octs_reg;       // octets of the piece
 
-wire [DATA_W-1:0]      d_cur_data = df_out[DF_W-1 -: DATA_W];
-wire [KEEP_W-1:0]      d_cur_keep = df_out[2 +: KEEP_W];
-wire                   d_cur_tlast = df_out[1];
-wire                   d_cur_ulast = df_out[0];
+wire [DATA_W-1:0]      d_cur_data = df_out[DF_DATA +: DATA_W];
+wire [KEEP_W-1:0]      d_cur_keep = df_out[DF_KEEP +: KEEP_W];
+wire                   d_cur_tlast = df_out[DF_TLAST];
+wire                   d_cur_ulast = df_out[DF_ULAST];
 wire                   out_ok = aw_in_ready && w_in_ready && bq_in_ready;
 
 // Output beat: lanes at or above the rotation from the current beat,

@@ -27,66 +27,109 @@ module ddp_rx_setup #(
     parameter BURST = 8,
     parameter BQ_AW = 4
 ) (
-    input  wire                        clk,
-    input  wire                        rst,
-    input  wire [NCONN-1:0]            herr_reg,
-    input  wire                        herr_set,
-    input  wire [CONN_W-1:0]           herr_set_conn,
-    input  wire [DX_W-1:0]             dx_rd_data,
-    input  wire [DC_W-1:0]             dc_out,
-    input  wire                        dc_out_valid,
-    input  wire                        d1_active_reg,
-    input  wire                        d2_valid_reg,
-    input  wire                        d3_valid_reg,
-    input  wire                        d4_valid_reg,
-    input  wire                        d0_take,
-    input  wire                        d_end_w,
-    output reg                         dx_rd_en,
-    output reg  [CONN_W-1:0]           dx_rd_addr,
-    output wire                        dc_out_ready,
-    output reg                         d0_valid_reg = 1'b0,
-    output wire                        pl_empty,
-    output reg                         d0_first_reg,
-    output reg                         d0_en_reg,
-    output reg                         d0_place_reg,
-    output reg                         d0_early_reg,
-    output reg  [CONN_W-1:0]           d0_conn_reg,
-    output reg  [ADDR_W-1:0]           d0_dest_reg,
-    output reg  [4:0]                  d0_s_reg,
-    output reg  [15:0]                 d0_remain_reg,
-    output reg  [RECC_W-1:0]           d0_rec_reg,
-    output reg  [223:0]                d0_rr_reg,
-    output reg  [LG-1:0]               d0_r_reg,
-    output reg  [KEEP_W-1:0]           d0_win0_reg,
-    output reg  [KEEP_W-1:0]           d0_win1_reg,
-    output reg  [KEEP_W-1:0]           d0_lo_reg,
-    output reg  [KEEP_W-1:0]           d0_hi_reg,
-    output reg                         d0_wz_reg,
-    output reg                         d0_lhne_reg,
-    output reg  [19:0]                 d0_q0_reg,
-    output reg  [19:0]                 d0_q1_reg,
-    output reg  [17:0]                 d0_left_reg,
-    output reg  [ADDR_W-1:0]           d0_waddr_reg,
-    output reg  [BW-1:0]               d0_bofs_reg,
-    output reg                         d0_wst_reg
+    clk,
+    rst,
+    herr_reg,
+    herr_set,
+    herr_set_conn,
+    dx_rd_data,
+    dc_out,
+    dc_out_valid,
+    d1_active_reg,
+    d2_valid_reg,
+    d3_valid_reg,
+    d4_valid_reg,
+    d0_take,
+    d_end_w,
+    dx_rd_en,
+    dx_rd_addr,
+    dc_out_ready,
+    d0_valid_reg,
+    pl_empty,
+    d0_first_reg,
+    d0_en_reg,
+    d0_place_reg,
+    d0_early_reg,
+    d0_conn_reg,
+    d0_dest_reg,
+    d0_s_reg,
+    d0_remain_reg,
+    d0_rec_reg,
+    d0_rr_reg,
+    d0_r_reg,
+    d0_win0_reg,
+    d0_win1_reg,
+    d0_lo_reg,
+    d0_hi_reg,
+    d0_wz_reg,
+    d0_lhne_reg,
+    d0_q0_reg,
+    d0_q1_reg,
+    d0_left_reg,
+    d0_waddr_reg,
+    d0_bofs_reg,
+    d0_wst_reg
 );
 
 `include "ddp_rx_defs.vh"
 
+// Ports (declared after the localparams of ddp_rx_defs.vh their widths use).
+input  wire                        clk;
+input  wire                        rst;
+input  wire [NCONN-1:0]            herr_reg;
+input  wire                        herr_set;
+input  wire [CONN_W-1:0]           herr_set_conn;
+input  wire [DX_W-1:0]             dx_rd_data;
+input  wire [DC_W-1:0]             dc_out;
+input  wire                        dc_out_valid;
+input  wire                        d1_active_reg;
+input  wire                        d2_valid_reg;
+input  wire                        d3_valid_reg;
+input  wire                        d4_valid_reg;
+input  wire                        d0_take;
+input  wire                        d_end_w;
+output reg                         dx_rd_en;
+output reg  [CONN_W-1:0]           dx_rd_addr;
+output wire                        dc_out_ready;
+output reg                         d0_valid_reg = 1'b0;
+output wire                        pl_empty;
+output reg                         d0_first_reg;
+output reg                         d0_en_reg;
+output reg                         d0_place_reg;
+output reg                         d0_early_reg;
+output reg  [CONN_W-1:0]           d0_conn_reg;
+output reg  [ADDR_W-1:0]           d0_dest_reg;
+output reg  [4:0]                  d0_s_reg;
+output reg  [15:0]                 d0_remain_reg;
+output reg  [RECC_W-1:0]           d0_rec_reg;
+output reg  [223:0]                d0_rr_reg;
+output reg  [LG-1:0]               d0_r_reg;
+output reg  [KEEP_W-1:0]           d0_win0_reg;
+output reg  [KEEP_W-1:0]           d0_win1_reg;
+output reg  [KEEP_W-1:0]           d0_lo_reg;
+output reg  [KEEP_W-1:0]           d0_hi_reg;
+output reg                         d0_wz_reg;
+output reg                         d0_lhne_reg;
+output reg  [19:0]                 d0_q0_reg;
+output reg  [19:0]                 d0_q1_reg;
+output reg  [17:0]                 d0_left_reg;
+output reg  [ADDR_W-1:0]           d0_waddr_reg;
+output reg  [BW-1:0]               d0_bofs_reg;
+output reg                         d0_wst_reg;
+
 // --- placement: D0 (set-up), D1 (one input beat a clock), D2 (piece end) ----
 
 // A descriptor's fields.
-localparam DCO_REC = SU_W;
-wire                   g_early = dc_out[DC_W-1];
-wire [CONN_W-1:0]      g_conn = dc_out[DC_W-2 -: CONN_W];
-wire                   g_first = dc_out[DC_W-CONN_W-2];
-wire                   g_en = dc_out[DC_W-CONN_W-3];
-wire                   g_dplace = dc_out[DC_W-CONN_W-4];
-wire [ADDR_W-1:0]      g_ddest = dc_out[DCO_REC + RECC_W + 21 +: ADDR_W];
-wire [4:0]             g_ds = dc_out[DCO_REC + RECC_W + 16 +: 5];
-wire [15:0]            g_dremain = dc_out[DCO_REC + RECC_W +: 16];
-wire [RECC_W-1:0]      g_drec = dc_out[DCO_REC +: RECC_W];
-wire [SU_W-1:0]        g_dsu = dc_out[SU_W-1:0];
+wire                   g_early = dc_out[DC_EARLY];
+wire [CONN_W-1:0]      g_conn = dc_out[DC_CONN +: CONN_W];
+wire                   g_first = dc_out[DC_FIRST];
+wire                   g_en = dc_out[DC_EN];
+wire                   g_dplace = dc_out[DC_PLACE];
+wire [ADDR_W-1:0]      g_ddest = dc_out[DC_DEST +: ADDR_W];
+wire [4:0]             g_ds = dc_out[DC_S +: 5];
+wire [15:0]            g_dremain = dc_out[DC_REMAIN +: 16];
+wire [RECC_W-1:0]      g_drec = dc_out[DC_REC +: RECC_W];
+wire [SU_W-1:0]        g_dsu = dc_out[DC_SU +: SU_W];
 
 // A later piece waits for placement to be empty, then reads where its
 // ULPDU's last piece ended (g_fetch, one clock) and works out its set-up
@@ -224,9 +267,9 @@ always @(posedge clk) begin
         g_fetch_reg <= 1'b0;
         g_fetch2_reg <= 1'b1;
         {gx_place_reg, gx_dest_reg, gx_remain_reg, gx_rec_reg, gx_rr_reg} <= dx_rd_data;
-        gx_place_reg <= dx_rd_data[DX_W-1] && g_fen_reg && !(herr_set && herr_set_conn == g_fconn_reg);
+        gx_place_reg <= dx_rd_data[DX_PLACE] && g_fen_reg && !(herr_set && herr_set_conn == g_fconn_reg);
         gx_hlk_reg <= gx_hlk;         // (a register's input alone: see V0)
-        gx_su_reg <= pl_setup(dx_rd_data[DX_W-1-ADDR_W +: LG], 5'd0, dx_rd_data[DX_W-1-ADDR_W-16 +: 16]);
+        gx_su_reg <= pl_setup(dx_rd_data[DX_NXT +: LG], 5'd0, dx_rd_data[DX_REMAIN +: 16]);
     end else if (dc_out_ready && !g_first) begin
         g_fetch_reg <= 1'b1;
         g_fconn_reg <= g_conn;

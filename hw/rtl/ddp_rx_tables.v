@@ -28,83 +28,159 @@ module ddp_rx_tables #(
     parameter BURST = 8,
     parameter BQ_AW = 4
 ) (
-    input  wire                        clk,
-    input  wire                        rst,
-    input  wire                        s_conn_valid,
-    input  wire [CONN_W-1:0]           s_conn_conn,
-    input  wire                        s_conn_enable,
-    input  wire [31:0]                 s_conn_pd,
-    input  wire                        s_stag_valid,
-    input  wire [STAG_AW-1:0]          s_stag_index,
-    input  wire                        s_stag_entry_valid,
-    input  wire [7:0]                  s_stag_key,
-    input  wire [31:0]                 s_stag_pd,
-    input  wire                        s_stag_bound,
-    input  wire [CONN_W-1:0]           s_stag_conn,
-    input  wire [1:0]                  s_stag_access,
-    input  wire [63:0]                 s_stag_base,
-    input  wire [31:0]                 s_stag_len,
-    input  wire [ADDR_W-1:0]           s_stag_addr,
-    input  wire                        s_post_valid,
-    input  wire [CONN_W-1:0]           s_post_conn,
-    input  wire [1:0]                  s_post_qn,
-    input  wire [ADDR_W-1:0]           s_post_addr,
-    input  wire [31:0]                 s_post_len,
-    input  wire [ID_W-1:0]             s_post_id,
-    input  wire                        dx_rd_en,
-    input  wire [CONN_W-1:0]           dx_rd_addr,
-    input  wire                        i_inpiece_reg,
-    input  wire                        df_out_valid,
-    input  wire                        hf_out_valid,
-    input  wire                        c_adv,
-    input  wire                        h_valid,
-    input  wire [CONN_W-1:0]           hf_conn,
-    input  wire [143:0]                hf_hdr,
-    input  wire [31:0]                 hf_idx32,
-    input  wire                        c1_valid_reg,
-    input  wire                        b_valid_reg,
-    input  wire                        c2_valid_reg,
-    input  wire [CONN_W-1:0]           c2_conn_reg,
-    input  wire [ST_W-2:0]             e_st_reg,
-    input  wire [STAG_AW-1:0]          k_idx,
-    input  wire                        r_inval,
-    input  wire [CX_W-1:0]             r_cx,
-    input  wire                        c2_decide,
-    input  wire                        dc_out_valid,
-    input  wire [MK_W-1:0]             aw_cnt_reg,
-    input  wire                        d2_valid_reg,
-    input  wire                        d4_valid_reg,
-    input  wire                        pl_empty,
-    input  wire                        e2_last_reg,
-    input  wire                        e2_en_reg,
-    input  wire                        e2_early_reg,
-    input  wire [CONN_W-1:0]           e2_conn_reg,
-    input  wire [RECC_W-1:0]           e2_rec_reg,
-    input  wire [223:0]                e2_rr_reg,
-    input  wire                        e4_place_reg,
-    input  wire [CONN_W-1:0]           e4_conn_reg,
-    input  wire [RECC_W-1:0]           e4_rec_reg,
-    input  wire [223:0]                e4_rr_reg,
-    input  wire [ADDR_W-1:0]           e4_nxt,
-    input  wire [15:0]                 e4_left,
-    output wire                        s_conn_ready,
-    output wire                        s_stag_ready,
-    output wire                        s_post_ready,
-    output wire [CX_W-1:0]             cx_rd_data,
-    output wire [DX_W-1:0]             dx_rd_data,
-    output wire [ST_W-1:0]             st_rd_data,
-    output wire [RG_W-1:0]             rg_rd_data,
-    output reg                         cf_post_reg = 1'b0,
-    output reg                         rf_in_valid,
-    output reg  [RF_W-1:0]             rf_in_data,
-    output wire                        cf_conn,
-    output reg  [CONN_W-1:0]           o_conn_reg,
-    output reg  [1:0]                  o_qn_reg,
-    output reg  [RG_W-1:0]             o_ent_reg,
-    output reg                         o_ok
+    clk,
+    rst,
+    s_conn_valid,
+    s_conn_conn,
+    s_conn_enable,
+    s_conn_pd,
+    s_stag_valid,
+    s_stag_index,
+    s_stag_entry_valid,
+    s_stag_key,
+    s_stag_pd,
+    s_stag_bound,
+    s_stag_conn,
+    s_stag_access,
+    s_stag_base,
+    s_stag_len,
+    s_stag_addr,
+    s_post_valid,
+    s_post_conn,
+    s_post_qn,
+    s_post_addr,
+    s_post_len,
+    s_post_id,
+    dx_rd_en,
+    dx_rd_addr,
+    i_inpiece_reg,
+    df_out_valid,
+    hf_out_valid,
+    c_adv,
+    h_valid,
+    hf_conn,
+    hf_hdr,
+    hf_idx32,
+    c1_valid_reg,
+    b_valid_reg,
+    c2_valid_reg,
+    c2_conn_reg,
+    e_st_reg,
+    k_idx,
+    r_inval,
+    r_cx,
+    c2_decide,
+    dc_out_valid,
+    aw_cnt_reg,
+    d2_valid_reg,
+    d4_valid_reg,
+    pl_empty,
+    e2_last_reg,
+    e2_en_reg,
+    e2_early_reg,
+    e2_conn_reg,
+    e2_rec_reg,
+    e2_rr_reg,
+    e4_place_reg,
+    e4_conn_reg,
+    e4_rec_reg,
+    e4_rr_reg,
+    e4_nxt,
+    e4_left,
+    s_conn_ready,
+    s_stag_ready,
+    s_post_ready,
+    cx_rd_data,
+    dx_rd_data,
+    st_rd_data,
+    rg_rd_data,
+    cf_post_reg,
+    rf_in_valid,
+    rf_in_data,
+    cf_conn,
+    o_conn_reg,
+    o_qn_reg,
+    o_ent_reg,
+    o_ok
 );
 
 `include "ddp_rx_defs.vh"
+
+// Ports (declared after the localparams of ddp_rx_defs.vh their widths use).
+input  wire                        clk;
+input  wire                        rst;
+input  wire                        s_conn_valid;
+input  wire [CONN_W-1:0]           s_conn_conn;
+input  wire                        s_conn_enable;
+input  wire [31:0]                 s_conn_pd;
+input  wire                        s_stag_valid;
+input  wire [STAG_AW-1:0]          s_stag_index;
+input  wire                        s_stag_entry_valid;
+input  wire [7:0]                  s_stag_key;
+input  wire [31:0]                 s_stag_pd;
+input  wire                        s_stag_bound;
+input  wire [CONN_W-1:0]           s_stag_conn;
+input  wire [1:0]                  s_stag_access;
+input  wire [63:0]                 s_stag_base;
+input  wire [31:0]                 s_stag_len;
+input  wire [ADDR_W-1:0]           s_stag_addr;
+input  wire                        s_post_valid;
+input  wire [CONN_W-1:0]           s_post_conn;
+input  wire [1:0]                  s_post_qn;
+input  wire [ADDR_W-1:0]           s_post_addr;
+input  wire [31:0]                 s_post_len;
+input  wire [ID_W-1:0]             s_post_id;
+input  wire                        dx_rd_en;
+input  wire [CONN_W-1:0]           dx_rd_addr;
+input  wire                        i_inpiece_reg;
+input  wire                        df_out_valid;
+input  wire                        hf_out_valid;
+input  wire                        c_adv;
+input  wire                        h_valid;
+input  wire [CONN_W-1:0]           hf_conn;
+input  wire [143:0]                hf_hdr;
+input  wire [31:0]                 hf_idx32;
+input  wire                        c1_valid_reg;
+input  wire                        b_valid_reg;
+input  wire                        c2_valid_reg;
+input  wire [CONN_W-1:0]           c2_conn_reg;
+input  wire [ST_W-2:0]             e_st_reg;
+input  wire [STAG_AW-1:0]          k_idx;
+input  wire                        r_inval;
+input  wire [CX_W-1:0]             r_cx;
+input  wire                        c2_decide;
+input  wire                        dc_out_valid;
+input  wire [MK_W-1:0]             aw_cnt_reg;
+input  wire                        d2_valid_reg;
+input  wire                        d4_valid_reg;
+input  wire                        pl_empty;
+input  wire                        e2_last_reg;
+input  wire                        e2_en_reg;
+input  wire                        e2_early_reg;
+input  wire [CONN_W-1:0]           e2_conn_reg;
+input  wire [RECC_W-1:0]           e2_rec_reg;
+input  wire [223:0]                e2_rr_reg;
+input  wire                        e4_place_reg;
+input  wire [CONN_W-1:0]           e4_conn_reg;
+input  wire [RECC_W-1:0]           e4_rec_reg;
+input  wire [223:0]                e4_rr_reg;
+input  wire [ADDR_W-1:0]           e4_nxt;
+input  wire [15:0]                 e4_left;
+output wire                        s_conn_ready;
+output wire                        s_stag_ready;
+output wire                        s_post_ready;
+output wire [CX_W-1:0]             cx_rd_data;
+output wire [DX_W-1:0]             dx_rd_data;
+output wire [ST_W-1:0]             st_rd_data;
+output wire [RG_W-1:0]             rg_rd_data;
+output reg                         cf_post_reg = 1'b0;
+output reg                         rf_in_valid;
+output reg  [RF_W-1:0]             rf_in_data;
+output wire                        cf_conn;
+output reg  [CONN_W-1:0]           o_conn_reg;
+output reg  [1:0]                  o_qn_reg;
+output reg  [RG_W-1:0]             o_ent_reg;
+output reg                         o_ok;
 
 // --- state shared with configuration -------------------------------------------
 
@@ -198,9 +274,9 @@ always @(posedge clk) begin
 end
 
 always @* begin
-    o_q = cx_q(cx_rd_data[3*Q_W-1:0], o_qn_reg);
+    o_q = cx_q(cx_rd_data[CX_Q0 +: CX_QS_W], o_qn_reg);
     {o_first, o_cnt} = o_q;
-    o_ok = cx_rd_data[CX_W-1] && o_qn_reg != 2'd3 && o_cnt != (1 << RQ_AW);
+    o_ok = cx_rd_data[CX_EN] && o_qn_reg != 2'd3 && o_cnt != (1 << RQ_AW);
     o_cx = cx_rd_data;
     case (o_qn_reg)
         2'd1: o_cx[Q_W +: Q_W] = {o_first, o_cnt + 1'b1};

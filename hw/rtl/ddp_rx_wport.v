@@ -31,60 +31,113 @@ module ddp_rx_wport #(
     parameter AXI_W = DATA_W,
     parameter WR_REQ = 0
 ) (
-    input  wire                        clk,
-    input  wire                        rst,
-    input  wire                        m_axi_awready,
-    input  wire                        m_axi_wready,
-    input  wire [1:0]                  m_axi_bresp,
-    input  wire                        m_axi_bvalid,
-    input  wire                        m_wr_ready,
-    input  wire                        aw_in_valid,
-    input  wire [ADDR_W+8-1:0]         aw_in_data,
-    input  wire                        w_in_valid,
-    input  wire [DATA_W+KEEP_W:0]      w_in_data,
-    input  wire                        w2_in_valid,
-    input  wire [DATA_W+KEEP_W:0]      w2_in_data,
-    input  wire                        w_in_half,
-    input  wire                        w2_in_half,
-    input  wire                        rf_in_valid,
-    input  wire [RF_W-1:0]             rf_in_data,
-    input  wire                        rf_out_ready,
-    input  wire                        b_go,
-    input  wire [CONN_W-1:0]           d_conn_reg,
-    output wire [0:0]                  m_axi_awid,
-    output wire [ADDR_W-1:0]           m_axi_awaddr,
-    output wire [7:0]                  m_axi_awlen,
-    output wire [2:0]                  m_axi_awsize,
-    output wire [1:0]                  m_axi_awburst,
-    output wire [3:0]                  m_axi_awcache,
-    output wire [2:0]                  m_axi_awprot,
-    output wire                        m_axi_awvalid,
-    output wire [AXI_W-1:0]            m_axi_wdata,
-    output wire [AXI_W/8-1:0]          m_axi_wstrb,
-    output wire                        m_axi_wlast,
-    output wire                        m_axi_wvalid,
-    output wire [ADDR_W-1:0]           m_wr_addr,
-    output wire [AXI_W-1:0]            m_wr_data,
-    output wire [AXI_W/8-1:0]          m_wr_strb,
-    output wire                        m_wr_last,
-    output wire                        m_wr_valid,
-    output wire                        aw_in_ready,
-    output wire                        w_in_ready,
-    output wire                        w_in_ready2,
-    output wire                        b_valid,
-    output wire [1:0]                  b_resp,
-    output wire                        rf_in_ready,
-    output wire [RF_W-1:0]             rf_out_data,
-    output wire                        rf_out_valid,
-    output wire                        bq_in_ready,
-    output wire [CONN_W-1:0]           bq_out_data,
-    output wire                        bq_out_valid,
-    output reg  [MK_W-1:0]             aw_cnt_reg = 0,
-    output reg  [MK_W-1:0]             b_cnt_reg = 0,
-    output reg  [MK_W-1:0]             b_cnt1_reg = 1
+    clk,
+    rst,
+    m_axi_awready,
+    m_axi_wready,
+    m_axi_bresp,
+    m_axi_bvalid,
+    m_wr_ready,
+    aw_in_valid,
+    aw_in_data,
+    w_in_valid,
+    w_in_data,
+    w2_in_valid,
+    w2_in_data,
+    w_in_half,
+    w2_in_half,
+    rf_in_valid,
+    rf_in_data,
+    rf_out_ready,
+    b_go,
+    d_conn_reg,
+    m_axi_awid,
+    m_axi_awaddr,
+    m_axi_awlen,
+    m_axi_awsize,
+    m_axi_awburst,
+    m_axi_awcache,
+    m_axi_awprot,
+    m_axi_awvalid,
+    m_axi_wdata,
+    m_axi_wstrb,
+    m_axi_wlast,
+    m_axi_wvalid,
+    m_wr_addr,
+    m_wr_data,
+    m_wr_strb,
+    m_wr_last,
+    m_wr_valid,
+    aw_in_ready,
+    w_in_ready,
+    w_in_ready2,
+    b_valid,
+    b_resp,
+    rf_in_ready,
+    rf_out_data,
+    rf_out_valid,
+    bq_in_ready,
+    bq_out_data,
+    bq_out_valid,
+    aw_cnt_reg,
+    b_cnt_reg,
+    b_cnt1_reg
 );
 
 `include "ddp_rx_defs.vh"
+
+// Ports (declared after the localparams of ddp_rx_defs.vh their widths use).
+input  wire                        clk;
+input  wire                        rst;
+input  wire                        m_axi_awready;
+input  wire                        m_axi_wready;
+input  wire [1:0]                  m_axi_bresp;
+input  wire                        m_axi_bvalid;
+input  wire                        m_wr_ready;
+input  wire                        aw_in_valid;
+input  wire [ADDR_W+8-1:0]         aw_in_data;
+input  wire                        w_in_valid;
+input  wire [DATA_W+KEEP_W:0]      w_in_data;
+input  wire                        w2_in_valid;
+input  wire [DATA_W+KEEP_W:0]      w2_in_data;
+input  wire                        w_in_half;
+input  wire                        w2_in_half;
+input  wire                        rf_in_valid;
+input  wire [RF_W-1:0]             rf_in_data;
+input  wire                        rf_out_ready;
+input  wire                        b_go;
+input  wire [CONN_W-1:0]           d_conn_reg;
+output wire [0:0]                  m_axi_awid;
+output wire [ADDR_W-1:0]           m_axi_awaddr;
+output wire [7:0]                  m_axi_awlen;
+output wire [2:0]                  m_axi_awsize;
+output wire [1:0]                  m_axi_awburst;
+output wire [3:0]                  m_axi_awcache;
+output wire [2:0]                  m_axi_awprot;
+output wire                        m_axi_awvalid;
+output wire [AXI_W-1:0]            m_axi_wdata;
+output wire [AXI_W/8-1:0]          m_axi_wstrb;
+output wire                        m_axi_wlast;
+output wire                        m_axi_wvalid;
+output wire [ADDR_W-1:0]           m_wr_addr;
+output wire [AXI_W-1:0]            m_wr_data;
+output wire [AXI_W/8-1:0]          m_wr_strb;
+output wire                        m_wr_last;
+output wire                        m_wr_valid;
+output wire                        aw_in_ready;
+output wire                        w_in_ready;
+output wire                        w_in_ready2;
+output wire                        b_valid;
+output wire [1:0]                  b_resp;
+output wire                        rf_in_ready;
+output wire [RF_W-1:0]             rf_out_data;
+output wire                        rf_out_valid;
+output wire                        bq_in_ready;
+output wire [CONN_W-1:0]           bq_out_data;
+output wire                        bq_out_valid;
+output reg  [MK_W-1:0]             aw_cnt_reg = 0;
+output reg  [MK_W-1:0]             b_cnt_reg = 0;
+output reg  [MK_W-1:0]             b_cnt1_reg = 1;
 
 wire [2:0]            fifo_ready2_unused;   // second push ports not used
 
