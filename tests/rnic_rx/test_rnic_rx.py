@@ -737,7 +737,9 @@ PARAMS = hdlsim.width_cases((64, 512), langs=("verilog", "vhdl"), sim_widths={"i
 
 
 RTL = [hdlsim.RTL_DIR / f for f in ("rnic_rx.v", "rx_join.v", "mpa_rx.v", "mpa_rx_align.v", "mpa_rx_walk.v",
-                                     "mpa_rx_lane.v", "mpa_rx_ooo.v", "crc32c.v", "ddp_rx.v", "ddp_rx_fifo.v",
+                                     "mpa_rx_lane.v", "mpa_rx_ooo.v", "crc32c.v", "ddp_rx.v", "ddp_rx_intake.v",
+                                     "ddp_rx_check.v", "ddp_rx_decide.v", "ddp_rx_wport.v", "ddp_rx_setup.v",
+                                     "ddp_rx_place.v", "ddp_rx_tables.v", "ddp_rx_deliver.v", "ddp_rx_fifo.v",
                                      "ddp_rx_fifo2.v", "sdp_ram.v", "rnic_add.v", "rnic_incdec.v", "rnic_pick.v")]
 VHDL = [hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "crc32c.vhd", "ddp_rx_fifo.vhd", "mpa_rx_lane.vhd",
                                       "mpa_rx_align.vhd", "mpa_rx_walk.vhd", "mpa_rx.vhd", "mpa_rx_ooo.vhd",

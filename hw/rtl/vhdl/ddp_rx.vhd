@@ -51,6 +51,7 @@ library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
 use work.rnic_pkg.all;
+use work.rnic_codes_pkg.all;  -- ERR_*: generated from the Go model (internal/hdlcodes)
 
 entity ddp_rx is
     generic (
@@ -1224,21 +1225,21 @@ begin
         -- rdmap.ClassifyHeader's order, after ddp.ParseHeader's length check.
         h_cerr <= '1';
         if p1_short = '1' then
-            h_cerr_code <= x"0207";          -- RDMAP Remote Operation: catastrophic, stream
+            h_cerr_code <= ERR_RDMAP_STREAM_CATASTROPHIC;          -- RDMAP Remote Operation: catastrophic, stream
         elsif dv /= 1 then
             if t = '1' then
-                h_cerr_code <= x"1104";      -- DDP: invalid DDP version
+                h_cerr_code <= ERR_DDP_TAGGED_INVALID_VERSION;      -- DDP: invalid DDP version
             else
-                h_cerr_code <= x"1206";
+                h_cerr_code <= ERR_DDP_UNTAGGED_INVALID_VERSION;
             end if;
         elsif rv /= 1 then
-            h_cerr_code <= x"0205";          -- RDMAP: invalid RDMAP version
+            h_cerr_code <= ERR_RDMAP_INVALID_VERSION;          -- RDMAP: invalid RDMAP version
         elsif op(3) = '1' or optag /= t then
-            h_cerr_code <= x"0206";          -- RDMAP: unexpected opcode
+            h_cerr_code <= ERR_RDMAP_UNEXPECTED_OPCODE;          -- RDMAP: unexpected opcode
         elsif t = '0' and qn > 2 then
-            h_cerr_code <= x"1201";          -- DDP: invalid QN
+            h_cerr_code <= ERR_DDP_INVALID_QN;          -- DDP: invalid QN
         elsif t = '0' and qn(1 downto 0) /= opqn then
-            h_cerr_code <= x"0206";
+            h_cerr_code <= ERR_RDMAP_UNEXPECTED_OPCODE;
         else
             h_cerr <= '0';
             h_cerr_code <= x"0000";
@@ -1522,19 +1523,19 @@ begin
             dest := e_dt_reg;
             if nz = '1' and t_inv = '1' then
                 kind := K_ERR_c;
-                err := x"1100";          -- DDP tagged: invalid STag
+                err := ERR_DDP_INVALID_STAG;          -- DDP tagged: invalid STag
             elsif nz = '1' and e_t_assoc_reg = '1' then
                 kind := K_ERR_c;
-                err := x"1102";          -- DDP tagged: STag not associated with stream
+                err := ERR_DDP_STAG_NOT_ASSOCIATED;          -- DDP tagged: STag not associated with stream
             elsif nz = '1' and e_t_acc_reg = '1' then
                 kind := K_ERR_c;
-                err := x"0102";          -- RDMAP remote protection: access rights
+                err := ERR_RDMAP_ACCESS_RIGHTS;          -- RDMAP remote protection: access rights
             elsif nz = '1' and e_t_wrap_reg = '1' then
                 kind := K_ERR_c;
-                err := x"1103";          -- DDP tagged: TO wrap
+                err := ERR_DDP_TO_WRAP;          -- DDP tagged: TO wrap
             elsif nz = '1' and e_t_bounds_reg = '1' then
                 kind := K_ERR_c;
-                err := x"1101";          -- DDP tagged: base or bounds
+                err := ERR_DDP_BASE_BOUNDS;          -- DDP tagged: base or bounds
             else
                 place := nz;
                 if k_l_reg = '1' then
@@ -1547,19 +1548,19 @@ begin
             if u_nobuf = '1' then
                 kind := K_ERR_c;
                 if u_behind = '1' then
-                    err := x"1203";
+                    err := ERR_DDP_MSN_RANGE;
                 else
-                    err := x"1202";
+                    err := ERR_DDP_NO_BUFFER;
                 end if;
             elsif e_u_mo_reg = '1' then
                 kind := K_ERR_c;
-                err := x"1204";          -- DDP untagged: invalid MO
+                err := ERR_DDP_INVALID_MO;          -- DDP untagged: invalid MO
             elsif e_u_long_reg = '1' then
                 kind := K_ERR_c;
-                err := x"1205";          -- DDP untagged: message too long
+                err := ERR_DDP_TOO_LONG;          -- DDP untagged: message too long
             elsif u_lorder = '1' and c2_early_reg = '0' then
                 kind := K_ERR_c;
-                err := x"1203";          -- DDP untagged: MSN range
+                err := ERR_DDP_MSN_RANGE;          -- DDP untagged: MSN range
             else
                 place := nz;
                 pop := k_l_reg;
@@ -1567,12 +1568,12 @@ begin
                     kind := K_NONE_c;
                 elsif k_op_reg = 1 and e_rr_bad_reg = '1' then
                     kind := K_ERR_c;
-                    err := x"0207";      -- rdmap.DeliveredReadRequest: not one 28-octet segment
+                    err := ERR_RDMAP_STREAM_CATASTROPHIC;      -- rdmap.DeliveredReadRequest: not one 28-octet segment
                 elsif k_op_reg = 7 then
                     kind := K_TERM_c;
                 elsif (k_op_reg = 4 or k_op_reg = 6) and i_bad = '1' then
                     kind := K_ERR_c;
-                    err := x"0109";      -- RDMAP remote protection: cannot invalidate
+                    err := ERR_RDMAP_CANNOT_INVALIDATE;      -- RDMAP remote protection: cannot invalidate
                 else
                     kind := K_CPL_c;
                     inval := to_sl(k_op_reg = 4 or k_op_reg = 6);
@@ -2813,10 +2814,10 @@ begin
                 ev_rr_reg <= v0_data_reg(223 downto 0);
                 if dv_bad = '1' then
                     err_valid_reg <= '1';
-                    ev_err_reg <= x"2" & x"0" & "00000" & s_verdict_tdata;
+                    ev_err_reg <= LAYER_LLP & ETYPE_MPA & "00000" & s_verdict_tdata;
                 elsif v0_herr = '1' then
                     err_valid_reg <= '1';
-                    ev_err_reg <= x"0000";
+                    ev_err_reg <= ERR_RDMAP_LOCAL_CATASTROPHIC;
                 elsif rf_kind = K_ERR_c then
                     err_valid_reg <= '1';
                     ev_err_reg <= rf_rec(15 downto 0);

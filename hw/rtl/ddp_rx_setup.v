@@ -1,0 +1,323 @@
+// ddp_rx_setup: stage D0 of ddp_rx's placement, a piece's set-up
+// (hw/rtl/ddp_rx.v has the interface and the map of the stages).
+//
+// Takes a placement descriptor from dc_fifo (ddp_rx_decide) and sets the
+// piece's placement up: its rotation R = (dest - S) mod N, first write
+// address, and the window of output lanes it writes (q0/q1 flags, lo/hi
+// lanes), from the sums pl_setup made ahead. A first piece's set-up comes
+// with its descriptor; a piece that continues a ULPDU waits until
+// placement is empty (pl_empty), reads where the ULPDU's last piece ended
+// from the placement context (dx_rd_*, one clock: g_fetch) and works the
+// same sums out (one clock: g_fetch2).
+//
+// Cycle behaviour: D0 loads a first piece the clock it is at dc_fifo's
+// head when D0 is free, or as D1 takes D0 (d0_take, d_end_w from
+// ddp_rx_place); a continuing piece costs the fetch clocks and the drain.
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module ddp_rx_setup #(
+    parameter DATA_W = 64,
+    parameter CONN_W = 10,
+    parameter RQ_AW = 3,
+    parameter ADDR_W = 64,
+    parameter ID_W = 32,
+    parameter BURST = 8,
+    parameter BQ_AW = 4
+) (
+    clk,
+    rst,
+    herr_reg,
+    herr_set,
+    herr_set_conn,
+    dx_rd_data,
+    dc_out,
+    dc_out_valid,
+    d1_active_reg,
+    d2_valid_reg,
+    d3_valid_reg,
+    d4_valid_reg,
+    d0_take,
+    d_end_w,
+    dx_rd_en,
+    dx_rd_addr,
+    dc_out_ready,
+    d0_valid_reg,
+    pl_empty,
+    d0_first_reg,
+    d0_en_reg,
+    d0_place_reg,
+    d0_early_reg,
+    d0_conn_reg,
+    d0_dest_reg,
+    d0_s_reg,
+    d0_remain_reg,
+    d0_rec_reg,
+    d0_rr_reg,
+    d0_r_reg,
+    d0_win0_reg,
+    d0_win1_reg,
+    d0_lo_reg,
+    d0_hi_reg,
+    d0_wz_reg,
+    d0_lhne_reg,
+    d0_q0_reg,
+    d0_q1_reg,
+    d0_left_reg,
+    d0_waddr_reg,
+    d0_bofs_reg,
+    d0_wst_reg
+);
+
+`include "ddp_rx_defs.vh"
+
+// Ports (declared after the localparams of ddp_rx_defs.vh their widths use).
+input  wire                        clk;
+input  wire                        rst;
+input  wire [NCONN-1:0]            herr_reg;
+input  wire                        herr_set;
+input  wire [CONN_W-1:0]           herr_set_conn;
+input  wire [DX_W-1:0]             dx_rd_data;
+input  wire [DC_W-1:0]             dc_out;
+input  wire                        dc_out_valid;
+input  wire                        d1_active_reg;
+input  wire                        d2_valid_reg;
+input  wire                        d3_valid_reg;
+input  wire                        d4_valid_reg;
+input  wire                        d0_take;
+input  wire                        d_end_w;
+output reg                         dx_rd_en;
+output reg  [CONN_W-1:0]           dx_rd_addr;
+output wire                        dc_out_ready;
+output reg                         d0_valid_reg = 1'b0;
+output wire                        pl_empty;
+output reg                         d0_first_reg;
+output reg                         d0_en_reg;
+output reg                         d0_place_reg;
+output reg                         d0_early_reg;
+output reg  [CONN_W-1:0]           d0_conn_reg;
+output reg  [ADDR_W-1:0]           d0_dest_reg;
+output reg  [4:0]                  d0_s_reg;
+output reg  [15:0]                 d0_remain_reg;
+output reg  [RECC_W-1:0]           d0_rec_reg;
+output reg  [223:0]                d0_rr_reg;
+output reg  [LG-1:0]               d0_r_reg;
+output reg  [KEEP_W-1:0]           d0_win0_reg;
+output reg  [KEEP_W-1:0]           d0_win1_reg;
+output reg  [KEEP_W-1:0]           d0_lo_reg;
+output reg  [KEEP_W-1:0]           d0_hi_reg;
+output reg                         d0_wz_reg;
+output reg                         d0_lhne_reg;
+output reg  [19:0]                 d0_q0_reg;
+output reg  [19:0]                 d0_q1_reg;
+output reg  [17:0]                 d0_left_reg;
+output reg  [ADDR_W-1:0]           d0_waddr_reg;
+output reg  [BW-1:0]               d0_bofs_reg;
+output reg                         d0_wst_reg;
+
+// --- placement: D0 (set-up), D1 (one input beat a clock), D2 (piece end) ----
+
+// A descriptor's fields.
+wire                   g_early = dc_out[DC_EARLY];
+wire [CONN_W-1:0]      g_conn = dc_out[DC_CONN +: CONN_W];
+wire                   g_first = dc_out[DC_FIRST];
+wire                   g_en = dc_out[DC_EN];
+wire                   g_dplace = dc_out[DC_PLACE];
+wire [ADDR_W-1:0]      g_ddest = dc_out[DC_DEST +: ADDR_W];
+wire [4:0]             g_ds = dc_out[DC_S +: 5];
+wire [15:0]            g_dremain = dc_out[DC_REMAIN +: 16];
+wire [RECC_W-1:0]      g_drec = dc_out[DC_REC +: RECC_W];
+wire [SU_W-1:0]        g_dsu = dc_out[DC_SU +: SU_W];
+
+// A later piece waits for placement to be empty, then reads where its
+// ULPDU's last piece ended (g_fetch, one clock) and works out its set-up
+// from that (g_fetch2, one clock).
+reg                    g_fetch_reg = 1'b0;
+reg                    g_fetch2_reg = 1'b0;
+reg [CONN_W-1:0]       g_fconn_reg;
+reg                    g_fen_reg;
+reg                    gx_place_reg;
+reg                    gx_hlk_reg;       // herr_reg[g_fconn_reg] at the fetch
+wire                   gx_hlk;
+rnic_pick #(.AW(CONN_W)) u_gx_hlk (.v(herr_reg), .a(g_fconn_reg), .y(gx_hlk));
+reg [ADDR_W-1:0]       gx_dest_reg;
+reg [15:0]             gx_remain_reg;
+reg [RECC_W-1:0]       gx_rec_reg;
+reg [223:0]            gx_rr_reg;
+reg [SU_W-1:0]         gx_su_reg;
+
+assign pl_empty = !d0_valid_reg && !d1_active_reg && !d2_valid_reg && !d3_valid_reg && !d4_valid_reg
+                                  && !g_fetch_reg && !g_fetch2_reg;
+
+reg                    g_load;               // D0 loads this clock
+reg                    g_pfirst;
+reg                    g_pen;
+reg                    g_place;
+reg                    g_pearly;
+reg [CONN_W-1:0]       g_pconn;
+reg [ADDR_W-1:0]       g_dest;
+reg [4:0]              g_s;
+reg [15:0]             g_remain;
+reg [RECC_W-1:0]       g_rec;
+reg [223:0]            g_rr;
+reg [SU_W-1:0]         g_su;
+
+// (d0_take = d0_valid && (!d1_active || d_end_w), spelled out so that
+// d_end_w, the deepest of the terms, comes in last.)
+wire                   dc_rdy_a = dc_out_valid && !g_fetch_reg && !g_fetch2_reg
+                                  && (g_first ? (!d0_valid_reg || !d1_active_reg) : pl_empty);
+wire                   dc_rdy_b = dc_out_valid && !g_fetch_reg && !g_fetch2_reg && g_first;
+assign dc_out_ready = dc_rdy_a || (dc_rdy_b && d_end_w);
+
+always @* begin
+    g_load = 1'b0;
+    g_pconn = g_conn;
+    g_pfirst = g_first;
+    g_pearly = g_early;
+    g_pen = g_en;
+    g_place = g_dplace;
+    g_dest = g_ddest;
+    g_s = g_ds;
+    g_remain = g_dremain;
+    g_rec = g_drec;
+    g_rr = 224'd0;
+    g_su = g_dsu;
+    dx_rd_en = 1'b0;
+    dx_rd_addr = g_conn;
+    if (g_fetch2_reg) begin
+        // A later piece: carry on where the last piece ended (and stop if
+        // a B error response of the stream comes in meanwhile).
+        g_load = 1'b1;
+        g_pconn = g_fconn_reg;
+        g_pfirst = 1'b0;
+        g_pearly = 1'b0;
+        g_pen = g_fen_reg;
+        g_place = gx_place_reg && !gx_hlk_reg && !(herr_set && herr_set_conn == g_fconn_reg);
+        g_dest = gx_dest_reg;
+        g_s = 5'd0;
+        g_remain = gx_remain_reg;
+        g_rec = gx_rec_reg;
+        g_rr = gx_rr_reg;
+        g_su = gx_su_reg;
+    end else if (dc_out_ready && g_first) begin
+        g_load = 1'b1;
+    end else if (dc_out_ready) begin
+        dx_rd_en = 1'b1;
+    end
+end
+
+// D0: the piece's rotation R = (dest - S) mod N (output beat m holds the
+// octets whose g = piece octet + R is in m*N .. m*N + N-1), its write
+// window as lane masks of output beats 0 and 1 and the counts to the
+// window's first and last beats, the first write address and the output
+// beats to the end of the ULPDU's payload. The sums are pl_setup's, made
+// ahead (C2 for a first piece, g_fetch for a later one); D0 turns them
+// into masks and flags.
+reg [LG-1:0]           g_r;
+reg [LG-1:0]           g_ylo;
+reg [2:0]              g_m0;
+reg [BW+2:0]           g_bofs;
+reg [17:0]             g_left;
+reg [19:0]             g_q1;
+reg [19:0]             g_q0;
+reg [KEEP_W-1:0]       g_lo;
+reg [KEEP_W-1:0]       g_hi;
+reg [KEEP_W-1:0]       g_win0;
+reg [KEEP_W-1:0]       g_win1;
+reg                    g_m0z;
+reg                    g_m0p;
+reg                    g_m0o;
+reg                    g_m0g;
+reg                    g_m1z;
+reg                    g_m1n;
+reg                    g_m1o;
+reg                    g_m1l;
+
+
+always @* begin : setup
+    integer b;
+    {g_r, g_m0, g_ylo, g_left, g_q1} = g_su;
+    for (b = 0; b < KEEP_W; b = b + 1) begin
+        g_lo[b] = b >= g_dest[LG-1:0];
+        g_hi[b] = b <= g_ylo;
+    end
+    // Beats 0 and 1 against the window: m0 = 0, > 0, = 1, > 1; m1 = q1 + 2
+    // = 0, < 0 (q1 = -3: no payload), = 1, < 1.
+    g_m0z = g_m0 == 3'd0;
+    g_m0p = g_m0 != 3'd0;
+    g_m0o = g_m0 == 3'd1;
+    g_m0g = g_m0 > 3'd1;
+    g_m1z = g_q1 == 20'hffffe;
+    g_m1n = g_q1 == 20'hffffd;
+    g_m1o = g_q1 == 20'hfffff;
+    g_m1l = g_m1z || g_m1n;
+    g_win0 = win_flags(g_m0z, g_m0p, g_m1z, g_m1n, g_lo, g_hi);
+    g_win1 = win_flags(g_m0o, g_m0g, g_m1o, g_m1l, g_lo, g_hi);
+    g_q0 = {{17{1'b0}}, g_m0} - 20'd2;
+    g_bofs = {3'd0, g_dest[LG +: BW]} - {{BW{1'b0}}, g_m0};
+end
+
+always @(posedge clk) begin
+    if (g_fetch2_reg) begin
+        g_fetch2_reg <= 1'b0;
+    end
+    if (g_fetch_reg) begin
+        g_fetch_reg <= 1'b0;
+        g_fetch2_reg <= 1'b1;
+        {gx_place_reg, gx_dest_reg, gx_remain_reg, gx_rec_reg, gx_rr_reg} <= dx_rd_data;
+        gx_place_reg <= dx_rd_data[DX_PLACE] && g_fen_reg && !(herr_set && herr_set_conn == g_fconn_reg);
+        gx_hlk_reg <= gx_hlk;         // (a register's input alone: see V0)
+        gx_su_reg <= pl_setup(dx_rd_data[DX_NXT +: LG], 5'd0, dx_rd_data[DX_REMAIN +: 16]);
+    end else if (dc_out_ready && !g_first) begin
+        g_fetch_reg <= 1'b1;
+        g_fconn_reg <= g_conn;
+        g_fen_reg <= g_en;
+    end
+    if (g_load) begin
+        d0_valid_reg <= 1'b1;
+        d0_first_reg <= g_pfirst;
+        d0_early_reg <= g_pearly;
+        d0_en_reg <= g_pen;
+        d0_place_reg <= g_place;
+        d0_conn_reg <= g_pconn;
+        d0_dest_reg <= g_dest;
+        d0_s_reg <= g_s;
+        d0_remain_reg <= g_remain;
+        d0_rec_reg <= g_rec;
+        d0_rr_reg <= g_rr;
+        d0_r_reg <= g_r;
+        d0_win0_reg <= g_win0;
+        d0_win1_reg <= g_win1;
+        // win0 is empty when beat 0 is outside the window, or when the
+        // window starts and ends in it and its ends cross (lo_m, the lanes
+        // >= dest's, and hi_m, <= ylo, are never empty alone).
+        d0_wz_reg <= g_m0p || g_m1n || (g_m0z && g_m1z && g_dest[LG-1:0] > g_ylo);
+        d0_lhne_reg <= g_dest[LG-1:0] <= g_ylo;
+        d0_q0_reg <= g_q0;
+        d0_q1_reg <= g_q1;
+        d0_lo_reg <= g_lo;
+        d0_hi_reg <= g_hi;
+        // The first written output beat, m0, is at dest rounded down to
+        // N; output beat k at (dest / N - m0 + k) N. D1 counts the address
+        // from m0 on (wst), and its place in the burst block from 0.
+        d0_waddr_reg <= g_dest & {{(ADDR_W-LG){1'b1}}, {LG{1'b0}}};
+        d0_bofs_reg <= g_bofs[BW-1:0];
+        d0_wst_reg <= g_m0 == 3'd0;
+        d0_left_reg <= g_left;
+    end else if (d0_take) begin
+        d0_valid_reg <= 1'b0;
+    end
+    if (rst) begin
+        g_fetch_reg <= 1'b0;
+        g_fetch2_reg <= 1'b0;
+        d0_valid_reg <= 1'b0;
+    end
+end
+
+// Not needed here: g_bofs[BW+2:BW].
+wire unused_ok = &{1'b0, g_bofs[BW+2:BW]};
+endmodule
+
+`resetall
