@@ -7,7 +7,8 @@ simulator, same test and parameters) is collected in the same pytest
 session, and names the log in HDLSIM_TRANSACTIONS. The module wraps
 cocotb.clock.Clock.start: whenever a cocotb test starts the top level's
 `clk`, a recorder starts beside it, so the testbenches need no code of
-their own. The recorder finds the top level's handshakes from its Verilog
+their own (a testbench that drives clk by hand calls clock_started()
+where its clock starts; ddp_rx's Lean bench does). The recorder finds the top level's handshakes from its Verilog
 port list (hw/rtl/<top>.v; the VHDL twin has the same ports):
 
   * a stream is a `<p>valid<s>` or `<p>tvalid<s>` port with its
@@ -182,10 +183,8 @@ def _install() -> None:
         # recorder reads every valid on every clock).
         return getattr(top, port)._handle.get_signal_val_binstr
 
-    async def record(clock: Clock) -> None:
-        clk = clock.signal
+    async def record(clk, period: int) -> None:
         rst = reader("rst") if hasattr(top, "rst") else None
-        period = clock.period
         outs = [(st.name, reader(st.valid), st.ready and reader(st.ready), [reader(p) for p in st.payload])
                 for st in streams if st.direction == "o"]
         ins = [(st.name, reader(st.valid), st.ready and reader(st.ready), [reader(p) for p in st.payload], [None])
@@ -215,16 +214,23 @@ def _install() -> None:
                     last[0] = val
                     w(f"{c} o {n} {_hex(val)}\n")
 
-    orig_start = Clock.start
-
-    async def start(self, *args, **kwargs):
+    def begin(signal, period: int) -> None:
+        # The recorder of this cocotb test, once: from the first start of
+        # the top level's clk on.
         test = cocotb.regression_manager._test if cocotb.regression_manager else None
         tname = getattr(test, "__qualname__", "?")
-        if self.signal._name == "clk" and tname not in started:
+        if signal._name == "clk" and tname not in started:
             started.add(tname)
             out.flush()
             out.write(f"# test {tname}\n")
-            cocotb.start_soon(record(self))
+            cocotb.start_soon(record(signal, period))
+
+    global _begin
+    _begin = begin
+    orig_start = Clock.start
+
+    async def start(self, *args, **kwargs):
+        begin(self.signal, self.period)
         return await orig_start(self, *args, **kwargs)
 
     Clock.start = start
@@ -238,6 +244,19 @@ def _install() -> None:
         return orig_tear_down(self)
 
     RegressionManager._tear_down = tear_down
+
+
+_begin = None
+
+
+def clock_started(signal, period_ns: float) -> None:
+    """For a testbench that drives clk by hand rather than with a cocotb
+    Clock: call it where the clock starts (the rising edges from then on are
+    clocks 0, 1, ... of the log, as for a Clock started at that time). Does
+    nothing when the case records no transactions."""
+    if _begin is not None:
+        from cocotb.utils import get_sim_steps
+        _begin(signal, get_sim_steps(period_ns, "ns"))
 
 
 # --- comparison (in pytest) ----------------------------------------------------

@@ -144,6 +144,7 @@ import hdlsim
 import tbutil
 import oracle
 import protocol
+import transactions
 from wrreq import WriteRequestRam
 from rdmap_tx import READ_REQ, READ_RESP, SEND, SEND_INV, SEND_SE, SEND_SE_INV, TERMINATE, WRITE
 
@@ -1323,6 +1324,9 @@ class Lean:
         dut.m_wr_ready.value = int(self.req)
         dut.clk.value = 0
         await Timer(CLK_PERIOD_NS, units="ns")
+        # The clock starts here: the Verilog/VHDL transaction recorder
+        # (tests/transactions.py) counts its clocks from now.
+        transactions.clock_started(dut.clk, CLK_PERIOD_NS)
         cocotb.start_soon(self._loop())  # drives the clock too
         await ClockCycles(dut.clk, 3)
         await FallingEdge(dut.clk)
