@@ -88,7 +88,7 @@ RTL_V_TOPS := $(basename $(notdir $(RTL_V)))
 # VHDL packages (*_pkg.vhd) are analysed with the rest but have no entity.
 RTL_VHDL_TOPS := $(filter-out %_pkg,$(basename $(notdir $(RTL_VHDL))))
 
-.PHONY: deps regs test test-go test-interop test-hw test-hw-full equiv-mutation lint-hw coverage-hw synth bench-hw fuzz bench demo clean distclean
+.PHONY: deps regs sim test test-go test-interop test-hw test-hw-full equiv-mutation lint-hw coverage-hw synth bench-hw fuzz bench demo clean distclean
 
 # --- dependencies ------------------------------------------------------------
 
@@ -190,6 +190,33 @@ $(LINT)/ghdl/all.ok: $(RTL_VHDL) | deps
 	cd $(@D) && for top in $(RTL_VHDL_TOPS); do ghdl -m --std=08 $$top; done
 	@touch $@
 
+# --- the simulated device (hw/sim) ---------------------------------------------
+
+# rnic-sim: hw/rtl/rnic_dev.v verilated (-O2, FST tracing compiled in, off
+# unless --fst) with the harness hw/sim/rnic_sim.cpp; the driver's sim
+# backend (driver/simdev) starts it. BUILD_HASH is the commit's first 32
+# bits, published in the ID block.
+SIM := $(BUILD)/sim
+SIM_BIN := $(SIM)/rnic-sim
+SIM_SRC := hw/rtl/rnic_dev.v hw/rtl/rnic_regs.v
+SIM_HASH = $(or $(shell git rev-parse HEAD 2>/dev/null | cut -c1-8),00000000)
+
+sim: $(SIM_BIN)
+
+# The hash file changes only when the commit does, so a new commit rebuilds
+# the device (its ID block says which commit it is).
+$(SIM)/hash: FORCE
+	@mkdir -p $(@D)
+	@echo $(SIM_HASH) | cmp -s - $@ || echo $(SIM_HASH) > $@
+
+$(SIM_BIN): $(SIM_SRC) $(RTL_VLT) hw/sim/rnic_sim.cpp $(SIM)/hash | deps
+	@mkdir -p $(SIM)
+	verilator --cc --exe --build -j 2 -O2 --trace-fst -Wall -Wno-fatal $(RTL_VLT) \
+		-CFLAGS '-O2 -std=c++17' -LDFLAGS '-lz' \
+		-GBUILD_HASH=32\'h$$(cat $(SIM)/hash) --top-module rnic_dev -Mdir $(SIM)/obj \
+		-o $(abspath $(SIM_BIN)) $(SIM_SRC) $(abspath hw/sim/rnic_sim.cpp) > $(SIM)/build.log 2>&1 \
+		|| { tail -30 $(SIM)/build.log; exit 1; }
+
 # --- fuzzing and benchmarks --------------------------------------------------
 
 # Every Fuzz* function of every package that has tests, one after another.
@@ -238,3 +265,5 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV)
+
+FORCE:

@@ -144,7 +144,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "rnic-loader",
 		Short: "Drive the open iWARP RNIC and its Go reference stack",
 		Long: `rnic-loader drives the open iWARP RNIC: it benchmarks the Go reference
-stack (MPA, DDP, RDMAP over real TCP) and talks to peers such as Linux siw.
+stack (MPA, DDP, RDMAP over real TCP), talks to peers such as Linux siw, and
+opens the device (today the simulated one, rnic-sim from hw/sim) to show
+who it is and what it counted (info, stats).
 
 Exit status: 0 success (also when Ctrl-C ends a server or an endless run),
 1 the operation failed (a mismatch, a protocol error, a lost peer, a
@@ -155,6 +157,7 @@ a unit: K/KB, M/MB, G/GB are decimal (1000, 1000000, ...), KiB, MiB, GiB
 binary (1024, 1048576, ...). Every command says a size back in octets.`,
 		Example: `  rnic-loader bench --op write --size 64KiB --bytes 1GiB
   rnic-loader rping -s -P
+  rnic-loader info --json
   rnic-loader --version`,
 		Version:       version(),
 		SilenceUsage:  true,
@@ -172,7 +175,7 @@ binary (1024, 1048576, ...). Every command says a size back in octets.`,
 		}
 		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
-	root.AddCommand(newBenchCmd(), newLatCmd(), newRpingCmd(), newVersionCmd())
+	root.AddCommand(newBenchCmd(), newInfoCmd(), newLatCmd(), newRpingCmd(), newStatsCmd(), newVersionCmd())
 	return root
 }
 

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/openrnic/rnic/internal/simbuild"
 )
 
 // The scripts in testdata/script run rnic-loader as users meet it: a
@@ -32,10 +34,13 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
+	sim := simbuild.Binary(t)
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Values[procsKey{}] = &procs{m: map[string]*proc{}}
+			// The simulated device the device commands start (make sim).
+			env.Setenv("RNIC_SIM", sim)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/openrnic/rnic/driver/regmap"
+	"github.com/openrnic/rnic/driver/simdev"
+)
+
+// deviceFlags are how a command finds the device it talks to.
+type deviceFlags struct {
+	device string
+	simBin string
+	fst    string
+	json   bool
+}
+
+func (f *deviceFlags) add(c *cobra.Command) {
+	c.Flags().StringVar(&f.device, "device", "sim", "which device: sim (the verilated device, hw/sim)")
+	c.Flags().StringVar(&f.simBin, "sim", "", "rnic-sim's path for --device sim (default: $RNIC_SIM, else build/sim/rnic-sim here or above; `make sim` builds it)")
+	c.Flags().StringVar(&f.fst, "fst", "", "with --device sim: write an FST waveform of the device's clocks to this file")
+	c.Flags().BoolVar(&f.json, "json", false, "print JSON instead of text")
+}
+
+// open starts or opens the device and walks its register map; the caller
+// closes what it returns.
+func (f *deviceFlags) open(ctx context.Context, stderr io.Writer) (*simdev.Device, *regmap.Device, error) {
+	switch f.device {
+	case "sim":
+	default:
+		return nil, nil, usageError{fmt.Errorf("--device %s: not a device this build drives; use sim", f.device)}
+	}
+	d, err := simdev.Start(ctx, simdev.Config{Binary: f.simBin, FST: f.fst})
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := regmap.Walk(d, d.BARSize())
+	if err != nil {
+		d.Close()
+		return nil, nil, err
+	}
+	return d, m, nil
+}
+
+type infoJSON struct {
+	Schema    string      `json:"schema"`
+	Device    string      `json:"device"`
+	DeviceID  string      `json:"device_id"`
+	MapMajor  uint32      `json:"map_version_major"`
+	MapMinor  uint32      `json:"map_version_minor"`
+	BuildHash string      `json:"build_hash"`
+	DataWidth uint32      `json:"data_width_bits"`
+	Conns     uint32      `json:"connections"`
+	STags     uint32      `json:"stags"`
+	SQLog2    uint32      `json:"sq_log2"`
+	RQLog2    uint32      `json:"rq_log2"`
+	CQLog2    uint32      `json:"cq_log2"`
+	Blocks    []blockJSON `json:"blocks"`
+}
+
+type blockJSON struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	Offset  uint32 `json:"offset"`
+	Version string `json:"version"`
+	Known   bool   `json:"known"`
+}
+
+func fourCC(v uint32) string {
+	b := []byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return fmt.Sprintf("%#08x", v)
+		}
+	}
+	return string(b)
+}
+
+func newInfoCmd() *cobra.Command {
+	var f deviceFlags
+	c := &cobra.Command{
+		Use:   "info",
+		Short: "Print the device's ID block, capabilities and register blocks",
+		Long: `info opens the device, walks its register map (the chain of blocks that
+starts with the ID block, docs/registers.md) and prints who the device is:
+its ID, register map version, the commit it was built from, its datapath
+width and capabilities, and the blocks of its map. A device whose ID or
+map version this rnic-loader does not know is refused with what to do.`,
+		Example: `  rnic-loader info
+  rnic-loader info --json
+  rnic-loader info --sim build/sim/rnic-sim --fst /tmp/dev.fst`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, m, err := f.open(cmd.Context(), cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			out := infoJSON{Schema: "rnic-loader/info/1", Device: f.device, DeviceID: fourCC(m.DeviceID), MapMajor: m.MapMajor, MapMinor: m.MapMinor,
+				BuildHash: fmt.Sprintf("%08x", m.BuildHash), DataWidth: m.DataWidth, Conns: m.Conns, STags: m.STags,
+				SQLog2: m.SQLog2, RQLog2: m.RQLog2, CQLog2: m.CQLog2}
+			for _, b := range m.Blocks {
+				name := b.Name
+				if name == "" {
+					name = "(unknown)"
+				}
+				out.Blocks = append(out.Blocks, blockJSON{Name: name, Type: fourCC(b.Type), Offset: b.Base,
+					Version: fmt.Sprintf("%d.%d", b.VersionMajor, b.VersionMinor), Known: b.Known})
+			}
+			w := cmd.OutOrStdout()
+			if f.json {
+				return writeJSON(w, out)
+			}
+			fmt.Fprintf(w, "device      %s (%s), register map %d.%d, build %s\n", out.DeviceID, f.device, out.MapMajor,
+				out.MapMinor, out.BuildHash)
+			fmt.Fprintf(w, "datapath    %d bits\n", out.DataWidth)
+			fmt.Fprintf(w, "capacity    %d connections, %d STags, rings up to 2^%d (SQ), 2^%d (RQ), 2^%d (CQ) entries\n",
+				out.Conns, out.STags, out.SQLog2, out.RQLog2, out.CQLog2)
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "offset\ttype\tblock\tversion")
+			for _, b := range out.Blocks {
+				fmt.Fprintf(tw, "0x%04x\t%s\t%s\t%s\n", b.Offset, b.Type, b.Name, b.Version)
+			}
+			return tw.Flush()
+		},
+	}
+	f.add(c)
+	return c
+}
+
+type statsJSON struct {
+	Schema   string            `json:"schema"`
+	Device   string            `json:"device"`
+	Counters map[string]uint64 `json:"counters"`
+}
+
+func newStatsCmd() *cobra.Command {
+	var f deviceFlags
+	c := &cobra.Command{
+		Use:   "stats",
+		Short: "Print the device's counters",
+		Long: `stats reads every counter of the device's counters block: FPDUs and
+octets in and out, CRC and marker errors, DDP and RDMAP errors by kind,
+Terminates, exception segments by reason, DMA reads and writes. Counters
+are 64 bits, count from the device's reset and are never cleared by a read.`,
+		Example: `  rnic-loader stats
+  rnic-loader stats --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, m, err := f.open(cmd.Context(), cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			cs, err := m.Counters(d)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if f.json {
+				out := statsJSON{Schema: "rnic-loader/stats/1", Device: f.device, Counters: map[string]uint64{}}
+				for _, c := range cs {
+					out.Counters[c.Name] = c.Value
+				}
+				return writeJSON(w, out)
+			}
+			for _, c := range cs {
+				fmt.Fprintf(w, "%-32s %20d\n", c.Name, c.Value)
+			}
+			return nil
+		},
+	}
+	f.add(c)
+	return c
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

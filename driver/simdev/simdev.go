@@ -1,0 +1,561 @@
+// Package simdev is the driver's way to the simulated device: it starts
+// rnic-sim (hw/sim, the device top verilated into a process), and speaks
+// its protocol (docs/device.md, "The simulated device"): MMIO reads and
+// writes of the BAR, clocks to run, interrupts, and host memory in a memfd
+// that both sides map, so the device's DMA is a copy into the same pages
+// the driver reads.
+//
+// The process is the driver's child: it gets one end of a socketpair and
+// the memfd as inherited descriptors, and it stops when the driver closes
+// the socket (Close), or when the driver's process dies and the socket
+// closes with it. A device process that dies under the driver turns every
+// later call into an error naming its exit status and the last lines it
+// wrote to stderr.
+package simdev
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Message types of the protocol (hw/sim/rnic_sim.cpp has the device side).
+const (
+	msgHello     = 0
+	msgMMIOWrite = 1
+	msgMMIORead  = 2
+	msgMMIOData  = 3
+	msgIRQ       = 4
+	msgSegIn     = 5
+	msgSegOut    = 6
+	msgRun       = 7
+	msgStatus    = 8
+	msgBye       = 9
+	msgMMIOErr   = 10
+)
+
+// ProtocolVersion is the version of the protocol this package speaks; a
+// device process that says another in its hello is refused.
+const ProtocolVersion = 1
+
+// helloTimeout bounds the wait for the device's first message.
+const helloTimeout = 60 * time.Second
+
+// maxPayload bounds a message from the device, as the device bounds the
+// driver's: anything longer is a broken stream, not a message.
+const maxPayload = 1 << 20
+
+// The AXI4-Lite responses, and the simulator's own for an access the
+// device never answered.
+var respNames = map[uint32]string{1: "EXOKAY", 2: "SLVERR", 3: "DECERR", 4: "no response within 1000 clocks"}
+
+// Config says how to start the device.
+type Config struct {
+	// Binary is rnic-sim's path; empty: Binary().
+	Binary string
+	// MemSize is the size of host memory in octets (0: none).
+	MemSize int
+	// FST, if set, is the path of a waveform of every clock the device runs.
+	FST string
+	// Stderr receives the process's stderr as well (it is also kept: the
+	// last lines go into the error when the process dies).
+	Stderr io.Writer
+}
+
+// Binary is where rnic-sim is looked for when Config.Binary is empty: the
+// environment's RNIC_SIM, else build/sim/rnic-sim (what `make sim` builds)
+// in the current directory or the nearest one above it that has it.
+func Binary() string {
+	if p := os.Getenv("RNIC_SIM"); p != "" {
+		return p
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return filepath.Join("build", "sim", "rnic-sim")
+	}
+	for {
+		p := filepath.Join(dir, "build", "sim", "rnic-sim")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return filepath.Join("build", "sim", "rnic-sim")
+		}
+		dir = up
+	}
+}
+
+// Device is a running simulated device.
+type Device struct {
+	cmd     *exec.Cmd
+	conn    net.Conn
+	memFile *os.File
+	mem     []byte
+	barSize uint32
+	stderr  *tail
+
+	mu    sync.Mutex // one request at a time
+	wmu   sync.Mutex // whole messages on the socket
+	resp  chan message
+	irq   chan uint32
+	segs  chan Segment
+	done  chan struct{} // closed when the device is gone
+	exit  chan struct{} // closed when the process has been waited for
+	gone  error         // why, once done is closed
+	werr  error         // the first write the device refused, not yet reported
+	wmuE  sync.Mutex
+	close sync.Once
+}
+
+// Segment is a TCP segment of one of the device's connections, on the
+// network side.
+type Segment struct {
+	QPN  uint16
+	Seq  uint32
+	Data []byte
+}
+
+type message struct {
+	typ     uint32
+	payload []byte
+}
+
+// Start starts rnic-sim and waits for its hello.
+func Start(ctx context.Context, cfg Config) (*Device, error) {
+	bin := cfg.Binary
+	if bin == "" {
+		bin = Binary()
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("simdev: no simulated device at %s (build it with `make sim`, or set RNIC_SIM): %w", bin, err)
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("simdev: socketpair: %w", err)
+	}
+	ours := os.NewFile(uintptr(fds[0]), "rnic-sim socket")
+	// The device's end is closed here once the child has it (below), so
+	// that the child's end is the only one: its death is our EOF.
+	theirs := os.NewFile(uintptr(fds[1]), "rnic-sim socket (device end)")
+	defer theirs.Close()
+	conn, err := net.FileConn(ours)
+	ours.Close()
+	if err != nil {
+		return nil, fmt.Errorf("simdev: socket: %w", err)
+	}
+	d := &Device{conn: conn, stderr: &tail{max: 4096}, resp: make(chan message, 1), irq: make(chan uint32, 64),
+		segs: make(chan Segment, 256), done: make(chan struct{}), exit: make(chan struct{})}
+	args := []string{"--fd", "3"}
+	extra := []*os.File{theirs}
+	if cfg.MemSize > 0 {
+		mfd, err := unix.MemfdCreate("rnic-host-memory", unix.MFD_CLOEXEC)
+		if err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("simdev: host memory: memfd_create: %w", err)
+		}
+		d.memFile = os.NewFile(uintptr(mfd), "rnic host memory")
+		if err := d.memFile.Truncate(int64(cfg.MemSize)); err != nil {
+			conn.Close()
+			d.release()
+			return nil, fmt.Errorf("simdev: host memory of %d octets: %w", cfg.MemSize, err)
+		}
+		d.mem, err = unix.Mmap(mfd, 0, cfg.MemSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+		if err != nil {
+			conn.Close()
+			d.release()
+			return nil, fmt.Errorf("simdev: mapping host memory: %w", err)
+		}
+		extra = append(extra, d.memFile)
+		args = append(args, "--mem-fd", "4", "--mem-size", fmt.Sprint(cfg.MemSize))
+	}
+	if cfg.FST != "" {
+		args = append(args, "--fst", cfg.FST)
+	}
+	d.cmd = exec.Command(bin, args...)
+	d.cmd.ExtraFiles = extra
+	var errw io.Writer = d.stderr
+	if cfg.Stderr != nil {
+		errw = io.MultiWriter(d.stderr, cfg.Stderr)
+	}
+	d.cmd.Stderr = errw
+	if err := d.cmd.Start(); err != nil {
+		conn.Close()
+		d.release()
+		return nil, fmt.Errorf("simdev: starting %s: %w", bin, err)
+	}
+	theirs.Close()
+	go func() {
+		d.cmd.Wait()
+		close(d.exit)
+	}()
+	hello, err := d.hello(ctx)
+	if err != nil {
+		d.kill()
+		return nil, err
+	}
+	d.barSize = binary.LittleEndian.Uint32(hello[4:])
+	if got := binary.LittleEndian.Uint64(hello[8:]); got != uint64(cfg.MemSize) {
+		d.kill()
+		return nil, fmt.Errorf("simdev: the device mapped %d octets of host memory, the driver gave %d", got, cfg.MemSize)
+	}
+	go d.reader()
+	return d, nil
+}
+
+// hello reads the device's first message, within ctx.
+func (d *Device) hello(ctx context.Context) ([]byte, error) {
+	type result struct {
+		m   message
+		err error
+	}
+	ch := make(chan result, 1)
+	// A device that neither says hello nor exits is not one.
+	ctx, cancel := context.WithTimeout(ctx, helloTimeout)
+	defer cancel()
+	go func() {
+		m, err := d.readMsg()
+		ch <- result{m, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			<-d.exitOrTimeout()
+			return nil, fmt.Errorf("simdev: the device did not start: %w%s", r.err, d.why())
+		}
+		if r.m.typ != msgHello || len(r.m.payload) != 16 {
+			return nil, fmt.Errorf("simdev: the device's first message is type %d with %d octets, not a hello: is %s rnic-sim?",
+				r.m.typ, len(r.m.payload), d.cmd.Path)
+		}
+		if v := binary.LittleEndian.Uint32(r.m.payload); v != ProtocolVersion {
+			return nil, fmt.Errorf("simdev: the device speaks protocol version %d, this driver %d: rebuild one from the other's commit (make sim)",
+				v, ProtocolVersion)
+		}
+		return r.m.payload, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("simdev: waiting for the device's hello: %w", ctx.Err())
+	}
+}
+
+func (d *Device) exitOrTimeout() <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		select {
+		case <-d.exit:
+		case <-time.After(2 * time.Second):
+		}
+		close(ch)
+	}()
+	return ch
+}
+
+// why is the process's end, for an error: its exit status and stderr.
+func (d *Device) why() string {
+	var b strings.Builder
+	select {
+	case <-d.exit:
+		fmt.Fprintf(&b, " (rnic-sim %s", d.cmd.ProcessState)
+	default:
+		b.WriteString(" (rnic-sim still running")
+	}
+	if s := strings.TrimSpace(d.stderr.String()); s != "" {
+		fmt.Fprintf(&b, "; its stderr: %s", s)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+func (d *Device) readMsg() (message, error) {
+	var hdr [8]byte
+	if _, err := io.ReadFull(d.conn, hdr[:]); err != nil {
+		return message{}, err
+	}
+	typ, n := binary.LittleEndian.Uint32(hdr[:]), binary.LittleEndian.Uint32(hdr[4:])
+	if n > maxPayload {
+		return message{}, fmt.Errorf("a message of %d octets (type %d): the stream is broken", n, typ)
+	}
+	p := make([]byte, n)
+	if _, err := io.ReadFull(d.conn, p); err != nil {
+		return message{}, err
+	}
+	return message{typ, p}, nil
+}
+
+// reader takes every message from the device: answers to the request in
+// flight, interrupts, segments, refused writes, goodbyes.
+func (d *Device) reader() {
+	var err error
+	for {
+		var m message
+		m, err = d.readMsg()
+		if err != nil {
+			break
+		}
+		switch m.typ {
+		case msgMMIOData, msgStatus:
+			d.resp <- m
+			continue
+		case msgIRQ:
+			if len(m.payload) == 4 {
+				d.irq <- binary.LittleEndian.Uint32(m.payload)
+				continue
+			}
+		case msgSegOut:
+			if len(m.payload) >= 6 {
+				d.segs <- Segment{QPN: binary.LittleEndian.Uint16(m.payload), Seq: binary.LittleEndian.Uint32(m.payload[2:]),
+					Data: m.payload[6:]}
+				continue
+			}
+		case msgMMIOErr:
+			if len(m.payload) == 12 {
+				op, off, resp := binary.LittleEndian.Uint32(m.payload), binary.LittleEndian.Uint32(m.payload[4:]),
+					binary.LittleEndian.Uint32(m.payload[8:])
+				what := "write"
+				if op == 2 {
+					what = "read"
+				}
+				d.wmuE.Lock()
+				if d.werr == nil {
+					d.werr = fmt.Errorf("simdev: MMIO %s at %#x refused by the device: %s", what, off, respName(resp))
+				}
+				d.wmuE.Unlock()
+				continue
+			}
+		case msgBye:
+			err = fmt.Errorf("the device said goodbye: %s", m.payload)
+		}
+		if err == nil {
+			err = fmt.Errorf("a message of type %d with %d octets, which the protocol does not have", m.typ, len(m.payload))
+		}
+		break
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+		err = errors.New("the device closed its end")
+	}
+	<-d.exitOrTimeout()
+	d.gone = fmt.Errorf("simdev: the device is gone: %v%s", err, d.why())
+	close(d.done)
+}
+
+func respName(r uint32) string {
+	if s, ok := respNames[r]; ok {
+		return s
+	}
+	return fmt.Sprintf("response %d", r)
+}
+
+func (d *Device) send(typ uint32, payload []byte) error {
+	select {
+	case <-d.done:
+		return d.gone
+	default:
+	}
+	buf := make([]byte, 8, 8+len(payload))
+	binary.LittleEndian.PutUint32(buf, typ)
+	binary.LittleEndian.PutUint32(buf[4:], uint32(len(payload)))
+	buf = append(buf, payload...)
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	if _, err := d.conn.Write(buf); err != nil {
+		select {
+		case <-d.done:
+			return d.gone
+		case <-d.exitOrTimeout():
+			return fmt.Errorf("simdev: writing to the device: %w%s", err, d.why())
+		}
+	}
+	return nil
+}
+
+// request sends a message and waits for its answer of type want.
+func (d *Device) request(typ uint32, payload []byte, want uint32) ([]byte, error) {
+	if err := d.send(typ, payload); err != nil {
+		return nil, err
+	}
+	select {
+	case m := <-d.resp:
+		if m.typ != want {
+			return nil, fmt.Errorf("simdev: the device answered type %d, want %d: protocol out of step", m.typ, want)
+		}
+		return m.payload, nil
+	case <-d.done:
+		return nil, d.gone
+	}
+}
+
+// BARSize is the size of the device's BAR in octets.
+func (d *Device) BARSize() uint32 { return d.barSize }
+
+func (d *Device) checkOff(off uint32) error {
+	if off%4 != 0 || off >= d.barSize {
+		return fmt.Errorf("simdev: MMIO offset %#x is not a 32-bit register of the %#x-octet BAR", off, d.barSize)
+	}
+	return nil
+}
+
+// pending returns, once, the refusal of an earlier posted write.
+func (d *Device) pending() error {
+	d.wmuE.Lock()
+	defer d.wmuE.Unlock()
+	err := d.werr
+	d.werr = nil
+	return err
+}
+
+// Read32 reads the 32-bit register at BAR offset off.
+func (d *Device) Read32(off uint32) (uint32, error) {
+	if err := d.checkOff(off); err != nil {
+		return 0, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var p [4]byte
+	binary.LittleEndian.PutUint32(p[:], off)
+	r, err := d.request(msgMMIORead, p[:], msgMMIOData)
+	if err != nil {
+		return 0, err
+	}
+	if len(r) != 8 {
+		return 0, fmt.Errorf("simdev: MMIO data of %d octets, want 8", len(r))
+	}
+	if resp := binary.LittleEndian.Uint32(r[4:]); resp != 0 {
+		return 0, fmt.Errorf("simdev: MMIO read at %#x refused by the device: %s", off, respName(resp))
+	}
+	return binary.LittleEndian.Uint32(r), d.pending()
+}
+
+// Write32 writes the 32-bit register at BAR offset off. Like a PCIe
+// write it is posted: a refusal by the device comes back as the error of
+// a later call.
+func (d *Device) Write32(off, v uint32) error {
+	if err := d.checkOff(off); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var p [8]byte
+	binary.LittleEndian.PutUint32(p[:], off)
+	binary.LittleEndian.PutUint32(p[4:], v)
+	if err := d.send(msgMMIOWrite, p[:]); err != nil {
+		return err
+	}
+	return d.pending()
+}
+
+// Run runs the device's clock n more clocks and returns the clocks run
+// since reset.
+func (d *Device) Run(n uint64) (uint64, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var p [8]byte
+	binary.LittleEndian.PutUint64(p[:], n)
+	r, err := d.request(msgRun, p[:], msgStatus)
+	if err != nil {
+		return 0, err
+	}
+	if len(r) != 8 {
+		return 0, fmt.Errorf("simdev: status of %d octets, want 8", len(r))
+	}
+	return binary.LittleEndian.Uint64(r), d.pending()
+}
+
+// Mem is host memory: device address a is Mem()[a].
+func (d *Device) Mem() []byte { return d.mem }
+
+// Segments delivers the TCP segments the device sends on its network
+// side. Drain it (and Interrupts): the reader waits while either is full.
+func (d *Device) Segments() <-chan Segment { return d.segs }
+
+// Interrupts delivers the vectors the device raises.
+func (d *Device) Interrupts() <-chan uint32 { return d.irq }
+
+// Done is closed when the device is gone; Err then says why.
+func (d *Device) Done() <-chan struct{} { return d.done }
+
+// Err is why the device is gone, or nil while it runs.
+func (d *Device) Err() error {
+	select {
+	case <-d.done:
+		return d.gone
+	default:
+		return nil
+	}
+}
+
+// Close says goodbye, waits for the process to end (killing it after 5
+// seconds) and releases host memory. It returns the process's failure, if
+// it did not stop cleanly.
+func (d *Device) Close() error {
+	var err error
+	d.close.Do(func() {
+		d.send(msgBye, []byte("the driver closed the device"))
+		d.conn.Close()
+		select {
+		case <-d.exit:
+		case <-time.After(5 * time.Second):
+			d.cmd.Process.Kill()
+			<-d.exit
+			err = fmt.Errorf("simdev: the device did not stop within 5 s of goodbye; killed%s", d.why())
+		}
+		if err == nil && !d.cmd.ProcessState.Success() {
+			err = fmt.Errorf("simdev: the device ended badly%s", d.why())
+		}
+		d.release()
+	})
+	return err
+}
+
+func (d *Device) kill() {
+	if d.cmd != nil && d.cmd.Process != nil {
+		d.cmd.Process.Kill()
+		<-d.exit
+	}
+	d.conn.Close()
+	d.release()
+}
+
+func (d *Device) release() {
+	if d.mem != nil {
+		unix.Munmap(d.mem)
+		d.mem = nil
+	}
+	if d.memFile != nil {
+		d.memFile.Close()
+		d.memFile = nil
+	}
+}
+
+// tail keeps the last max octets written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf bytes.Buffer
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf.Write(p)
+	if over := t.buf.Len() - t.max; over > 0 {
+		t.buf.Next(over)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.String()
+}
