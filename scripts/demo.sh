@@ -6,6 +6,8 @@
 #  3. Short verified sessions of each operation captured to pcaps, which
 #     tshark (Wireshark's decoder) then reads back: FPDUs decoded and CRC
 #     verdicts counted.
+#  4. The simulated device (hw/sim's rnic-sim, `make sim`): its identity and
+#     register blocks, walked by the driver.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 GO=${GO:-go}
@@ -44,3 +46,8 @@ if command -v tshark >/dev/null; then
 	echo "== the first FPDUs of the Read session as tshark shows them"
 	tshark -r "$out/read.pcap" -Y iwarp_ddp_rdmap 2>/dev/null | sed -n 1,6p
 fi
+
+echo
+echo "== the simulated device (rnic-sim): what the driver finds in its register map"
+make --no-print-directory -s sim
+"$loader" info --sim build/sim/rnic-sim
