@@ -56,11 +56,12 @@ REFRESH = "make regs (or .venv/bin/python scripts/regs.py)"
 HEADER = ("blk_type", "blk_version", "blk_next")
 
 
-def compile_map() -> AddrmapNode:
+def compile_map(path: Path | None = None) -> AddrmapNode:
+    """Compile the map (path: another RDL file, for tests)."""
     rdlc = RDLCompiler()
     for udp in ALL_UDPS:
         rdlc.register_udp(udp, soft=False)
-    rdlc.compile_file(str(ROOT / RDL))
+    rdlc.compile_file(str(path or ROOT / RDL))
     return rdlc.elaborate(top_def_name=MODULE).top
 
 
