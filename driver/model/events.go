@@ -6,10 +6,9 @@ import (
 )
 
 // vector is one interrupt vector's registers (docs/device.md, RNIV) and its
-// channel. Moderation (MOD_COUNT, MOD_TIME) is stored and read back; the
-// model fires at every entry, which is what a count of 0 and a time of 0
-// ask for, and is within what any setting allows while the model writes
-// one entry at a time (a later session's completion engine moderates).
+// channel. MOD_COUNT and MOD_TIME are stored and read back but not yet
+// applied: the model raises the vector at every event, whatever they say
+// (moderation comes with the completion engine, a later session).
 type vector struct {
 	enable, mask bool
 	modCount     uint32
