@@ -15,15 +15,25 @@ initialisms in capitals (ID, CRC, DDP, RDMAP, DMA):
 A register with one field spanning it all gets no field constants but the
 value (if constant). 64-bit registers are two words; the offset names the
 low word, read first.
+
+Arrays and regfiles inside a block (the vectors' per-vector registers, the
+admin arguments, the doorbell regions):
+    <Block><Name>         BAR offset of element 0 (block level), or offset
+                          within one element of the enclosing regfile
+    <Block><Name>Stride   octets between elements   (arrays)
+    <Block><Name>Count    number of elements        (arrays)
+    <Block><RF>Size       octets of one element     (regfiles)
+    <Block><RF><Reg>      offset of a register within one regfile element
 """
 
 from __future__ import annotations
 
-from systemrdl.node import AddrmapNode, FieldNode, RegNode
+from systemrdl.node import AddrmapNode, FieldNode, RegfileNode, RegNode
 
 INITIALISMS = {"id": "ID", "crc": "CRC", "ddp": "DDP", "rdmap": "RDMAP", "dma": "DMA",
                "blk": "Blk", "exc": "Exc", "cq": "CQ", "sq": "SQ", "rq": "RQ",
-               "stags": "STags", "fpdus": "FPDUs"}
+               "stags": "STags", "fpdus": "FPDUs", "cqs": "CQs", "db": "DB", "pi": "PI",
+               "ci": "CI", "qp": "QP"}
 
 
 def camel(name: str) -> str:
@@ -81,6 +91,7 @@ def export(top: AddrmapNode, *, source: str, refresh: str) -> str:
     ]
     blocks = []
     counters = []
+    names: set[str] = set()
     for blk in top.children():
         bname = camel(blk.inst_name)
         hdr_type = blk.get_child_by_name("blk_type").get_child_by_name("blk_type").get_property("reset")
@@ -103,28 +114,47 @@ def export(top: AddrmapNode, *, source: str, refresh: str) -> str:
             "const (",
         ]
         fields = []
-        for reg in blk.children():
-            if not isinstance(reg, RegNode):
-                raise SystemExit(f"regs_go: {reg.get_path()}: only registers inside a block")
-            rname = bname + camel(reg.inst_name)
-            lines += _comment(_desc(reg), "\t")
-            lines.append(f"\t{rname} uint32 = {reg.absolute_address:#05x}")
-            if reg.size == 8 and any(f.get_property("counter") for f in reg.fields()):
-                counters.append((reg.inst_name, rname, blk.inst_name))
-            flist = list(reg.fields())
-            whole = len(flist) == 1 and flist[0].width == reg.get_property("regwidth")
+
+        def member(node, prefix: str, offset: int, top: bool) -> None:
+            """One register or regfile at offset (absolute when top, else
+            within the enclosing regfile's element)."""
+            name = prefix + camel(node.inst_name)
+            if name in names:
+                raise SystemExit(f"regs_go: {node.get_path()}: the Go name {name} is taken; rename one")
+            names.add(name)
+            lines.extend(_comment(_desc(node), "\t"))
+            lines.append(f"\t{name} uint32 = {offset:#05x}")
+            if node.is_array:
+                if len(node.array_dimensions) != 1:
+                    raise SystemExit(f"regs_go: {node.get_path()}: only one-dimensional arrays")
+                lines.append(f"\t{name}Stride uint32 = {node.array_stride:#x}")
+                lines.append(f"\t{name}Count uint32 = {node.array_dimensions[0]}")
+            if isinstance(node, RegfileNode):
+                lines.append(f"\t{name}Size uint32 = {node.size:#x}")
+                for child in node.children():
+                    member(child, name, child.raw_address_offset, False)
+                return
+            if not isinstance(node, RegNode):
+                raise SystemExit(f"regs_go: {node.get_path()}: only registers and regfiles inside a block")
+            if top and node.size == 8 and any(f.get_property("counter") for f in node.fields()):
+                counters.append((node.inst_name, name, blk.inst_name))
+            flist = list(node.fields())
+            whole = len(flist) == 1 and flist[0].width == node.get_property("regwidth")
             for f in flist:
                 value = _field_value(f)
                 if whole:
-                    if value is not None and not reg.inst_name.startswith("blk_"):
-                        fields.append(f"\t{rname}Value uint32 = {value:#010x}")
+                    if value is not None and not node.inst_name.startswith("blk_"):
+                        fields.append(f"\t{name}Value uint32 = {value:#010x}")
                     continue
-                fname = rname + camel(f.inst_name)
+                fname = name + camel(f.inst_name)
                 mask = ((1 << f.width) - 1) << f.low
                 fields.append(f"\t{fname}Shift        = {f.low}")
                 fields.append(f"\t{fname}Mask  uint32 = {mask:#010x}")
-                if value is not None and not reg.inst_name.startswith("blk_"):
+                if value is not None and not node.inst_name.startswith("blk_"):
                     fields.append(f"\t{fname}Value uint32 = {value:#x}")
+
+        for node in blk.children():
+            member(node, bname, blk.absolute_address + node.raw_address_offset, True)
         lines.append(")")
         if fields:
             lines += ["", f"// {blk.get_property('name') or blk.inst_name} fields.",

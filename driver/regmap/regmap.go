@@ -11,7 +11,12 @@
 //     registers in free slots);
 //   - a chain that loops, or whose next pointer is misaligned or outside
 //     the BAR, so that a walk always ends;
-//   - a chain without one of the blocks this driver needs.
+//   - a chain without one of the blocks this driver needs (the ID, counters,
+//     admin mailbox, interrupt vectors and doorbells blocks);
+//   - capabilities beyond what the map has registers for: more QPs or CQs
+//     than the doorbells block has doorbells, more vectors than the vectors
+//     block has registers, or no vector at all (vector 0 carries the event
+//     ring, docs/device.md).
 //
 // A block of a type this driver does not know is skipped and listed with
 // Known false: a newer device may add blocks an older driver has no use for.
@@ -56,9 +61,30 @@ type Device struct {
 	SQLog2       uint32
 	RQLog2       uint32
 	CQLog2       uint32
+	CQs          uint32 // completion queues (ID 1.1)
+	Vectors      uint32 // interrupt vectors (ID 1.1)
+	Windows      uint32 // DMA window slots (ID 1.1)
 	Blocks       []Block
 	countersBase uint32
 }
+
+// Bases of the blocks a driver uses beyond the ID and counters blocks, as
+// the walk found them (the chain, not the generated constants, says where
+// a block is: a newer device may move blocks within a major map version's
+// rules only by the chain).
+func (d *Device) base(typ uint32) uint32 {
+	b, _ := d.Block(typ)
+	return b.Base
+}
+
+// AdminBase is the BAR offset of the admin mailbox block.
+func (d *Device) AdminBase() uint32 { return d.base(regs.AdminType) }
+
+// VectorsBase is the BAR offset of the interrupt vectors block.
+func (d *Device) VectorsBase() uint32 { return d.base(regs.VectorsType) }
+
+// DoorbellsBase is the BAR offset of the doorbells block.
+func (d *Device) DoorbellsBase() uint32 { return d.base(regs.DoorbellsType) }
 
 // Block returns the block of a type, if the chain has it.
 func (d *Device) Block(typ uint32) (Block, bool) {
@@ -185,6 +211,7 @@ func (d *Device) readID(read func(uint32) (uint32, error)) error {
 	}{
 		{regs.IDDeviceID, &d.DeviceID}, {regs.IDBuildHash, &d.BuildHash},
 		{regs.IDDataWidth, &d.DataWidth}, {regs.IDCapConns, &d.Conns}, {regs.IDCapSTags, &d.STags},
+		{regs.IDCapCQs, &d.CQs}, {regs.IDCapVectors, &d.Vectors}, {regs.IDCapWindows, &d.Windows},
 	}
 	for _, w := range words {
 		v, err := read(w.off)
@@ -214,6 +241,32 @@ func (d *Device) readID(read func(uint32) (uint32, error)) error {
 	d.SQLog2 = (q & regs.IDCapQueuesSQLog2Mask) >> regs.IDCapQueuesSQLog2Shift
 	d.RQLog2 = (q & regs.IDCapQueuesRQLog2Mask) >> regs.IDCapQueuesRQLog2Shift
 	d.CQLog2 = (q & regs.IDCapQueuesCQLog2Mask) >> regs.IDCapQueuesCQLog2Shift
+	return d.checkCaps()
+}
+
+// The map's maxima: the doorbells and vector registers it has room for.
+const (
+	MaxQPs     = regs.DoorbellsQPDBPICount / 2 // SQ_PI and RQ_PI per QP
+	MaxCQs     = regs.DoorbellsCQDBCQCICount
+	MaxVectors = regs.VectorsVecCtrlCount
+)
+
+func (d *Device) checkCaps() error {
+	for _, c := range []struct {
+		name     string
+		off, val uint32
+		min, max uint32
+		why      string
+	}{
+		{"connections (QPs)", regs.IDCapConns, d.Conns, 1, MaxQPs, "the doorbells block has SQ_PI and RQ_PI for"},
+		{"completion queues", regs.IDCapCQs, d.CQs, 1, MaxCQs, "the doorbells block has CQ_CI for"},
+		{"interrupt vectors", regs.IDCapVectors, d.Vectors, 1, MaxVectors, "the vectors block has registers for"},
+	} {
+		if c.val < c.min || c.val > c.max {
+			return refuse(actionDevice, "the ID block (%#x) says %d %s; %s %d, and at least %d is needed",
+				c.off, c.val, c.name, c.why, c.max, c.min)
+		}
+	}
 	return nil
 }
 

@@ -18,7 +18,9 @@ type fakeBAR struct {
 	reads int
 }
 
-const barSize = 0x1000
+// barSize is the BAR of a device built from this map: 128 KiB (the
+// doorbells end at 0x18000).
+const barSize = 0x20000
 
 func goodBAR() *fakeBAR {
 	f := &fakeBAR{size: barSize, words: map[uint32]uint32{}}
@@ -38,6 +40,9 @@ func goodBAR() *fakeBAR {
 	f.words[regs.IDDataWidth] = 512
 	f.words[regs.IDCapConns] = 1024
 	f.words[regs.IDCapSTags] = 4096
+	f.words[regs.IDCapCQs] = 256
+	f.words[regs.IDCapVectors] = 16
+	f.words[regs.IDCapWindows] = 8
 	f.words[regs.IDCapQueues] = 10<<regs.IDCapQueuesSQLog2Shift | 11<<regs.IDCapQueuesRQLog2Shift |
 		12<<regs.IDCapQueuesCQLog2Shift
 	return f
@@ -72,8 +77,12 @@ func TestWalkGoodDevice(t *testing.T) {
 		}
 	}
 	if d.DataWidth != 512 || d.Conns != 1024 || d.STags != 4096 || d.BuildHash != 0x2eef894a ||
-		d.SQLog2 != 10 || d.RQLog2 != 11 || d.CQLog2 != 12 || d.MapMajor != regs.IDMapVersionMajorValue {
+		d.SQLog2 != 10 || d.RQLog2 != 11 || d.CQLog2 != 12 || d.MapMajor != regs.IDMapVersionMajorValue ||
+		d.CQs != 256 || d.Vectors != 16 || d.Windows != 8 {
 		t.Errorf("ID block read as %+v", d)
+	}
+	if d.AdminBase() != regs.AdminBase || d.VectorsBase() != regs.VectorsBase || d.DoorbellsBase() != regs.DoorbellsBase {
+		t.Errorf("block bases admin %#x vectors %#x doorbells %#x", d.AdminBase(), d.VectorsBase(), d.DoorbellsBase())
 	}
 	cs, err := d.Counters(f)
 	if err != nil {
@@ -115,13 +124,20 @@ func TestWalkUnknownTypeSkipped(t *testing.T) {
 	f.words[regs.CountersBase+regs.HdrNext] = at
 	f.words[at+regs.HdrType] = unknown
 	f.words[at+regs.HdrVersion] = 9 << 16
+	f.words[at+regs.HdrNext] = regs.AdminBase
 	d, err := Walk(f, f.size)
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := d.Blocks[len(d.Blocks)-1]
-	if last.Known || last.Type != unknown || last.Base != at || last.Name != "" {
-		t.Errorf("unknown block listed as %+v", last)
+	if len(d.Blocks) != len(regs.Blocks)+1 {
+		t.Fatalf("walked %d blocks, want the map's %d and the unknown one", len(d.Blocks), len(regs.Blocks))
+	}
+	u := d.Blocks[2]
+	if u.Known || u.Type != unknown || u.Base != at || u.Name != "" {
+		t.Errorf("unknown block listed as %+v", u)
+	}
+	if d.AdminBase() != regs.AdminBase {
+		t.Errorf("the walk after the unknown block found the admin block at %#x", d.AdminBase())
 	}
 }
 
@@ -175,16 +191,32 @@ func TestWalkRefuses(t *testing.T) {
 		}, []string{"next pointer 0x100", "loop"}},
 		{"pointer outside the BAR", func(f *fakeBAR) {
 			f.words[regs.IDBase+regs.HdrNext] = 0x40000000
-		}, []string{"next pointer 0x40000000", "outside the 4096-octet BAR"}},
+		}, []string{"next pointer 0x40000000", "outside the 131072-octet BAR"}},
 		{"pointer at the BAR's last word", func(f *fakeBAR) {
 			f.words[regs.IDBase+regs.HdrNext] = barSize - 4
-		}, []string{"next pointer 0xffc", "outside"}},
+		}, []string{"next pointer 0x1fffc", "outside"}},
 		{"misaligned pointer", func(f *fakeBAR) {
 			f.words[regs.IDBase+regs.HdrNext] = 0x102
 		}, []string{"next pointer 0x102", "aligned"}},
 		{"counters block missing", func(f *fakeBAR) {
 			f.words[regs.IDBase+regs.HdrNext] = 0
-		}, []string{"no counters (type 0x524e4354) block"}},
+		}, []string{"no counters (type 0x524e4354), no admin (type 0x524e4144), no vectors",
+			"no doorbells (type 0x524e4442) block"}},
+		{"admin block missing", func(f *fakeBAR) {
+			f.words[regs.CountersBase+regs.HdrNext] = regs.VectorsBase
+		}, []string{"the chain has no admin (type 0x524e4144) block"}},
+		{"more QPs than doorbells", func(f *fakeBAR) {
+			f.words[regs.IDCapConns] = 8192
+		}, []string{"8192 connections (QPs)", "SQ_PI and RQ_PI for 4096"}},
+		{"more CQs than doorbells", func(f *fakeBAR) {
+			f.words[regs.IDCapCQs] = 4097
+		}, []string{"4097 completion queues", "CQ_CI for 4096"}},
+		{"more vectors than registers", func(f *fakeBAR) {
+			f.words[regs.IDCapVectors] = 32
+		}, []string{"32 interrupt vectors", "registers for 16"}},
+		{"no vector", func(f *fakeBAR) {
+			f.words[regs.IDCapVectors] = 0
+		}, []string{"0 interrupt vectors", "at least 1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := goodBAR()

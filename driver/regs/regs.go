@@ -18,17 +18,17 @@ const (
 )
 
 // MapSize is the size in octets of the register map (rnic_regs).
-const MapSize uint32 = 0x1b0
+const MapSize uint32 = 0x18000
 
 // Block id: ID block.
 // Who the device is and what this build of it can do. Always the first block,
 // at offset 0.
 const (
 	IDBase         uint32 = 0x000
-	IDSize         uint32 = 0x28
+	IDSize         uint32 = 0x34
 	IDType         uint32 = 0x524e4944
 	IDVersionMajor uint32 = 1
-	IDVersionMinor uint32 = 0
+	IDVersionMinor uint32 = 1
 )
 
 // ID block registers: offsets in the BAR.
@@ -56,6 +56,14 @@ const (
 	IDCapSTags uint32 = 0x020
 	// Log2 of the largest number of entries of each kind of queue.
 	IDCapQueues uint32 = 0x024
+	// Number of completion queues (2^CQ_W), at most 4096: the doorbells block
+	// has a CQ_CI doorbell for 4096.
+	IDCapCQs uint32 = 0x028
+	// Number of interrupt vectors (2^VEC_W), at most 16: the vectors block has
+	// registers for 16. Vector 0 carries the event ring.
+	IDCapVectors uint32 = 0x02c
+	// Number of DMA window slots (2^WIN_W) that DMA_WINDOW may fill.
+	IDCapWindows uint32 = 0x030
 )
 
 // ID block fields.
@@ -67,7 +75,7 @@ const (
 	IDDeviceIDValue        uint32 = 0x524e4943
 	IDMapVersionMinorShift        = 0
 	IDMapVersionMinorMask  uint32 = 0x0000ffff
-	IDMapVersionMinorValue uint32 = 0x0
+	IDMapVersionMinorValue uint32 = 0x1
 	IDMapVersionMajorShift        = 16
 	IDMapVersionMajorMask  uint32 = 0xffff0000
 	IDMapVersionMajorValue uint32 = 0x1
@@ -84,10 +92,10 @@ const (
 // read low word first; never cleared by a read or a write, cleared by reset.
 const (
 	CountersBase         uint32 = 0x100
-	CountersSize         uint32 = 0xb0
+	CountersSize         uint32 = 0xb8
 	CountersType         uint32 = 0x524e4354
 	CountersVersionMajor uint32 = 1
-	CountersVersionMinor uint32 = 0
+	CountersVersionMinor uint32 = 1
 )
 
 // Counters registers: offsets in the BAR.
@@ -139,6 +147,9 @@ const (
 	CountersDMAReads uint32 = 0x1a0
 	// DMA write bursts issued to host memory.
 	CountersDMAWrites uint32 = 0x1a8
+	// Writes to the admin mailbox's CMD while a command was running (BUSY set):
+	// ignored.
+	CountersAdminOverrun uint32 = 0x1b0
 )
 
 // Counters fields.
@@ -147,6 +158,190 @@ const (
 	CountersBlkVersionMinorMask  uint32 = 0x0000ffff
 	CountersBlkVersionMajorShift        = 16
 	CountersBlkVersionMajorMask  uint32 = 0xffff0000
+)
+
+// Block admin: Admin mailbox.
+// One admin command at a time: write the arguments, then CMD; poll STATUS
+// until BUSY is clear; STATUS.CODE is the result and ARG0..ARG7 hold the
+// outputs.
+const (
+	AdminBase         uint32 = 0x200
+	AdminSize         uint32 = 0x40
+	AdminType         uint32 = 0x524e4144
+	AdminVersionMajor uint32 = 1
+	AdminVersionMinor uint32 = 0
+)
+
+// Admin mailbox registers: offsets in the BAR.
+const (
+	// What this block is: one of the BLK_TYPE values.
+	AdminBlkType uint32 = 0x200
+	// The layout version of this block. A driver refuses a major version it does
+	// not know and accepts any minor version of one it knows.
+	AdminBlkVersion uint32 = 0x204
+	// Byte offset in the BAR of the next block of the chain; 0 ends the chain.
+	AdminBlkNext uint32 = 0x208
+	// Write the opcode to start a command (ignored, and counted in
+	// admin_overrun, while STATUS.BUSY is set). Reads the opcode of the last
+	// command accepted.
+	AdminCmd uint32 = 0x210
+	// BUSY while a command runs; CODE is the last command's result once BUSY is
+	// clear.
+	AdminStatus uint32 = 0x214
+	// A command's argument word before CMD is written; its output word once BUSY
+	// is clear.
+	AdminArg0 uint32 = 0x220
+	// A command's argument word before CMD is written; its output word once BUSY
+	// is clear.
+	AdminArg1 uint32 = 0x224
+	// A command's argument word before CMD is written; its output word once BUSY
+	// is clear.
+	AdminArg2 uint32 = 0x228
+	// A command's argument word before CMD is written; its output word once BUSY
+	// is clear.
+	AdminArg3 uint32 = 0x22c
+	// A command's argument word before CMD is written; its output word once BUSY
+	// is clear.
+	AdminArg4 uint32 = 0x230
+	// A command's argument word before CMD is written; its output word once BUSY
+	// is clear.
+	AdminArg5 uint32 = 0x234
+	// A command's argument word before CMD is written; its output word once BUSY
+	// is clear.
+	AdminArg6 uint32 = 0x238
+	// A command's argument word before CMD is written; its output word once BUSY
+	// is clear.
+	AdminArg7 uint32 = 0x23c
+)
+
+// Admin mailbox fields.
+const (
+	AdminBlkVersionMinorShift        = 0
+	AdminBlkVersionMinorMask  uint32 = 0x0000ffff
+	AdminBlkVersionMajorShift        = 16
+	AdminBlkVersionMajorMask  uint32 = 0xffff0000
+	AdminCmdOpcodeShift              = 0
+	AdminCmdOpcodeMask        uint32 = 0x000000ff
+	AdminStatusBusyShift             = 0
+	AdminStatusBusyMask       uint32 = 0x00000001
+	AdminStatusCodeShift             = 8
+	AdminStatusCodeMask       uint32 = 0x0000ff00
+)
+
+// Block vectors: Interrupt vectors.
+// Per vector: control, moderation (count, time) and pending. Vector 0 carries
+// the event ring.
+const (
+	VectorsBase         uint32 = 0x300
+	VectorsSize         uint32 = 0x200
+	VectorsType         uint32 = 0x524e4956
+	VectorsVersionMajor uint32 = 1
+	VectorsVersionMinor uint32 = 0
+)
+
+// Interrupt vectors registers: offsets in the BAR.
+const (
+	// What this block is: one of the BLK_TYPE values.
+	VectorsBlkType uint32 = 0x300
+	// The layout version of this block. A driver refuses a major version it does
+	// not know and accepts any minor version of one it knows.
+	VectorsBlkVersion uint32 = 0x304
+	// Byte offset in the BAR of the next block of the chain; 0 ends the chain.
+	VectorsBlkNext uint32 = 0x308
+	// The vectors' registers (the device's): CTRL, MOD_COUNT, MOD_TIME and
+	// PENDING of vector v at +4 v in each array.
+	VectorsVec     uint32 = 0x400
+	VectorsVecSize uint32 = 0x100
+	// Enable delivers the vector's interrupt; mask holds it back (PENDING still
+	// records it).
+	VectorsVecCtrl       uint32 = 0x000
+	VectorsVecCtrlStride uint32 = 0x4
+	VectorsVecCtrlCount  uint32 = 16
+	// Entries before an interrupt; 0 = every entry.
+	VectorsVecModCount       uint32 = 0x040
+	VectorsVecModCountStride uint32 = 0x4
+	VectorsVecModCountCount  uint32 = 16
+	// Clocks after the first unsignalled entry before an interrupt; 0 = none.
+	// The interrupt fires at whichever of the count and the time comes first.
+	VectorsVecModTime       uint32 = 0x080
+	VectorsVecModTimeStride uint32 = 0x4
+	VectorsVecModTimeCount  uint32 = 16
+	// Set by the device when the vector's interrupt fires; write 1 to clear.
+	VectorsVecPending       uint32 = 0x0c0
+	VectorsVecPendingStride uint32 = 0x4
+	VectorsVecPendingCount  uint32 = 16
+)
+
+// Interrupt vectors fields.
+const (
+	VectorsBlkVersionMinorShift           = 0
+	VectorsBlkVersionMinorMask     uint32 = 0x0000ffff
+	VectorsBlkVersionMajorShift           = 16
+	VectorsBlkVersionMajorMask     uint32 = 0xffff0000
+	VectorsVecCtrlEnableShift             = 0
+	VectorsVecCtrlEnableMask       uint32 = 0x00000001
+	VectorsVecCtrlMaskShift               = 1
+	VectorsVecCtrlMaskMask         uint32 = 0x00000002
+	VectorsVecModCountEntriesShift        = 0
+	VectorsVecModCountEntriesMask  uint32 = 0x0000ffff
+	VectorsVecPendingPendingShift         = 0
+	VectorsVecPendingPendingMask   uint32 = 0x00000001
+)
+
+// Block doorbells: Doorbells.
+// Write-only: SQ_PI and RQ_PI per QP (8 octets per qpn), CQ_CI per CQ (4
+// octets per cqn), page-aligned. A doorbell to a QP or CQ that does not exist
+// is dropped and reported (event DOORBELL_BAD).
+const (
+	DoorbellsBase         uint32 = 0x8000
+	DoorbellsSize         uint32 = 0x10000
+	DoorbellsType         uint32 = 0x524e4442
+	DoorbellsVersionMajor uint32 = 1
+	DoorbellsVersionMinor uint32 = 0
+)
+
+// Doorbells registers: offsets in the BAR.
+const (
+	// What this block is: one of the BLK_TYPE values.
+	DoorbellsBlkType uint32 = 0x8000
+	// The layout version of this block. A driver refuses a major version it does
+	// not know and accepts any minor version of one it knows.
+	DoorbellsBlkVersion uint32 = 0x8004
+	// Byte offset in the BAR of the next block of the chain; 0 ends the chain.
+	DoorbellsBlkNext uint32 = 0x8008
+	// CQ_CI doorbells, 4 octets per cqn.
+	DoorbellsCQDB     uint32 = 0xc000
+	DoorbellsCQDBSize uint32 = 0x4000
+	// The CQ's consumer index in [15:0]; arm in [31] (raise the CQ's vector at
+	// its next entry), solicited-only in [30] (at the next Send with Solicited
+	// Event or error).
+	DoorbellsCQDBCQCI       uint32 = 0x000
+	DoorbellsCQDBCQCIStride uint32 = 0x4
+	DoorbellsCQDBCQCICount  uint32 = 4096
+	// SQ_PI and RQ_PI doorbells, 8 octets per qpn.
+	DoorbellsQPDB     uint32 = 0x10000
+	DoorbellsQPDBSize uint32 = 0x8000
+	// Element 2 qpn is the SQ's producer index (SQ_PI), element 2 qpn + 1 the
+	// RQ's (RQ_PI).
+	DoorbellsQPDBPI       uint32 = 0x000
+	DoorbellsQPDBPIStride uint32 = 0x4
+	DoorbellsQPDBPICount  uint32 = 8192
+)
+
+// Doorbells fields.
+const (
+	DoorbellsBlkVersionMinorShift          = 0
+	DoorbellsBlkVersionMinorMask    uint32 = 0x0000ffff
+	DoorbellsBlkVersionMajorShift          = 16
+	DoorbellsBlkVersionMajorMask    uint32 = 0xffff0000
+	DoorbellsCQDBCQCIIndexShift            = 0
+	DoorbellsCQDBCQCIIndexMask      uint32 = 0x0000ffff
+	DoorbellsCQDBCQCISolicitedShift        = 30
+	DoorbellsCQDBCQCISolicitedMask  uint32 = 0x40000000
+	DoorbellsCQDBCQCIArmShift              = 31
+	DoorbellsCQDBCQCIArmMask        uint32 = 0x80000000
+	DoorbellsQPDBPIIndexShift              = 0
+	DoorbellsQPDBPIIndexMask        uint32 = 0x0000ffff
 )
 
 // Block is one block of the chain as this map lays it out.
@@ -162,6 +357,9 @@ type Block struct {
 var Blocks = []Block{
 	{"id", IDBase, IDSize, IDType, IDVersionMajor, IDVersionMinor},
 	{"counters", CountersBase, CountersSize, CountersType, CountersVersionMajor, CountersVersionMinor},
+	{"admin", AdminBase, AdminSize, AdminType, AdminVersionMajor, AdminVersionMinor},
+	{"vectors", VectorsBase, VectorsSize, VectorsType, VectorsVersionMajor, VectorsVersionMinor},
+	{"doorbells", DoorbellsBase, DoorbellsSize, DoorbellsType, DoorbellsVersionMajor, DoorbellsVersionMinor},
 }
 
 // Counter is one 64-bit counter: Offset names its low word (read it first;
@@ -194,4 +392,5 @@ var Counters = []Counter{
 	{"rx_exc_empty", "counters", CountersRxExcEmpty},
 	{"dma_reads", "counters", CountersDMAReads},
 	{"dma_writes", "counters", CountersDMAWrites},
+	{"admin_overrun", "counters", CountersAdminOverrun},
 }

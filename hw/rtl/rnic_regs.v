@@ -11,7 +11,7 @@ module rnic_regs (
 
         output logic s_axil_awready,
         input wire s_axil_awvalid,
-        input wire [8:0] s_axil_awaddr,
+        input wire [16:0] s_axil_awaddr,
         input wire [2:0] s_axil_awprot,
         output logic s_axil_wready,
         input wire s_axil_wvalid,
@@ -22,7 +22,7 @@ module rnic_regs (
         output logic [1:0] s_axil_bresp,
         output logic s_axil_arready,
         input wire s_axil_arvalid,
-        input wire [8:0] s_axil_araddr,
+        input wire [16:0] s_axil_araddr,
         input wire [2:0] s_axil_arprot,
         input wire s_axil_rready,
         output logic s_axil_rvalid,
@@ -36,6 +36,9 @@ module rnic_regs (
         input wire [7:0] hwif_in_id_cap_queues_sq_log2,
         input wire [7:0] hwif_in_id_cap_queues_rq_log2,
         input wire [7:0] hwif_in_id_cap_queues_cq_log2,
+        input wire [31:0] hwif_in_id_cap_cqs_value,
+        input wire [31:0] hwif_in_id_cap_vectors_value,
+        input wire [31:0] hwif_in_id_cap_windows_value,
         input wire hwif_in_counters_tx_fpdus_count_incr,
         input wire hwif_in_counters_tx_octets_count_incr,
         input wire [63:0] hwif_in_counters_tx_octets_count_incrvalue,
@@ -57,7 +60,65 @@ module rnic_regs (
         input wire hwif_in_counters_rx_exc_duplicate_count_incr,
         input wire hwif_in_counters_rx_exc_empty_count_incr,
         input wire hwif_in_counters_dma_reads_count_incr,
-        input wire hwif_in_counters_dma_writes_count_incr
+        input wire hwif_in_counters_dma_writes_count_incr,
+        input wire hwif_in_counters_admin_overrun_count_incr,
+        output logic hwif_out_admin_cmd_req,
+        output logic hwif_out_admin_cmd_req_is_wr,
+        input wire hwif_in_admin_cmd_rd_ack,
+        input wire hwif_in_admin_cmd_wr_ack,
+        input wire [31:0] hwif_in_admin_cmd_rd_data,
+        output logic [31:0] hwif_out_admin_cmd_wr_data,
+        output logic [31:0] hwif_out_admin_cmd_wr_biten,
+        input wire hwif_in_admin_status_busy,
+        input wire [7:0] hwif_in_admin_status_code,
+        input wire [31:0] hwif_in_admin_arg0_value,
+        output logic [31:0] hwif_out_admin_arg0_value,
+        input wire hwif_in_admin_arg0_value_we,
+        input wire [31:0] hwif_in_admin_arg1_value,
+        output logic [31:0] hwif_out_admin_arg1_value,
+        input wire hwif_in_admin_arg1_value_we,
+        input wire [31:0] hwif_in_admin_arg2_value,
+        output logic [31:0] hwif_out_admin_arg2_value,
+        input wire hwif_in_admin_arg2_value_we,
+        input wire [31:0] hwif_in_admin_arg3_value,
+        output logic [31:0] hwif_out_admin_arg3_value,
+        input wire hwif_in_admin_arg3_value_we,
+        input wire [31:0] hwif_in_admin_arg4_value,
+        output logic [31:0] hwif_out_admin_arg4_value,
+        input wire hwif_in_admin_arg4_value_we,
+        input wire [31:0] hwif_in_admin_arg5_value,
+        output logic [31:0] hwif_out_admin_arg5_value,
+        input wire hwif_in_admin_arg5_value_we,
+        input wire [31:0] hwif_in_admin_arg6_value,
+        output logic [31:0] hwif_out_admin_arg6_value,
+        input wire hwif_in_admin_arg6_value_we,
+        input wire [31:0] hwif_in_admin_arg7_value,
+        output logic [31:0] hwif_out_admin_arg7_value,
+        input wire hwif_in_admin_arg7_value_we,
+        output logic hwif_out_vectors_vec_req,
+        output logic [7:0] hwif_out_vectors_vec_addr,
+        output logic hwif_out_vectors_vec_req_is_wr,
+        output logic [31:0] hwif_out_vectors_vec_wr_data,
+        output logic [31:0] hwif_out_vectors_vec_wr_biten,
+        input wire hwif_in_vectors_vec_wr_ack,
+        input wire [31:0] hwif_in_vectors_vec_rd_data,
+        input wire hwif_in_vectors_vec_rd_ack,
+        output logic hwif_out_doorbells_cq_db_req,
+        output logic [13:0] hwif_out_doorbells_cq_db_addr,
+        output logic hwif_out_doorbells_cq_db_req_is_wr,
+        output logic [31:0] hwif_out_doorbells_cq_db_wr_data,
+        output logic [31:0] hwif_out_doorbells_cq_db_wr_biten,
+        input wire hwif_in_doorbells_cq_db_wr_ack,
+        input wire [31:0] hwif_in_doorbells_cq_db_rd_data,
+        input wire hwif_in_doorbells_cq_db_rd_ack,
+        output logic hwif_out_doorbells_qp_db_req,
+        output logic [14:0] hwif_out_doorbells_qp_db_addr,
+        output logic hwif_out_doorbells_qp_db_req_is_wr,
+        output logic [31:0] hwif_out_doorbells_qp_db_wr_data,
+        output logic [31:0] hwif_out_doorbells_qp_db_wr_biten,
+        input wire hwif_in_doorbells_qp_db_wr_ack,
+        input wire [31:0] hwif_in_doorbells_qp_db_rd_data,
+        input wire hwif_in_doorbells_qp_db_rd_ack
     );
 
     //--------------------------------------------------------------------------
@@ -65,7 +126,7 @@ module rnic_regs (
     //--------------------------------------------------------------------------
     logic cpuif_req;
     logic cpuif_req_is_wr;
-    logic [8:0] cpuif_addr;
+    logic [16:0] cpuif_addr;
     logic [31:0] cpuif_wr_data;
     logic [31:0] cpuif_wr_biten;
     logic cpuif_req_stall_wr;
@@ -83,10 +144,10 @@ module rnic_regs (
     logic [1:0] axil_n_in_flight;
     logic axil_prev_was_rd;
     logic axil_arvalid;
-    logic [8:0] axil_araddr;
+    logic [16:0] axil_araddr;
     logic axil_ar_accept;
     logic axil_awvalid;
-    logic [8:0] axil_awaddr;
+    logic [16:0] axil_awaddr;
     logic axil_wvalid;
     logic [31:0] axil_wdata;
     logic [3:0] axil_wstrb;
@@ -164,17 +225,17 @@ module rnic_regs (
             if(axil_arvalid && !axil_prev_was_rd) begin
                 cpuif_req = '1;
                 cpuif_req_is_wr = '0;
-                cpuif_addr = {axil_araddr[8:2], 2'b0};
+                cpuif_addr = {axil_araddr[16:2], 2'b0};
                 if(!cpuif_req_stall_rd) axil_ar_accept = '1;
             end else if(axil_awvalid && axil_wvalid) begin
                 cpuif_req = '1;
                 cpuif_req_is_wr = '1;
-                cpuif_addr = {axil_awaddr[8:2], 2'b0};
+                cpuif_addr = {axil_awaddr[16:2], 2'b0};
                 if(!cpuif_req_stall_wr) axil_aw_accept = '1;
             end else if(axil_arvalid) begin
                 cpuif_req = '1;
                 cpuif_req_is_wr = '0;
-                cpuif_addr = {axil_araddr[8:2], 2'b0};
+                cpuif_addr = {axil_araddr[16:2], 2'b0};
                 if(!cpuif_req_stall_rd) axil_ar_accept = '1;
             end
         end
@@ -245,10 +306,30 @@ module rnic_regs (
     end
 
     logic cpuif_req_masked;
+    logic external_req;
+    logic external_pending;
+    logic external_wr_ack;
+    logic external_rd_ack;
+//     always_ff @(posedge clk) begin
+    always @(posedge clk) begin
+        if(rst) begin
+            external_pending <= '0;
+        end else begin
+            if(external_req & ~external_wr_ack & ~external_rd_ack) external_pending <= '1;
+            else if(external_wr_ack | external_rd_ack) external_pending <= '0;
+            `ifndef SYNTHESIS
+                assert($isunknown(external_wr_ack) || !external_wr_ack || (external_pending | external_req))
+                    else $error("An external wr_ack strobe was asserted when no external request was active");
+                assert($isunknown(external_rd_ack) || !external_rd_ack || (external_pending | external_req))
+                    else $error("An external rd_ack strobe was asserted when no external request was active");
+            `endif
+        end
+    end
 
     // Read & write latencies are balanced. Stalls not required
-    assign cpuif_req_stall_rd = '0;
-    assign cpuif_req_stall_wr = '0;
+    // except if external
+    assign cpuif_req_stall_rd = external_pending;
+    assign cpuif_req_stall_wr = external_pending;
     assign cpuif_req_masked = cpuif_req
                             & !(!cpuif_req_is_wr & cpuif_req_stall_rd)
                             & !(cpuif_req_is_wr & cpuif_req_stall_wr);
@@ -266,6 +347,9 @@ module rnic_regs (
     logic decoded_reg_strb_id_cap_conns;
     logic decoded_reg_strb_id_cap_stags;
     logic decoded_reg_strb_id_cap_queues;
+    logic decoded_reg_strb_id_cap_cqs;
+    logic decoded_reg_strb_id_cap_vectors;
+    logic decoded_reg_strb_id_cap_windows;
     logic decoded_reg_strb_counters_blk_type;
     logic decoded_reg_strb_counters_blk_version;
     logic decoded_reg_strb_counters_blk_next;
@@ -289,6 +373,33 @@ module rnic_regs (
     logic [1:0] decoded_reg_strb_counters_rx_exc_empty;
     logic [1:0] decoded_reg_strb_counters_dma_reads;
     logic [1:0] decoded_reg_strb_counters_dma_writes;
+    logic [1:0] decoded_reg_strb_counters_admin_overrun;
+    logic decoded_reg_strb_admin_blk_type;
+    logic decoded_reg_strb_admin_blk_version;
+    logic decoded_reg_strb_admin_blk_next;
+    logic decoded_reg_strb_admin_cmd;
+    logic decoded_reg_strb_admin_status;
+    logic decoded_reg_strb_admin_arg0;
+    logic decoded_reg_strb_admin_arg1;
+    logic decoded_reg_strb_admin_arg2;
+    logic decoded_reg_strb_admin_arg3;
+    logic decoded_reg_strb_admin_arg4;
+    logic decoded_reg_strb_admin_arg5;
+    logic decoded_reg_strb_admin_arg6;
+    logic decoded_reg_strb_admin_arg7;
+    logic decoded_reg_strb_vectors_blk_type;
+    logic decoded_reg_strb_vectors_blk_version;
+    logic decoded_reg_strb_vectors_blk_next;
+    logic decoded_reg_strb_vectors_vec;
+    logic decoded_reg_strb_doorbells_blk_type;
+    logic decoded_reg_strb_doorbells_blk_version;
+    logic decoded_reg_strb_doorbells_blk_next;
+    logic decoded_reg_strb_doorbells_cq_db;
+    logic decoded_reg_strb_doorbells_qp_db;
+    logic decoded_strb_is_external;
+
+    logic [16:0] decoded_addr;
+
     logic decoded_req;
     logic decoded_req_is_wr;
     /* verilator lint_off UNUSEDSIGNAL */
@@ -300,62 +411,99 @@ module rnic_regs (
         /* verilator lint_off UNUSEDSIGNAL */
         integer next_cpuif_addr;
         /* verilator lint_on UNUSEDSIGNAL */
-        decoded_reg_strb_id_blk_type = cpuif_req_masked & (cpuif_addr == 9'h0) & !cpuif_req_is_wr;
-        decoded_reg_strb_id_blk_version = cpuif_req_masked & (cpuif_addr == 9'h4) & !cpuif_req_is_wr;
-        decoded_reg_strb_id_blk_next = cpuif_req_masked & (cpuif_addr == 9'h8) & !cpuif_req_is_wr;
-        decoded_reg_strb_id_device_id = cpuif_req_masked & (cpuif_addr == 9'hc) & !cpuif_req_is_wr;
-        decoded_reg_strb_id_map_version = cpuif_req_masked & (cpuif_addr == 9'h10) & !cpuif_req_is_wr;
-        decoded_reg_strb_id_build_hash = cpuif_req_masked & (cpuif_addr == 9'h14) & !cpuif_req_is_wr;
-        decoded_reg_strb_id_data_width = cpuif_req_masked & (cpuif_addr == 9'h18) & !cpuif_req_is_wr;
-        decoded_reg_strb_id_cap_conns = cpuif_req_masked & (cpuif_addr == 9'h1c) & !cpuif_req_is_wr;
-        decoded_reg_strb_id_cap_stags = cpuif_req_masked & (cpuif_addr == 9'h20) & !cpuif_req_is_wr;
-        decoded_reg_strb_id_cap_queues = cpuif_req_masked & (cpuif_addr == 9'h24) & !cpuif_req_is_wr;
-        decoded_reg_strb_counters_blk_type = cpuif_req_masked & (cpuif_addr == 9'h100) & !cpuif_req_is_wr;
-        decoded_reg_strb_counters_blk_version = cpuif_req_masked & (cpuif_addr == 9'h104) & !cpuif_req_is_wr;
-        decoded_reg_strb_counters_blk_next = cpuif_req_masked & (cpuif_addr == 9'h108) & !cpuif_req_is_wr;
-        decoded_reg_strb_counters_tx_fpdus[0] = cpuif_req_masked & (cpuif_addr == 9'h110);
-        decoded_reg_strb_counters_tx_fpdus[1] = cpuif_req_masked & (cpuif_addr == 9'h114);
-        decoded_reg_strb_counters_tx_octets[0] = cpuif_req_masked & (cpuif_addr == 9'h118);
-        decoded_reg_strb_counters_tx_octets[1] = cpuif_req_masked & (cpuif_addr == 9'h11c);
-        decoded_reg_strb_counters_rx_fpdus[0] = cpuif_req_masked & (cpuif_addr == 9'h120);
-        decoded_reg_strb_counters_rx_fpdus[1] = cpuif_req_masked & (cpuif_addr == 9'h124);
-        decoded_reg_strb_counters_rx_octets[0] = cpuif_req_masked & (cpuif_addr == 9'h128);
-        decoded_reg_strb_counters_rx_octets[1] = cpuif_req_masked & (cpuif_addr == 9'h12c);
-        decoded_reg_strb_counters_rx_crc_errors[0] = cpuif_req_masked & (cpuif_addr == 9'h130);
-        decoded_reg_strb_counters_rx_crc_errors[1] = cpuif_req_masked & (cpuif_addr == 9'h134);
-        decoded_reg_strb_counters_rx_marker_errors[0] = cpuif_req_masked & (cpuif_addr == 9'h138);
-        decoded_reg_strb_counters_rx_marker_errors[1] = cpuif_req_masked & (cpuif_addr == 9'h13c);
-        decoded_reg_strb_counters_rx_rdmap_catastrophic[0] = cpuif_req_masked & (cpuif_addr == 9'h140);
-        decoded_reg_strb_counters_rx_rdmap_catastrophic[1] = cpuif_req_masked & (cpuif_addr == 9'h144);
-        decoded_reg_strb_counters_rx_rdmap_protection[0] = cpuif_req_masked & (cpuif_addr == 9'h148);
-        decoded_reg_strb_counters_rx_rdmap_protection[1] = cpuif_req_masked & (cpuif_addr == 9'h14c);
-        decoded_reg_strb_counters_rx_rdmap_operation[0] = cpuif_req_masked & (cpuif_addr == 9'h150);
-        decoded_reg_strb_counters_rx_rdmap_operation[1] = cpuif_req_masked & (cpuif_addr == 9'h154);
-        decoded_reg_strb_counters_rx_ddp_tagged[0] = cpuif_req_masked & (cpuif_addr == 9'h158);
-        decoded_reg_strb_counters_rx_ddp_tagged[1] = cpuif_req_masked & (cpuif_addr == 9'h15c);
-        decoded_reg_strb_counters_rx_ddp_untagged[0] = cpuif_req_masked & (cpuif_addr == 9'h160);
-        decoded_reg_strb_counters_rx_ddp_untagged[1] = cpuif_req_masked & (cpuif_addr == 9'h164);
-        decoded_reg_strb_counters_tx_terminates[0] = cpuif_req_masked & (cpuif_addr == 9'h168);
-        decoded_reg_strb_counters_tx_terminates[1] = cpuif_req_masked & (cpuif_addr == 9'h16c);
-        decoded_reg_strb_counters_rx_terminates[0] = cpuif_req_masked & (cpuif_addr == 9'h170);
-        decoded_reg_strb_counters_rx_terminates[1] = cpuif_req_masked & (cpuif_addr == 9'h174);
-        decoded_reg_strb_counters_rx_exc_not_enabled[0] = cpuif_req_masked & (cpuif_addr == 9'h178);
-        decoded_reg_strb_counters_rx_exc_not_enabled[1] = cpuif_req_masked & (cpuif_addr == 9'h17c);
-        decoded_reg_strb_counters_rx_exc_in_error[0] = cpuif_req_masked & (cpuif_addr == 9'h180);
-        decoded_reg_strb_counters_rx_exc_in_error[1] = cpuif_req_masked & (cpuif_addr == 9'h184);
-        decoded_reg_strb_counters_rx_exc_out_of_order[0] = cpuif_req_masked & (cpuif_addr == 9'h188);
-        decoded_reg_strb_counters_rx_exc_out_of_order[1] = cpuif_req_masked & (cpuif_addr == 9'h18c);
-        decoded_reg_strb_counters_rx_exc_duplicate[0] = cpuif_req_masked & (cpuif_addr == 9'h190);
-        decoded_reg_strb_counters_rx_exc_duplicate[1] = cpuif_req_masked & (cpuif_addr == 9'h194);
-        decoded_reg_strb_counters_rx_exc_empty[0] = cpuif_req_masked & (cpuif_addr == 9'h198);
-        decoded_reg_strb_counters_rx_exc_empty[1] = cpuif_req_masked & (cpuif_addr == 9'h19c);
-        decoded_reg_strb_counters_dma_reads[0] = cpuif_req_masked & (cpuif_addr == 9'h1a0);
-        decoded_reg_strb_counters_dma_reads[1] = cpuif_req_masked & (cpuif_addr == 9'h1a4);
-        decoded_reg_strb_counters_dma_writes[0] = cpuif_req_masked & (cpuif_addr == 9'h1a8);
-        decoded_reg_strb_counters_dma_writes[1] = cpuif_req_masked & (cpuif_addr == 9'h1ac);
+        logic is_external;
+        is_external = '0;
+        decoded_reg_strb_id_blk_type = cpuif_req_masked & (cpuif_addr == 17'h0) & !cpuif_req_is_wr;
+        decoded_reg_strb_id_blk_version = cpuif_req_masked & (cpuif_addr == 17'h4) & !cpuif_req_is_wr;
+        decoded_reg_strb_id_blk_next = cpuif_req_masked & (cpuif_addr == 17'h8) & !cpuif_req_is_wr;
+        decoded_reg_strb_id_device_id = cpuif_req_masked & (cpuif_addr == 17'hc) & !cpuif_req_is_wr;
+        decoded_reg_strb_id_map_version = cpuif_req_masked & (cpuif_addr == 17'h10) & !cpuif_req_is_wr;
+        decoded_reg_strb_id_build_hash = cpuif_req_masked & (cpuif_addr == 17'h14) & !cpuif_req_is_wr;
+        decoded_reg_strb_id_data_width = cpuif_req_masked & (cpuif_addr == 17'h18) & !cpuif_req_is_wr;
+        decoded_reg_strb_id_cap_conns = cpuif_req_masked & (cpuif_addr == 17'h1c) & !cpuif_req_is_wr;
+        decoded_reg_strb_id_cap_stags = cpuif_req_masked & (cpuif_addr == 17'h20) & !cpuif_req_is_wr;
+        decoded_reg_strb_id_cap_queues = cpuif_req_masked & (cpuif_addr == 17'h24) & !cpuif_req_is_wr;
+        decoded_reg_strb_id_cap_cqs = cpuif_req_masked & (cpuif_addr == 17'h28) & !cpuif_req_is_wr;
+        decoded_reg_strb_id_cap_vectors = cpuif_req_masked & (cpuif_addr == 17'h2c) & !cpuif_req_is_wr;
+        decoded_reg_strb_id_cap_windows = cpuif_req_masked & (cpuif_addr == 17'h30) & !cpuif_req_is_wr;
+        decoded_reg_strb_counters_blk_type = cpuif_req_masked & (cpuif_addr == 17'h100) & !cpuif_req_is_wr;
+        decoded_reg_strb_counters_blk_version = cpuif_req_masked & (cpuif_addr == 17'h104) & !cpuif_req_is_wr;
+        decoded_reg_strb_counters_blk_next = cpuif_req_masked & (cpuif_addr == 17'h108) & !cpuif_req_is_wr;
+        decoded_reg_strb_counters_tx_fpdus[0] = cpuif_req_masked & (cpuif_addr == 17'h110);
+        decoded_reg_strb_counters_tx_fpdus[1] = cpuif_req_masked & (cpuif_addr == 17'h114);
+        decoded_reg_strb_counters_tx_octets[0] = cpuif_req_masked & (cpuif_addr == 17'h118);
+        decoded_reg_strb_counters_tx_octets[1] = cpuif_req_masked & (cpuif_addr == 17'h11c);
+        decoded_reg_strb_counters_rx_fpdus[0] = cpuif_req_masked & (cpuif_addr == 17'h120);
+        decoded_reg_strb_counters_rx_fpdus[1] = cpuif_req_masked & (cpuif_addr == 17'h124);
+        decoded_reg_strb_counters_rx_octets[0] = cpuif_req_masked & (cpuif_addr == 17'h128);
+        decoded_reg_strb_counters_rx_octets[1] = cpuif_req_masked & (cpuif_addr == 17'h12c);
+        decoded_reg_strb_counters_rx_crc_errors[0] = cpuif_req_masked & (cpuif_addr == 17'h130);
+        decoded_reg_strb_counters_rx_crc_errors[1] = cpuif_req_masked & (cpuif_addr == 17'h134);
+        decoded_reg_strb_counters_rx_marker_errors[0] = cpuif_req_masked & (cpuif_addr == 17'h138);
+        decoded_reg_strb_counters_rx_marker_errors[1] = cpuif_req_masked & (cpuif_addr == 17'h13c);
+        decoded_reg_strb_counters_rx_rdmap_catastrophic[0] = cpuif_req_masked & (cpuif_addr == 17'h140);
+        decoded_reg_strb_counters_rx_rdmap_catastrophic[1] = cpuif_req_masked & (cpuif_addr == 17'h144);
+        decoded_reg_strb_counters_rx_rdmap_protection[0] = cpuif_req_masked & (cpuif_addr == 17'h148);
+        decoded_reg_strb_counters_rx_rdmap_protection[1] = cpuif_req_masked & (cpuif_addr == 17'h14c);
+        decoded_reg_strb_counters_rx_rdmap_operation[0] = cpuif_req_masked & (cpuif_addr == 17'h150);
+        decoded_reg_strb_counters_rx_rdmap_operation[1] = cpuif_req_masked & (cpuif_addr == 17'h154);
+        decoded_reg_strb_counters_rx_ddp_tagged[0] = cpuif_req_masked & (cpuif_addr == 17'h158);
+        decoded_reg_strb_counters_rx_ddp_tagged[1] = cpuif_req_masked & (cpuif_addr == 17'h15c);
+        decoded_reg_strb_counters_rx_ddp_untagged[0] = cpuif_req_masked & (cpuif_addr == 17'h160);
+        decoded_reg_strb_counters_rx_ddp_untagged[1] = cpuif_req_masked & (cpuif_addr == 17'h164);
+        decoded_reg_strb_counters_tx_terminates[0] = cpuif_req_masked & (cpuif_addr == 17'h168);
+        decoded_reg_strb_counters_tx_terminates[1] = cpuif_req_masked & (cpuif_addr == 17'h16c);
+        decoded_reg_strb_counters_rx_terminates[0] = cpuif_req_masked & (cpuif_addr == 17'h170);
+        decoded_reg_strb_counters_rx_terminates[1] = cpuif_req_masked & (cpuif_addr == 17'h174);
+        decoded_reg_strb_counters_rx_exc_not_enabled[0] = cpuif_req_masked & (cpuif_addr == 17'h178);
+        decoded_reg_strb_counters_rx_exc_not_enabled[1] = cpuif_req_masked & (cpuif_addr == 17'h17c);
+        decoded_reg_strb_counters_rx_exc_in_error[0] = cpuif_req_masked & (cpuif_addr == 17'h180);
+        decoded_reg_strb_counters_rx_exc_in_error[1] = cpuif_req_masked & (cpuif_addr == 17'h184);
+        decoded_reg_strb_counters_rx_exc_out_of_order[0] = cpuif_req_masked & (cpuif_addr == 17'h188);
+        decoded_reg_strb_counters_rx_exc_out_of_order[1] = cpuif_req_masked & (cpuif_addr == 17'h18c);
+        decoded_reg_strb_counters_rx_exc_duplicate[0] = cpuif_req_masked & (cpuif_addr == 17'h190);
+        decoded_reg_strb_counters_rx_exc_duplicate[1] = cpuif_req_masked & (cpuif_addr == 17'h194);
+        decoded_reg_strb_counters_rx_exc_empty[0] = cpuif_req_masked & (cpuif_addr == 17'h198);
+        decoded_reg_strb_counters_rx_exc_empty[1] = cpuif_req_masked & (cpuif_addr == 17'h19c);
+        decoded_reg_strb_counters_dma_reads[0] = cpuif_req_masked & (cpuif_addr == 17'h1a0);
+        decoded_reg_strb_counters_dma_reads[1] = cpuif_req_masked & (cpuif_addr == 17'h1a4);
+        decoded_reg_strb_counters_dma_writes[0] = cpuif_req_masked & (cpuif_addr == 17'h1a8);
+        decoded_reg_strb_counters_dma_writes[1] = cpuif_req_masked & (cpuif_addr == 17'h1ac);
+        decoded_reg_strb_counters_admin_overrun[0] = cpuif_req_masked & (cpuif_addr == 17'h1b0);
+        decoded_reg_strb_counters_admin_overrun[1] = cpuif_req_masked & (cpuif_addr == 17'h1b4);
+        decoded_reg_strb_admin_blk_type = cpuif_req_masked & (cpuif_addr == 17'h200) & !cpuif_req_is_wr;
+        decoded_reg_strb_admin_blk_version = cpuif_req_masked & (cpuif_addr == 17'h204) & !cpuif_req_is_wr;
+        decoded_reg_strb_admin_blk_next = cpuif_req_masked & (cpuif_addr == 17'h208) & !cpuif_req_is_wr;
+        decoded_reg_strb_admin_cmd = cpuif_req_masked & (cpuif_addr == 17'h210);
+        is_external |= cpuif_req_masked & (cpuif_addr == 17'h210);
+        decoded_reg_strb_admin_status = cpuif_req_masked & (cpuif_addr == 17'h214) & !cpuif_req_is_wr;
+        decoded_reg_strb_admin_arg0 = cpuif_req_masked & (cpuif_addr == 17'h220);
+        decoded_reg_strb_admin_arg1 = cpuif_req_masked & (cpuif_addr == 17'h224);
+        decoded_reg_strb_admin_arg2 = cpuif_req_masked & (cpuif_addr == 17'h228);
+        decoded_reg_strb_admin_arg3 = cpuif_req_masked & (cpuif_addr == 17'h22c);
+        decoded_reg_strb_admin_arg4 = cpuif_req_masked & (cpuif_addr == 17'h230);
+        decoded_reg_strb_admin_arg5 = cpuif_req_masked & (cpuif_addr == 17'h234);
+        decoded_reg_strb_admin_arg6 = cpuif_req_masked & (cpuif_addr == 17'h238);
+        decoded_reg_strb_admin_arg7 = cpuif_req_masked & (cpuif_addr == 17'h23c);
+        decoded_reg_strb_vectors_blk_type = cpuif_req_masked & (cpuif_addr == 17'h300) & !cpuif_req_is_wr;
+        decoded_reg_strb_vectors_blk_version = cpuif_req_masked & (cpuif_addr == 17'h304) & !cpuif_req_is_wr;
+        decoded_reg_strb_vectors_blk_next = cpuif_req_masked & (cpuif_addr == 17'h308) & !cpuif_req_is_wr;
+        decoded_reg_strb_vectors_vec = cpuif_req_masked & (cpuif_addr >= 17'h400) & (cpuif_addr <= 17'h400 + 17'hff);
+        is_external |= cpuif_req_masked & (cpuif_addr >= 17'h400) & (cpuif_addr <= 17'h400 + 17'hff);
+        decoded_reg_strb_doorbells_blk_type = cpuif_req_masked & (cpuif_addr == 17'h8000) & !cpuif_req_is_wr;
+        decoded_reg_strb_doorbells_blk_version = cpuif_req_masked & (cpuif_addr == 17'h8004) & !cpuif_req_is_wr;
+        decoded_reg_strb_doorbells_blk_next = cpuif_req_masked & (cpuif_addr == 17'h8008) & !cpuif_req_is_wr;
+        decoded_reg_strb_doorbells_cq_db = cpuif_req_masked & (cpuif_addr >= 17'hc000) & (cpuif_addr <= 17'hc000 + 17'h3fff);
+        is_external |= cpuif_req_masked & (cpuif_addr >= 17'hc000) & (cpuif_addr <= 17'hc000 + 17'h3fff);
+        decoded_reg_strb_doorbells_qp_db = cpuif_req_masked & (cpuif_addr >= 17'h10000) & (cpuif_addr <= 17'h10000 + 17'h7fff);
+        is_external |= cpuif_req_masked & (cpuif_addr >= 17'h10000) & (cpuif_addr <= 17'h10000 + 17'h7fff);
+        decoded_strb_is_external = is_external;
+        external_req = is_external;
     end
 
     // Pass down signals to next stage
+    assign decoded_addr = cpuif_addr;
+
     assign decoded_req = cpuif_req_masked;
     assign decoded_req_is_wr = cpuif_req_is_wr;
     assign decoded_wr_data = cpuif_wr_data;
@@ -486,6 +634,44 @@ module rnic_regs (
     logic field_combo_counters_dma_writes_count_load_next;
     logic field_combo_counters_dma_writes_count_overflow;
     logic field_combo_counters_dma_writes_count_incrthreshold;
+    // Field: rnic_regs.counters.admin_overrun.count
+    logic [63:0] field_storage_counters_admin_overrun_count_value;
+    logic [63:0] field_combo_counters_admin_overrun_count_next;
+    logic field_combo_counters_admin_overrun_count_load_next;
+    logic field_combo_counters_admin_overrun_count_overflow;
+    logic field_combo_counters_admin_overrun_count_incrthreshold;
+    // Field: rnic_regs.admin.arg0.value
+    logic [31:0] field_storage_admin_arg0_value_value;
+    logic [31:0] field_combo_admin_arg0_value_next;
+    logic field_combo_admin_arg0_value_load_next;
+    // Field: rnic_regs.admin.arg1.value
+    logic [31:0] field_storage_admin_arg1_value_value;
+    logic [31:0] field_combo_admin_arg1_value_next;
+    logic field_combo_admin_arg1_value_load_next;
+    // Field: rnic_regs.admin.arg2.value
+    logic [31:0] field_storage_admin_arg2_value_value;
+    logic [31:0] field_combo_admin_arg2_value_next;
+    logic field_combo_admin_arg2_value_load_next;
+    // Field: rnic_regs.admin.arg3.value
+    logic [31:0] field_storage_admin_arg3_value_value;
+    logic [31:0] field_combo_admin_arg3_value_next;
+    logic field_combo_admin_arg3_value_load_next;
+    // Field: rnic_regs.admin.arg4.value
+    logic [31:0] field_storage_admin_arg4_value_value;
+    logic [31:0] field_combo_admin_arg4_value_next;
+    logic field_combo_admin_arg4_value_load_next;
+    // Field: rnic_regs.admin.arg5.value
+    logic [31:0] field_storage_admin_arg5_value_value;
+    logic [31:0] field_combo_admin_arg5_value_next;
+    logic field_combo_admin_arg5_value_load_next;
+    // Field: rnic_regs.admin.arg6.value
+    logic [31:0] field_storage_admin_arg6_value_value;
+    logic [31:0] field_combo_admin_arg6_value_next;
+    logic field_combo_admin_arg6_value_load_next;
+    // Field: rnic_regs.admin.arg7.value
+    logic [31:0] field_storage_admin_arg7_value_value;
+    logic [31:0] field_combo_admin_arg7_value_next;
+    logic field_combo_admin_arg7_value_load_next;
     //--------------------------------------------------------------------------
     // Field logic
     //--------------------------------------------------------------------------
@@ -969,6 +1155,238 @@ module rnic_regs (
             field_storage_counters_dma_writes_count_value <= field_combo_counters_dma_writes_count_next;
         end
     end
+    always @(*) begin
+        logic [63:0] next_c;
+        logic load_next_c;
+        next_c = field_storage_counters_admin_overrun_count_value;
+        load_next_c = '0;
+
+        if(hwif_in_counters_admin_overrun_count_incr) begin // increment
+            field_combo_counters_admin_overrun_count_overflow = (((65)'(next_c) + (65)'(64'h1)) > 65'hffffffffffffffff);
+            next_c = next_c + (64)'(64'h1);
+            load_next_c = '1;
+        end else begin
+            field_combo_counters_admin_overrun_count_overflow = '0;
+        end
+        field_combo_counters_admin_overrun_count_incrthreshold = (field_storage_counters_admin_overrun_count_value >= 64'hffffffffffffffff);
+        field_combo_counters_admin_overrun_count_next = next_c;
+        field_combo_counters_admin_overrun_count_load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage_counters_admin_overrun_count_value <= 64'h0;
+        end else if(field_combo_counters_admin_overrun_count_load_next) begin
+            field_storage_counters_admin_overrun_count_value <= field_combo_counters_admin_overrun_count_next;
+        end
+    end
+
+    assign hwif_out_admin_cmd_req = decoded_reg_strb_admin_cmd;
+    assign hwif_out_admin_cmd_req_is_wr = decoded_req_is_wr;
+    // Zero-extend to CPUIF width to avoid Verilator width warnings.
+    assign hwif_out_admin_cmd_wr_data = 32'(decoded_wr_data[31:0]);
+    assign hwif_out_admin_cmd_wr_biten = 32'(decoded_wr_biten[31:0]);
+    always @(*) begin
+        logic [31:0] next_c;
+        logic load_next_c;
+        next_c = field_storage_admin_arg0_value_value;
+        load_next_c = '0;
+        if(decoded_reg_strb_admin_arg0 && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage_admin_arg0_value_value & ~decoded_wr_biten[31:0]) | (decoded_wr_data[31:0] & decoded_wr_biten[31:0]);
+            load_next_c = '1;
+        end else if(hwif_in_admin_arg0_value_we) begin // HW Write - we
+            next_c = hwif_in_admin_arg0_value;
+            load_next_c = '1;
+        end
+        field_combo_admin_arg0_value_next = next_c;
+        field_combo_admin_arg0_value_load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage_admin_arg0_value_value <= 32'h0;
+        end else if(field_combo_admin_arg0_value_load_next) begin
+            field_storage_admin_arg0_value_value <= field_combo_admin_arg0_value_next;
+        end
+    end
+    assign hwif_out_admin_arg0_value = field_storage_admin_arg0_value_value;
+    always @(*) begin
+        logic [31:0] next_c;
+        logic load_next_c;
+        next_c = field_storage_admin_arg1_value_value;
+        load_next_c = '0;
+        if(decoded_reg_strb_admin_arg1 && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage_admin_arg1_value_value & ~decoded_wr_biten[31:0]) | (decoded_wr_data[31:0] & decoded_wr_biten[31:0]);
+            load_next_c = '1;
+        end else if(hwif_in_admin_arg1_value_we) begin // HW Write - we
+            next_c = hwif_in_admin_arg1_value;
+            load_next_c = '1;
+        end
+        field_combo_admin_arg1_value_next = next_c;
+        field_combo_admin_arg1_value_load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage_admin_arg1_value_value <= 32'h0;
+        end else if(field_combo_admin_arg1_value_load_next) begin
+            field_storage_admin_arg1_value_value <= field_combo_admin_arg1_value_next;
+        end
+    end
+    assign hwif_out_admin_arg1_value = field_storage_admin_arg1_value_value;
+    always @(*) begin
+        logic [31:0] next_c;
+        logic load_next_c;
+        next_c = field_storage_admin_arg2_value_value;
+        load_next_c = '0;
+        if(decoded_reg_strb_admin_arg2 && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage_admin_arg2_value_value & ~decoded_wr_biten[31:0]) | (decoded_wr_data[31:0] & decoded_wr_biten[31:0]);
+            load_next_c = '1;
+        end else if(hwif_in_admin_arg2_value_we) begin // HW Write - we
+            next_c = hwif_in_admin_arg2_value;
+            load_next_c = '1;
+        end
+        field_combo_admin_arg2_value_next = next_c;
+        field_combo_admin_arg2_value_load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage_admin_arg2_value_value <= 32'h0;
+        end else if(field_combo_admin_arg2_value_load_next) begin
+            field_storage_admin_arg2_value_value <= field_combo_admin_arg2_value_next;
+        end
+    end
+    assign hwif_out_admin_arg2_value = field_storage_admin_arg2_value_value;
+    always @(*) begin
+        logic [31:0] next_c;
+        logic load_next_c;
+        next_c = field_storage_admin_arg3_value_value;
+        load_next_c = '0;
+        if(decoded_reg_strb_admin_arg3 && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage_admin_arg3_value_value & ~decoded_wr_biten[31:0]) | (decoded_wr_data[31:0] & decoded_wr_biten[31:0]);
+            load_next_c = '1;
+        end else if(hwif_in_admin_arg3_value_we) begin // HW Write - we
+            next_c = hwif_in_admin_arg3_value;
+            load_next_c = '1;
+        end
+        field_combo_admin_arg3_value_next = next_c;
+        field_combo_admin_arg3_value_load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage_admin_arg3_value_value <= 32'h0;
+        end else if(field_combo_admin_arg3_value_load_next) begin
+            field_storage_admin_arg3_value_value <= field_combo_admin_arg3_value_next;
+        end
+    end
+    assign hwif_out_admin_arg3_value = field_storage_admin_arg3_value_value;
+    always @(*) begin
+        logic [31:0] next_c;
+        logic load_next_c;
+        next_c = field_storage_admin_arg4_value_value;
+        load_next_c = '0;
+        if(decoded_reg_strb_admin_arg4 && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage_admin_arg4_value_value & ~decoded_wr_biten[31:0]) | (decoded_wr_data[31:0] & decoded_wr_biten[31:0]);
+            load_next_c = '1;
+        end else if(hwif_in_admin_arg4_value_we) begin // HW Write - we
+            next_c = hwif_in_admin_arg4_value;
+            load_next_c = '1;
+        end
+        field_combo_admin_arg4_value_next = next_c;
+        field_combo_admin_arg4_value_load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage_admin_arg4_value_value <= 32'h0;
+        end else if(field_combo_admin_arg4_value_load_next) begin
+            field_storage_admin_arg4_value_value <= field_combo_admin_arg4_value_next;
+        end
+    end
+    assign hwif_out_admin_arg4_value = field_storage_admin_arg4_value_value;
+    always @(*) begin
+        logic [31:0] next_c;
+        logic load_next_c;
+        next_c = field_storage_admin_arg5_value_value;
+        load_next_c = '0;
+        if(decoded_reg_strb_admin_arg5 && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage_admin_arg5_value_value & ~decoded_wr_biten[31:0]) | (decoded_wr_data[31:0] & decoded_wr_biten[31:0]);
+            load_next_c = '1;
+        end else if(hwif_in_admin_arg5_value_we) begin // HW Write - we
+            next_c = hwif_in_admin_arg5_value;
+            load_next_c = '1;
+        end
+        field_combo_admin_arg5_value_next = next_c;
+        field_combo_admin_arg5_value_load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage_admin_arg5_value_value <= 32'h0;
+        end else if(field_combo_admin_arg5_value_load_next) begin
+            field_storage_admin_arg5_value_value <= field_combo_admin_arg5_value_next;
+        end
+    end
+    assign hwif_out_admin_arg5_value = field_storage_admin_arg5_value_value;
+    always @(*) begin
+        logic [31:0] next_c;
+        logic load_next_c;
+        next_c = field_storage_admin_arg6_value_value;
+        load_next_c = '0;
+        if(decoded_reg_strb_admin_arg6 && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage_admin_arg6_value_value & ~decoded_wr_biten[31:0]) | (decoded_wr_data[31:0] & decoded_wr_biten[31:0]);
+            load_next_c = '1;
+        end else if(hwif_in_admin_arg6_value_we) begin // HW Write - we
+            next_c = hwif_in_admin_arg6_value;
+            load_next_c = '1;
+        end
+        field_combo_admin_arg6_value_next = next_c;
+        field_combo_admin_arg6_value_load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage_admin_arg6_value_value <= 32'h0;
+        end else if(field_combo_admin_arg6_value_load_next) begin
+            field_storage_admin_arg6_value_value <= field_combo_admin_arg6_value_next;
+        end
+    end
+    assign hwif_out_admin_arg6_value = field_storage_admin_arg6_value_value;
+    always @(*) begin
+        logic [31:0] next_c;
+        logic load_next_c;
+        next_c = field_storage_admin_arg7_value_value;
+        load_next_c = '0;
+        if(decoded_reg_strb_admin_arg7 && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage_admin_arg7_value_value & ~decoded_wr_biten[31:0]) | (decoded_wr_data[31:0] & decoded_wr_biten[31:0]);
+            load_next_c = '1;
+        end else if(hwif_in_admin_arg7_value_we) begin // HW Write - we
+            next_c = hwif_in_admin_arg7_value;
+            load_next_c = '1;
+        end
+        field_combo_admin_arg7_value_next = next_c;
+        field_combo_admin_arg7_value_load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage_admin_arg7_value_value <= 32'h0;
+        end else if(field_combo_admin_arg7_value_load_next) begin
+            field_storage_admin_arg7_value_value <= field_combo_admin_arg7_value_next;
+        end
+    end
+    assign hwif_out_admin_arg7_value = field_storage_admin_arg7_value_value;
+
+    assign hwif_out_vectors_vec_addr = decoded_addr[7:0];
+    assign hwif_out_vectors_vec_req = decoded_reg_strb_vectors_vec;
+    assign hwif_out_vectors_vec_req_is_wr = decoded_req_is_wr;
+    assign hwif_out_vectors_vec_wr_data = decoded_wr_data;
+    assign hwif_out_vectors_vec_wr_biten = decoded_wr_biten;
+
+    assign hwif_out_doorbells_cq_db_addr = decoded_addr[13:0];
+    assign hwif_out_doorbells_cq_db_req = decoded_reg_strb_doorbells_cq_db;
+    assign hwif_out_doorbells_cq_db_req_is_wr = decoded_req_is_wr;
+    assign hwif_out_doorbells_cq_db_wr_data = decoded_wr_data;
+    assign hwif_out_doorbells_cq_db_wr_biten = decoded_wr_biten;
+
+    assign hwif_out_doorbells_qp_db_addr = decoded_addr[14:0];
+    assign hwif_out_doorbells_qp_db_req = decoded_reg_strb_doorbells_qp_db;
+    assign hwif_out_doorbells_qp_db_req_is_wr = decoded_req_is_wr;
+    assign hwif_out_doorbells_qp_db_wr_data = decoded_wr_data;
+    assign hwif_out_doorbells_qp_db_wr_biten = decoded_wr_biten;
 
     //--------------------------------------------------------------------------
     // Read double-buffers
@@ -1094,11 +1512,26 @@ module rnic_regs (
             rbuf_storage_counters_dma_writes[63:0] <= field_storage_counters_dma_writes_count_value;
         end
     end
+    logic [63:0] rbuf_storage_counters_admin_overrun;
+    always_ff @(posedge clk) begin
+        if(decoded_reg_strb_counters_admin_overrun[0] && !decoded_req_is_wr) begin
+            rbuf_storage_counters_admin_overrun[63:0] <= field_storage_counters_admin_overrun_count_value;
+        end
+    end
 
     //--------------------------------------------------------------------------
     // Write response
     //--------------------------------------------------------------------------
-    assign cpuif_wr_ack = decoded_req & decoded_req_is_wr;
+    always @(*) begin
+        logic wr_ack;
+        wr_ack = '0;
+        wr_ack |= hwif_in_admin_cmd_wr_ack;
+        wr_ack |= hwif_in_vectors_vec_wr_ack;
+        wr_ack |= hwif_in_doorbells_cq_db_wr_ack;
+        wr_ack |= hwif_in_doorbells_qp_db_wr_ack;
+        external_wr_ack = wr_ack;
+    end
+    assign cpuif_wr_ack = external_wr_ack | (decoded_req & decoded_req_is_wr & ~decoded_strb_is_external);
     // Write error: decoded (bad addr/rw) or external mem wr_err from err_support
     assign cpuif_wr_err = '0;
 
@@ -1106,7 +1539,18 @@ module rnic_regs (
 // Readback
 //--------------------------------------------------------------------------
     logic readback_external_rd_ack;
-    assign readback_external_rd_ack = 0;
+    logic readback_external_rd_ack_c;
+    always @(*) begin
+        logic rd_ack;
+        rd_ack = '0;
+        rd_ack |= hwif_in_admin_cmd_rd_ack;
+        rd_ack |= hwif_in_vectors_vec_rd_ack;
+        rd_ack |= hwif_in_doorbells_cq_db_rd_ack;
+        rd_ack |= hwif_in_doorbells_qp_db_rd_ack;
+        readback_external_rd_ack_c = rd_ack;
+    end
+
+    assign readback_external_rd_ack = readback_external_rd_ack_c;
 
     logic readback_external_rd_err;
     assign readback_external_rd_err = '0;
@@ -1114,8 +1558,16 @@ module rnic_regs (
     // Readback mux address
     // When external accesses are present, hold address stable so readback mux can
     // continue selecting the correct external data while waiting for rd_ack.
-    logic [8:0] rd_mux_addr;
-    assign rd_mux_addr = cpuif_addr;
+    logic [16:0] rd_mux_addr;
+    logic [16:0] pending_rd_addr;
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            pending_rd_addr <= '0;
+        end else begin
+            if(decoded_req) pending_rd_addr <= cpuif_addr;
+        end
+    end
+    assign rd_mux_addr = decoded_req ? cpuif_addr : pending_rd_addr;
 
     logic readback_err;
     logic readback_done;
@@ -1125,176 +1577,262 @@ always @(*) begin
         // A regular block-local temp is sufficient here since logic is purely combinational.
         logic [31:0] readback_data_var;
         readback_data_var = '0;
-        if(rd_mux_addr == 9'h0) begin
+        if(rd_mux_addr == 17'h0) begin
             readback_data_var[31:0] = 32'h524e4944;
         end
-        if(rd_mux_addr == 9'h4) begin
-            readback_data_var[15:0] = 16'h0;
+        if(rd_mux_addr == 17'h4) begin
+            readback_data_var[15:0] = 16'h1;
             readback_data_var[31:16] = 16'h1;
         end
-        if(rd_mux_addr == 9'h8) begin
+        if(rd_mux_addr == 17'h8) begin
             readback_data_var[31:0] = 32'h100;
         end
-        if(rd_mux_addr == 9'hc) begin
+        if(rd_mux_addr == 17'hc) begin
             readback_data_var[31:0] = 32'h524e4943;
         end
-        if(rd_mux_addr == 9'h10) begin
-            readback_data_var[15:0] = 16'h0;
+        if(rd_mux_addr == 17'h10) begin
+            readback_data_var[15:0] = 16'h1;
             readback_data_var[31:16] = 16'h1;
         end
-        if(rd_mux_addr == 9'h14) begin
+        if(rd_mux_addr == 17'h14) begin
             readback_data_var[31:0] = hwif_in_id_build_hash_value;
         end
-        if(rd_mux_addr == 9'h18) begin
+        if(rd_mux_addr == 17'h18) begin
             readback_data_var[31:0] = hwif_in_id_data_width_value;
         end
-        if(rd_mux_addr == 9'h1c) begin
+        if(rd_mux_addr == 17'h1c) begin
             readback_data_var[31:0] = hwif_in_id_cap_conns_value;
         end
-        if(rd_mux_addr == 9'h20) begin
+        if(rd_mux_addr == 17'h20) begin
             readback_data_var[31:0] = hwif_in_id_cap_stags_value;
         end
-        if(rd_mux_addr == 9'h24) begin
+        if(rd_mux_addr == 17'h24) begin
             readback_data_var[7:0] = hwif_in_id_cap_queues_sq_log2;
             readback_data_var[15:8] = hwif_in_id_cap_queues_rq_log2;
             readback_data_var[23:16] = hwif_in_id_cap_queues_cq_log2;
         end
-        if(rd_mux_addr == 9'h100) begin
+        if(rd_mux_addr == 17'h28) begin
+            readback_data_var[31:0] = hwif_in_id_cap_cqs_value;
+        end
+        if(rd_mux_addr == 17'h2c) begin
+            readback_data_var[31:0] = hwif_in_id_cap_vectors_value;
+        end
+        if(rd_mux_addr == 17'h30) begin
+            readback_data_var[31:0] = hwif_in_id_cap_windows_value;
+        end
+        if(rd_mux_addr == 17'h100) begin
             readback_data_var[31:0] = 32'h524e4354;
         end
-        if(rd_mux_addr == 9'h104) begin
+        if(rd_mux_addr == 17'h104) begin
+            readback_data_var[15:0] = 16'h1;
+            readback_data_var[31:16] = 16'h1;
+        end
+        if(rd_mux_addr == 17'h108) begin
+            readback_data_var[31:0] = 32'h200;
+        end
+        if(rd_mux_addr == 17'h110) begin
+            readback_data_var[31:0] = field_storage_counters_tx_fpdus_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h114) begin
+            readback_data_var = rbuf_storage_counters_tx_fpdus[63:32];
+        end
+        if(rd_mux_addr == 17'h118) begin
+            readback_data_var[31:0] = field_storage_counters_tx_octets_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h11c) begin
+            readback_data_var = rbuf_storage_counters_tx_octets[63:32];
+        end
+        if(rd_mux_addr == 17'h120) begin
+            readback_data_var[31:0] = field_storage_counters_rx_fpdus_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h124) begin
+            readback_data_var = rbuf_storage_counters_rx_fpdus[63:32];
+        end
+        if(rd_mux_addr == 17'h128) begin
+            readback_data_var[31:0] = field_storage_counters_rx_octets_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h12c) begin
+            readback_data_var = rbuf_storage_counters_rx_octets[63:32];
+        end
+        if(rd_mux_addr == 17'h130) begin
+            readback_data_var[31:0] = field_storage_counters_rx_crc_errors_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h134) begin
+            readback_data_var = rbuf_storage_counters_rx_crc_errors[63:32];
+        end
+        if(rd_mux_addr == 17'h138) begin
+            readback_data_var[31:0] = field_storage_counters_rx_marker_errors_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h13c) begin
+            readback_data_var = rbuf_storage_counters_rx_marker_errors[63:32];
+        end
+        if(rd_mux_addr == 17'h140) begin
+            readback_data_var[31:0] = field_storage_counters_rx_rdmap_catastrophic_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h144) begin
+            readback_data_var = rbuf_storage_counters_rx_rdmap_catastrophic[63:32];
+        end
+        if(rd_mux_addr == 17'h148) begin
+            readback_data_var[31:0] = field_storage_counters_rx_rdmap_protection_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h14c) begin
+            readback_data_var = rbuf_storage_counters_rx_rdmap_protection[63:32];
+        end
+        if(rd_mux_addr == 17'h150) begin
+            readback_data_var[31:0] = field_storage_counters_rx_rdmap_operation_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h154) begin
+            readback_data_var = rbuf_storage_counters_rx_rdmap_operation[63:32];
+        end
+        if(rd_mux_addr == 17'h158) begin
+            readback_data_var[31:0] = field_storage_counters_rx_ddp_tagged_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h15c) begin
+            readback_data_var = rbuf_storage_counters_rx_ddp_tagged[63:32];
+        end
+        if(rd_mux_addr == 17'h160) begin
+            readback_data_var[31:0] = field_storage_counters_rx_ddp_untagged_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h164) begin
+            readback_data_var = rbuf_storage_counters_rx_ddp_untagged[63:32];
+        end
+        if(rd_mux_addr == 17'h168) begin
+            readback_data_var[31:0] = field_storage_counters_tx_terminates_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h16c) begin
+            readback_data_var = rbuf_storage_counters_tx_terminates[63:32];
+        end
+        if(rd_mux_addr == 17'h170) begin
+            readback_data_var[31:0] = field_storage_counters_rx_terminates_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h174) begin
+            readback_data_var = rbuf_storage_counters_rx_terminates[63:32];
+        end
+        if(rd_mux_addr == 17'h178) begin
+            readback_data_var[31:0] = field_storage_counters_rx_exc_not_enabled_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h17c) begin
+            readback_data_var = rbuf_storage_counters_rx_exc_not_enabled[63:32];
+        end
+        if(rd_mux_addr == 17'h180) begin
+            readback_data_var[31:0] = field_storage_counters_rx_exc_in_error_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h184) begin
+            readback_data_var = rbuf_storage_counters_rx_exc_in_error[63:32];
+        end
+        if(rd_mux_addr == 17'h188) begin
+            readback_data_var[31:0] = field_storage_counters_rx_exc_out_of_order_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h18c) begin
+            readback_data_var = rbuf_storage_counters_rx_exc_out_of_order[63:32];
+        end
+        if(rd_mux_addr == 17'h190) begin
+            readback_data_var[31:0] = field_storage_counters_rx_exc_duplicate_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h194) begin
+            readback_data_var = rbuf_storage_counters_rx_exc_duplicate[63:32];
+        end
+        if(rd_mux_addr == 17'h198) begin
+            readback_data_var[31:0] = field_storage_counters_rx_exc_empty_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h19c) begin
+            readback_data_var = rbuf_storage_counters_rx_exc_empty[63:32];
+        end
+        if(rd_mux_addr == 17'h1a0) begin
+            readback_data_var[31:0] = field_storage_counters_dma_reads_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h1a4) begin
+            readback_data_var = rbuf_storage_counters_dma_reads[63:32];
+        end
+        if(rd_mux_addr == 17'h1a8) begin
+            readback_data_var[31:0] = field_storage_counters_dma_writes_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h1ac) begin
+            readback_data_var = rbuf_storage_counters_dma_writes[63:32];
+        end
+        if(rd_mux_addr == 17'h1b0) begin
+            readback_data_var[31:0] = field_storage_counters_admin_overrun_count_value[31:0];
+        end
+        if(rd_mux_addr == 17'h1b4) begin
+            readback_data_var = rbuf_storage_counters_admin_overrun[63:32];
+        end
+        if(rd_mux_addr == 17'h200) begin
+            readback_data_var[31:0] = 32'h524e4144;
+        end
+        if(rd_mux_addr == 17'h204) begin
             readback_data_var[15:0] = 16'h0;
             readback_data_var[31:16] = 16'h1;
         end
-        if(rd_mux_addr == 9'h108) begin
+        if(rd_mux_addr == 17'h208) begin
+            readback_data_var[31:0] = 32'h300;
+        end
+        if(rd_mux_addr == 17'h210) begin
+            readback_data_var = hwif_in_admin_cmd_rd_data;
+        end
+        if(rd_mux_addr == 17'h214) begin
+            readback_data_var[0] = hwif_in_admin_status_busy;
+            readback_data_var[15:8] = hwif_in_admin_status_code;
+        end
+        if(rd_mux_addr == 17'h220) begin
+            readback_data_var[31:0] = field_storage_admin_arg0_value_value;
+        end
+        if(rd_mux_addr == 17'h224) begin
+            readback_data_var[31:0] = field_storage_admin_arg1_value_value;
+        end
+        if(rd_mux_addr == 17'h228) begin
+            readback_data_var[31:0] = field_storage_admin_arg2_value_value;
+        end
+        if(rd_mux_addr == 17'h22c) begin
+            readback_data_var[31:0] = field_storage_admin_arg3_value_value;
+        end
+        if(rd_mux_addr == 17'h230) begin
+            readback_data_var[31:0] = field_storage_admin_arg4_value_value;
+        end
+        if(rd_mux_addr == 17'h234) begin
+            readback_data_var[31:0] = field_storage_admin_arg5_value_value;
+        end
+        if(rd_mux_addr == 17'h238) begin
+            readback_data_var[31:0] = field_storage_admin_arg6_value_value;
+        end
+        if(rd_mux_addr == 17'h23c) begin
+            readback_data_var[31:0] = field_storage_admin_arg7_value_value;
+        end
+        if(rd_mux_addr == 17'h300) begin
+            readback_data_var[31:0] = 32'h524e4956;
+        end
+        if(rd_mux_addr == 17'h304) begin
+            readback_data_var[15:0] = 16'h0;
+            readback_data_var[31:16] = 16'h1;
+        end
+        if(rd_mux_addr == 17'h308) begin
+            readback_data_var[31:0] = 32'h8000;
+        end
+        if((rd_mux_addr >= 17'h400) && (rd_mux_addr <= 17'h400 + 17'hff)) begin
+            readback_data_var = hwif_in_vectors_vec_rd_data;
+        end
+        if(rd_mux_addr == 17'h8000) begin
+            readback_data_var[31:0] = 32'h524e4442;
+        end
+        if(rd_mux_addr == 17'h8004) begin
+            readback_data_var[15:0] = 16'h0;
+            readback_data_var[31:16] = 16'h1;
+        end
+        if(rd_mux_addr == 17'h8008) begin
             readback_data_var[31:0] = 32'h0;
         end
-        if(rd_mux_addr == 9'h110) begin
-            readback_data_var[31:0] = field_storage_counters_tx_fpdus_count_value[31:0];
+        if((rd_mux_addr >= 17'hc000) && (rd_mux_addr <= 17'hc000 + 17'h3fff)) begin
+            readback_data_var = hwif_in_doorbells_cq_db_rd_data;
         end
-        if(rd_mux_addr == 9'h114) begin
-            readback_data_var = rbuf_storage_counters_tx_fpdus[63:32];
-        end
-        if(rd_mux_addr == 9'h118) begin
-            readback_data_var[31:0] = field_storage_counters_tx_octets_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h11c) begin
-            readback_data_var = rbuf_storage_counters_tx_octets[63:32];
-        end
-        if(rd_mux_addr == 9'h120) begin
-            readback_data_var[31:0] = field_storage_counters_rx_fpdus_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h124) begin
-            readback_data_var = rbuf_storage_counters_rx_fpdus[63:32];
-        end
-        if(rd_mux_addr == 9'h128) begin
-            readback_data_var[31:0] = field_storage_counters_rx_octets_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h12c) begin
-            readback_data_var = rbuf_storage_counters_rx_octets[63:32];
-        end
-        if(rd_mux_addr == 9'h130) begin
-            readback_data_var[31:0] = field_storage_counters_rx_crc_errors_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h134) begin
-            readback_data_var = rbuf_storage_counters_rx_crc_errors[63:32];
-        end
-        if(rd_mux_addr == 9'h138) begin
-            readback_data_var[31:0] = field_storage_counters_rx_marker_errors_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h13c) begin
-            readback_data_var = rbuf_storage_counters_rx_marker_errors[63:32];
-        end
-        if(rd_mux_addr == 9'h140) begin
-            readback_data_var[31:0] = field_storage_counters_rx_rdmap_catastrophic_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h144) begin
-            readback_data_var = rbuf_storage_counters_rx_rdmap_catastrophic[63:32];
-        end
-        if(rd_mux_addr == 9'h148) begin
-            readback_data_var[31:0] = field_storage_counters_rx_rdmap_protection_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h14c) begin
-            readback_data_var = rbuf_storage_counters_rx_rdmap_protection[63:32];
-        end
-        if(rd_mux_addr == 9'h150) begin
-            readback_data_var[31:0] = field_storage_counters_rx_rdmap_operation_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h154) begin
-            readback_data_var = rbuf_storage_counters_rx_rdmap_operation[63:32];
-        end
-        if(rd_mux_addr == 9'h158) begin
-            readback_data_var[31:0] = field_storage_counters_rx_ddp_tagged_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h15c) begin
-            readback_data_var = rbuf_storage_counters_rx_ddp_tagged[63:32];
-        end
-        if(rd_mux_addr == 9'h160) begin
-            readback_data_var[31:0] = field_storage_counters_rx_ddp_untagged_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h164) begin
-            readback_data_var = rbuf_storage_counters_rx_ddp_untagged[63:32];
-        end
-        if(rd_mux_addr == 9'h168) begin
-            readback_data_var[31:0] = field_storage_counters_tx_terminates_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h16c) begin
-            readback_data_var = rbuf_storage_counters_tx_terminates[63:32];
-        end
-        if(rd_mux_addr == 9'h170) begin
-            readback_data_var[31:0] = field_storage_counters_rx_terminates_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h174) begin
-            readback_data_var = rbuf_storage_counters_rx_terminates[63:32];
-        end
-        if(rd_mux_addr == 9'h178) begin
-            readback_data_var[31:0] = field_storage_counters_rx_exc_not_enabled_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h17c) begin
-            readback_data_var = rbuf_storage_counters_rx_exc_not_enabled[63:32];
-        end
-        if(rd_mux_addr == 9'h180) begin
-            readback_data_var[31:0] = field_storage_counters_rx_exc_in_error_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h184) begin
-            readback_data_var = rbuf_storage_counters_rx_exc_in_error[63:32];
-        end
-        if(rd_mux_addr == 9'h188) begin
-            readback_data_var[31:0] = field_storage_counters_rx_exc_out_of_order_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h18c) begin
-            readback_data_var = rbuf_storage_counters_rx_exc_out_of_order[63:32];
-        end
-        if(rd_mux_addr == 9'h190) begin
-            readback_data_var[31:0] = field_storage_counters_rx_exc_duplicate_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h194) begin
-            readback_data_var = rbuf_storage_counters_rx_exc_duplicate[63:32];
-        end
-        if(rd_mux_addr == 9'h198) begin
-            readback_data_var[31:0] = field_storage_counters_rx_exc_empty_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h19c) begin
-            readback_data_var = rbuf_storage_counters_rx_exc_empty[63:32];
-        end
-        if(rd_mux_addr == 9'h1a0) begin
-            readback_data_var[31:0] = field_storage_counters_dma_reads_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h1a4) begin
-            readback_data_var = rbuf_storage_counters_dma_reads[63:32];
-        end
-        if(rd_mux_addr == 9'h1a8) begin
-            readback_data_var[31:0] = field_storage_counters_dma_writes_count_value[31:0];
-        end
-        if(rd_mux_addr == 9'h1ac) begin
-            readback_data_var = rbuf_storage_counters_dma_writes[63:32];
+        if((rd_mux_addr >= 17'h10000) && (rd_mux_addr <= 17'h10000 + 17'h7fff)) begin
+            readback_data_var = hwif_in_doorbells_qp_db_rd_data;
         end
         readback_data = readback_data_var;
-        readback_done = decoded_req & ~decoded_req_is_wr;
+        readback_done = decoded_req & ~decoded_req_is_wr & ~decoded_strb_is_external;
         readback_err = '0;
     end
 
-    assign cpuif_rd_ack = readback_done;
+    assign external_rd_ack = readback_external_rd_ack;
+    assign cpuif_rd_ack = readback_done | readback_external_rd_ack;
     assign cpuif_rd_data = readback_data;
     assign cpuif_rd_err = readback_err | readback_external_rd_err;
 endmodule

@@ -23,14 +23,23 @@ The cocotb tests, through cocotbext-axi's AxiLiteMaster:
   torn_read         an octet counter taken to 0xffff_fff0, its low word
                     read, then a carry into the high word: the high word
                     read next is the one latched with the low word
-  read_only_writes  a write to every register of the map changes nothing
-                    (headers, ID, counters), with an OKAY response
+  read_only_writes  a write to every read-only register of the map changes
+                    nothing (headers, ID, counters, admin status), with an
+                    OKAY response
+  admin_arguments   the mailbox's ARG words: a driver's write reads back, a
+                    device write (hw we) replaces it, nothing else changes
+  external_regions  admin CMD, the vectors and both doorbell regions: each
+                    write reaches the device (the wrapper's responder) as
+                    one strobe with its offset within the region and its
+                    data; each read is the device's answer
   outside_the_map   reads of addresses no register occupies (the gaps
                     inside blocks and past the last block, within the
                     block's address range) return 0 with OKAY; writes there
                     answer OKAY and change nothing (peakrdl-etana's default
                     cpuif: no SLVERR/DECERR; the device top decodes the BAR
-                    above the block's address width)
+                    above the block's address width); every unused word in
+                    the first 4 KiB and the doorbells' header page, and 256
+                    others drawn at random
 """
 
 from __future__ import annotations
@@ -54,7 +63,8 @@ MAP_ENV = "REGS_TB_MAP"
 # The values the wrapper drives into the ID block, as a device build would
 # from its parameters.
 PARAMS = {"BUILD_HASH": 0x7D6E9301, "DATA_W": 512, "CONNS": 1024, "STAGS": 4096,
-          "SQ_LOG2": 10, "RQ_LOG2": 11, "CQ_LOG2": 12}
+          "SQ_LOG2": 10, "RQ_LOG2": 11, "CQ_LOG2": 12, "CQS": 256, "VECTORS": 16, "WINDOWS": 8,
+          "ADMIN_BUSY": 1, "ADMIN_CODE": 0x5A}
 # Which hardware-written field of the RDL each parameter drives. A field the
 # RDL gains without an entry here fails the wrapper's generation.
 HW_FIELDS = {
@@ -65,7 +75,16 @@ HW_FIELDS = {
     ("id", "cap_queues", "sq_log2"): "SQ_LOG2",
     ("id", "cap_queues", "rq_log2"): "RQ_LOG2",
     ("id", "cap_queues", "cq_log2"): "CQ_LOG2",
+    ("id", "cap_cqs", "value"): "CQS",
+    ("id", "cap_vectors", "value"): "VECTORS",
+    ("id", "cap_windows", "value"): "WINDOWS",
+    ("admin", "status", "busy"): "ADMIN_BUSY",
+    ("admin", "status", "code"): "ADMIN_CODE",
 }
+# Each external region's responder in the wrapper answers a read at region
+# offset a with EXT_READ_TAG + index << 20 + a (index: the region's place in
+# the map's list), so a read that reaches the wrong region or offset shows.
+EXT_READ_TAG = 0xE0000000
 
 
 # --- the cocotb side ---------------------------------------------------------------
@@ -78,6 +97,9 @@ class TB:
         self.counters = self.map["counters"]
         self.axil = AxiLiteMaster(AxiLiteBus.from_prefix(dut, "s_axil"), dut.clk, dut.rst)
         dut.incr.value = 0
+        if self.map["we_ports"]:
+            dut.hw_we.value = 0
+            dut.hw_value.value = 0
         for c in self.counters:
             if c["incrvalue"]:
                 getattr(dut, c["incrvalue"]).value = 0
@@ -107,10 +129,24 @@ class TB:
     async def counter_values(self) -> dict[str, int]:
         return {c["name"]: await self.read64(c["offset"]) for c in self.counters}
 
-    async def snapshot(self) -> dict[int, int]:
-        """Every 32-bit word of the block's address range, low words of
-        counters before their high words."""
-        return {a: await self.read(a) for a in range(0, self.map["addr_span"], 4)}
+    def holes(self) -> list[int]:
+        """Addresses no register and no external region occupies: every one
+        in the first 0x1000 octets and the doorbells' header page (where the
+        registers are), and 256 of the rest (the map spans 128 KiB; reading
+        it all on every snapshot would make the case slow on Icarus)."""
+        regs = set(self.map["registers"])
+        ext = [(e["base"], e["base"] + e["size"]) for e in self.map["externals"]]
+        free = [a for a in range(0, self.map["addr_span"], 4)
+                if a not in regs and not any(lo <= a < hi for lo, hi in ext)]
+        dense = [a for a in free if a < 0x1000 or any(b["base"] <= a < b["base"] + 0x1000
+                                                      for b in self.map["blocks"])]
+        rest = [a for a in free if a not in set(dense)]
+        return dense + sorted(random.sample(rest, min(256, len(rest))))
+
+    async def snapshot(self, extra=()) -> dict[int, int]:
+        """Every register, low words of counters before their high words,
+        and the addresses in extra."""
+        return {a: await self.read(a) for a in list(self.map["registers"]) + list(extra)}
 
 
 @cocotb.test()
@@ -220,12 +256,73 @@ async def read_only_writes(dut):
     await tb.reset()
     await pulse_counters(tb, 20)
     before = await tb.snapshot()
-    for addr in tb.map["registers"]:
+    writable = set(tb.map["writable"])
+    ro = [a for a in tb.map["registers"] if a not in writable]
+    for addr in ro:
         await tb.write(addr, 0xFFFFFFFF)
         await tb.write(addr, 0x00000000)
     after = await tb.snapshot()
     changed = {hex(a): (before[a], after[a]) for a in before if before[a] != after[a]}
     assert not changed, f"writes changed {changed}"
+    dut._log.info("%d read-only words: writes ignored", len(ro))
+
+
+@cocotb.test()
+async def admin_arguments(dut):
+    """The mailbox's argument words: the driver's writes read back and reach
+    the device (hw_out), and the device's writes (hw_we, the command's
+    outputs) replace them; nothing else changes."""
+    tb = TB(dut)
+    await tb.reset()
+    we = tb.map["we_ports"]
+    assert we, "the map has no device-written argument words"
+    assert {w["offset"] for w in we} == set(tb.map["writable"]), "writable words other than the arguments"
+    before = await tb.snapshot()
+    for w in we:
+        v = random.getrandbits(32)
+        await tb.write(w["offset"], v)
+        assert await tb.read(w["offset"]) == v, f"argument at {w['offset']:#x}: the driver's write"
+        got = getattr(dut, f"hw_out{w['bit']}").value.integer
+        assert got == v, f"argument at {w['offset']:#x}: the device sees {got:#x}, the driver wrote {v:#x}"
+        before[w["offset"]] = v
+        out = random.getrandbits(32)
+        await FallingEdge(dut.clk)
+        dut.hw_value.value = out
+        dut.hw_we.value = 1 << w["bit"]
+        await FallingEdge(dut.clk)
+        dut.hw_we.value = 0
+        assert await tb.read(w["offset"]) == out, f"argument at {w['offset']:#x}: the device's write"
+        before[w["offset"]] = out
+    assert await tb.snapshot() == before, "an argument write changed another register"
+
+
+@cocotb.test()
+async def external_regions(dut):
+    """The admin CMD, the vectors and the doorbells are the device's: each
+    write reaches it as one strobe with the offset within the region and
+    the data, and each read is answered by it (the wrapper's responder),
+    never by storage in the block."""
+    tb = TB(dut)
+    await tb.reset()
+    exts = tb.map["externals"]
+    names = {e["name"] for e in exts}
+    assert {"admin.cmd", "vectors.vec", "doorbells.cq_db", "doorbells.qp_db"} <= names, names
+    writes = [0] * len(exts)
+    for i, e in enumerate(exts):
+        words = e["size"] // 4
+        for off in sorted({0, 4 * (words - 1), 4 * random.randrange(words)}):
+            v = random.getrandbits(32)
+            await tb.write(e["base"] + off, v)
+            writes[i] += 1
+            for j in range(len(exts)):
+                got = getattr(dut, f"ext{j}_writes").value.integer
+                assert got == writes[j], f"{exts[j]['name']}: {got} write strobes, want {writes[j]}"
+            assert getattr(dut, f"ext{i}_addr").value.integer == off, f"{e['name']}: offset"
+            assert getattr(dut, f"ext{i}_data").value.integer == v, f"{e['name']}: data"
+            got = await tb.read(e["base"] + off)
+            want = EXT_READ_TAG | i << 20 | off
+            assert got == want, f"{e['name']} +{off:#x}: read {got:#x}, want {want:#x}"
+    dut._log.info("external regions: %s", ", ".join(f"{e['name']} at {e['base']:#x}" for e in exts))
 
 
 @cocotb.test()
@@ -233,16 +330,15 @@ async def outside_the_map(dut):
     tb = TB(dut)
     await tb.reset()
     await pulse_counters(tb, 20)
-    regs = set(tb.map["registers"])
-    holes = [a for a in range(0, tb.map["addr_span"], 4) if a not in regs]
+    holes = tb.holes()
     assert holes, "the map has no unused address"
-    before = await tb.snapshot()
+    before = await tb.snapshot(holes)
     for a in holes:
         r = await tb.axil.read(a, 4)
         assert r.resp == AxiResp.OKAY, f"read at {a:#x}: {r.resp}"
         assert int.from_bytes(r.data, "little") == 0, f"read at {a:#x}: {r.data.hex()}"
         await tb.write(a, 0xA5A5A5A5)
-    assert await tb.snapshot() == before, "a write outside the map changed a register"
+    assert await tb.snapshot(holes) == before, "a write outside the map changed a register"
     dut._log.info("%d unused words: read 0, OKAY; writes OKAY and ignored", len(holes))
 
 
@@ -253,12 +349,15 @@ def describe_map():
     """Everything the bench expects, from the compiled RDL."""
     import sys
 
+    from systemrdl.node import RegfileNode, RegNode
+
     sys.path.insert(0, str(hdlsim.REPO_ROOT / "scripts"))
     import regs  # scripts/regs.py
 
     top = regs.compile_map()
     regs.check_chain(top)
     blocks, counters, registers, id_words, hw_ports, incr_ports = [], [], [], {}, [], []
+    writable, we_ports, externals = [], [], []
     for blk in top.children():
         hdr = {n: blk.get_child_by_name(n) for n in regs.HEADER}
         ver = hdr["blk_version"]
@@ -269,8 +368,22 @@ def describe_map():
             "next": regs.constant(hdr["blk_next"], "blk_next"),
         })
         for reg in blk.children():
+            if reg.external:
+                # A region (or register) the device implements: the block
+                # passes each access through (req, addr, data) and waits for
+                # the device's acknowledge.
+                size = reg.total_size if isinstance(reg, RegfileNode) else reg.size
+                externals.append({
+                    "name": f"{blk.inst_name}.{reg.inst_name}", "base": reg.absolute_address,
+                    "size": size, "port": f"{blk.inst_name}_{reg.inst_name}",
+                    "addr_w": (size - 1).bit_length() if isinstance(reg, RegfileNode) else 0,
+                })
+                continue
+            assert isinstance(reg, RegNode), f"{reg.get_path()}: the bench knows registers and external regions"
             for w in range(0, reg.size, 4):
                 registers.append(reg.absolute_address + w)
+            if reg.has_sw_writable:
+                writable.append(reg.absolute_address)
             value, fixed = 0, True
             for f in reg.fields():
                 port = f"hwif_in_{blk.inst_name}_{reg.inst_name}_{f.inst_name}"
@@ -282,6 +395,12 @@ def describe_map():
                         "incrvalue": f"incrvalue_{reg.inst_name}" if iw else None, "incrwidth": iw,
                         "port": port, "width": f.width,
                     })
+                elif f.get_property("we"):
+                    # Written by the device under a write enable (the admin
+                    # mailbox's outputs): the wrapper's hw_value, hw_we[k].
+                    fixed = False
+                    we_ports.append({"port": port, "width": f.width, "bit": len(we_ports),
+                                     "offset": reg.absolute_address})
                 elif f.is_hw_writable:
                     key = (blk.inst_name, reg.inst_name, f.inst_name)
                     if key not in HW_FIELDS:
@@ -295,17 +414,23 @@ def describe_map():
     driven = {p for _, _, p in hw_ports}
     assert driven == set(HW_FIELDS.values()), f"parameters that drive nothing: {set(HW_FIELDS.values()) - driven}"
     return {"blocks": blocks, "counters": counters, "registers": registers, "id_words": id_words,
-            "addr_span": 1 << (top.size - 1).bit_length(), "hw_ports": hw_ports}
+            "addr_span": 1 << (top.size - 1).bit_length(), "hw_ports": hw_ports,
+            "writable": writable, "we_ports": we_ports, "externals": externals}
 
 
 def wrapper(m) -> str:
     """rnic_regs_tb: rnic_regs with its hardware-driven fields tied to
-    parameters and its counter increments on the input `incr`."""
+    parameters, its counter increments on the input `incr`, the device's
+    writes of the mailbox outputs on hw_value/hw_we, and a responder for
+    each external region that acknowledges at once, answers reads with
+    EXT_READ_TAG + index << 20 + offset and records its writes
+    (ext<i>_writes, ext<i>_addr, ext<i>_data)."""
     aw = (m["addr_span"] - 1).bit_length()
     n = len(m["counters"])
     params = ",\n".join(f"    parameter [31:0] {p} = 32'd{v}" for p, v in PARAMS.items())
     ports = [f"    input  wire [{n - 1}:0] incr"]
     conns = []
+    body = []
     for c in m["counters"]:
         conns.append(f"        .{c['port']}_incr(incr[{c['bit']}])")
         if c["incrvalue"]:
@@ -313,6 +438,43 @@ def wrapper(m) -> str:
             conns.append(f"        .{c['port']}_incrvalue({{{c['width'] - c['incrwidth']}'d0, {c['incrvalue']}}})")
     for port, width, param in m["hw_ports"]:
         conns.append(f"        .{port}({param}[{width - 1}:0])")
+    if m["we_ports"]:
+        ports.append("    input  wire [31:0] hw_value")
+        ports.append(f"    input  wire [{len(m['we_ports']) - 1}:0] hw_we")
+        for w in m["we_ports"]:
+            conns.append(f"        .{w['port']}(hw_value[{w['width'] - 1}:0])")
+            conns.append(f"        .{w['port']}_we(hw_we[{w['bit']}])")
+            # What the device reads: the argument the driver wrote.
+            ports.append(f"    output wire [{w['width'] - 1}:0] hw_out{w['bit']}")
+            conns.append(f"        .{w['port'].replace('hwif_in_', 'hwif_out_', 1)}(hw_out{w['bit']})")
+    for i, e in enumerate(m["externals"]):
+        o, inp = f"hwif_out_{e['port']}", f"hwif_in_{e['port']}"
+        addr = f"{o}_addr" if e["addr_w"] else "1'b0"
+        aw_e = max(e["addr_w"], 1)
+        body.append(
+            f"wire {o}_req, {o}_req_is_wr;\n"
+            + (f"wire [{aw_e - 1}:0] {o}_addr;\n" if e["addr_w"] else "")
+            + f"wire [31:0] {o}_wr_data, {o}_wr_biten;\n"
+            f"reg [31:0] ext{i}_writes_r, ext{i}_addr_r, ext{i}_data_r;\n"
+            f"always @(posedge clk) begin\n"
+            f"    if (rst) ext{i}_writes_r <= 32'd0;\n"
+            f"    else if ({o}_req && {o}_req_is_wr) begin\n"
+            f"        ext{i}_writes_r <= ext{i}_writes_r + 32'd1;\n"
+            f"        ext{i}_addr_r <= 32'({addr});\n"
+            f"        ext{i}_data_r <= {o}_wr_data;\n"
+            f"    end\nend\n"
+            f"assign ext{i}_writes = ext{i}_writes_r;\n"
+            f"assign ext{i}_addr = ext{i}_addr_r;\n"
+            f"assign ext{i}_data = ext{i}_data_r;\n")
+        for sig in ("writes", "addr", "data"):
+            ports.append(f"    output wire [31:0] ext{i}_{sig}")
+        conns += [f"        .{o}_req({o}_req)", f"        .{o}_req_is_wr({o}_req_is_wr)",
+                  f"        .{o}_wr_data({o}_wr_data)", f"        .{o}_wr_biten({o}_wr_biten)",
+                  f"        .{inp}_wr_ack({o}_req && {o}_req_is_wr)",
+                  f"        .{inp}_rd_ack({o}_req && !{o}_req_is_wr)",
+                  f"        .{inp}_rd_data(32'h{EXT_READ_TAG | i << 20:08x} | 32'({addr}))"]
+        if e["addr_w"]:
+            conns.append(f"        .{o}_addr({o}_addr)")
     axil = []
     for name, d, w in (("awvalid", "input", 1), ("awready", "output", 1), ("awaddr", "input", aw),
                        ("awprot", "input", 3), ("wvalid", "input", 1), ("wready", "output", 1),
@@ -328,6 +490,7 @@ def wrapper(m) -> str:
         "`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n"
         f"module {TB_TOP} #(\n{params}\n) (\n    input  wire clk,\n    input  wire rst,\n"
         + ",\n".join(ports) + "\n);\n\n"
+        + "\n".join(body) + "\n"
         "rnic_regs u_regs (\n        .clk(clk),\n        .rst(rst),\n"
         + ",\n".join(conns) + "\n);\n\nendmodule\n\n`resetall\n"
     )
@@ -340,7 +503,8 @@ def test_regs(sim):
     src_dir.mkdir(parents=True, exist_ok=True)
     top = src_dir / f"{TB_TOP}.v"
     top.write_text(wrapper(m))
-    env_map = {k: m[k] for k in ("blocks", "counters", "registers", "id_words", "addr_span")}
+    env_map = {k: m[k] for k in ("blocks", "counters", "registers", "id_words", "addr_span",
+                                 "writable", "we_ports", "externals")}
     hdlsim.run(
         test="regs",
         sim=sim,
