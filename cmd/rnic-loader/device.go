@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/openrnic/rnic/driver"
+	"github.com/openrnic/rnic/driver/model"
 	"github.com/openrnic/rnic/driver/regmap"
 	"github.com/openrnic/rnic/driver/simdev"
 )
@@ -22,7 +24,7 @@ type deviceFlags struct {
 }
 
 func (f *deviceFlags) add(c *cobra.Command) {
-	c.Flags().StringVar(&f.device, "device", "sim", "which device: sim (the verilated device, hw/sim)")
+	c.Flags().StringVar(&f.device, "device", "sim", "which device: sim (the verilated device, hw/sim) or model (the driver's in-process model of it)")
 	c.Flags().StringVar(&f.simBin, "sim", "", "rnic-sim's path for --device sim (default: $RNIC_SIM, else build/sim/rnic-sim here or above; `make sim` builds it)")
 	c.Flags().StringVar(&f.fst, "fst", "", "with --device sim: write an FST waveform of the device's clocks to this file")
 	c.Flags().BoolVar(&f.json, "json", false, "print JSON instead of text")
@@ -30,22 +32,35 @@ func (f *deviceFlags) add(c *cobra.Command) {
 
 // open starts or opens the device and walks its register map; the caller
 // closes what it returns.
-func (f *deviceFlags) open(ctx context.Context, stderr io.Writer) (*simdev.Device, *regmap.Device, error) {
+func (f *deviceFlags) open(ctx context.Context) (driver.Backend, *regmap.Device, error) {
+	var b driver.Backend
 	switch f.device {
 	case "sim":
+		d, err := simdev.Start(ctx, simdev.Config{Binary: f.simBin, FST: f.fst})
+		if err != nil {
+			return nil, nil, err
+		}
+		b = d
+	case "model":
+		if f.simBin != "" || f.fst != "" {
+			return nil, nil, usageError{fmt.Errorf("--sim and --fst are for --device sim, not --device model")}
+		}
+		// The model sized as rnic_dev's default build (hw/rtl/rnic_dev.v).
+		d, err := model.New(model.Config{QPs: 64, CQs: 64, STags: 1024, Vectors: 4, Windows: 16,
+			SQLog2: 10, RQLog2: 10, CQLog2: 12, DataWidth: 64})
+		if err != nil {
+			return nil, nil, err
+		}
+		b = d
 	default:
-		return nil, nil, usageError{fmt.Errorf("--device %s: not a device this build drives; use sim", f.device)}
+		return nil, nil, usageError{fmt.Errorf("--device %s: not a device this build drives; use sim or model", f.device)}
 	}
-	d, err := simdev.Start(ctx, simdev.Config{Binary: f.simBin, FST: f.fst})
+	m, err := regmap.Walk(b, b.BARSize())
 	if err != nil {
+		b.Close()
 		return nil, nil, err
 	}
-	m, err := regmap.Walk(d, d.BARSize())
-	if err != nil {
-		d.Close()
-		return nil, nil, err
-	}
-	return d, m, nil
+	return b, m, nil
 }
 
 type infoJSON struct {
@@ -61,6 +76,9 @@ type infoJSON struct {
 	SQLog2    uint32      `json:"sq_log2"`
 	RQLog2    uint32      `json:"rq_log2"`
 	CQLog2    uint32      `json:"cq_log2"`
+	CQs       uint32      `json:"cqs"`
+	Vectors   uint32      `json:"vectors"`
+	Windows   uint32      `json:"dma_windows"`
 	Blocks    []blockJSON `json:"blocks"`
 }
 
@@ -94,17 +112,18 @@ width and capabilities, and the blocks of its map. A device whose ID or
 map version this rnic-loader does not know is refused with what to do.`,
 		Example: `  rnic-loader info
   rnic-loader info --json
+  rnic-loader info --device model
   rnic-loader info --sim build/sim/rnic-sim --fst /tmp/dev.fst`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, m, err := f.open(cmd.Context(), cmd.ErrOrStderr())
+			d, m, err := f.open(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer d.Close()
 			out := infoJSON{Schema: "rnic-loader/info/1", Device: f.device, DeviceID: fourCC(m.DeviceID), MapMajor: m.MapMajor, MapMinor: m.MapMinor,
 				BuildHash: fmt.Sprintf("%08x", m.BuildHash), DataWidth: m.DataWidth, Conns: m.Conns, STags: m.STags,
-				SQLog2: m.SQLog2, RQLog2: m.RQLog2, CQLog2: m.CQLog2}
+				SQLog2: m.SQLog2, RQLog2: m.RQLog2, CQLog2: m.CQLog2, CQs: m.CQs, Vectors: m.Vectors, Windows: m.Windows}
 			for _, b := range m.Blocks {
 				name := b.Name
 				if name == "" {
@@ -120,8 +139,9 @@ map version this rnic-loader does not know is refused with what to do.`,
 			fmt.Fprintf(w, "device      %s (%s), register map %d.%d, build %s\n", out.DeviceID, f.device, out.MapMajor,
 				out.MapMinor, out.BuildHash)
 			fmt.Fprintf(w, "datapath    %d bits\n", out.DataWidth)
-			fmt.Fprintf(w, "capacity    %d connections, %d STags, rings up to 2^%d (SQ), 2^%d (RQ), 2^%d (CQ) entries\n",
-				out.Conns, out.STags, out.SQLog2, out.RQLog2, out.CQLog2)
+			fmt.Fprintf(w, "capacity    %d connections, %d STags, %d CQs, %d interrupt vectors, %d DMA windows\n",
+				out.Conns, out.STags, out.CQs, out.Vectors, out.Windows)
+			fmt.Fprintf(w, "rings       up to 2^%d (SQ), 2^%d (RQ), 2^%d (CQ) entries\n", out.SQLog2, out.RQLog2, out.CQLog2)
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "offset\ttype\tblock\tversion")
 			for _, b := range out.Blocks {
@@ -153,7 +173,7 @@ are 64 bits, count from the device's reset and are never cleared by a read.`,
   rnic-loader stats --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, m, err := f.open(cmd.Context(), cmd.ErrOrStderr())
+			d, m, err := f.open(cmd.Context())
 			if err != nil {
 				return err
 			}

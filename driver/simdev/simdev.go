@@ -29,7 +29,11 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/openrnic/rnic/driver"
 )
+
+var _ driver.Backend = (*Device)(nil)
 
 // Message types of the protocol (hw/sim/rnic_sim.cpp has the device side).
 const (
@@ -49,6 +53,13 @@ const (
 // ProtocolVersion is the version of the protocol this package speaks; a
 // device process that says another in its hello is refused.
 const ProtocolVersion = 1
+
+// maxVectors is how many interrupt vectors the protocol carries: the
+// register map's room (the vectors block has registers for 16).
+const maxVectors = 16
+
+// page is the granule of host memory buffers.
+const page = 4096
 
 // helloTimeout bounds the wait for the device's first message.
 const helloTimeout = 60 * time.Second
@@ -110,22 +121,15 @@ type Device struct {
 	mu    sync.Mutex // one request at a time
 	wmu   sync.Mutex // whole messages on the socket
 	resp  chan message
-	irq   chan uint32
-	segs  chan Segment
+	vecs  []chan struct{} // vector v fires: a send that coalesces (driver.Backend)
+	segs  chan driver.Segment
+	alloc allocator
 	done  chan struct{} // closed when the device is gone
 	exit  chan struct{} // closed when the process has been waited for
 	gone  error         // why, once done is closed
 	werr  error         // the first write the device refused, not yet reported
 	wmuE  sync.Mutex
 	close sync.Once
-}
-
-// Segment is a TCP segment of one of the device's connections, on the
-// network side.
-type Segment struct {
-	QPN  uint16
-	Seq  uint32
-	Data []byte
 }
 
 type message struct {
@@ -156,8 +160,11 @@ func Start(ctx context.Context, cfg Config) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("simdev: socket: %w", err)
 	}
-	d := &Device{conn: conn, stderr: &tail{max: 4096}, resp: make(chan message, 1), irq: make(chan uint32, 64),
-		segs: make(chan Segment, 256), done: make(chan struct{}), exit: make(chan struct{})}
+	d := &Device{conn: conn, stderr: &tail{max: 4096}, resp: make(chan message, 1),
+		segs: make(chan driver.Segment, 256), done: make(chan struct{}), exit: make(chan struct{})}
+	for i := 0; i < maxVectors; i++ {
+		d.vecs = append(d.vecs, make(chan struct{}, 1))
+	}
 	args := []string{"--fd", "3"}
 	extra := []*os.File{theirs}
 	if cfg.MemSize > 0 {
@@ -207,6 +214,7 @@ func Start(ctx context.Context, cfg Config) (*Device, error) {
 		return nil, err
 	}
 	d.barSize = binary.LittleEndian.Uint32(hello[4:])
+	d.alloc = allocator{size: uint64(cfg.MemSize)}
 	if got := binary.LittleEndian.Uint64(hello[8:]); got != uint64(cfg.MemSize) {
 		d.kill()
 		return nil, fmt.Errorf("simdev: the device mapped %d octets of host memory, the driver gave %d", got, cfg.MemSize)
@@ -308,14 +316,17 @@ func (d *Device) reader() {
 			d.resp <- m
 			continue
 		case msgIRQ:
-			if len(m.payload) == 4 {
-				d.irq <- binary.LittleEndian.Uint32(m.payload)
+			if v := binary.LittleEndian.Uint32(m.payload); len(m.payload) == 4 && v < maxVectors {
+				select {
+				case d.vecs[v] <- struct{}{}:
+				default: // already pending: fires coalesce, as an eventfd's do
+				}
 				continue
 			}
 		case msgSegOut:
 			if len(m.payload) >= 6 {
-				d.segs <- Segment{QPN: binary.LittleEndian.Uint16(m.payload), Seq: binary.LittleEndian.Uint32(m.payload[2:]),
-					Data: m.payload[6:]}
+				d.segs <- driver.Segment{QPN: binary.LittleEndian.Uint16(m.payload), Seq: binary.LittleEndian.Uint32(m.payload[2:]),
+					Octets: m.payload[6:]}
 				continue
 			}
 		case msgMMIOErr:
@@ -471,15 +482,66 @@ func (d *Device) Run(n uint64) (uint64, error) {
 	return binary.LittleEndian.Uint64(r), d.pending()
 }
 
-// Mem is host memory: device address a is Mem()[a].
+// Mem is host memory, the whole memfd: device address a is Mem()[a].
 func (d *Device) Mem() []byte { return d.mem }
 
-// Segments delivers the TCP segments the device sends on its network
-// side. Drain it (and Interrupts): the reader waits while either is full.
-func (d *Device) Segments() <-chan Segment { return d.segs }
+// Alloc implements driver.Backend: size octets (rounded up to 4 KiB) of
+// the memfd both sides map, at a 4 KiB-aligned device address (its offset
+// in the memfd), with a free page after it so that a DMA that runs off a
+// buffer finds no other buffer.
+func (d *Device) Alloc(size int) (*driver.Buffer, error) {
+	if size <= 0 {
+		return nil, fmt.Errorf("simdev: Alloc(%d): a buffer needs at least one octet", size)
+	}
+	n := uint64(size+page-1) &^ (page - 1)
+	d.alloc.mu.Lock()
+	defer d.alloc.mu.Unlock()
+	addr, ok := d.alloc.take(n)
+	if !ok {
+		return nil, fmt.Errorf("simdev: no %d octets of host memory left of %d (start the device with a larger Config.MemSize)",
+			n, d.alloc.size)
+	}
+	return &driver.Buffer{Addr: addr, Mem: d.mem[addr : addr+n : addr+n]}, nil
+}
 
-// Interrupts delivers the vectors the device raises.
-func (d *Device) Interrupts() <-chan uint32 { return d.irq }
+// Free implements driver.Backend.
+func (d *Device) Free(b *driver.Buffer) error {
+	d.alloc.mu.Lock()
+	defer d.alloc.mu.Unlock()
+	if !d.alloc.give(b.Addr, uint64(len(b.Mem))) {
+		return fmt.Errorf("simdev: Free of a buffer at %#x that Alloc did not return or that was freed already", b.Addr)
+	}
+	return nil
+}
+
+// Vector implements driver.Backend: the channel of interrupt vector v.
+func (d *Device) Vector(v int) (<-chan struct{}, error) {
+	if v < 0 || v >= len(d.vecs) {
+		return nil, fmt.Errorf("simdev: vector %d: the protocol carries vectors 0 to %d", v, len(d.vecs)-1)
+	}
+	return d.vecs[v], nil
+}
+
+// Network implements driver.Backend: the simulated device's segments.
+func (d *Device) Network() driver.Network { return network{d} }
+
+type network struct{ d *Device }
+
+// SegIn sends a segment into the device (SEG_IN). The device takes it
+// when it runs; a segment longer than its 16-bit length cannot be one.
+func (n network) SegIn(s driver.Segment) error {
+	if len(s.Octets) > 0xffff {
+		return fmt.Errorf("simdev: a segment of %d octets: the device takes at most 65535", len(s.Octets))
+	}
+	p := make([]byte, 6, 6+len(s.Octets))
+	binary.LittleEndian.PutUint16(p, s.QPN)
+	binary.LittleEndian.PutUint32(p[2:], s.Seq)
+	return n.d.send(msgSegIn, append(p, s.Octets...))
+}
+
+// SegOut delivers the segments the device sends (SEG_OUT). Drain it: the
+// reader waits while it is full.
+func (n network) SegOut() <-chan driver.Segment { return n.d.segs }
 
 // Done is closed when the device is gone; Err then says why.
 func (d *Device) Done() <-chan struct{} { return d.done }
@@ -535,6 +597,42 @@ func (d *Device) release() {
 		d.memFile.Close()
 		d.memFile = nil
 	}
+}
+
+// allocator hands out ranges of the memfd, first fit, each followed by a
+// free guard page.
+type allocator struct {
+	mu    sync.Mutex
+	size  uint64
+	spans []span // taken, sorted by addr
+}
+
+type span struct{ addr, n uint64 }
+
+func (a *allocator) take(n uint64) (uint64, bool) {
+	at := uint64(page) // page 0 is never a buffer: a zeroed address finds no memory
+	for i, s := range a.spans {
+		if at+n+page <= s.addr {
+			a.spans = append(a.spans[:i], append([]span{{at, n}}, a.spans[i:]...)...)
+			return at, true
+		}
+		at = s.addr + s.n + page
+	}
+	if at+n > a.size {
+		return 0, false
+	}
+	a.spans = append(a.spans, span{at, n})
+	return at, true
+}
+
+func (a *allocator) give(addr, n uint64) bool {
+	for i, s := range a.spans {
+		if s.addr == addr && s.n == n {
+			a.spans = append(a.spans[:i], a.spans[i+1:]...)
+			return true
+		}
+	}
+	return false
 }
 
 // tail keeps the last max octets written to it.

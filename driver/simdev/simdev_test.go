@@ -3,6 +3,7 @@ package simdev
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openrnic/rnic/driver"
+	"github.com/openrnic/rnic/driver/hostif"
 	"github.com/openrnic/rnic/driver/regmap"
 	"github.com/openrnic/rnic/driver/regs"
 	"github.com/openrnic/rnic/internal/simbuild"
@@ -231,5 +234,77 @@ func TestStartErrors(t *testing.T) {
 	_, err = Start(ctx, Config{Binary: script})
 	if err == nil || !strings.Contains(err.Error(), "not a hello") && !strings.Contains(err.Error(), "broken") {
 		t.Errorf("a talker: %v", err)
+	}
+}
+
+// Host memory: a buffer from Alloc is the device's memory at its address
+// (the memfd both map), buffers never share a page, page 0 is never one,
+// and what runs out or is freed twice is named.
+func TestHostMemory(t *testing.T) {
+	d := start(t, Config{MemSize: 64 << 10})
+	a, err := d.Alloc(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := d.Alloc(5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Addr == 0 || a.Addr%page != 0 || b.Addr%page != 0 || len(a.Mem) != page || len(b.Mem) != 2*page {
+		t.Fatalf("buffers at %#x (%d octets), %#x (%d octets)", a.Addr, len(a.Mem), b.Addr, len(b.Mem))
+	}
+	if a.Addr+uint64(len(a.Mem)) >= b.Addr && b.Addr+uint64(len(b.Mem)) >= a.Addr {
+		t.Fatalf("no free page between buffers at %#x and %#x", a.Addr, b.Addr)
+	}
+	copy(b.Mem[4090:], "device")
+	if got := string(d.Mem()[b.Addr+4090 : b.Addr+4096]); got != "device" {
+		t.Fatalf("memfd at the buffer's address holds %q", got)
+	}
+	if _, err := d.Alloc(64 << 10); err == nil || !strings.Contains(err.Error(), "larger Config.MemSize") {
+		t.Fatalf("Alloc beyond host memory: %v", err)
+	}
+	if err := d.Free(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Free(a); err == nil || !strings.Contains(err.Error(), "freed already") {
+		t.Fatalf("second Free: %v", err)
+	}
+	c, err := d.Alloc(page)
+	if err != nil || c.Addr != a.Addr {
+		t.Fatalf("Alloc after Free: %#x, %v; want the freed %#x", c.Addr, err, a.Addr)
+	}
+	if _, err := d.Vector(16); err == nil {
+		t.Fatal("Vector(16) accepted")
+	}
+	if err := d.Network().SegIn(driver.Segment{Octets: make([]byte, 70000)}); err == nil {
+		t.Fatal("a 70000-octet segment accepted")
+	}
+}
+
+// The driver's side of the contract over the verilated device: the walk
+// through driver.Open, and a command through the admin mailbox (arguments,
+// CMD, STATUS polled). This build of the device executes no command, and
+// says so with BAD_OPCODE, which the driver reports naming the command.
+func TestDriverOverSimulatedDevice(t *testing.T) {
+	d := start(t, Config{MemSize: 1 << 20})
+	dev, err := driver.Open(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = dev.Exec(hostif.CreateCQ{CQN: 1, Ring: 0x10000, Log2: 6, Vector: 0})
+	var ae *driver.AdminError
+	if !errors.As(err, &ae) || ae.Status != hostif.AdminBadOpcode || !strings.Contains(err.Error(), "CREATE_CQ") {
+		t.Fatalf("CREATE_CQ on this build: %v", err)
+	}
+	// CMD reads back the opcode written.
+	if v, err := d.Read32(dev.Map.AdminBase() + regs.AdminCmd - regs.AdminBase); err != nil || v != uint32(hostif.OpCreateCQ) {
+		t.Fatalf("CMD reads %#x, %v", v, err)
+	}
+	// Doorbells are taken (and read 0).
+	if err := dev.RingSQ(3, 7); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := d.Read32(dev.Map.DoorbellsBase() + regs.DoorbellsBase + 0x10000 + 8*3 - regs.DoorbellsBase); err != nil || v != 0 {
+		t.Fatalf("SQ_PI[3] reads %#x, %v", v, err)
 	}
 }

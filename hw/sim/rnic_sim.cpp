@@ -320,7 +320,7 @@ int main(int argc, char** argv) {
     Device dev(fst);
     std::vector<uint8_t> hello;
     put32(hello, PROTOCOL_VERSION);
-    put32(hello, 1u << 9);  // the BAR's size: rnic_dev's BAR_AW
+    put32(hello, 1u << 17);  // the BAR's size: rnic_dev's BAR_AW
     put64(hello, uint64_t(mem_size));
     int rc = 0;
     std::string why = "the driver closed the connection";
