@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -36,6 +37,23 @@ func Binary(t testing.TB) string {
 			err = e
 			return
 		}
+		// Test binaries of several packages run at once (go test -p): one
+		// build at a time, the others then find it up to date.
+		if e := os.MkdirAll(filepath.Join(root, "build"), 0o755); e != nil {
+			err = e
+			return
+		}
+		lock, e := os.OpenFile(filepath.Join(root, "build", "sim.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+		if e != nil {
+			err = e
+			return
+		}
+		defer lock.Close()
+		if e := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); e != nil {
+			err = e
+			return
+		}
+		defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 		cmd := exec.Command("make", "--no-print-directory", "sim")
 		cmd.Dir = root
 		// Not the jobserver of a make that runs this test: its descriptors
