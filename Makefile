@@ -198,7 +198,7 @@ $(LINT)/ghdl/all.ok: $(RTL_VHDL) | deps
 # bits, published in the ID block.
 SIM := $(BUILD)/sim
 SIM_BIN := $(SIM)/rnic-sim
-SIM_SRC := hw/rtl/rnic_dev.v hw/rtl/rnic_regs.v
+SIM_SRC := hw/rtl/rnic_dev.v hw/rtl/rnic_admin.v hw/rtl/sdp_ram.v hw/rtl/rnic_regs.v
 SIM_HASH = $(or $(shell git rev-parse HEAD 2>/dev/null | cut -c1-8),00000000)
 
 sim: $(SIM_BIN)
