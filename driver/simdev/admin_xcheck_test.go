@@ -18,7 +18,8 @@ package simdev
 // `go test` runs fixed seeds (xcheckSeeds, xcheckLen commands each). The
 // longer run: RNIC_XCHECK_SEEDS=N (N seeds from RNIC_XCHECK_SEED, default
 // a clock-drawn one, printed) and RNIC_XCHECK_LEN=L; `make xcheck-admin`
-// runs 20 seeds of 5000 commands.
+// runs 20 seeds of 5000 commands. RNIC_XCHECK_SIM runs another rnic-sim
+// (`make xcheck-admin-mutation`: one with a check changed, which must fail).
 
 import (
 	"fmt"
@@ -153,7 +154,8 @@ type pair struct {
 
 func newPair(t *testing.T) pair {
 	t.Helper()
-	d := start(t, Config{MemSize: 1 << 16})
+	// RNIC_XCHECK_SIM: another rnic-sim (make xcheck-admin-mutation's mutant).
+	d := start(t, Config{MemSize: 1 << 16, Binary: os.Getenv("RNIC_XCHECK_SIM")})
 	sm, err := regmap.Walk(d, d.BARSize())
 	if err != nil {
 		t.Fatal(err)
