@@ -162,7 +162,10 @@ DDP_RX_STAGES := ddp_rx_intake ddp_rx_check ddp_rx_decide ddp_rx_setup ddp_rx_pl
 # Lint results are stamped per file, so an unchanged file is not linted again.
 # Each stamp depends on every source file: a module's lint covers the
 # submodules it instantiates.
-lint-hw: $(RTL_V_TOPS:%=$(LINT)/verilator/%.ok) $(filter-out $(DDP_RX_STAGES:%=$(LINT)/yosys/%.ok),$(RTL_V_TOPS:%=$(LINT)/yosys/%.ok))
+# rnic_admin likewise: Yosys synthesises it within rnic_dev (the same
+# parameters as its defaults), which saves make test about 45 s.
+YOSYS_WITHIN := $(DDP_RX_STAGES) rnic_admin
+lint-hw: $(RTL_V_TOPS:%=$(LINT)/verilator/%.ok) $(filter-out $(YOSYS_WITHIN:%=$(LINT)/yosys/%.ok),$(RTL_V_TOPS:%=$(LINT)/yosys/%.ok))
 lint-hw: $(if $(RTL_VHDL),$(LINT)/ghdl/all.ok)
 # The variants the defaults do not reach: ddp_rx and rnic_rx with the
 # write port twice the data width, and with the write-request stream.

@@ -73,12 +73,14 @@
 //   cq_rd_*         the CQ table's read port (valid, ring, log2, vector)
 //   evr_*           EVENT_RING's configuration (valid once accepted)
 //
-// Cycles: a command is taken the clock cmd_wr is high (busy rises the
-// next clock); decode, then the state and argument checks (2 clocks), then
-// the window scan, one slot a clock (2^WIN_W + 1 clocks, run for every
-// command so that each takes the same time), then the writes (1 clock;
-// CREATE_QP and DESTROY_QP 4 more for the two CQs' reference counts); busy
-// falls with the status. 2^WIN_W + 5 clocks (+4), one command at a time.
+// Cycles: a command is taken the clock cmd_wr is high (busy rises with the
+// next edge); decode and RAM reads (1 clock), the state and argument checks
+// (1), the window scan, one slot a clock (2^WIN_W + 1 clocks, run for every
+// command so that each takes the same time), the writes (1; CREATE_QP and
+// DESTROY_QP 4 more for the two CQs' reference counts); busy falls with the
+// status. busy is high 2^WIN_W + 4 clocks (+4), one command at a time
+// (tests/admin checks the figure). The pulses toward the datapath come in
+// the clock busy falls in (the QP_DRAIN output words' write enable too).
 //
 // Parameters: as rnic_dev's (CONN_W, STAG_AW, CQ_W, VEC_W, WIN_W, SQ_LOG2,
 // RQ_LOG2, CQ_LOG2).
