@@ -120,7 +120,10 @@ regs: deps
 test: deps
 	$(MAKE) --no-print-directory -j2 -O test-go test-interop test-hw
 
-test-go: deps
+# rnic-sim first: the simdev and rnic-loader test binaries each run `make
+# sim`, and two builds of it at once (a new commit's first run) leave one
+# exec'ing a binary the other is still writing ("permission denied").
+test-go: deps sim
 	$(GO) vet ./...
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/interop$$')
 
