@@ -42,6 +42,16 @@
 #                     branches and toggles reached (scripts/hw_coverage.py;
 #                     build/coverage/report.json, annotated sources; fails if
 #                     a block's lines are under 90% covered)
+#   make xcheck-admin the admin cross-check's long run: the simulated device
+#                     (rnic-sim) against the Go model, XCHECK_SEEDS (default
+#                     20) random sequences of XCHECK_LEN (default 5000)
+#                     commands from seed XCHECK_SEED (default: drawn from
+#                     the clock and printed); `go test` runs seeds 1..3 of
+#                     400 (driver/simdev/admin_xcheck_test.go)
+#   make xcheck-admin-mutation  the cross-check catches a changed check:
+#                     rnic-sim built from a copy of rnic_admin.v whose
+#                     CREATE_CQ log2 bound is one lower must fail it, naming
+#                     the command (hw/ itself is never touched)
 #   make regs         regenerate what comes from the register map,
 #                     hw/regs/rnic.rdl (scripts/regs.py): hw/rtl/rnic_regs.v
 #                     (peakrdl-etana), driver/regs/regs.go, docs/registers.md;
@@ -88,6 +98,7 @@ RTL_V_TOPS := $(basename $(notdir $(RTL_V)))
 # VHDL packages (*_pkg.vhd) are analysed with the rest but have no entity.
 RTL_VHDL_TOPS := $(filter-out %_pkg,$(basename $(notdir $(RTL_VHDL))))
 
+.PHONY: xcheck-admin xcheck-admin-mutation
 .PHONY: deps regs sim test test-go test-interop test-hw test-hw-full equiv-mutation lint-hw coverage-hw synth bench-hw fuzz bench demo clean distclean
 
 # --- dependencies ------------------------------------------------------------
@@ -109,7 +120,10 @@ regs: deps
 test: deps
 	$(MAKE) --no-print-directory -j2 -O test-go test-interop test-hw
 
-test-go: deps
+# rnic-sim first: the simdev and rnic-loader test binaries each run `make
+# sim`, and two builds of it at once (a new commit's first run) leave one
+# exec'ing a binary the other is still writing ("permission denied").
+test-go: deps sim
 	$(GO) vet ./...
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/interop$$')
 
@@ -151,7 +165,10 @@ DDP_RX_STAGES := ddp_rx_intake ddp_rx_check ddp_rx_decide ddp_rx_setup ddp_rx_pl
 # Lint results are stamped per file, so an unchanged file is not linted again.
 # Each stamp depends on every source file: a module's lint covers the
 # submodules it instantiates.
-lint-hw: $(RTL_V_TOPS:%=$(LINT)/verilator/%.ok) $(filter-out $(DDP_RX_STAGES:%=$(LINT)/yosys/%.ok),$(RTL_V_TOPS:%=$(LINT)/yosys/%.ok))
+# rnic_admin likewise: Yosys synthesises it within rnic_dev (the same
+# parameters as its defaults), which saves make test about 45 s.
+YOSYS_WITHIN := $(DDP_RX_STAGES) rnic_admin
+lint-hw: $(RTL_V_TOPS:%=$(LINT)/verilator/%.ok) $(filter-out $(YOSYS_WITHIN:%=$(LINT)/yosys/%.ok),$(RTL_V_TOPS:%=$(LINT)/yosys/%.ok))
 lint-hw: $(if $(RTL_VHDL),$(LINT)/ghdl/all.ok)
 # The variants the defaults do not reach: ddp_rx and rnic_rx with the
 # write port twice the data width, and with the write-request stream.
@@ -198,7 +215,7 @@ $(LINT)/ghdl/all.ok: $(RTL_VHDL) | deps
 # bits, published in the ID block.
 SIM := $(BUILD)/sim
 SIM_BIN := $(SIM)/rnic-sim
-SIM_SRC := hw/rtl/rnic_dev.v hw/rtl/rnic_regs.v
+SIM_SRC := hw/rtl/rnic_dev.v hw/rtl/rnic_admin.v hw/rtl/sdp_ram.v hw/rtl/rnic_regs.v
 SIM_HASH = $(or $(shell git rev-parse HEAD 2>/dev/null | cut -c1-8),00000000)
 
 sim: $(SIM_BIN)
@@ -216,6 +233,30 @@ $(SIM_BIN): $(SIM_SRC) $(RTL_VLT) hw/sim/rnic_sim.cpp $(SIM)/hash | deps
 		-GBUILD_HASH=32\'h$$(cat $(SIM)/hash) --top-module rnic_dev -Mdir $(SIM)/obj \
 		-o $(abspath $(SIM_BIN)) $(SIM_SRC) $(abspath hw/sim/rnic_sim.cpp) > $(SIM)/build.log 2>&1 \
 		|| { tail -30 $(SIM)/build.log; exit 1; }
+
+# The admin cross-check (driver/simdev/admin_xcheck_test.go), long.
+XCHECK_SEEDS ?= 20
+XCHECK_LEN ?= 5000
+XCHECK_SEED ?=
+xcheck-admin: $(SIM_BIN)
+	RNIC_XCHECK_SEEDS=$(XCHECK_SEEDS) RNIC_XCHECK_LEN=$(XCHECK_LEN) RNIC_XCHECK_SEED=$(XCHECK_SEED) \
+		$(GO) test -count=1 -timeout 60m -run 'TestAdminCrossCheck' -v ./driver/simdev | grep -E '^(admin cross-check|---|ok|FAIL|PASS)|agree|differ|device:|model:'
+
+# The same device with one check changed (a copy of rnic_admin.v: CREATE_CQ
+# accepts log2 sizes up to CQ_LOG2 - 1 only); the cross-check must fail.
+XMUTANT := $(BUILD)/xcheck-mutant
+xcheck-admin-mutation: $(SIM_BIN)
+	@rm -rf $(XMUTANT) && mkdir -p $(XMUTANT)
+	sed 's/a3 <= CQ_MAX/a3 < CQ_MAX/' hw/rtl/rnic_admin.v > $(XMUTANT)/rnic_admin.v
+	! cmp -s hw/rtl/rnic_admin.v $(XMUTANT)/rnic_admin.v
+	verilator --cc --exe --build -j 2 -O2 --trace-fst -Wall -Wno-fatal $(RTL_VLT) \
+		-CFLAGS '-O2 -std=c++17' -LDFLAGS '-lz' --top-module rnic_dev -Mdir $(XMUTANT)/obj \
+		-o $(abspath $(XMUTANT))/rnic-sim $(filter-out hw/rtl/rnic_admin.v,$(SIM_SRC)) $(XMUTANT)/rnic_admin.v \
+		$(abspath hw/sim/rnic_sim.cpp) > $(XMUTANT)/build.log 2>&1 || { tail -30 $(XMUTANT)/build.log; exit 1; }
+	if RNIC_XCHECK_SIM=$(abspath $(XMUTANT))/rnic-sim $(GO) test -count=1 -run 'TestAdminCrossCheck' ./driver/simdev \
+		> $(XMUTANT)/test.log 2>&1; then echo "xcheck-admin-mutation: the mutant passed ($(XMUTANT)/test.log)"; exit 1; fi
+	grep -A2 'differ at' $(XMUTANT)/test.log | head -6
+	@echo "xcheck-admin-mutation: the cross-check failed the mutant, as it must"
 
 # --- fuzzing and benchmarks --------------------------------------------------
 

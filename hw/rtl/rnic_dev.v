@@ -2,20 +2,25 @@
 // or the simulated host (hw/sim) drives. docs/device.md is its contract
 // with the driver.
 //
-// Today: the BAR only. s_axil is the BAR (AXI4-Lite, 32-bit data, 128
-// KiB) and reaches the generated register block (rnic_regs, from
-// hw/regs/rnic.rdl): the chain of blocks, the ID block with this build's
-// parameters, the counters, the admin mailbox's registers, and the
-// external regions the device answers itself (the mailbox's CMD, the
-// interrupt vectors, the doorbells). Not yet: the datapath (rnic_tx,
-// rnic_rx), the admin commands, rings, DMA and interrupts (issue 30, item
-// 2). Until they come:
-//   - a command written to CMD is answered at once, not BUSY, with
-//     STATUS.CODE = 1 (BAD_OPCODE): this build executes no command; CMD
-//     reads back the opcode of the last command written;
+// Today: the BAR and the admin commands. s_axil is the BAR (AXI4-Lite,
+// 32-bit data, 128 KiB) and reaches the generated register block
+// (rnic_regs, from hw/regs/rnic.rdl): the chain of blocks, the ID block
+// with this build's parameters, the counters, the admin mailbox's
+// registers, and the external regions the device answers itself (the
+// mailbox's CMD, the interrupt vectors, the doorbells). A CMD write starts
+// the command in rnic_admin (the executor: its tables of CQs, QPs, MRs,
+// DMA windows and the event ring configuration); STATUS.BUSY is set until
+// it answers with STATUS.CODE and, for QP_DRAIN, the output ARG words; a
+// CMD write while BUSY is ignored and counted in admin_overrun. CMD reads
+// back the opcode of the last command accepted. Not yet: the datapath
+// (rnic_tx, rnic_rx), rings, DMA and interrupts (issue 30, item 2). Until
+// they come:
+//   - rnic_admin's outputs toward the datapath (MR write and invalidate
+//     events, QP_RTS parameters, QP state changes, the tables' read ports,
+//     the event ring configuration) are left unconnected;
 //   - the vectors' registers read 0 and ignore writes; doorbells are taken
 //     and ignored (they read 0, as the contract says);
-//   - every counter reads 0.
+//   - every counter but admin_overrun reads 0.
 //
 // Parameters are the build's: they size the device and are published in
 // the ID block, so that the driver sizes itself from the device it finds.
@@ -89,26 +94,45 @@ localparam [31:0] STAGS   = 32'd1 << STAG_AW;
 localparam [31:0] CQS     = 32'd1 << CQ_W;
 localparam [31:0] VECTORS = 32'd1 << VEC_W;
 localparam [31:0] WINDOWS = 32'd1 << WIN_W;
-// STATUS.CODE for a command this build does not execute (docs/device.md).
-localparam [7:0] ST_BAD_OPCODE = 8'd1;
-
-// The mailbox's CMD register: a write is a command; this build knows none.
-wire        cmd_req, cmd_is_wr;
+// The mailbox's CMD register: a write is a command for rnic_admin.
+wire         cmd_req, cmd_is_wr;
 /* verilator lint_off UNUSEDSIGNAL */
-wire [31:0] cmd_wr_data, cmd_wr_biten;   // the opcode is [7:0]
-wire [255:0] args_wr;                     // ARG0..ARG7 as the driver wrote them
+wire [31:0]  cmd_wr_data, cmd_wr_biten;   // the opcode is [7:0]
 /* verilator lint_on UNUSEDSIGNAL */
-reg  [7:0]  cmd_op_reg;
-reg  [7:0]  status_code_reg;
-always @(posedge clk) begin
-    if (rst) begin
-        cmd_op_reg <= 8'd0;
-        status_code_reg <= 8'd0;
-    end else if (cmd_req && cmd_is_wr) begin
-        cmd_op_reg <= cmd_wr_data[7:0];
-        status_code_reg <= ST_BAD_OPCODE;
-    end
-end
+wire [255:0] args_wr;                     // ARG0..ARG7 as the driver wrote them
+wire         adm_busy, adm_out_we, adm_overrun;
+wire [7:0]   adm_code, adm_last_op;
+wire [255:0] adm_out;
+
+rnic_admin #(
+    .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WIN_W(WIN_W),
+    .SQ_LOG2(SQ_LOG2), .RQ_LOG2(RQ_LOG2), .CQ_LOG2(CQ_LOG2)
+) admin (
+    .clk(clk),
+    .rst(rst),
+    .cmd_wr(cmd_req && cmd_is_wr),
+    .cmd_op(cmd_wr_data[7:0]),
+    .cmd_args(args_wr),
+    .busy(adm_busy),
+    .status_code(adm_code),
+    .last_op(adm_last_op),
+    .out_args(adm_out),
+    .out_args_we(adm_out_we),
+    .overrun(adm_overrun),
+    // Toward the datapath, which does not exist yet: left unconnected.
+    /* verilator lint_off PINCONNECTEMPTY */
+    .mr_wr_valid(), .mr_wr_index(), .mr_wr_key(), .mr_wr_access(), .mr_wr_pd(), .mr_wr_bound(),
+    .mr_wr_base_to(), .mr_wr_len(), .mr_wr_addr(),
+    .mr_inv_valid(), .mr_inv_index(),
+    .mr_rd_en(1'b0), .mr_rd_index({STAG_AW{1'b0}}), .mr_rd_valid(), .mr_rd_entry(),
+    .qp_rts_valid(), .qp_rts_qpn(), .qp_rts_params(),
+    .qp_state_wr_valid(), .qp_state_wr_qpn(), .qp_state_wr_state(),
+    .qp_rd_en(1'b0), .qp_rd_qpn({CONN_W{1'b0}}), .qp_rd_state(), .qp_rd_ctx(),
+    .rts_rd_en(1'b0), .rts_rd_qpn({CONN_W{1'b0}}), .rts_rd_params(),
+    .cq_rd_en(1'b0), .cq_rd_cqn({CQ_W{1'b0}}), .cq_rd_valid(), .cq_rd_ctx(),
+    .evr_valid(), .evr_ring(), .evr_log2(), .evr_exc_ring(), .evr_exc_log2(), .evr_exc_buf_log2()
+    /* verilator lint_on PINCONNECTEMPTY */
+);
 
 // The external regions this build answers at once: vectors and doorbells.
 wire vec_req, vec_is_wr, cqdb_req, cqdb_is_wr, qpdb_req, qpdb_is_wr;
@@ -173,24 +197,24 @@ rnic_regs regs (
     .hwif_in_counters_rx_exc_empty_count_incr(1'b0),
     .hwif_in_counters_dma_reads_count_incr(1'b0),
     .hwif_in_counters_dma_writes_count_incr(1'b0),
-    .hwif_in_counters_admin_overrun_count_incr(1'b0),
+    .hwif_in_counters_admin_overrun_count_incr(adm_overrun),
     .hwif_out_admin_cmd_req(cmd_req),
     .hwif_out_admin_cmd_req_is_wr(cmd_is_wr),
     .hwif_in_admin_cmd_rd_ack(cmd_req && !cmd_is_wr),
     .hwif_in_admin_cmd_wr_ack(cmd_req && cmd_is_wr),
-    .hwif_in_admin_cmd_rd_data({24'd0, cmd_op_reg}),
+    .hwif_in_admin_cmd_rd_data({24'd0, adm_last_op}),
     .hwif_out_admin_cmd_wr_data(cmd_wr_data),
     .hwif_out_admin_cmd_wr_biten(cmd_wr_biten),
-    .hwif_in_admin_status_busy(1'b0),
-    .hwif_in_admin_status_code(status_code_reg),
-    .hwif_in_admin_arg0_value(32'd0), .hwif_out_admin_arg0_value(args_wr[31:0]), .hwif_in_admin_arg0_value_we(1'b0),
-    .hwif_in_admin_arg1_value(32'd0), .hwif_out_admin_arg1_value(args_wr[63:32]), .hwif_in_admin_arg1_value_we(1'b0),
-    .hwif_in_admin_arg2_value(32'd0), .hwif_out_admin_arg2_value(args_wr[95:64]), .hwif_in_admin_arg2_value_we(1'b0),
-    .hwif_in_admin_arg3_value(32'd0), .hwif_out_admin_arg3_value(args_wr[127:96]), .hwif_in_admin_arg3_value_we(1'b0),
-    .hwif_in_admin_arg4_value(32'd0), .hwif_out_admin_arg4_value(args_wr[159:128]), .hwif_in_admin_arg4_value_we(1'b0),
-    .hwif_in_admin_arg5_value(32'd0), .hwif_out_admin_arg5_value(args_wr[191:160]), .hwif_in_admin_arg5_value_we(1'b0),
-    .hwif_in_admin_arg6_value(32'd0), .hwif_out_admin_arg6_value(args_wr[223:192]), .hwif_in_admin_arg6_value_we(1'b0),
-    .hwif_in_admin_arg7_value(32'd0), .hwif_out_admin_arg7_value(args_wr[255:224]), .hwif_in_admin_arg7_value_we(1'b0),
+    .hwif_in_admin_status_busy(adm_busy),
+    .hwif_in_admin_status_code(adm_code),
+    .hwif_in_admin_arg0_value(adm_out[31:0]), .hwif_out_admin_arg0_value(args_wr[31:0]), .hwif_in_admin_arg0_value_we(adm_out_we),
+    .hwif_in_admin_arg1_value(adm_out[63:32]), .hwif_out_admin_arg1_value(args_wr[63:32]), .hwif_in_admin_arg1_value_we(adm_out_we),
+    .hwif_in_admin_arg2_value(adm_out[95:64]), .hwif_out_admin_arg2_value(args_wr[95:64]), .hwif_in_admin_arg2_value_we(adm_out_we),
+    .hwif_in_admin_arg3_value(adm_out[127:96]), .hwif_out_admin_arg3_value(args_wr[127:96]), .hwif_in_admin_arg3_value_we(adm_out_we),
+    .hwif_in_admin_arg4_value(adm_out[159:128]), .hwif_out_admin_arg4_value(args_wr[159:128]), .hwif_in_admin_arg4_value_we(adm_out_we),
+    .hwif_in_admin_arg5_value(adm_out[191:160]), .hwif_out_admin_arg5_value(args_wr[191:160]), .hwif_in_admin_arg5_value_we(adm_out_we),
+    .hwif_in_admin_arg6_value(adm_out[223:192]), .hwif_out_admin_arg6_value(args_wr[223:192]), .hwif_in_admin_arg6_value_we(adm_out_we),
+    .hwif_in_admin_arg7_value(adm_out[255:224]), .hwif_out_admin_arg7_value(args_wr[255:224]), .hwif_in_admin_arg7_value_we(adm_out_we),
     .hwif_out_vectors_vec_req(vec_req),
     .hwif_out_vectors_vec_addr(vec_addr),
     .hwif_out_vectors_vec_req_is_wr(vec_is_wr),
