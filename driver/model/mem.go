@@ -6,6 +6,7 @@ import (
 	"syscall"
 
 	"github.com/openrnic/rnic/driver"
+	"github.com/openrnic/rnic/driver/regs"
 )
 
 const page = 4096
@@ -56,6 +57,10 @@ func (d *Device) Free(b *driver.Buffer) error {
 	for i, x := range d.mem.bufs {
 		if x == b {
 			d.mem.bufs = append(d.mem.bufs[:i], d.mem.bufs[i+1:]...)
+			// No region may keep pointing into unmapped memory: a
+			// driver that frees a buffer an MR still names gets
+			// DMA_REFUSED for it, not a crash of the model.
+			d.syncRegions()
 			return syscall.Munmap(b.Mem)
 		}
 	}
@@ -117,5 +122,21 @@ func (d *Device) dmaWrite(addr uint64, p []byte) bool {
 		return false
 	}
 	copy(dst, p)
+	d.cnt.add(regs.CountersDMAWrites, 1)
 	return true
+}
+
+// dmaRead is a device read of host memory: the octets at [addr, addr+n)
+// (a slice of the memory itself, to be copied before the device lets go
+// of the mutex), or false outside every window or where no memory is
+// mapped.
+func (d *Device) dmaRead(addr uint64, n int) ([]byte, bool) {
+	if n == 0 {
+		return nil, true
+	}
+	if !d.t.inWindow(addr, uint64(n)) {
+		return nil, false
+	}
+	d.cnt.add(regs.CountersDMAReads, 1)
+	return d.mem.find(addr, n)
 }
