@@ -98,7 +98,10 @@ func (h *host) recv(e hostif.RQE) {
 
 // poll takes every CQE of the current pass and gives the consumer index
 // back.
-func (h *host) poll() []hostif.CQE {
+func (h *host) poll() []hostif.CQE { return h.pollArm(0) }
+
+// pollArm is poll, with the arm bits of the CQ_CI write.
+func (h *host) pollArm(arm uint32) []hostif.CQE {
 	h.t.Helper()
 	var out []hostif.CQE
 	for {
@@ -114,7 +117,7 @@ func (h *host) poll() []hostif.CQE {
 		out = append(out, c)
 		h.cqCI++
 	}
-	if err := h.d.RingCQ(1, h.cqCI, 0); err != nil {
+	if err := h.d.RingCQ(1, h.cqCI, arm); err != nil {
 		h.t.Fatal(err)
 	}
 	return out
