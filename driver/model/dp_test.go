@@ -236,6 +236,30 @@ func TestBackToBackWrite(t *testing.T) {
 	if ev := b.events(); len(ev) != 0 {
 		t.Fatalf("B's events: %v", ev)
 	}
+	var wire uint64
+	for _, s := range l.aOut {
+		wire += uint64(len(s.Octets))
+	}
+	if c := a.counters(); c["tx_fpdus"] != 5 || c["tx_octets"] != wire || c["rx_fpdus"] != 0 {
+		t.Errorf("A's counters %v", c)
+	}
+	if c := b.counters(); c["rx_fpdus"] != 5 || c["rx_octets"] != wire || c["tx_fpdus"] != 0 {
+		t.Errorf("B's counters %v", c)
+	}
+}
+
+// counters reads the counters block through the driver's register map.
+func (h *host) counters() map[string]uint64 {
+	h.t.Helper()
+	cs, err := h.d.Map.Counters(h.m)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	m := map[string]uint64{}
+	for _, c := range cs {
+		m[c.Name] = c.Value
+	}
+	return m
 }
 
 func TestBackToBackSends(t *testing.T) {

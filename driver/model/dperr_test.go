@@ -8,6 +8,7 @@ import (
 	"github.com/openrnic/rnic/driver"
 	"github.com/openrnic/rnic/driver/hostif"
 	"github.com/openrnic/rnic/driver/model"
+	"github.com/openrnic/rnic/driver/regs"
 	"github.com/openrnic/rnic/iwarp/ddp"
 	"github.com/openrnic/rnic/iwarp/mpa"
 	"github.com/openrnic/rnic/iwarp/rdmap"
@@ -191,6 +192,9 @@ func TestRemoteErrors(t *testing.T) {
 			if len(terms) != 1 || terms[0].Layer != c.layer || terms[0].EType != c.etype || terms[0].Code != c.code {
 				t.Fatalf("B's Terminates %v", terms)
 			}
+			if cnt := b.counters(); cnt["tx_terminates"] != 1 || a.counters()["rx_terminates"] != 1 {
+				t.Errorf("counters: B sent %d Terminates, A received %d", cnt["tx_terminates"], a.counters()["rx_terminates"])
+			}
 			if !c.placed && !bytes.Equal(b.data[:8192], before) {
 				t.Fatal("B's memory changed")
 			}
@@ -363,5 +367,159 @@ func TestCRCError(t *testing.T) {
 	terms, _ := terminates(t, b.m.TakeSegments(), 1000)
 	if len(terms) != 1 || terms[0].Layer != rdmap.LayerLLP || terms[0].Code != uint8(mpa.ErrCRC) {
 		t.Fatalf("Terminates %v", terms)
+	}
+}
+
+// A CQ that would overflow takes no more entries: CQ_OVERRUN, and the QPs
+// completing into it go to the error state (docs/device.md, "Completion
+// queue entry").
+func TestCQOverrun(t *testing.T) {
+	l := pair(t, 4, 4)
+	a := l.a
+	for i := range 1<<cqLog2 + 1 {
+		a.post(hostif.SQE{Op: hostif.OpWrite, Signaled: true, ID: uint64(i), RKey: 1})
+	}
+	ev := a.events()
+	if len(ev) != 2 || ev[0] != (hostif.Event{Type: hostif.EventCQOverrun, Index: 1, Phase: true}) || ev[1].Type != hostif.EventQPError {
+		t.Fatalf("events %v", ev)
+	}
+	if q := a.m.Tables().QPs[5]; q.State != model.QPError {
+		t.Fatalf("QP %v", q.State)
+	}
+	got := a.poll()
+	if len(got) != 1<<cqLog2 || got[len(got)-1].ID != 1<<cqLog2-1 {
+		t.Fatalf("%d CQEs, the last %v", len(got), got[len(got)-1])
+	}
+	// The device wrote nothing past the consumer index: the second
+	// pass's first slot still holds the first pass's entry.
+	if c := a.m.Tables().CQs[1]; !c.Overrun || c.PI != 1<<cqLog2 {
+		t.Fatalf("CQ %+v", c)
+	}
+}
+
+// Arming: CQ_CI's arm bit raises the CQ's vector at the next entry, the
+// solicited-only arm at a Send with Solicited Event or an error only.
+func TestCQArm(t *testing.T) {
+	l := pair(t, 4, 4)
+	a, b := l.a, l.b
+	irq, _ := b.m.Vector(0)
+	vec := b.d.Map.VectorsBase() + regs.VectorsVec - regs.VectorsBase
+	b.m.Write32(vec+regs.VectorsVecCtrl, regs.VectorsVecCtrlEnableMask)
+	for i := range 3 {
+		b.recv(hostif.RQE{ID: uint64(i), LKey: stag(1, fullKey), Length: 10, LocalTO: dataTO})
+	}
+	fired := func() bool {
+		select {
+		case <-irq:
+			return true
+		default:
+			return false
+		}
+	}
+	b.pollArm(driver.CQArm | driver.CQArmSolicited)
+	a.post(hostif.SQE{Op: hostif.OpSend, ID: 1})
+	l.run()
+	if fired() {
+		t.Fatal("a Send without SE raised a solicited-only arm")
+	}
+	a.post(hostif.SQE{Op: hostif.OpSendSE, ID: 2})
+	l.run()
+	if !fired() {
+		t.Fatal("a Send with SE did not raise the solicited-only arm")
+	}
+	a.post(hostif.SQE{Op: hostif.OpSendSE, ID: 3})
+	l.run()
+	if fired() {
+		t.Fatal("the arm fired twice (it is one-shot)")
+	}
+	if got := b.pollArm(driver.CQArm); len(got) != 3 || !got[1].Solicited || got[0].Solicited {
+		t.Fatalf("CQEs %v", got)
+	}
+}
+
+// QP_DRAIN completes what was fetched: an outstanding Read and the posted
+// receives complete FLUSHED; the outputs say how far the rings went.
+func TestDrainFlushes(t *testing.T) {
+	l := pair(t, 4, 4)
+	a := l.a
+	a.recv(hostif.RQE{ID: 0x40, LKey: stag(1, fullKey), Length: 10, LocalTO: dataTO})
+	a.post(hostif.SQE{Op: hostif.OpRead, Signaled: true, Length: 8, ID: 0x41, LKey: stag(1, fullKey), LocalTO: dataTO, RKey: stag(1, fullKey), RemoteTO: dataTO})
+	a.post(hostif.SQE{Op: hostif.OpWrite, Signaled: true, ID: 0x42, RKey: 1})
+	if got := a.poll(); len(got) != 0 {
+		t.Fatalf("completions before the Read's response: %v", got)
+	}
+	out := a.ok(hostif.QPDrain{QPN: 5})
+	if res, _ := hostif.DecodeDrainResult(out); res != (hostif.DrainResult{SQIndex: 2, RQIndex: 1}) {
+		t.Fatalf("drain %v", res)
+	}
+	want := []hostif.CQE{
+		{ID: 0x41, QPN: 5, Op: hostif.OpRead, Status: hostif.StatusFlushed, Phase: true},
+		{ID: 0x42, QPN: 5, Op: hostif.OpWrite, Phase: true},
+		{ID: 0x40, QPN: 5, Op: hostif.OpRecv, Status: hostif.StatusFlushed, Phase: true},
+	}
+	if got := a.poll(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("CQEs\n got %v\nwant %v", got, want)
+	}
+	// The Read Response that comes after the drain is not taken.
+	l.run()
+	if got := a.poll(); len(got) != 0 || a.data[0] != 0 {
+		t.Fatalf("after the drain: %v", got)
+	}
+	a.ok(hostif.DestroyQP{QPN: 5})
+}
+
+// A receive whose buffer fails its MR check completes LOCAL_ACCESS and is
+// not posted; the QP stays in RTS and the next receive takes the Send.
+func TestBadReceive(t *testing.T) {
+	l := pair(t, 4, 4)
+	a, b := l.a, l.b
+	b.recv(hostif.RQE{ID: 1, LKey: stag(1, fullKey+1), Length: 10, LocalTO: dataTO})
+	b.recv(hostif.RQE{ID: 2, LKey: stag(1, fullKey), Length: 10, LocalTO: dataTO})
+	a.post(hostif.SQE{Op: hostif.OpSend, ID: 9})
+	l.run()
+	want := []hostif.CQE{
+		{ID: 1, QPN: 5, Op: hostif.OpRecv, Status: hostif.StatusLocalAccess, Phase: true},
+		{ID: 2, QPN: 5, Op: hostif.OpRecv, Phase: true},
+	}
+	if got := b.poll(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("CQEs\n got %v\nwant %v", got, want)
+	}
+	if q := b.m.Tables().QPs[5]; q.State != model.QPRTS {
+		t.Fatalf("QP %v", q.State)
+	}
+}
+
+// The model is an oracle: the same calls give the same octets on the
+// wire, the same memory and the same CQEs.
+func TestDeterministic(t *testing.T) {
+	run := func() ([]driver.Segment, []driver.Segment, []byte, []byte) {
+		l := pair(t, 4, 2)
+		a, b := l.a, l.b
+		fill(a.data[:20000], 5)
+		fill(b.data[20000:40000], 6)
+		for i := range 3 {
+			b.recv(hostif.RQE{ID: uint64(i), LKey: stag(1, fullKey), Length: 5000, LocalTO: dataTO + 100000 + uint64(i)*5000})
+		}
+		for i := range 3 {
+			a.post(hostif.SQE{Op: hostif.OpRead, Signaled: true, Length: 3000, ID: uint64(10 + i), LKey: stag(1, fullKey),
+				LocalTO: dataTO + 50000 + uint64(i)*3000, RKey: stag(1, fullKey), RemoteTO: dataTO + 20000 + uint64(i)*3000})
+			a.post(hostif.SQE{Op: hostif.OpWrite, Length: 7000, ID: uint64(20 + i), LKey: stag(1, fullKey), LocalTO: dataTO,
+				RKey: stag(1, fullKey), RemoteTO: dataTO + 200000 + uint64(i)*7000})
+			a.post(hostif.SQE{Op: hostif.OpSendSE, Signaled: true, Length: 4999, ID: uint64(30 + i), LKey: stag(1, fullKey), LocalTO: dataTO + 1})
+		}
+		l.run()
+		return l.aOut, l.bOut, append([]byte(nil), a.buf.Mem...), append([]byte(nil), b.buf.Mem...)
+	}
+	a1, b1, am1, bm1 := run()
+	a2, b2, am2, bm2 := run()
+	if !reflect.DeepEqual(a1, a2) || !reflect.DeepEqual(b1, b2) {
+		t.Fatal("two identical runs sent different segments")
+	}
+	// Every octet of host memory: rings, CQEs, events, data.
+	if !bytes.Equal(am1, am2) || !bytes.Equal(bm1, bm2) {
+		t.Fatal("two identical runs left different memory")
+	}
+	if len(a1) < 20 {
+		t.Fatalf("only %d segments: the scenario is too small to mean anything", len(a1))
 	}
 }
