@@ -398,7 +398,7 @@ func (d *Device) runRQ(qpn uint16) {
 		if e.Length > 0 {
 			a, ok := d.mrCheck(e.LKey, q.PD, e.LocalTO, uint64(e.Length), hostif.AccessLocalWrite)
 			if ok {
-				buf, ok = d.dmaRead(a, int(e.Length)) // the placement's memory, window-checked now
+				buf, ok = d.hostMem(a, int(e.Length)) // the placement's memory, window-checked now
 				if !ok {
 					d.refused(hostif.DMAForPlacement, qpn, a, int(e.Length))
 				}

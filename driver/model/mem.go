@@ -131,12 +131,22 @@ func (d *Device) dmaWrite(addr uint64, p []byte) bool {
 // of the mutex), or false outside every window or where no memory is
 // mapped.
 func (d *Device) dmaRead(addr uint64, n int) ([]byte, bool) {
+	p, ok := d.hostMem(addr, n)
+	if ok && n > 0 {
+		d.cnt.add(regs.CountersDMAReads, 1)
+	}
+	return p, ok
+}
+
+// hostMem is the memory at [addr, addr+n) if the device may reach it (the
+// window check, and mapped memory): the RQ engine's translation of a
+// receive buffer, which placement writes later.
+func (d *Device) hostMem(addr uint64, n int) ([]byte, bool) {
 	if n == 0 {
 		return nil, true
 	}
 	if !d.t.inWindow(addr, uint64(n)) {
 		return nil, false
 	}
-	d.cnt.add(regs.CountersDMAReads, 1)
 	return d.mem.find(addr, n)
 }

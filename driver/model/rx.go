@@ -93,6 +93,9 @@ func (d *Device) ulpdu(qpn uint16, u []byte) error {
 		d.fail(qpn, fault{err: rdmap.ErrorFrom(err)})
 		return err
 	}
+	if ev.Placed && ev.Len > 0 {
+		d.cnt.add(regs.CountersDMAWrites, 1) // the segment's placement
+	}
 	q := &d.t.QPs[qpn]
 	switch ev.Kind {
 	case rdmap.EventReadResponse:
@@ -160,6 +163,9 @@ func (d *Device) readResponse(qpn uint16, ev *rdmap.Event) error {
 		r.sink.Fail(re)
 		d.fail(qpn, fault{err: re})
 		return err
+	}
+	if len(data) > 0 {
+		d.cnt.add(regs.CountersDMAReads, 1) // the source, framed below
 	}
 	m := rdmap.NewReadResponse(rr.SinkSTag, rr.SinkTO, data)
 	if err := d.send(qpn, &m); err != nil {
