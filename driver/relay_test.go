@@ -22,7 +22,7 @@ type fakeNet struct {
 	in  chan driver.Segment
 }
 
-func (f *fakeNet) SegIn(s driver.Segment) error   { f.in <- s; return nil }
+func (f *fakeNet) SegIn(s driver.Segment) error  { f.in <- s; return nil }
 func (f *fakeNet) SegOut() <-chan driver.Segment { return f.out }
 
 // The relay writes the device's octets to the socket in order, gives the
