@@ -391,3 +391,72 @@ func TestBackToBackFence(t *testing.T) {
 }
 
 func le32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
+
+// QP_RTS after the host's software path carried the first FPDUs (RFC
+// 6581's RTR): the device frames from QP_RTS's TX sequence number with
+// markers where the marker base puts them, receives from its RX sequence
+// number, and expects the Send MSN QP_RTS gives.
+func TestRTSHandover(t *testing.T) {
+	const base = 0x1000_0100
+	h := newHost(t, 5)
+	// The peer's stream: a Send with MSN 1 (its RTR, which the host took)
+	// then a Send with MSN 2 for the device.
+	peer := mpa.NewFramer(true, true, base)
+	frame := func(f *mpa.Framer, m rdmap.Message) []byte {
+		segs, err := m.Segments(1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hd, p, _ := segs.Next()
+		out, err := f.AppendFPDU(nil, hd.Append(nil), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	rtr := frame(peer, rdmap.NewSend(1, nil))
+	payload := bytes.Repeat([]byte{0xab}, 700) // crosses a marker
+	second := frame(peer, rdmap.NewSend(2, payload))
+	// Our own RTR went out by the host too: a zero-length Write.
+	own := mpa.NewFramer(true, true, base+0x10)
+	ownRTR := frame(own, rdmap.NewWrite(1, 0, nil))
+	h.rts(hostif.QPRTS{IRD: 1, ORD: 1, MULPDU: 1000,
+		Flags:        hostif.RTSMarkersTx | hostif.RTSMarkersRx | hostif.RTSCRCTx | hostif.RTSCRCRx,
+		TxMarkerBase: base + 0x10, TxSeq: base + 0x10 + uint32(len(ownRTR)),
+		RxMarkerBase: base, RxSeq: base + uint32(len(rtr)), RxMSNSend: 2, RxMSNReadRq: 1})
+	h.recv(hostif.RQE{ID: 0x55, LKey: stag(1, fullKey), Length: 1000, LocalTO: dataTO})
+	if err := h.m.Network().SegIn(driver.Segment{QPN: 5, Seq: base + uint32(len(rtr)), Octets: second}); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.poll(); len(got) != 1 || got[0].ID != 0x55 || got[0].Length != 700 || got[0].Status != hostif.StatusSuccess ||
+		!bytes.Equal(h.data[:700], payload) {
+		t.Fatalf("CQEs %v, events %v", got, h.events())
+	}
+	fill(h.data[:1500], 4)
+	h.post(hostif.SQE{Op: hostif.OpSend, Length: 1500, ID: 1, LKey: stag(1, fullKey), LocalTO: dataTO})
+	segs := h.m.TakeSegments()
+	if len(segs) != 2 || segs[0].Seq != own.Seq() {
+		t.Fatalf("%d segments, the first at %#x; want 2 from %#x", len(segs), segs[0].Seq, own.Seq())
+	}
+	// The peer's receiver, which took our RTR, takes what the device sent:
+	// markers where the base puts them, CRCs good, MSN 1 (RFC 5041 4.3).
+	rx := mpa.NewReceiver(true, true, base+0x10)
+	var got []byte
+	for _, p := range [][]byte{ownRTR, segs[0].Octets, segs[1].Octets} {
+		if err := rx.Feed(p, func(_ uint32, u []byte) error {
+			hd, pl, _ := ddp.ParseHeader(u)
+			if !hd.Tagged && hd.MSN != 1 {
+				t.Errorf("the device's Send has MSN %d", hd.MSN)
+			}
+			if !hd.Tagged {
+				got = append(got, pl...)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(got, h.data[:1500]) {
+		t.Fatal("the peer took other octets")
+	}
+}
