@@ -40,7 +40,7 @@ const (
 
 // newHost builds a device with CQ 1 (send and receive), QP qpn of PD 3 and
 // MR index 1 (key 0x11, every right) over the data area at TO dataTO.
-func newHost(t *testing.T, qpn uint16) *host {
+func newHost(t testing.TB, qpn uint16) *host {
 	r := newRig(t, model.DefaultConfig)
 	h := &host{rig: r, qpn: qpn, data: r.buf.Mem[dataOff : dataOff+dataLen], dataAddr: r.buf.Addr + dataOff}
 	h.cqRing, h.sq, h.rq = r.ring(), r.ring(), r.ring()
@@ -154,7 +154,7 @@ func (l *link) run() {
 // pair builds two hosts, QP 5 on each, connected with markers and CRCs
 // on, MULPDU 1000, the sequence spaces starting at different numbers (and
 // one near the wrap) so that marker placement and wrap are exercised.
-func pair(t *testing.T, ird, ord uint8) *link {
+func pair(t testing.TB, ird, ord uint8) *link {
 	a, b := newHost(t, 5), newHost(t, 5)
 	const aSeq, bSeq = 0xffff_f000, 1000
 	flags := hostif.RTSMarkersTx | hostif.RTSMarkersRx | hostif.RTSCRCTx | hostif.RTSCRCRx

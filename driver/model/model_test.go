@@ -16,7 +16,7 @@ import (
 // rig is a model device opened by the driver, with one DMA buffer declared
 // as window 0 and the event ring configured at its start.
 type rig struct {
-	t   *testing.T
+	t   testing.TB
 	m   *model.Device
 	d   *driver.Device
 	buf *driver.Buffer
@@ -26,7 +26,7 @@ type rig struct {
 
 const bufSize = 4 << 20
 
-func newRig(t *testing.T, cfg model.Config) *rig {
+func newRig(t testing.TB, cfg model.Config) *rig {
 	t.Helper()
 	m, err := model.New(cfg)
 	if err != nil {
