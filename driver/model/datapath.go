@@ -36,11 +36,19 @@ type qpRun struct {
 	ord    int
 	reads  int       // Read Requests sent and not yet answered (at most ord)
 	pend   []*pendWR // fetched SQ entries not yet completed, in SQ order
-	rq     []uint64  // work request IDs of the RQ entries posted to the sink, in order
+	rq     []posted      // the RQ entries posted to the sink, in order
 	// rxOp is the opcode of the received segment being processed: an
 	// error in an untagged Send lands on the oldest receive, one in a
 	// Read Response on the oldest send entry (fail).
 	rxOp rdmap.Opcode
+}
+
+// posted is an RQ entry posted to the sink: its ID and the memory the
+// sink will write (Free refuses to unmap it).
+type posted struct {
+	id   uint64
+	addr uint64
+	n    uint64
 }
 
 // pendWR is a fetched SQ entry waiting for its completion: completions
@@ -395,8 +403,10 @@ func (d *Device) runRQ(qpn uint16) {
 			continue
 		}
 		var buf []byte
+		var a uint64
 		if e.Length > 0 {
-			a, ok := d.mrCheck(e.LKey, q.PD, e.LocalTO, uint64(e.Length), hostif.AccessLocalWrite)
+			var ok bool
+			a, ok = d.mrCheck(e.LKey, q.PD, e.LocalTO, uint64(e.Length), hostif.AccessLocalWrite)
 			if ok {
 				buf, ok = d.hostMem(a, int(e.Length)) // the placement's memory, window-checked now
 				if !ok {
@@ -409,7 +419,7 @@ func (d *Device) runRQ(qpn uint16) {
 			}
 		}
 		r.sink.Post(rdmap.QNSend, buf, e.ID)
-		r.rq = append(r.rq, e.ID)
+		r.rq = append(r.rq, posted{id: e.ID, addr: a, n: uint64(e.Length)})
 	}
 }
 
@@ -508,8 +518,8 @@ func (d *Device) fail(qpn uint16, f fault) {
 		first = false
 	}
 	d.retire(qpn)
-	for i, id := range r.rq {
-		c := hostif.CQE{ID: id, QPN: qpn, Op: hostif.OpRecv}
+	for i, p := range r.rq {
+		c := hostif.CQE{ID: p.id, QPN: qpn, Op: hostif.OpRecv}
 		if i == 0 && target == 2 {
 			withTerm(&c, st)
 		} else {
@@ -546,8 +556,8 @@ func (d *Device) drainQP(qpn uint16) {
 		}
 	}
 	d.retire(qpn)
-	for _, id := range r.rq {
-		d.complete(q.RecvCQ, hostif.CQE{ID: id, QPN: qpn, Op: hostif.OpRecv, Status: hostif.StatusFlushed})
+	for _, p := range r.rq {
+		d.complete(q.RecvCQ, hostif.CQE{ID: p.id, QPN: qpn, Op: hostif.OpRecv, Status: hostif.StatusFlushed})
 	}
 	delete(d.run, qpn)
 }

@@ -3,6 +3,7 @@ package model_test
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/openrnic/rnic/driver"
@@ -521,5 +522,34 @@ func TestDeterministic(t *testing.T) {
 	}
 	if len(a1) < 20 {
 		t.Fatalf("only %d segments: the scenario is too small to mean anything", len(a1))
+	}
+}
+
+// Memory a posted receive names cannot be freed under the sink: Free
+// refuses until QP_DRAIN has completed the receive (docs/device.md,
+// Fences), and the receive still takes its Send.
+func TestFreeUnderPostedReceive(t *testing.T) {
+	l := pair(t, 4, 4)
+	a, b := l.a, l.b
+	buf, err := b.m.Alloc(4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.ok(hostif.DMAWindow{Slot: 1, Addr: buf.Addr, Length: 4096})
+	b.ok(hostif.MRWrite{Index: 7, Key: 7, Access: allRight, PD: hostPD, BoundQPN: hostif.NotBound, Length: 4096, Addr: buf.Addr})
+	b.recv(hostif.RQE{ID: 1, LKey: stag(7, 7), Length: 100, LocalTO: 0})
+	if err := b.m.Free(buf); err == nil || !strings.Contains(err.Error(), "QP_DRAIN") {
+		t.Fatalf("Free under a posted receive: %v", err)
+	}
+	fill(a.data[:100], 3)
+	a.post(hostif.SQE{Op: hostif.OpSend, Length: 100, ID: 2, LKey: stag(1, fullKey), LocalTO: dataTO})
+	l.run()
+	if got := b.poll(); len(got) != 1 || got[0].Length != 100 || !bytes.Equal(buf.Mem[:100], a.data[:100]) {
+		t.Fatalf("CQEs %v", got)
+	}
+	b.recv(hostif.RQE{ID: 3, LKey: stag(7, 7), Length: 100, LocalTO: 0})
+	b.ok(hostif.QPDrain{QPN: 5})
+	if err := b.m.Free(buf); err != nil {
+		t.Fatalf("Free after QP_DRAIN: %v", err)
 	}
 }

@@ -54,6 +54,18 @@ func (d *Device) Alloc(size int) (*driver.Buffer, error) {
 func (d *Device) Free(b *driver.Buffer) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	// A receive posted to a QP's sink holds the memory placement will
+	// write: unmapping it under the sink would crash the model where a
+	// device would write freed memory. The contract frees memory only
+	// after the fence (QP_DRAIN completes every posted receive).
+	for qpn, r := range d.run {
+		for _, p := range r.rq {
+			if p.n > 0 && p.addr < b.Addr+uint64(len(b.Mem)) && b.Addr < p.addr+p.n {
+				return fmt.Errorf("model: Free of the buffer at %#x, which receive %#x posted on QP %d still names: "+
+					"drain the QP (QP_DRAIN) before freeing its receive buffers", b.Addr, p.id, qpn)
+			}
+		}
+	}
 	for i, x := range d.mem.bufs {
 		if x == b {
 			d.mem.bufs = append(d.mem.bufs[:i], d.mem.bufs[i+1:]...)
