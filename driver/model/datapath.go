@@ -36,7 +36,7 @@ type qpRun struct {
 	ord    int
 	reads  int       // Read Requests sent and not yet answered (at most ord)
 	pend   []*pendWR // fetched SQ entries not yet completed, in SQ order
-	rq     []posted      // the RQ entries posted to the sink, in order
+	rq     []posted  // the RQ entries posted to the sink, in order
 	// rxOp is the opcode of the received segment being processed: an
 	// error in an untagged Send lands on the oldest receive, one in a
 	// Read Response on the oldest send entry (fail).
