@@ -41,9 +41,10 @@
 // # What is here and what is not
 //
 // Device walks the register map (driver/regmap), runs admin commands
-// through the mailbox (Exec) and rings doorbells. The data path, posting
-// work requests and reaping completions over the rings, comes in a later
-// session, as does the verbs API (iwarp/verbs' shape) on top of it.
+// through the mailbox (Exec) and rings doorbells. On top of that, the
+// verbs-shaped API (verbs.go: PDs, MRs, CQs, QPs posting and polling over
+// the rings) and the relay (relay.go: MPA startup in host software, then
+// socket octets to and from the network seam).
 package driver
 
 import (
@@ -114,6 +115,8 @@ const MaxAdminPolls = 1 << 20
 type Device struct {
 	B   Backend
 	Map *regmap.Device
+
+	v verbsState // the verbs API's bookkeeping (verbs.go)
 }
 
 // Open walks the device's register map and refuses a device this driver

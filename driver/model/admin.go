@@ -25,6 +25,8 @@ func (s QPState) String() string { return qpStateNames[s] }
 // CQ is a completion queue's context.
 type CQ struct {
 	Valid    bool
+	PI       uint16 // the next entry the device writes
+	Overrun  bool   // CQ_OVERRUN raised: the device writes no more entries
 	Ring     uint64
 	Log2     uint8
 	Vector   uint32
@@ -66,6 +68,7 @@ type EventRings struct {
 	ExcLog2    uint8
 	ExcBufLog2 uint8
 	PI         uint16 // next event's index
+	ExcPI      uint16 // next exception buffer's index
 }
 
 // tables is every piece of state the admin commands keep.
@@ -159,7 +162,7 @@ func (d *Device) writeAdmin(off uint32, v uint32) {
 	if off == regs.AdminCmd {
 		if a.busy {
 			// Ignored and counted (docs/device.md, RNAD).
-			d.cnt.adminOverrun++
+			d.cnt.add(regs.CountersAdminOverrun, 1)
 			return
 		}
 		a.lastOp = uint8(v & regs.AdminCmdOpcodeMask)
@@ -255,6 +258,7 @@ func (d *Device) exec(c hostif.Command) (hostif.AdminStatus, *hostif.Args) {
 		}
 		t.QPs[c.QPN].State = QPRTS
 		t.QPs[c.QPN].RTS = c
+		d.startQP(c.QPN)
 	case hostif.QPDrain:
 		switch {
 		case c.QPN >= nQP:
@@ -262,8 +266,10 @@ func (d *Device) exec(c hostif.Command) (hostif.AdminStatus, *hostif.Args) {
 		case t.QPs[c.QPN].State == QPFree:
 			return hostif.AdminBadState, nil
 		}
-		// With no SQ or RQ engine nothing is fetched or in flight: the
-		// drain is immediate and the consumer indices are where they were.
+		// The model's engines run inside the driver's calls: nothing is
+		// in flight between them, so the drain completes what was
+		// fetched and answers at once.
+		d.drainQP(uint16(c.QPN))
 		q := &t.QPs[c.QPN]
 		q.State = QPDrained
 		out := hostif.DrainResult{SQIndex: q.SQCI, RQIndex: q.RQCI}.Args()
@@ -287,6 +293,7 @@ func (d *Device) exec(c hostif.Command) (hostif.AdminStatus, *hostif.Args) {
 		}
 		t.MRs[c.Index] = MR{Valid: true, Key: c.Key, Access: c.Access, PD: c.PD, Bound: c.BoundQPN,
 			BaseTO: c.BaseTO, Length: c.Length, Addr: c.Addr}
+		d.syncRegions()
 	case hostif.MRInvalidate:
 		switch {
 		case c.Index >= uint32(len(t.MRs)):
@@ -295,6 +302,7 @@ func (d *Device) exec(c hostif.Command) (hostif.AdminStatus, *hostif.Args) {
 			return hostif.AdminBadState, nil
 		}
 		t.MRs[c.Index] = MR{}
+		d.syncRegions()
 	case hostif.EventRing:
 		switch {
 		case c.Log2 == 0 || c.Log2 > 16 || c.ExcLog2 == 0 || c.ExcLog2 > 16 ||
@@ -314,6 +322,7 @@ func (d *Device) exec(c hostif.Command) (hostif.AdminStatus, *hostif.Args) {
 			return hostif.AdminBadArg, nil
 		}
 		t.Windows[c.Slot] = window{Addr: c.Addr, Len: c.Length}
+		d.syncRegions()
 	default:
 		return hostif.AdminBadOpcode, nil
 	}

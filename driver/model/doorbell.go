@@ -6,8 +6,8 @@ import "github.com/openrnic/rnic/driver/hostif"
 // region: 8 qpn, + 4 for the RQ). A QP that does not exist, or a value with
 // bits above the 16-bit index, raises DOORBELL_BAD; a producer index more than the ring's size ahead of the
 // consumer raises RING_OVERRUN and moves the QP to the error state
-// (docs/device.md, RNDB). Otherwise the index is recorded; the SQ and RQ
-// engines that will act on it come in a later session.
+// (docs/device.md, RNDB). Otherwise the index is recorded and, on a QP in
+// RTS or in error, the SQ or RQ engine runs to it.
 func (d *Device) qpDoorbell(r, v uint32) {
 	qpn, rq := r/8, r%8 == 4
 	kind := hostif.DoorbellSQ
@@ -28,10 +28,17 @@ func (d *Device) qpDoorbell(r, v uint32) {
 		// More entries posted than the ring holds: the ring's contents
 		// can no longer be trusted.
 		d.writeEvent(hostif.Event{Type: hostif.EventRingOverrun, Detail: kind, Index: uint16(qpn), Value: uint32(pi)})
-		q.State = QPError
+		d.fail(uint16(qpn), fault{local: true})
 		return
 	}
 	*dst = pi
+	// The engines run at once, inside this write: the model's time
+	// passes in the driver's calls.
+	if rq {
+		d.runRQ(uint16(qpn))
+	} else {
+		d.runSQ(uint16(qpn))
+	}
 }
 
 // cqDoorbell is a write to CQ_CI (offset r: 4 cqn). A CQ that does not

@@ -6,6 +6,7 @@ import (
 	"syscall"
 
 	"github.com/openrnic/rnic/driver"
+	"github.com/openrnic/rnic/driver/regs"
 )
 
 const page = 4096
@@ -53,9 +54,25 @@ func (d *Device) Alloc(size int) (*driver.Buffer, error) {
 func (d *Device) Free(b *driver.Buffer) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	// A receive posted to a QP's sink holds the memory placement will
+	// write: unmapping it under the sink would crash the model where a
+	// device would write freed memory. The contract frees memory only
+	// after the fence (QP_DRAIN completes every posted receive).
+	for qpn, r := range d.run {
+		for _, p := range r.rq {
+			if p.n > 0 && p.addr < b.Addr+uint64(len(b.Mem)) && b.Addr < p.addr+p.n {
+				return fmt.Errorf("model: Free of the buffer at %#x, which receive %#x posted on QP %d still names: "+
+					"drain the QP (QP_DRAIN) before freeing its receive buffers", b.Addr, p.id, qpn)
+			}
+		}
+	}
 	for i, x := range d.mem.bufs {
 		if x == b {
 			d.mem.bufs = append(d.mem.bufs[:i], d.mem.bufs[i+1:]...)
+			// No region may keep pointing into unmapped memory: a
+			// driver that frees a buffer an MR still names gets
+			// DMA_REFUSED for it, not a crash of the model.
+			d.syncRegions()
 			return syscall.Munmap(b.Mem)
 		}
 	}
@@ -117,5 +134,31 @@ func (d *Device) dmaWrite(addr uint64, p []byte) bool {
 		return false
 	}
 	copy(dst, p)
+	d.cnt.add(regs.CountersDMAWrites, 1)
 	return true
+}
+
+// dmaRead is a device read of host memory: the octets at [addr, addr+n)
+// (a slice of the memory itself, to be copied before the device lets go
+// of the mutex), or false outside every window or where no memory is
+// mapped.
+func (d *Device) dmaRead(addr uint64, n int) ([]byte, bool) {
+	p, ok := d.hostMem(addr, n)
+	if ok && n > 0 {
+		d.cnt.add(regs.CountersDMAReads, 1)
+	}
+	return p, ok
+}
+
+// hostMem is the memory at [addr, addr+n) if the device may reach it (the
+// window check, and mapped memory): the RQ engine's translation of a
+// receive buffer, which placement writes later.
+func (d *Device) hostMem(addr uint64, n int) ([]byte, bool) {
+	if n == 0 {
+		return nil, true
+	}
+	if !d.t.inWindow(addr, uint64(n)) {
+		return nil, false
+	}
+	return d.mem.find(addr, n)
 }

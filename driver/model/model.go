@@ -1,35 +1,54 @@
 // Package model is the driver's `model` backend: an openrnic device in
 // process, built from the Go reference packages, the oracle the simulated
-// device (hw/sim) is checked against (docs/device.md).
-//
-// This first part answers the BAR and keeps the admin state of the
-// contract; it has no data path yet:
+// device (hw/sim) is checked against octet for octet (docs/device.md).
 //
 //   - the BAR: the ID block with this model's capabilities, the counters
-//     block (admin_overrun counts; the datapath counters stay 0), the
-//     admin mailbox, the interrupt vectors' registers, the doorbells;
+//     block, the admin mailbox, the interrupt vectors' registers, the
+//     doorbells;
 //   - the admin commands, each checked in full before anything changes,
 //     so a refusal leaves every table as it was: CQs, QPs and their
 //     states, the MR table, the DMA windows, the event ring's
 //     configuration (admin.go);
-//   - doorbells: recorded per QP and CQ; one to a QP or CQ that does not
-//     exist raises DOORBELL_BAD, an SQ or RQ producer index past the
-//     ring's size raises RING_OVERRUN and moves the QP to the error state
-//     (doorbell.go);
-//   - the event ring, written through the DMA window check, and vector 0's
-//     PENDING bit and interrupt (events.go);
+//   - doorbells: one to a QP or CQ that does not exist raises
+//     DOORBELL_BAD, an SQ or RQ producer index past the ring's size raises
+//     RING_OVERRUN and moves the QP to the error state; otherwise the SQ
+//     or RQ engine runs (doorbell.go);
+//   - the transmit side (datapath.go): SQ entries fetched through the
+//     window check, the local buffer checked in the MR table, the RDMAP
+//     message built by iwarp/rdmap, segmented by MULPDU (iwarp/ddp),
+//     framed by iwarp/mpa from QP_RTS's sequence numbers and marker base,
+//     one FPDU per segment out of the network seam; the ORD and the fence
+//     hold Reads and fenced entries; completions in SQ order into the
+//     send CQ; a bad entry completes BAD_WQE or LOCAL_ACCESS, the QP goes
+//     to error and every later entry completes FLUSHED;
+//   - the receive side (rx.go): segments in order through mpa.Receiver and
+//     rdmap.Stream (tagged placement through an STag table that mirrors
+//     the MR table, untagged into the RQ buffers the RQ engine posted),
+//     Receive CQEs, Read Requests answered with Read Responses, Send with
+//     Invalidate invalidating the MR entry, errors answered with a
+//     Terminate, QP_ERROR and the QP's error state; segments out of order,
+//     duplicate, empty or for a QP not in RTS to the exception ring;
+//   - the event ring and the exception ring, written through the DMA
+//     window check, CQ and vector 0 interrupts (events.go);
 //   - DMA memory outside the Go heap at IOVA-like device addresses, and
 //     the window check every device access goes through (mem.go).
 //
-// Not yet (later sessions): fetching and executing work requests (the SQ
-// engine, to be built on iwarp/rdmap with iwarp/mpa framing), the Read
-// responder, receive placement through iwarp/ddp, completions, the
-// exception ring, and the network seam's traffic: Network().SegIn refuses
-// every segment with ErrNoDataPath and SegOut never delivers. The layering
-// leaves their seats: an engine reads the QP's rings through Device.dma
-// and the tables in Device.t, completes through a CQ writer beside
-// writeEvent, and is woken by the doorbell handlers, which today only
-// record the indices.
+// The model has no goroutine in its device logic: every step runs inside
+// the driver call that causes it (a doorbell write, SegIn, an admin
+// command), under the one mutex. Only SegOut's channel is fed by a
+// goroutine, which moves queued segments and nothing else; TakeSegments
+// steps without it. Given the same calls, the model writes the same
+// octets, memory and CQEs.
+//
+// Where docs/device.md leaves a choice open the model decides, and says
+// so where it does: which work request carries an error's status (fail),
+// the exception ring overwriting its oldest buffer, a local fault's
+// Terminate (RFC 5040 7, Local Catastrophic). Not yet: vector
+// moderation (stored, not applied), the Responder's wait for the first
+// FPDU (RFC 5044 7.1.3 rule 4: the relay holds the device's first
+// segments instead), RDMA Read Requests answered later than at once (the
+// IRD bounds the requests a peer may have outstanding; the model never
+// has more than one).
 package model
 
 import (
@@ -39,6 +58,7 @@ import (
 
 	"github.com/openrnic/rnic/driver"
 	"github.com/openrnic/rnic/driver/regs"
+	"github.com/openrnic/rnic/iwarp/ddp"
 )
 
 // Config is the build the model pretends to be: its capabilities (ID
@@ -67,10 +87,6 @@ var DefaultConfig = Config{QPs: 64, CQs: 64, STags: 256, Vectors: 4, Windows: 8,
 // up to a power of two.
 const BARSize = 0x20000
 
-// ErrNoDataPath is the network seam's answer until the receive path exists.
-var ErrNoDataPath = errors.New("model: the model has no data path yet (work requests, placement and " +
-	"the network come in a later session, issue 30); use the sim backend for traffic")
-
 // Device is the model device. Its methods are safe for concurrent use: one
 // mutex, the model's "clock", orders every access as a bus would.
 type Device struct {
@@ -85,6 +101,16 @@ type Device struct {
 	closed bool
 
 	lostEvents uint64
+	lostCQEs   uint64
+
+	// The data path (datapath.go, rx.go): each QP's state from QP_RTS
+	// on, the STag table the MR table is mirrored into for iwarp/ddp's
+	// placement (syncRegions), and the network seam.
+	run        map[uint16]*qpRun
+	stags      *ddp.STagTable
+	registered []bool // MR index registered in stags
+	regSTag    []uint32
+	net        seam
 }
 
 // New builds a model device. It refuses a configuration the register map
@@ -104,7 +130,10 @@ func New(cfg Config) (*Device, error) {
 	case cfg.SQLog2 == 0 || cfg.RQLog2 == 0 || cfg.CQLog2 == 0 || cfg.SQLog2 > 16 || cfg.RQLog2 > 16 || cfg.CQLog2 > 16:
 		return nil, errors.New("model: ring sizes are log2 1..16 (indices are 16-bit free-running counters)")
 	}
-	d := &Device{cfg: cfg, vec: make([]vector, cfg.Vectors)}
+	d := &Device{cfg: cfg, vec: make([]vector, cfg.Vectors), run: map[uint16]*qpRun{}, stags: ddp.NewSTagTable(),
+		registered: make([]bool, cfg.STags), regSTag: make([]uint32, cfg.STags)}
+	d.net.cond = sync.NewCond(&d.mu)
+	d.net.stop = make(chan struct{})
 	d.t = newTables(cfg)
 	d.mem.init()
 	for i := range d.vec {
@@ -246,20 +275,22 @@ func (d *Device) readID(off uint32) uint32 {
 	return 0
 }
 
-// counters: the counters block. Only admin_overrun moves in this part;
-// reading a low word latches the high word, as the hardware's
-// buffer_reads does (docs/registers-design.md, Counters).
+// counters: the counters block, by the low word's offset; reading a low
+// word latches the high word, as the hardware's buffer_reads does
+// (docs/registers-design.md, Counters).
 type counters struct {
-	adminOverrun uint64
-	latched      map[uint32]uint32
+	v       map[uint32]uint64
+	latched map[uint32]uint32
 }
 
-func (c *counters) value(lowOff uint32) uint64 {
-	if lowOff == regs.CountersAdminOverrun {
-		return c.adminOverrun
+func (c *counters) add(lowOff uint32, n uint64) {
+	if c.v == nil {
+		c.v = map[uint32]uint64{}
 	}
-	return 0
+	c.v[lowOff] += n
 }
+
+func (c *counters) value(lowOff uint32) uint64 { return c.v[lowOff] }
 
 func (c *counters) read(off uint32) uint32 {
 	for _, k := range regs.Counters {
@@ -286,15 +317,6 @@ func (d *Device) Vector(v int) (<-chan struct{}, error) {
 	return d.vec[v].ch, nil
 }
 
-// Network implements driver.Backend: the seam exists (the model is
-// relayed by host software, as the sim is) but carries nothing yet.
-func (d *Device) Network() driver.Network { return noNetwork{} }
-
-type noNetwork struct{}
-
-func (noNetwork) SegIn(driver.Segment) error    { return ErrNoDataPath }
-func (noNetwork) SegOut() <-chan driver.Segment { return nil }
-
 // Close implements driver.Backend: it unmaps every DMA buffer.
 func (d *Device) Close() error {
 	d.mu.Lock()
@@ -303,5 +325,7 @@ func (d *Device) Close() error {
 		return nil
 	}
 	d.closed = true
+	close(d.net.stop)
+	d.net.cond.Broadcast()
 	return d.mem.freeAll()
 }

@@ -136,6 +136,24 @@ func (s *Sink) Post(qn uint32, buf []byte, id uint64) (msn uint32, err error) {
 	return q.first + uint32(q.n-1), nil
 }
 
+// StartMSN sets the MSN the next message on queue qn will have, for a
+// stream taken over after its first messages were received elsewhere (a
+// host's software path took the peer's RTR, RFC 6581, before a device took
+// the stream over): RFC 5041 4.3 counts from 1 on a fresh stream only. It
+// fails once a buffer is posted on the queue.
+func (s *Sink) StartMSN(qn uint32, msn uint32) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if uint64(qn) >= uint64(len(s.queues)) {
+		return fmt.Errorf("ddp: StartMSN on QN %d of a sink with %d queues", qn, len(s.queues))
+	}
+	if s.queues[qn].n != 0 {
+		return fmt.Errorf("ddp: StartMSN on QN %d with %d buffers posted; set it before the first Post", qn, s.queues[qn].n)
+	}
+	s.queues[qn].first = msn
+	return nil
+}
+
 // Window returns the MSN range of QN qn's posted buffers, first .. first+
 // count-1: the legal MSNs of 7.1 item 5. first is the MSN the next
 // delivered message on the queue will have.

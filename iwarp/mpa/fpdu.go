@@ -78,6 +78,15 @@ func NewFramer(markers, crc bool, base uint32) *Framer {
 	return &Framer{markers: markers, crc: crc, base: base, seq: base}
 }
 
+// NewFramerAt returns a Framer whose marker base is base (where Full
+// Operation started, RFC 5044 4.3) and whose next octet goes out at seq:
+// for a transmit side handed over after the first FPDUs were sent by
+// someone else (a host's software path sent the RTR, and a device frames
+// from there on). seq must be an FPDU boundary.
+func NewFramerAt(markers, crc bool, base, seq uint32) *Framer {
+	return &Framer{markers: markers, crc: crc, base: base, seq: seq}
+}
+
 // Seq returns the TCP sequence number of the next octet the Framer emits.
 func (f *Framer) Seq() uint32 { return f.seq }
 

@@ -107,6 +107,16 @@ func NewReceiver(markers, crc bool, base uint32) *Receiver {
 	return r
 }
 
+// NewReceiverAt returns a Receiver whose marker base is base and whose
+// next octet is at seq, an FPDU boundary: for a receive side handed over
+// after the first FPDUs were taken by someone else (a host's software path
+// took the peer's RTR before a device took the connection over).
+func NewReceiverAt(markers, crc bool, base, seq uint32) *Receiver {
+	r := &Receiver{markers: markers, crc: crc, base: base}
+	r.resetAt(seq)
+	return r
+}
+
 // resetAt puts the Receiver at an FPDU boundary at sequence number seq,
 // with no error; the marker base stays.
 func (r *Receiver) resetAt(seq uint32) {
