@@ -2610,7 +2610,10 @@ CASE_TESTS = ("gap_disabled_conn", "gap_long_piece", "gap_full_ring", "gap_bresp
 # The corner tests of tests/ddp_rx/corners.py run in the same cases (after
 # these), and with DDP_RX_PENDING=1 the cocotb tests of pending_corners.py
 # can be named in DDP_RX_TESTCASE: the corners today's RTL fails (see there).
-CORNER_TESTS = ("corner_cut_other_conn", "corner_fence_between", "corner_reset_quiet")
+CORNER_TESTS = ("corner_cut_other_conn", "corner_fence_between", "corner_reset_quiet", "corner_fence_queued",
+                "corner_restart_in_flight", "corner_restart_bresp")
+# Those that need the AXI4 port (an error response): not in test_ddp_rx_wr_req.
+CORNER_AXI_ONLY = ("corner_restart_bresp",)
 
 
 def case_modules() -> str:
@@ -2676,7 +2679,7 @@ def test_ddp_rx_wr_req(sim, width, oracle_path):
         parameters={"DATA_W": width, "AXI_W": 2 * width, "WR_REQ": 1},
         extra_env={oracle.ENV_VAR: str(oracle_path), "DDP_RX_WIDTH": str(width),
                    "DDP_RX_BIG": "1" if sim == "verilator" and width == 512 else "0", "DDP_RX_WR_REQ": "1",
-                   "TESTCASE": os.environ.get("DDP_RX_TESTCASE") or ",".join(REQ_TESTS + CORNER_TESTS)},
+                   "TESTCASE": os.environ.get("DDP_RX_TESTCASE") or ",".join(REQ_TESTS + tuple(t for t in CORNER_TESTS if t not in CORNER_AXI_ONLY))},
     )
 
 
