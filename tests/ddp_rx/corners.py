@@ -260,7 +260,9 @@ async def corner_restart_in_flight(dut):
     delivered after the restart report nothing (their verdicts are still
     taken, in order, and the bad one does not end the new stream), and the
     new stream reports what Go reports for a fresh stream (Go is told the
-    old ULPDUs never got a verdict: they report nothing)."""
+    old ULPDUs never got a verdict: they report nothing). Then connection
+    B, whose Write is among those waiting, is restarted too: its old
+    Write reports as Go says, before B's handshake."""
     lean, st = await lean_steps(dut, "corner_restart")
     a, b = 7, 8
     st.conn(a, 2)
@@ -274,6 +276,10 @@ async def corner_restart_in_flight(dut):
     st.ulpdu(a, hdr_untagged(SEND, 0, 1, 0, rng.randbytes(60)), report=False)
     st.ulpdu(a, hdr_tagged(WRITE, 40 << 8 | 0x81, 0x200, rng.randbytes(70)), verdict=2, report=False)
     st.conn(a, 2)
+    # A second restart, of b, while a's old records wait: it waits for them
+    # (one restart at a time), so b's Write, taken in before it, completes
+    # before it.
+    st.conn(b, 2)
     st.post(a, 0, 0x3100, 0x80, 2)
     st.ulpdu(a, hdr_untagged(SEND, 0, 1, 0, rng.randbytes(30)))
     st.ulpdu(a, hdr_tagged(WRITE, 40 << 8 | 0x81, 0x600, rng.randbytes(90)))

@@ -1298,7 +1298,11 @@ class Lean:
         # step ("c", port, fields, fence) with a host range fence adds it,
         # once its handshake is done, to fenced: from the next clock on, a W
         # beat or request that writes any octet of it is a monitor violation
-        # (one in the same clock as the handshake is not).
+        # (one in the same clock as the handshake is not). On the AXI4 port
+        # the handshake must also come after every burst's B response
+        # (ddp_rx_tables' fence: a write is done at its B response): a
+        # burst not yet answered then (its AW or W beats still to come, or
+        # its response) is a violation too.
         self.fenced: list[tuple[int, int]] = []
         # Reset in the middle of traffic: at clock reset_at (when set), rst
         # goes high for reset_len clocks; the bench drops what it was doing
@@ -1531,6 +1535,11 @@ class Lean:
                         drive.append((valid, 0))
                         if len(cur) > 3 and cur[3]:
                             fence_next.append(cur[3])
+                            if not req and (self.aw_q or wburst is not None or self.b_q or self.b_wait):
+                                self._violation(f"fenced {cur[1]} handshake with bursts not answered: "
+                                                f"{len(self.aw_q)} AWs taken waiting for W beats, "
+                                                f"{'a burst in its W beats, ' if wburst is not None else ''}"
+                                                f"{len(self.b_q) + len(self.b_wait)} B responses to come")
                         cur = None
             while cur is None and self.script and self.script[0][0] == "h":
                 _, clocks, self.hold_verdicts, self.hold_events, *axi = self.script.popleft()
