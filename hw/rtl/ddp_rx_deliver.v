@@ -29,9 +29,11 @@
 // clock is stale too (its report would come out after the handshake). The
 // error bits need nothing more: the old stream's B responses are all in
 // before the handshake, which clears its herr and dead bits. Exact: the
-// records queued at the handshake are exactly the old ones of rs_conn
-// (no placement, no push, in that clock) and no new one is among the
-// next rs_left. One restart at a time: rs_busy (rs_left != 0) holds
+// records of rs_conn among those queued at the handshake are exactly the
+// old stream's undelivered ULPDUs (no placement, no push, in that clock),
+// and no record pushed after it is among the next rs_left deliveries, so
+// nothing of the new stream is taken for stale and nothing of the old one
+// is reported. One restart at a time: rs_busy (rs_left != 0) holds
 // s_conn_ready low until that many records are delivered; that waits for
 // verdicts of ULPDUs already taken in, as the fence's B responses do
 // (ddp_rx_tables), and is the rare case of two restarts within one
