@@ -80,18 +80,24 @@
 // Configuration (valid/ready each, in priority conn > stag > post; each
 // takes effect for the pieces after it): taken between pieces, once every
 // piece taken in before it has left placement (a pending request holds
-// s_axis_tready low at the next piece's start until then):
+// s_axis_tready low at the next piece's start until then); s_conn and
+// s_stag also wait until every write placed before them has been taken by
+// the write port and answered (its B response in; on m_wr_*, its last
+// request gone), so that once the handshake is done no write of the
+// ULPDUs before it reaches memory (the fence: ddp_rx_tables.v's header):
 //   s_conn:  conn, enable, pd. (Re)starts a connection: enable, PD, every
 //            queue empty with MSN 1 next (RFC 5041 4.3), no error. A
 //            disabled (or never configured) connection places nothing and
 //            reports nothing on m_cpl/m_err, whatever the verdicts; each of
-//            its pieces is reported on m_drop. Restart a connection only
-//            once its earlier ULPDUs are delivered (each verdict taken and
-//            report out) and their bursts answered: the clear of its
-//            error state takes effect at once, so a ULPDU of the old
-//            stream delivered after it would be reported against the new
-//            state. The block does not check this (waiting here for
-//            verdicts could wait on the piece behind the request).
+//            its pieces is reported on m_drop. A restart may come at any
+//            time: ULPDUs of the old stream still waiting for their
+//            verdicts at the handshake take them, in order, but report
+//            nothing (every report on the connection after the handshake
+//            is the new stream's) and do not end the new stream. One
+//            restart at a time: while ULPDUs that were waiting at the
+//            previous restart are undelivered, s_conn_ready stays low
+//            (ddp_rx_deliver.v's header). A ULPDU of the old stream cut by
+//            the restart: its later pieces are taken as the new stream's.
 //   s_stag:  index (STag >> 8), entry_valid, key (STag[7:0]), pd, bound
 //            and conn (stream binding: only that connection may use it),
 //            access (bit 0 remote write, bit 1 remote read, as
@@ -456,6 +462,8 @@ wire                        rf_out_ready;
 wire                        bq_in_ready;
 wire [CONN_W-1:0]           bq_out_data;
 wire                        bq_out_valid;
+wire                        wq_busy;
+wire                        rs_busy;
 wire                        b_go;
 wire [MK_W-1:0]             aw_cnt_reg;
 wire [MK_W-1:0]             b_cnt_reg;
@@ -584,7 +592,10 @@ ddp_rx_tables #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_A
     .o_conn_reg(o_conn_reg),
     .o_qn_reg(o_qn_reg),
     .o_ent_reg(o_ent_reg),
-    .o_ok(o_ok)
+    .o_ok(o_ok),
+    .wq_busy(wq_busy),
+    .bq_out_valid(bq_out_valid),
+    .rs_busy(rs_busy)
 );
 
 ddp_rx_intake #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW)) u_intake (
@@ -769,7 +780,8 @@ ddp_rx_wport #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W),
     .bq_out_valid(bq_out_valid),
     .aw_cnt_reg(aw_cnt_reg),
     .b_cnt_reg(b_cnt_reg),
-    .b_cnt1_reg(b_cnt1_reg)
+    .b_cnt1_reg(b_cnt1_reg),
+    .wq_busy(wq_busy)
 );
 
 ddp_rx_setup #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW)) u_setup (
@@ -881,7 +893,7 @@ ddp_rx_place #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W),
     .e4_left(e4_left)
 );
 
-ddp_rx_deliver #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW), .WR_REQ(WR_REQ)) u_deliver (
+ddp_rx_deliver #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW), .REC_AW(REC_AW), .WR_REQ(WR_REQ)) u_deliver (
     .clk(clk),
     .rst(rst),
     .s_verdict_tdata(s_verdict_tdata),
@@ -951,7 +963,8 @@ ddp_rx_deliver #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W
     .herr_set(herr_set),
     .herr_set_conn(herr_set_conn),
     .rf_out_ready(rf_out_ready),
-    .b_go(b_go)
+    .b_go(b_go),
+    .rs_busy(rs_busy)
 );
 
 // Not needed: s_verdict_tuser, m_axi_bid.

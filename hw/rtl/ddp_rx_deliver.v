@@ -15,6 +15,29 @@
 //
 // Cycle behaviour: a record's delivery takes its verdict the clock both
 // are there and its bursts are answered; m_cpl/m_err are registered.
+//
+// A restart (s_conn, cf_conn) ends the connection's old stream: every
+// report on the connection after the handshake is the new stream's (m_cpl
+// and m_err carry no stream generation). At the handshake the pipeline is
+// empty and every burst answered (ddp_rx_tables' fence), so the old
+// stream's undelivered ULPDUs are all records in rec_fifo or V0; rq_cnt
+// counts those records (pushed, not yet delivered), and the restart keeps
+// their number (rs_left) and the connection (rs_conn). The next rs_left
+// deliveries are those records, in order (one FIFO): each of them of
+// rs_conn is stale: it takes its verdict as any record, but reports
+// nothing and sets no dead bit. A record delivered in the handshake's own
+// clock is stale too (its report would come out after the handshake). The
+// error bits need nothing more: the old stream's B responses are all in
+// before the handshake, which clears its herr and dead bits. Exact: the
+// records of rs_conn among those queued at the handshake are exactly the
+// old stream's undelivered ULPDUs (no placement, no push, in that clock),
+// and no record pushed after it is among the next rs_left deliveries, so
+// nothing of the new stream is taken for stale and nothing of the old one
+// is reported. One restart at a time: rs_busy (rs_left != 0) holds
+// s_conn_ready low until that many records are delivered; that waits for
+// verdicts of ULPDUs already taken in, as the fence's B responses do
+// (ddp_rx_tables), and is the rare case of two restarts within one
+// record queue's worth of undelivered ULPDUs.
 
 `resetall
 `timescale 1ns / 1ps
@@ -28,6 +51,7 @@ module ddp_rx_deliver #(
     parameter ID_W = 32,
     parameter BURST = 8,
     parameter BQ_AW = 4,
+    parameter REC_AW = 3,
     parameter WR_REQ = 0
 ) (
     clk,
@@ -99,7 +123,8 @@ module ddp_rx_deliver #(
     herr_set,
     herr_set_conn,
     rf_out_ready,
-    b_go
+    b_go,
+    rs_busy
 );
 
 `include "ddp_rx_defs.vh"
@@ -175,6 +200,7 @@ output wire                        herr_set;
 output wire [CONN_W-1:0]           herr_set_conn;
 output wire                        rf_out_ready;
 output wire                        b_go;
+output wire                        rs_busy;
 
 reg [NCONN-1:0]        dead_reg = {NCONN{1'b0}};
 
@@ -256,9 +282,19 @@ wire                   dv_bdone = v0_bdone_reg;
 wire                   dv_go = v0_valid_reg && s_verdict_tvalid && ev_free && dv_bdone;
 wire                   b_hold = (v0_valid_reg ? dv_bdone && (v0_bahead_reg || b_resp[1]) : rf_out_valid)
                                 && b_valid;
+// Restarts (header): records queued (rec_fifo and V0, at most
+// 2^REC_AW + 1), and those of the last restart's old stream still to be
+// delivered.
+reg  [REC_AW:0]        rq_cnt_reg = 0;
+reg  [REC_AW:0]        rs_left_reg = 0;
+reg  [CONN_W-1:0]      rs_conn_reg = 0;
+wire                   rq_push = d2_valid_reg && e2_last_reg && !e2_early_reg && rf_in_ready;   // rec_fifo's push
+wire                   v0_stale = rs_busy && rs_conn_reg == rf_conn;
+wire                   v0_cstale = cf_conn && s_conn_conn == rf_conn;     // the handshake's clock
+assign rs_busy = rs_left_reg != 0;
 // A ULPDU of a connection that is not enabled reports nothing here
-// (m_drop reported its pieces), whatever its verdict.
-wire                   dv_del = dv_go && !v0_dead && rf_en;
+// (m_drop reported its pieces), whatever its verdict; nor a stale one.
+wire                   dv_del = dv_go && !v0_dead && rf_en && !v0_stale;
 // RFC 5044 8: an MPA error is fatal to the stream; a write's error
 // response is an RDMAP Local Catastrophic Error (RFC 5040 7) in place of
 // what the ULPDU would have reported; an error record and a Terminate end
@@ -309,16 +345,16 @@ always @(posedge clk) begin
         ev_rec_reg <= rf_rec;
         ev_rr_reg <= v0_data_reg[RF_RR +: 224];
         if (dv_bad) begin
-            err_valid_reg <= 1'b1;
+            err_valid_reg <= !v0_cstale;
             ev_err_reg <= {LAYER_LLP, ETYPE_MPA, 5'd0, s_verdict_tdata};
         end else if (v0_herr) begin
-            err_valid_reg <= 1'b1;
+            err_valid_reg <= !v0_cstale;
             ev_err_reg <= ERR_RDMAP_LOCAL_CATASTROPHIC;
         end else if (rf_kind == K_ERR) begin
-            err_valid_reg <= 1'b1;
+            err_valid_reg <= !v0_cstale;
             ev_err_reg <= rf_rec[REC_ERR +: 16];
         end else if (rf_kind == K_CPL || rf_kind == K_TERM) begin
-            cpl_valid_reg <= 1'b1;
+            cpl_valid_reg <= !v0_cstale;
         end
         if (dv_kills) begin
             dead_reg[rf_conn] <= 1'b1;
@@ -331,7 +367,17 @@ always @(posedge clk) begin
         dead_reg[s_conn_conn] <= 1'b0;
         herr_reg[s_conn_conn] <= 1'b0;
     end
+    rq_cnt_reg <= rq_cnt_reg + {{REC_AW{1'b0}}, rq_push} - {{REC_AW{1'b0}}, dv_go};
+    if (cf_conn) begin
+        // (rs_left is 0 here: s_conn_ready waits for it; no push now.)
+        rs_left_reg <= rq_cnt_reg - {{REC_AW{1'b0}}, dv_go};
+        rs_conn_reg <= s_conn_conn;
+    end else if (dv_go && rs_busy) begin
+        rs_left_reg <= rs_left_reg - 1'b1;
+    end
     if (rst) begin
+        rq_cnt_reg <= 0;
+        rs_left_reg <= 0;
         v0_valid_reg <= 1'b0;
         dl_set_reg <= 1'b0;
         hs_set_reg <= 1'b0;

@@ -13,6 +13,26 @@
 // cfg_pending to ddp_rx_intake); a post reads the context (one clock) and
 // writes the ring and context the next, or is refused (o_ok low:
 // m_post_err from ddp_rx_deliver).
+//
+// The fence (s_stag and s_conn, not s_post): besides all_idle, the write
+// queues are empty (wq_busy low: the port has taken every write placed so
+// far) and every burst's B response is in (bq_out_valid low). A driver
+// that invalidates an STag (s_stag entry_valid 0) unpins its memory once
+// the handshake is done (issue 30; draft-ietf-rddp-ddp-07 8.1: nothing is
+// placed through an STag once it is invalid), and one that restarts a
+// connection reuses the old stream's posted buffers: for an AXI4 memory a
+// write is done only at its B response (until then it may still be in an
+// interconnect, behind the handshake), so the fence waits for that, and no
+// write placed before the handshake reaches memory after it. (On
+// the write-request port writes are posted: a burst is answered once its
+// last request has gone.) s_conn also waits while rs_busy (ddp_rx_deliver:
+// records of the previous restart's old stream not yet delivered). This
+// cannot deadlock: the queues drain with the write port alone; a B
+// response waits at most for the delivery of a record already queued
+// (b_hold), and a delivery for its verdict and for m_cpl/m_err: a verdict
+// of a ULPDU whose last piece is in, which does not wait for the piece
+// behind the request (placement already relies on this: it waits for
+// bq_fifo room, that is for the same B responses).
 
 `resetall
 `timescale 1ns / 1ps
@@ -101,7 +121,10 @@ module ddp_rx_tables #(
     o_conn_reg,
     o_qn_reg,
     o_ent_reg,
-    o_ok
+    o_ok,
+    wq_busy,
+    bq_out_valid,
+    rs_busy
 );
 
 `include "ddp_rx_defs.vh"
@@ -181,6 +204,9 @@ output reg  [CONN_W-1:0]           o_conn_reg;
 output reg  [1:0]                  o_qn_reg;
 output reg  [RG_W-1:0]             o_ent_reg;
 output reg                         o_ok;
+input  wire                        wq_busy;
+input  wire                        bq_out_valid;
+input  wire                        rs_busy;
 
 // --- state shared with configuration -------------------------------------------
 
@@ -248,8 +274,11 @@ sdp_ram #(.WIDTH(RG_W), .ADDR_W(RG_AW)) ring_ram (
 wire                 all_idle = !i_inpiece_reg && !hf_out_valid && !c1_valid_reg && !b_valid_reg && !c2_valid_reg
                                 && !dc_out_valid && pl_empty && !df_out_valid && !cf_post_reg;
 
-assign s_conn_ready = all_idle;
-assign s_stag_ready = all_idle && !s_conn_valid;
+// The fence: every write placed so far taken and answered (header).
+wire                 fence_idle = all_idle && !wq_busy && !bq_out_valid;
+
+assign s_conn_ready = fence_idle && !rs_busy;
+assign s_stag_ready = fence_idle && !s_conn_valid;
 assign s_post_ready = all_idle && !s_conn_valid && !s_stag_valid;
 
 assign cf_conn = s_conn_valid && s_conn_ready;

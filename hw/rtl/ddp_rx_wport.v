@@ -14,6 +14,8 @@
 // Cycle behaviour: a W beat goes once its burst's AW is valid (AXI4
 // A3.3.1): the first W of a burst with its AW; one write beat (or request)
 // a clock while the port is ready. b_cnt counts the bursts answered.
+// wq_busy: a burst address or W beat still queued (the port has not taken
+// every write placed so far), for the configuration fence (ddp_rx_tables).
 
 `resetall
 `timescale 1ns / 1ps
@@ -81,7 +83,8 @@ module ddp_rx_wport #(
     bq_out_valid,
     aw_cnt_reg,
     b_cnt_reg,
-    b_cnt1_reg
+    b_cnt1_reg,
+    wq_busy
 );
 
 `include "ddp_rx_defs.vh"
@@ -138,6 +141,7 @@ output wire                        bq_out_valid;
 output reg  [MK_W-1:0]             aw_cnt_reg = 0;
 output reg  [MK_W-1:0]             b_cnt_reg = 0;
 output reg  [MK_W-1:0]             b_cnt1_reg = 1;
+output wire                        wq_busy;
 
 wire [2:0]            fifo_ready2_unused;   // second push ports not used
 
@@ -404,6 +408,10 @@ always @(posedge clk) begin
         b_cnt1_reg <= 1;
     end
 end
+
+// Both queues empty (out_valid is their not-empty flag, a register): every
+// burst's AW and every W beat (or request) has been taken by the port.
+assign wq_busy = aw_out_valid || w_out_valid;
 
 // Not needed here: fifo_ready2_unused.
 wire unused_ok = &{1'b0, fifo_ready2_unused};

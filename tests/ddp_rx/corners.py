@@ -19,6 +19,16 @@ command that runs it and the design of its fix.
                          nothing of the traffic before it is written or
                          reported after it, and the block, configured
                          anew, places and reports as a fresh Go session.
+  corner_fence_queued    the fence with writes still queued: the s_stag
+                         handshake that invalidates an STag waits until no
+                         write through it is left in the AW/W queues (and
+                         its bursts are answered).
+  corner_restart_in_flight  a connection restarted (s_conn) while ULPDUs
+                         of its old stream wait for their verdicts: they
+                         report nothing after the restart, the new stream
+                         reports as a fresh one.
+  corner_restart_bresp   the same with an old burst's SLVERR pending
+                         (AXI4 port only: not in test_ddp_rx_wr_req).
 """
 
 from __future__ import annotations
@@ -208,3 +218,95 @@ async def corner_reset_quiet(dut):
         kinds = sorted((e["conn"], e["kind"], e["layer"], e["etype"], e["code"]) for e in resp["events"])
         assert kinds == [(a, "completion", 0, 0, 0), (b, "completion", 0, 0, 0), (c, "completion", 0, 0, 0),
                          (c, "error", 1, 1, 0)], kinds
+
+
+@cocotb.test()
+async def corner_fence_queued(dut):
+    """The fence with writes still queued: two RDMA Writes through X, whole,
+    while the write port holds AWREADY and WREADY (or m_wr_ready) low for
+    400 clocks, and X's invalidation right behind them; once with Writes
+    that fit in the block's AW/W queues (half a beat of payload), once with
+    Writes of 16 beats each. The block may take the invalidation only once
+    no write through X is left in its queues: after the handshake nothing
+    writes X's region (the monitor's fence). Memory and reports are Go's:
+    the Writes ended before the invalidation and are placed whole."""
+    lean, st = await lean_steps(dut, "corner_fence_q", mem_size=1 << 16)
+    lanes = lean.lanes
+    a = 6
+    st.conn(a, 1)
+    rng = random.Random(10)
+    for rnd, n in enumerate((lanes // 2 + 3, 16 * lanes)):
+        host = 0x1005 + rnd * 0x4000
+        key = 0x50 + rnd
+        st.stag(21, key, 1, REMOTE_WRITE, 0, 2 * n, host)
+        st.hold(400, axi=True)
+        for i in range(2):
+            st.ulpdu(a, hdr_tagged(WRITE, 21 << 8 | key, i * n, rng.randbytes(n)))
+        st.stag(21, 0, 1, 0, 0, 0, 0, valid=False, fence=(host, host + 2 * n))
+        resp = await st.run(f"fence with writes queued, {n}-octet Writes")
+        assert [e["kind"] for e in resp["events"]] == ["completion"] * 2, resp["events"]
+        assert lean.mem[host:host + 2 * n] != bytes(2 * n)
+
+
+@cocotb.test()
+async def corner_restart_in_flight(dut):
+    """A connection restarted (s_conn) while ULPDUs of its old stream wait
+    for their verdicts: an RDMA Write, a Send and a Write whose verdict is
+    a CRC error, all placed (cut-through), verdicts held back for 1500
+    clocks; the restart; then the new stream's Send (MSN 1 again) and
+    Write. What a driver needs (issue 30): once s_conn's handshake is done
+    every report on the connection is the new stream's, since m_cpl and
+    m_err carry no stream generation; so the old stream's ULPDUs
+    delivered after the restart report nothing (their verdicts are still
+    taken, in order, and the bad one does not end the new stream), and the
+    new stream reports what Go reports for a fresh stream (Go is told the
+    old ULPDUs never got a verdict: they report nothing). Then connection
+    B, whose Write is among those waiting, is restarted too: its old
+    Write reports as Go says, before B's handshake."""
+    lean, st = await lean_steps(dut, "corner_restart")
+    a, b = 7, 8
+    st.conn(a, 2)
+    st.conn(b, 2)
+    st.stag(40, 0x81, 2, REMOTE_WRITE, 0, 0x1000, 0x1000)
+    st.post(a, 0, 0x3000, 0x80, 1)
+    rng = random.Random(6)
+    st.hold(1500, verdicts=True)
+    st.ulpdu(a, hdr_tagged(WRITE, 40 << 8 | 0x81, 0, rng.randbytes(100)), report=False)
+    st.ulpdu(b, hdr_tagged(WRITE, 40 << 8 | 0x81, 0x400, rng.randbytes(50)))
+    st.ulpdu(a, hdr_untagged(SEND, 0, 1, 0, rng.randbytes(60)), report=False)
+    st.ulpdu(a, hdr_tagged(WRITE, 40 << 8 | 0x81, 0x200, rng.randbytes(70)), verdict=2, report=False)
+    st.conn(a, 2)
+    # A second restart, of b, while a's old records wait: it waits for them
+    # (one restart at a time), so b's Write, taken in before it, completes
+    # before it.
+    st.conn(b, 2)
+    st.post(a, 0, 0x3100, 0x80, 2)
+    st.ulpdu(a, hdr_untagged(SEND, 0, 1, 0, rng.randbytes(30)))
+    st.ulpdu(a, hdr_tagged(WRITE, 40 << 8 | 0x81, 0x600, rng.randbytes(90)))
+    resp = await st.run("restart with the old stream's verdicts pending")
+    ev = [(e["conn"], e["kind"], e.get("id", 0)) for e in resp["events"] if e["conn"] == a]
+    assert ev == [(a, "completion", 2), (a, "completion", 0)], ev
+
+
+@cocotb.test()
+async def corner_restart_bresp(dut):
+    """A connection restarted while a burst of its old stream waits for its
+    B response, which is SLVERR (the write port and the verdicts held over
+    the restart): the error is the old stream's (whose ULPDU reports
+    nothing after the restart, as in corner_restart_in_flight), and the new
+    stream's Write completes (Go: a fresh stream). AXI4 port only (an
+    error response)."""
+    lean, st = await lean_steps(dut, "corner_restart_b")
+    assert not lean.req, "an error response needs the AXI4 port: run it in test_ddp_rx, not test_ddp_rx_wr_req"
+    rng = random.Random(7)
+    c = 10
+    st.conn(c, 2)
+    st.stag(41, 0x91, 2, REMOTE_WRITE, 0, 0x1000, 0x5000)
+    st.poison(0x5000 + 10, 4)
+    st.hold(800, verdicts=True, axi=True)
+    st.ulpdu(c, hdr_tagged(WRITE, 41 << 8 | 0x91, 0, rng.randbytes(40)), report=False)
+    st.conn(c, 2)
+    st.ulpdu(c, hdr_tagged(WRITE, 41 << 8 | 0x91, 0x100, rng.randbytes(40)))
+    resp = await st.run("restart with the old stream's error response pending")
+    ev = [(e["conn"], e["kind"]) for e in resp["events"]]
+    assert ev == [(c, "completion")], ev

@@ -19,9 +19,11 @@
 -- report nothing else.
 --
 -- Configuration, taken between pieces once the pipeline is empty (priority
--- conn > stag > post): s_conn (re)starts a connection; s_stag writes an
+-- conn > stag > post): s_conn (re)starts a connection (at any time: the
+-- old stream's ULPDUs delivered after it report nothing); s_stag writes an
 -- STag entry; s_post posts a receive buffer at the tail of a queue's ring
--- (refused posts are reported on m_post_err). Status pulses (one clock, no
+-- (refused posts are reported on m_post_err). s_conn and s_stag also wait
+-- until every write placed before them is taken and answered (the fence). Status pulses (one clock, no
 -- ready): m_drop (a piece of a connection that is not enabled, and
 -- m_drop_count), m_post_err, m_berr (an error B response), m_done (a
 -- ULPDU's last piece has left placement).
@@ -914,6 +916,7 @@ architecture rtl of ddp_rx is
     -- --- configuration ---------------------------------------------------------------
 
     signal all_idle, conn_ready, stag_ready, post_ready : std_ulogic := '0';
+    signal wq_busy, fence_idle : std_ulogic := '0';
     signal cf_conn, cf_stag, cf_post : std_ulogic := '0';
     signal o_conn_reg : conn_t := (others => '0');
     signal o_qn_reg : u2_t := (others => '0');
@@ -956,6 +959,11 @@ architecture rtl of ddp_rx is
     signal v0_bdone_reg, v0_bahead_reg : std_ulogic := '0';
     signal bd_h0, bd_h1, bd_v0, bd_v1 : mk_t := (others => '0');
     signal dv_del, dv_bad, dv_kills : std_ulogic := '0';
+    -- Restarts (see the Verilog, ddp_rx_deliver.v): records queued (rec_fifo
+    -- and V0), and those of the last restart's old stream still to deliver.
+    signal rq_cnt_reg, rs_left_reg : unsigned(REC_AW downto 0) := (others => '0');
+    signal rs_conn_reg : conn_t := (others => '0');
+    signal rq_push, rs_busy, v0_stale, v0_cstale : std_ulogic := '0';
 
     -- --- status pulses ---------------------------------------------------------------
 
@@ -2613,8 +2621,12 @@ begin
                 and (not c2_valid_reg) and (not dc_out_valid) and pl_empty and (not df_out_valid)
                 and not cf_post_reg;
 
-    conn_ready <= all_idle;
-    stag_ready <= all_idle and not s_conn_valid;
+    -- The fence (s_stag, s_conn; see the Verilog, ddp_rx_tables.v): also
+    -- every write placed so far taken by the port and answered.
+    wq_busy <= aw_out_valid or w_out_valid;
+    fence_idle <= all_idle and (not wq_busy) and not bq_out_valid;
+    conn_ready <= fence_idle and not rs_busy;
+    stag_ready <= fence_idle and not s_conn_valid;
     post_ready <= all_idle and (not s_conn_valid) and not s_stag_valid;
     s_conn_ready <= conn_ready;
     s_stag_ready <= stag_ready;
@@ -2749,9 +2761,13 @@ begin
     dv_go <= v0_valid_reg and s_verdict_tvalid and ev_free and dv_bdone;
     b_hold <= sel(v0_valid_reg, dv_bdone and (v0_bahead_reg or b_resp(1)), rf_out_valid)
               and b_valid;
+    rq_push <= d2_valid_reg and e2_last_reg and (not e2_early_reg) and rf_in_ready;
+    rs_busy <= to_sl(rs_left_reg /= 0);
+    v0_stale <= rs_busy and to_sl(rs_conn_reg = rf_conn);
+    v0_cstale <= cf_conn and to_sl(s_conn_conn = rf_conn);
     -- A ULPDU of a connection that is not enabled reports nothing here
-    -- (m_drop reported its pieces), whatever its verdict.
-    dv_del <= dv_go and (not v0_dead) and rf_en;
+    -- (m_drop reported its pieces), whatever its verdict; nor a stale one.
+    dv_del <= dv_go and (not v0_dead) and rf_en and not v0_stale;
     -- RFC 5044 8: an MPA error is fatal to the stream; a write's error
     -- response is an RDMAP Local Catastrophic Error (RFC 5040 7) in place of
     -- what the ULPDU would have reported; an error record and a Terminate
@@ -2813,16 +2829,16 @@ begin
                 ev_rec_reg <= rf_rec;
                 ev_rr_reg <= v0_data_reg(223 downto 0);
                 if dv_bad = '1' then
-                    err_valid_reg <= '1';
+                    err_valid_reg <= not v0_cstale;
                     ev_err_reg <= LAYER_LLP & ETYPE_MPA & "00000" & s_verdict_tdata;
                 elsif v0_herr = '1' then
-                    err_valid_reg <= '1';
+                    err_valid_reg <= not v0_cstale;
                     ev_err_reg <= ERR_RDMAP_LOCAL_CATASTROPHIC;
                 elsif rf_kind = K_ERR_c then
-                    err_valid_reg <= '1';
+                    err_valid_reg <= not v0_cstale;
                     ev_err_reg <= rf_rec(15 downto 0);
                 elsif rf_kind = K_CPL_c or rf_kind = K_TERM_c then
-                    cpl_valid_reg <= '1';
+                    cpl_valid_reg <= not v0_cstale;
                 end if;
                 if dv_kills = '1' then
                     dead(ci(rf_conn)) := '1';
@@ -2835,7 +2851,25 @@ begin
                 dead(ci(s_conn_conn)) := '0';
                 herr(ci(s_conn_conn)) := '0';
             end if;
+            if rq_push = '1' and dv_go = '0' then
+                rq_cnt_reg <= rq_cnt_reg + 1;
+            elsif rq_push = '0' and dv_go = '1' then
+                rq_cnt_reg <= rq_cnt_reg - 1;
+            end if;
+            if cf_conn = '1' then
+                -- (rs_left is 0 here: s_conn_ready waits for it; no push now.)
+                if dv_go = '1' then
+                    rs_left_reg <= rq_cnt_reg - 1;
+                else
+                    rs_left_reg <= rq_cnt_reg;
+                end if;
+                rs_conn_reg <= s_conn_conn;
+            elsif dv_go = '1' and rs_busy = '1' then
+                rs_left_reg <= rs_left_reg - 1;
+            end if;
             if rst = '1' then
+                rq_cnt_reg <= (others => '0');
+                rs_left_reg <= (others => '0');
                 v0_valid_reg <= '0';
                 dl_set_reg <= '0';
                 hs_set_reg <= '0';
