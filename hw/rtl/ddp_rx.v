@@ -97,7 +97,16 @@
 //            access (bit 0 remote write, bit 1 remote read, as
 //            ddp.Access), base (TO of the first octet), len, addr (host
 //            address of the first octet). Overwrites the entry; writing
-//            entry_valid = 0 invalidates it.
+//            entry_valid = 0 invalidates it. A ULPDU in pieces that places
+//            through the entry and has pieces still to come is cut there
+//            (RFC 5041 7.1, 8.1: nothing is placed through an STag but
+//            after its checks, and the entry it was checked against is
+//            gone): nothing of it is placed after the handshake, it
+//            reports Invalid STag (1/1/0) in place of its completion, and
+//            its stream ends (nothing more of it is placed or reported
+//            until s_conn restarts it), as the Go model's
+//            ddp_place_stream. Not seen: 2^16 s_stag writes between two
+//            pieces of one ULPDU (ddp_rx_setup's STag generations).
 //   s_post:  conn, qn (0 Send, 1 Read Request, 2 Terminate), addr, len,
 //            id: posts a receive buffer at the tail of the queue's ring
 //            (2^RQ_AW deep). A post to a full ring, to QN 3 or to a
@@ -155,7 +164,8 @@
 // their verdicts: the placement, the queue's advance to the next MSN, the
 // invalidation of a Send with Invalidate's STag, the end of placement
 // after an error or a Terminate. A ULPDU of another connection that is
-// already being placed finishes through an STag invalidated meanwhile.
+// already being placed finishes through an STag a Send with Invalidate
+// invalidated meanwhile (an s_stag write cuts it: s_stag above).
 //
 // Structure: stage modules, one piece a clock through the checks, one beat
 // a clock through placement, with queues between (each file's header has
@@ -170,6 +180,7 @@
 //                     written back, a placement descriptor into dc_fifo
 //   ddp_rx_setup.v    D0: a piece's placement set-up (rotation, first
 //                     address, write range); a continuing piece's fetch
+//                     and its STag's generation check (the cut)
 //   ddp_rx_place.v    D1 (one input beat a clock, rotated), D2 (piece end,
 //                     delivery record), D3/D4 (placement context)
 //   ddp_rx_wport.v    output queues (AW, W, records, B) and the write port:
@@ -505,6 +516,10 @@ wire [223:0]                e4_rr_reg;
 wire [ADDR_W-1:0]           e4_nxt;
 wire [15:0]                 e4_left;
 wire                        cf_conn;
+wire                        cf_stag;
+wire [NCONN-1:0]            cut_reg;
+wire                        cut_set;
+wire [CONN_W-1:0]           cut_set_conn;
 wire [CONN_W-1:0]           o_conn_reg;
 wire [1:0]                  o_qn_reg;
 wire [RG_W-1:0]             o_ent_reg;
@@ -581,6 +596,7 @@ ddp_rx_tables #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_A
     .rf_in_valid(rf_in_valid),
     .rf_in_data(rf_in_data),
     .cf_conn(cf_conn),
+    .cf_stag(cf_stag),
     .o_conn_reg(o_conn_reg),
     .o_qn_reg(o_qn_reg),
     .o_ent_reg(o_ent_reg),
@@ -666,6 +682,9 @@ ddp_rx_decide #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_A
     .herr_reg(herr_reg),
     .herr_set(herr_set),
     .herr_set_conn(herr_set_conn),
+    .cut_reg(cut_reg),
+    .cut_set(cut_set),
+    .cut_set_conn(cut_set_conn),
     .c_adv(c_adv),
     .p1_conn(p1_conn),
     .b_valid_reg(b_valid_reg),
@@ -772,12 +791,16 @@ ddp_rx_wport #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W),
     .b_cnt1_reg(b_cnt1_reg)
 );
 
-ddp_rx_setup #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW)) u_setup (
+ddp_rx_setup #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW)) u_setup (
     .clk(clk),
     .rst(rst),
     .herr_reg(herr_reg),
     .herr_set(herr_set),
     .herr_set_conn(herr_set_conn),
+    .cf_conn(cf_conn),
+    .s_conn_conn(s_conn_conn),
+    .cf_stag(cf_stag),
+    .s_stag_index(s_stag_index),
     .dx_rd_data(dx_rd_data),
     .dc_out(dc_out),
     .dc_out_valid(dc_out_valid),
@@ -814,7 +837,10 @@ ddp_rx_setup #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W),
     .d0_left_reg(d0_left_reg),
     .d0_waddr_reg(d0_waddr_reg),
     .d0_bofs_reg(d0_bofs_reg),
-    .d0_wst_reg(d0_wst_reg)
+    .d0_wst_reg(d0_wst_reg),
+    .cut_reg(cut_reg),
+    .cut_set(cut_set),
+    .cut_set_conn(cut_set_conn)
 );
 
 ddp_rx_place #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW), .WR_REQ(WR_REQ)) u_place (

@@ -98,6 +98,7 @@ module ddp_rx_tables #(
     rf_in_valid,
     rf_in_data,
     cf_conn,
+    cf_stag,
     o_conn_reg,
     o_qn_reg,
     o_ent_reg,
@@ -177,6 +178,7 @@ output reg                         cf_post_reg = 1'b0;
 output reg                         rf_in_valid;
 output reg  [RF_W-1:0]             rf_in_data;
 output wire                        cf_conn;
+output wire                        cf_stag;
 output reg  [CONN_W-1:0]           o_conn_reg;
 output reg  [1:0]                  o_qn_reg;
 output reg  [RG_W-1:0]             o_ent_reg;
@@ -253,7 +255,7 @@ assign s_stag_ready = all_idle && !s_conn_valid;
 assign s_post_ready = all_idle && !s_conn_valid && !s_stag_valid;
 
 assign cf_conn = s_conn_valid && s_conn_ready;
-wire                 cf_stag = s_stag_valid && s_stag_ready;
+assign cf_stag = s_stag_valid && s_stag_ready;
 wire                 cf_post = s_post_valid && s_post_ready;
 
 reg [Q_W-1:0]        o_q;

@@ -2610,7 +2610,8 @@ CASE_TESTS = ("gap_disabled_conn", "gap_long_piece", "gap_full_ring", "gap_bresp
 # The corner tests of tests/ddp_rx/corners.py run in the same cases (after
 # these), and with DDP_RX_PENDING=1 the cocotb tests of pending_corners.py
 # can be named in DDP_RX_TESTCASE: the corners today's RTL fails (see there).
-CORNER_TESTS = ("corner_cut_other_conn", "corner_fence_between", "corner_reset_quiet")
+CORNER_TESTS = ("corner_cut_other_conn", "corner_fence_between", "corner_reset_quiet", "corner_cut_invalidate",
+                "corner_cut_overwrite")
 
 
 def case_modules() -> str:
