@@ -77,6 +77,13 @@
 // last requests have gone instead of for B responses (m_berr never
 // pulses).
 //
+// Reset: rst (held 1 clock or more) clears the flops; then the block
+// clears its tables (every connection disabled, every STag entry invalid,
+// no ULPDU in pieces: a fresh block, whatever was configured before), and
+// the ready outputs s_axis_tready, s_conn_ready, s_stag_ready and
+// s_post_ready stay low for the 2^max(CONN_W, STAG_AW) clocks after rst
+// falls (4096 at the defaults) while it does.
+//
 // Configuration (valid/ready each, in priority conn > stag > post; each
 // takes effect for the pieces after it): taken between pieces, once every
 // piece taken in before it has left placement (a pending request holds
@@ -517,6 +524,7 @@ wire [ADDR_W-1:0]           e4_nxt;
 wire [15:0]                 e4_left;
 wire                        cf_conn;
 wire                        cf_stag;
+wire                        clr_busy_reg;
 wire [NCONN-1:0]            cut_reg;
 wire                        cut_set;
 wire [CONN_W-1:0]           cut_set_conn;
@@ -597,6 +605,7 @@ ddp_rx_tables #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_A
     .rf_in_data(rf_in_data),
     .cf_conn(cf_conn),
     .cf_stag(cf_stag),
+    .clr_busy_reg(clr_busy_reg),
     .o_conn_reg(o_conn_reg),
     .o_qn_reg(o_qn_reg),
     .o_ent_reg(o_ent_reg),
@@ -615,6 +624,7 @@ ddp_rx_intake #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W)
     .s_stag_valid(s_stag_valid),
     .s_post_valid(s_post_valid),
     .cf_post_reg(cf_post_reg),
+    .clr_busy_reg(clr_busy_reg),
     .df_out_ready(df_out_ready),
     .c_adv(c_adv),
     .s_axis_tready(s_axis_tready),

@@ -25,6 +25,8 @@ command that runs it and the design of its fix.
                          stream ends (ddp_rx_setup's STag generations).
   corner_cut_overwrite   the same for an overwrite of the entry (another
                          key; the same key in another PD).
+  corner_reset_mid_traffic  reset in traffic, then no configuration from
+                         before it acts (ddp_rx_tables' clear sweep).
 """
 
 from __future__ import annotations
@@ -289,3 +291,39 @@ async def corner_cut_overwrite(dut):
     ev = sorted((e["conn"], e["kind"], e["layer"], e["etype"], e["code"]) for e in resp["events"])
     assert ev == [(a, "error", 1, 1, 0), (b, "error", 1, 1, 0)], ev
     assert lean.mem[0x2000:0x2100] == bytes(0x100) and lean.mem[0x4000:0x4100] == bytes(0x100)
+
+
+@cocotb.test()
+async def corner_reset_mid_traffic(dut):
+    """Reset in the middle of traffic, at random clocks (DDP_RX_RESET_ROUNDS
+    rounds, default 3), as corners.corner_reset_quiet (whose checks it
+    makes too: nothing written or reported after the reset for the traffic
+    before it). After reset the block must be a fresh one (what a driver
+    that resets the device assumes: nothing of the old connections, STags
+    or posted buffers may act on new traffic); compared with a fresh Go
+    session, without configuring anything first: a piece of a connection
+    enabled before the reset is dropped (m_drop), a Write through an STag
+    registered before it reports Invalid STag on a re-enabled connection,
+    a Send on a re-enabled connection whose buffers were posted before it
+    reports no buffer (1/2/2), and a fresh post and Send complete with
+    MSN 1."""
+    lean, _ = await lean_steps(dut, "corner_reset_unused")
+    rng = random.Random(random.getrandbits(64))
+    a, b, c = 1, 2, 3
+    for rnd in range(int(os.environ.get("DDP_RX_RESET_ROUNDS", "3"))):
+        await reset_mid_traffic(lean, rng, rnd)
+        # A fresh block, and a fresh Go session.
+        st = Steps(lean, f"corner_reset_after{rnd}", 1 << 16)
+        st.ulpdu(a, hdr_tagged(WRITE, 30 << 8 | 0x61, 0, b"stale conn" * 4))
+        st.conn(b, 8)
+        st.ulpdu(b, hdr_untagged(SEND, 0, 1, 0, b"stale post" * 3))
+        st.conn(c, 8)
+        st.ulpdu(c, hdr_tagged(WRITE, 31 << 8 | 0x62, 0, b"stale stag" * 3))
+        d = 4
+        st.conn(d, 8)
+        st.post(d, 0, 0x6000, 0x40, 99)
+        st.ulpdu(d, hdr_untagged(SEND, 0, 1, 0, b"fresh" * 4))
+        resp = await st.run(f"after reset, round {rnd}")
+        kinds = sorted((e["conn"], e["kind"], e["layer"], e["etype"], e["code"]) for e in resp["events"])
+        assert kinds == [(b, "error", 1, 2, 2), (c, "error", 1, 1, 0), (d, "completion", 0, 0, 0)], kinds
+        assert [x["conn"] for x in resp["drops"]] == [a], resp["drops"]

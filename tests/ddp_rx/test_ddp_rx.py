@@ -235,6 +235,8 @@ class TB:
         await tbutil.clock_and_reset(self.dut, CLK_PERIOD_NS,
                                       low=("s_verdict_tvalid", "s_conn_valid", "s_stag_valid", "s_post_valid"),
                                       high=("m_cpl_ready", "m_err_ready"))
+        # The tables are cleared after reset (ready outputs low meanwhile).
+        await tbutil.wait_ready(self.dut, ("s_conn_ready", "s_axis_tready"))
         cocotb.start_soon(self._clock_loop())
         # Every port's handshake and format rules (tests/protocol.py).
         self.protocol = protocol.Monitor(self.dut, "ddp_rx")
@@ -1332,6 +1334,8 @@ class Lean:
         await FallingEdge(dut.clk)
         dut.rst.value = 0
         await RisingEdge(dut.clk)
+        # The tables are cleared after reset (ready outputs low meanwhile).
+        await tbutil.wait_ready(dut, ("s_conn_ready", "s_axis_tready"))
 
     def idle(self) -> bool:
         return (not self.script and not self.busy and not self.verdicts and not self.aw_q and not self.b_q
@@ -2611,7 +2615,7 @@ CASE_TESTS = ("gap_disabled_conn", "gap_long_piece", "gap_full_ring", "gap_bresp
 # these), and with DDP_RX_PENDING=1 the cocotb tests of pending_corners.py
 # can be named in DDP_RX_TESTCASE: the corners today's RTL fails (see there).
 CORNER_TESTS = ("corner_cut_other_conn", "corner_fence_between", "corner_reset_quiet", "corner_cut_invalidate",
-                "corner_cut_overwrite")
+                "corner_cut_overwrite", "corner_reset_mid_traffic")
 
 
 def case_modules() -> str:
