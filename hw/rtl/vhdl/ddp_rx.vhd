@@ -937,6 +937,10 @@ architecture rtl of ddp_rx is
     -- --- configuration ---------------------------------------------------------------
 
     signal all_idle, conn_ready, stag_ready, post_ready : std_ulogic := '0';
+    -- The clear of the tables after reset (ddp_rx_tables.v).
+    constant CLR_AW_c : positive := CONN_W + STAG_AW - imin(CONN_W, STAG_AW);   -- the larger
+    signal clr_busy_reg : std_ulogic := '0';
+    signal clr_addr_reg : unsigned(CLR_AW_c - 1 downto 0) := (others => '0');
     signal cf_conn, cf_stag, cf_post : std_ulogic := '0';
     signal o_conn_reg : conn_t := (others => '0');
     signal o_qn_reg : u2_t := (others => '0');
@@ -1059,7 +1063,7 @@ begin
 
     -- Configuration waits for the pipeline to drain and is taken between
     -- pieces: no new piece starts while one is waiting.
-    i_hold <= (not i_inpiece_reg) and cfg_pending;
+    i_hold <= (not i_inpiece_reg) and (cfg_pending or clr_busy_reg);
     s_ready <= df_in_ready and hf_in_ready and not i_hold;
     s_axis_tready <= s_ready;
     i_take <= s_axis_tvalid and s_ready;
@@ -2696,9 +2700,9 @@ begin
                 and (not c2_valid_reg) and (not dc_out_valid) and pl_empty and (not df_out_valid)
                 and not cf_post_reg;
 
-    conn_ready <= all_idle;
-    stag_ready <= all_idle and not s_conn_valid;
-    post_ready <= all_idle and (not s_conn_valid) and not s_stag_valid;
+    conn_ready <= all_idle and not clr_busy_reg;
+    stag_ready <= all_idle and (not clr_busy_reg) and not s_conn_valid;
+    post_ready <= all_idle and (not clr_busy_reg) and (not s_conn_valid) and not s_stag_valid;
     s_conn_ready <= conn_ready;
     s_stag_ready <= stag_ready;
     s_post_ready <= post_ready;
@@ -2706,6 +2710,24 @@ begin
     cf_conn <= s_conn_valid and conn_ready;
     cf_stag <= s_stag_valid and stag_ready;
     cf_post <= s_post_valid and post_ready;
+
+    -- After reset: every context, placement context and STag entry cleared,
+    -- one of each a clock, the ready outputs low meanwhile (ddp_rx_tables.v).
+    p_clr_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if clr_busy_reg = '1' then
+                clr_addr_reg <= clr_addr_reg + 1;
+                if clr_addr_reg = to_unsigned(2 ** CLR_AW_c - 1, CLR_AW_c) then
+                    clr_busy_reg <= '0';
+                end if;
+            end if;
+            if rst = '1' then
+                clr_busy_reg <= '1';
+                clr_addr_reg <= (others => '0');
+            end if;
+        end if;
+    end process p_clr_reg;
 
     p_cf_reg : process (clk) is
     begin
@@ -2792,6 +2814,18 @@ begin
             cx_wr_en <= '1';
             cx_wr_addr <= o_conn_reg;
             cx_wr_data <= o_cx;
+        end if;
+        if clr_busy_reg = '1' then
+            -- The clear after reset (nothing else moves meanwhile).
+            cx_wr_en <= '1';
+            cx_wr_addr <= std_ulogic_vector(clr_addr_reg(CONN_W - 1 downto 0));
+            cx_wr_data <= '0' & x"00000000" & '0' & Q_INIT_c & Q_INIT_c & Q_INIT_c;
+            dx_wr_en <= '1';
+            dx_wr_addr <= std_ulogic_vector(clr_addr_reg(CONN_W - 1 downto 0));
+            dx_wr_data <= (others => '0');
+            st_wr_en <= '1';
+            st_wr_addr <= std_ulogic_vector(clr_addr_reg(STAG_AW - 1 downto 0));
+            st_wr_data <= (others => '0');
         end if;
     end process p_tables;
 
