@@ -114,7 +114,7 @@ output reg                         d0_valid_reg = 1'b0;
 output wire                        pl_empty;
 output reg                         d0_first_reg;
 output reg                         d0_en_reg;
-output reg                         d0_place_reg;
+output wire                        d0_place_reg;
 output reg                         d0_early_reg;
 output reg  [CONN_W-1:0]           d0_conn_reg;
 output reg  [ADDR_W-1:0]           d0_dest_reg;
@@ -136,8 +136,8 @@ output reg  [ADDR_W-1:0]           d0_waddr_reg;
 output reg  [BW-1:0]               d0_bofs_reg;
 output reg                         d0_wst_reg;
 output reg  [NCONN-1:0]            cut_reg = {NCONN{1'b0}};
-output wire                        cut_set;
-output wire [CONN_W-1:0]           cut_set_conn;
+output reg                         cut_set = 1'b0;
+output reg  [CONN_W-1:0]           cut_set_conn;
 
 // --- placement: D0 (set-up), D1 (one input beat a clock), D2 (piece end) ----
 
@@ -187,9 +187,10 @@ reg [GEN_W-1:0]        gx_gen_reg;       // its STag entry's generation at its f
 // for an empty pipeline, so it is always between two pieces). The cut
 // piece places nothing and its record becomes Invalid STag (1/1/0),
 // which V0 delivers as any error (the stream ends there); cut_reg marks
-// the connection, so that none of its later ULPDUs places (those C2
-// passed already, at D0; the others fail at C2, with herr_reg) until
-// s_conn restarts it. Not seen: 2^GEN_W s_stag writes between two pieces
+// the connection (a clock later: cut_set), so that none of its later
+// ULPDUs places (those C2 passed already, at D0: d0_cut_reg, the bit
+// looked up as the piece loads, or d0_cutf_reg, cut_set that clock; the
+// others fail at C2, with herr_reg) until s_conn restarts it. Not seen: 2^GEN_W s_stag writes between two pieces
 // of one ULPDU. (A Send with Invalidate's invalidation, at C2, does not
 // count: a ULPDU of another connection finishes through it, ddp_rx.v.)
 reg [GEN_W-1:0]        sg_gen_reg = {GEN_W{1'b0}};
@@ -201,6 +202,9 @@ wire [STAG_AW-1:0]     sg_rd_addr = g_fetch_reg ? dx_rd_data[DX_REC + REC_STAG +
                                                 : g_drec[REC_STAG + 8 +: STAG_AW];
 wire                   g_cut = gx_place_reg && !gx_hlk_reg && gx_tag_reg && sg_rd_data != gx_gen_reg;
 wire                   g_cutlk;          // cut_reg[g_conn]: a first piece's connection was cut
+reg                    d0_cut_reg;       // g_cutlk as D0 loaded (for a first piece)
+reg                    d0_cutf_reg;      // the same from cut_set (cut_reg's bit set at that edge)
+reg                    d0_place_q;       // D0's place bit, for a first piece before the cut's mask
 
 sdp_ram #(.WIDTH(GEN_W), .ADDR_W(STAG_AW)) stgen_ram (
     .clk(clk),
@@ -216,8 +220,9 @@ sdp_ram #(.WIDTH(GEN_W), .ADDR_W(CONN_W)) tgen_ram (
 
 rnic_pick #(.AW(CONN_W)) u_g_cutlk (.v(cut_reg), .a(g_conn), .y(g_cutlk));
 
-assign cut_set = g_fetch2_reg && g_cut;
-assign cut_set_conn = g_fconn_reg;
+// A first piece's cut bit masks its place bit as D1 takes it (registered
+// here: the 1024-bit pick and a mask after it would be a LUT level more).
+assign d0_place_reg = d0_place_q && !(d0_first_reg && (d0_cut_reg || d0_cutf_reg));
 
 always @(posedge clk) begin
     if (cf_stag) begin
@@ -225,8 +230,10 @@ always @(posedge clk) begin
     end
     tg_wr_reg <= !g_fetch2_reg && dc_out_ready && g_first && !g_early;
     tg_conn_reg <= g_conn;
+    cut_set <= g_fetch2_reg && g_cut;
+    cut_set_conn <= g_fconn_reg;
     if (cut_set) begin
-        cut_reg[g_fconn_reg] <= 1'b1;
+        cut_reg[cut_set_conn] <= 1'b1;
     end
     if (cf_conn) begin
         cut_reg[s_conn_conn] <= 1'b0;
@@ -234,6 +241,7 @@ always @(posedge clk) begin
     if (rst) begin
         sg_gen_reg <= {GEN_W{1'b0}};
         tg_wr_reg <= 1'b0;
+        cut_set <= 1'b0;
         cut_reg <= {NCONN{1'b0}};
     end
 end
@@ -267,7 +275,7 @@ always @* begin
     g_pfirst = g_first;
     g_pearly = g_early;
     g_pen = g_en;
-    g_place = g_dplace && !g_cutlk;
+    g_place = g_dplace;
     g_dest = g_ddest;
     g_s = g_ds;
     g_remain = g_dremain;
@@ -377,7 +385,9 @@ always @(posedge clk) begin
         d0_first_reg <= g_pfirst;
         d0_early_reg <= g_pearly;
         d0_en_reg <= g_pen;
-        d0_place_reg <= g_place;
+        d0_place_q <= g_place;
+        d0_cut_reg <= g_cutlk;
+        d0_cutf_reg <= cut_set && cut_set_conn == g_conn;
         d0_conn_reg <= g_pconn;
         d0_dest_reg <= g_dest;
         d0_s_reg <= g_s;
