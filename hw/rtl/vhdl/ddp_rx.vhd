@@ -794,7 +794,8 @@ architecture rtl of ddp_rx is
     -- has the design): sg_gen_reg counts the s_stag writes, stgen_ram keeps
     -- the count at each entry's last write, tgen_ram a tagged ULPDU's at its
     -- first piece (for its connection); a later piece compares the two in
-    -- g_fetch2, and cut_reg marks a cut connection until s_conn.
+    -- g_fetch2, and cut_reg marks a cut connection (a clock later: cut_set)
+    -- until s_conn.
     signal sg_gen_reg : gen_t := (others => '0');
     signal sg_rd_data, tg_rd_data : std_logic_vector(GEN_W_c - 1 downto 0) := (others => '0');
     signal sg_rd_addr : stagi_t := (others => '0');
@@ -804,6 +805,9 @@ architecture rtl of ddp_rx is
     signal cut_reg : std_ulogic_vector(NCONN_c - 1 downto 0) := (others => '0');
     signal cut_set : std_ulogic := '0';                  -- cut_reg(cut_set_conn) is set at this edge
     signal cut_set_conn : conn_t := (others => '0');
+    -- A first piece's cut bit as D0 loads it (cut_reg's, or cut_set's that
+    -- clock), masking its place bit as D1 takes it.
+    signal d0_cut_reg, d0_cutf_reg, d0_place_q : std_ulogic := '0';
 
     signal d0_valid_reg, d1_active_reg, d2_valid_reg, d3_valid_reg : std_ulogic := '0';
     signal d4_valid_reg : std_ulogic := '0';              -- D4, after D3
@@ -2041,7 +2045,7 @@ begin
         pfirst := g_first;
         pearly := g_early;
         pen := g_en;
-        place := g_dplace and not cut_reg(ci(g_conn));
+        place := g_dplace;
         dest := g_ddest;
         s := g_ds;
         remain := g_dremain;
@@ -2165,7 +2169,9 @@ begin
                 d0_first_reg <= g_pfirst;
                 d0_early_reg <= g_pearly;
                 d0_en_reg <= g_pen;
-                d0_place_reg <= g_place;
+                d0_place_q <= g_place;
+                d0_cut_reg <= cut_reg(ci(g_conn));
+                d0_cutf_reg <= cut_set and to_sl(cut_set_conn = g_conn);
                 d0_conn_reg <= g_pconn;
                 d0_dest_reg <= g_dest;
                 d0_s_reg <= g_s;
@@ -2203,8 +2209,7 @@ begin
     sg_rd_addr <= dx_rd_data(224 + REC_STAG_c + 8 + STAG_AW - 1 downto 224 + REC_STAG_c + 8) when g_fetch_reg = '1'
                   else g_drec(REC_STAG_c + 8 + STAG_AW - 1 downto REC_STAG_c + 8);
     g_cut <= gx_place_reg and gx_tag_reg and to_sl(sg_rd_data /= gx_gen_reg);
-    cut_set <= g_fetch2_reg and g_cut;
-    cut_set_conn <= g_fconn_reg;
+    d0_place_reg <= d0_place_q and not (d0_first_reg and (d0_cut_reg or d0_cutf_reg));
 
     p_gen_reg : process (clk) is
     begin
@@ -2214,8 +2219,10 @@ begin
             end if;
             tg_wr_reg <= (not g_fetch2_reg) and dc_out_ready and g_first and not g_early;
             tg_conn_reg <= g_conn;
+            cut_set <= g_fetch2_reg and g_cut;
+            cut_set_conn <= g_fconn_reg;
             if cut_set = '1' then
-                cut_reg(ci(g_fconn_reg)) <= '1';
+                cut_reg(ci(cut_set_conn)) <= '1';
             end if;
             if cf_conn = '1' then
                 cut_reg(ci(s_conn_conn)) <= '0';
@@ -2223,6 +2230,7 @@ begin
             if rst = '1' then
                 sg_gen_reg <= (others => '0');
                 tg_wr_reg <= '0';
+                cut_set <= '0';
                 cut_reg <= (others => '0');
             end if;
         end if;
