@@ -29,6 +29,15 @@ async def clock_and_reset(dut, period_ns: int, low: Iterable[str] = (), high: It
     await RisingEdge(dut.clk)
 
 
+async def wait_ready(dut, names: Iterable[str] = ("s_conn_ready",)) -> None:
+    """Wait for the rising edge at which every named output is 1: after
+    reset, a block that clears its tables first (ddp_rx: 2^max(CONN_W,
+    STAG_AW) clocks) holds its ready outputs low until it is done, so a
+    bench waits for them rather than counting clocks."""
+    while not all(getattr(dut, n).value == 1 for n in names):
+        await RisingEdge(dut.clk)
+
+
 # The benches (the cocotb tests that write build/bench records) draw their
 # traffic from this seed, not from cocotb's: their figures are then a
 # function of the RTL and the bench alone, the same on every run and seed,

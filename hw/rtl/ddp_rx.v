@@ -77,6 +77,13 @@
 // last requests have gone instead of for B responses (m_berr never
 // pulses).
 //
+// Reset: rst (held 1 clock or more) clears the flops; then the block
+// clears its tables (every connection disabled, every STag entry invalid,
+// no ULPDU in pieces: a fresh block, whatever was configured before), and
+// the ready outputs s_axis_tready, s_conn_ready, s_stag_ready and
+// s_post_ready stay low for the 2^max(CONN_W, STAG_AW) clocks after rst
+// falls (4096 at the defaults) while it does.
+//
 // Configuration (valid/ready each, in priority conn > stag > post; each
 // takes effect for the pieces after it): taken between pieces, once every
 // piece taken in before it has left placement (a pending request holds
@@ -103,7 +110,16 @@
 //            access (bit 0 remote write, bit 1 remote read, as
 //            ddp.Access), base (TO of the first octet), len, addr (host
 //            address of the first octet). Overwrites the entry; writing
-//            entry_valid = 0 invalidates it.
+//            entry_valid = 0 invalidates it. A ULPDU in pieces that places
+//            through the entry and has pieces still to come is cut there
+//            (RFC 5041 7.1, 8.1: nothing is placed through an STag but
+//            after its checks, and the entry it was checked against is
+//            gone): nothing of it is placed after the handshake, it
+//            reports Invalid STag (1/1/0) in place of its completion, and
+//            its stream ends (nothing more of it is placed or reported
+//            until s_conn restarts it), as the Go model's
+//            ddp_place_stream. Not seen: 2^16 s_stag writes between two
+//            pieces of one ULPDU (ddp_rx_setup's STag generations).
 //   s_post:  conn, qn (0 Send, 1 Read Request, 2 Terminate), addr, len,
 //            id: posts a receive buffer at the tail of the queue's ring
 //            (2^RQ_AW deep). A post to a full ring, to QN 3 or to a
@@ -161,7 +177,8 @@
 // their verdicts: the placement, the queue's advance to the next MSN, the
 // invalidation of a Send with Invalidate's STag, the end of placement
 // after an error or a Terminate. A ULPDU of another connection that is
-// already being placed finishes through an STag invalidated meanwhile.
+// already being placed finishes through an STag a Send with Invalidate
+// invalidated meanwhile (an s_stag write cuts it: s_stag above).
 //
 // Structure: stage modules, one piece a clock through the checks, one beat
 // a clock through placement, with queues between (each file's header has
@@ -176,6 +193,7 @@
 //                     written back, a placement descriptor into dc_fifo
 //   ddp_rx_setup.v    D0: a piece's placement set-up (rotation, first
 //                     address, write range); a continuing piece's fetch
+//                     and its STag's generation check (the cut)
 //   ddp_rx_place.v    D1 (one input beat a clock, rotated), D2 (piece end,
 //                     delivery record), D3/D4 (placement context)
 //   ddp_rx_wport.v    output queues (AW, W, records, B) and the write port:
@@ -513,6 +531,11 @@ wire [223:0]                e4_rr_reg;
 wire [ADDR_W-1:0]           e4_nxt;
 wire [15:0]                 e4_left;
 wire                        cf_conn;
+wire                        cf_stag;
+wire                        clr_busy_reg;
+wire [NCONN-1:0]            cut_reg;
+wire                        cut_set;
+wire [CONN_W-1:0]           cut_set_conn;
 wire [CONN_W-1:0]           o_conn_reg;
 wire [1:0]                  o_qn_reg;
 wire [RG_W-1:0]             o_ent_reg;
@@ -589,6 +612,8 @@ ddp_rx_tables #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_A
     .rf_in_valid(rf_in_valid),
     .rf_in_data(rf_in_data),
     .cf_conn(cf_conn),
+    .cf_stag(cf_stag),
+    .clr_busy_reg(clr_busy_reg),
     .o_conn_reg(o_conn_reg),
     .o_qn_reg(o_qn_reg),
     .o_ent_reg(o_ent_reg),
@@ -610,6 +635,7 @@ ddp_rx_intake #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W)
     .s_stag_valid(s_stag_valid),
     .s_post_valid(s_post_valid),
     .cf_post_reg(cf_post_reg),
+    .clr_busy_reg(clr_busy_reg),
     .df_out_ready(df_out_ready),
     .c_adv(c_adv),
     .s_axis_tready(s_axis_tready),
@@ -677,6 +703,9 @@ ddp_rx_decide #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_A
     .herr_reg(herr_reg),
     .herr_set(herr_set),
     .herr_set_conn(herr_set_conn),
+    .cut_reg(cut_reg),
+    .cut_set(cut_set),
+    .cut_set_conn(cut_set_conn),
     .c_adv(c_adv),
     .p1_conn(p1_conn),
     .b_valid_reg(b_valid_reg),
@@ -784,12 +813,16 @@ ddp_rx_wport #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W),
     .wq_busy(wq_busy)
 );
 
-ddp_rx_setup #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW)) u_setup (
+ddp_rx_setup #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW)) u_setup (
     .clk(clk),
     .rst(rst),
     .herr_reg(herr_reg),
     .herr_set(herr_set),
     .herr_set_conn(herr_set_conn),
+    .cf_conn(cf_conn),
+    .s_conn_conn(s_conn_conn),
+    .cf_stag(cf_stag),
+    .s_stag_index(s_stag_index),
     .dx_rd_data(dx_rd_data),
     .dc_out(dc_out),
     .dc_out_valid(dc_out_valid),
@@ -826,7 +859,10 @@ ddp_rx_setup #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W),
     .d0_left_reg(d0_left_reg),
     .d0_waddr_reg(d0_waddr_reg),
     .d0_bofs_reg(d0_bofs_reg),
-    .d0_wst_reg(d0_wst_reg)
+    .d0_wst_reg(d0_wst_reg),
+    .cut_reg(cut_reg),
+    .cut_set(cut_set),
+    .cut_set_conn(cut_set_conn)
 );
 
 ddp_rx_place #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW), .WR_REQ(WR_REQ)) u_place (

@@ -9,7 +9,7 @@
 // takes those from the last three decisions instead (the context, the
 // deliveries of each queue, the invalidated STag indexes), and looks the
 // connection's B-response error bit up over C1b and C2 (herr_* from
-// ddp_rx_deliver). Out: one placement descriptor per piece into dc_fifo
+// ddp_rx_deliver), with its cut bit (cut_* from ddp_rx_setup). Out: one placement descriptor per piece into dc_fifo
 // (DC in ddp_rx_defs.vh; dc_out* to ddp_rx_setup), with the set-up sums
 // for both addresses the decision may pick (pl_setup).
 //
@@ -35,6 +35,9 @@ module ddp_rx_decide #(
     herr_reg,
     herr_set,
     herr_set_conn,
+    cut_reg,
+    cut_set,
+    cut_set_conn,
     c_adv,
     p1_conn,
     b_valid_reg,
@@ -95,6 +98,9 @@ input  wire                        rst;
 input  wire [NCONN-1:0]            herr_reg;
 input  wire                        herr_set;
 input  wire [CONN_W-1:0]           herr_set_conn;
+input  wire [NCONN-1:0]            cut_reg;
+input  wire                        cut_set;
+input  wire [CONN_W-1:0]           cut_set_conn;
 input  wire                        c_adv;
 input  wire [CONN_W-1:0]           p1_conn;
 input  wire                        b_valid_reg;
@@ -253,7 +259,9 @@ wire [STAG_AW-1:0]     b_idx = b_stag_reg[8 +: STAG_AW];
 // herr_reg's bit for C2's piece, looked up over two clocks as the piece
 // moves up (a group of 2^HG bits at C1b, then the bit), with what is set
 // meanwhile. (No bit is cleared while a piece is in the pipeline:
-// configuration waits for it to empty.)
+// configuration waits for it to empty.) The same for cut_reg (a ULPDU cut
+// at D0, ddp_rx_setup): the stream has ended, nothing of it is placed;
+// c2_herr_reg is the OR of the two bits.
 localparam integer HG = CONN_W < 4 ? CONN_W : 4;
 localparam integer NHG = 1 << HG;
 localparam integer HG_MASK_I = NHG - 1;
@@ -279,17 +287,21 @@ endfunction
 
 // The bits of c's group set at this edge.
 function [NHG-1:0] herr_group_set(input [CONN_W-1:0] c);
-    herr_group_set = (herr_set && (herr_set_conn >> HG) == (c >> HG))
-                     ? ({{(NHG-1){1'b0}}, 1'b1} << (herr_set_conn & HG_MASK)) : {NHG{1'b0}};
+    herr_group_set = ((herr_set && (herr_set_conn >> HG) == (c >> HG))
+                      ? ({{(NHG-1){1'b0}}, 1'b1} << (herr_set_conn & HG_MASK)) : {NHG{1'b0}})
+                     | ((cut_set && (cut_set_conn >> HG) == (c >> HG))
+                        ? ({{(NHG-1){1'b0}}, 1'b1} << (cut_set_conn & HG_MASK)) : {NHG{1'b0}});
 endfunction
 
 always @(posedge clk) begin
     if (c_adv) begin
-        b_hgrp_reg <= herr_group(herr_reg, p1_conn) | herr_group_set(p1_conn);
-        c2_herr_reg <= herr_bit(b_hgrp_reg, b_conn_reg) || (herr_set && herr_set_conn == b_conn_reg);
+        b_hgrp_reg <= herr_group(herr_reg | cut_reg, p1_conn) | herr_group_set(p1_conn);
+        c2_herr_reg <= herr_bit(b_hgrp_reg, b_conn_reg) || (herr_set && herr_set_conn == b_conn_reg)
+                       || (cut_set && cut_set_conn == b_conn_reg);
     end else begin
         b_hgrp_reg <= b_hgrp_reg | herr_group_set(b_conn_reg);
-        c2_herr_reg <= c2_herr_reg || (herr_set && herr_set_conn == c2_conn_reg);
+        c2_herr_reg <= c2_herr_reg || (herr_set && herr_set_conn == c2_conn_reg)
+                       || (cut_set && cut_set_conn == c2_conn_reg);
     end
 end
 

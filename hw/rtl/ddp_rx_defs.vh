@@ -33,6 +33,9 @@ localparam DX_W = 1 + ADDR_W + 16 + RECC_W + 224;
 localparam ST_W = 1 + 8 + 32 + 1 + CONN_W + 2 + 64 + 32 + ADDR_W;
 // Posted buffer: {addr, len, id}.
 localparam RG_W = ADDR_W + 32 + ID_W;
+// STag write generation (ddp_rx_setup): a count of s_stag writes, kept
+// with each entry and with each ULPDU in pieces that places through one.
+localparam GEN_W = 16;
 localparam MK_W = BQ_AW + 3;                 // burst counts, modulo 2^MK_W (see b_hold)
 localparam RF_W = 1 + MK_W + CONN_W + RECC_W + 224;    // {enabled, mark, conn, rec, rr}
 // Header record of a piece: {drop, early, short, n, ulen, conn, first,
@@ -54,6 +57,8 @@ localparam REC_ERR = 0;                      // {layer, etype, code}, 16 bits
 localparam REC_CPL = 16;                     // {opcode .. inv_stag}: up to REC_CPL_MSB
 localparam REC_CPL_MSB = RECC_W - 3;
 localparam REC_KIND_MSB = RECC_W - 1;        // 2 bits
+localparam REC_TAGGED = RECC_W - 7;
+localparam REC_STAG = 48;                    // 32 bits (a tagged record's STag)
 localparam Q_CNT = 0;                        // RQ_AW + 1 bits
 localparam CX_Q0 = 0;                        // Q_W bits each
 localparam CX_Q1 = Q_W;

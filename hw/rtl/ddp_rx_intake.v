@@ -40,6 +40,7 @@ module ddp_rx_intake #(
     s_stag_valid,
     s_post_valid,
     cf_post_reg,
+    clr_busy_reg,
     df_out_ready,
     c_adv,
     s_axis_tready,
@@ -65,6 +66,7 @@ input  wire                        s_conn_valid;
 input  wire                        s_stag_valid;
 input  wire                        s_post_valid;
 input  wire                        cf_post_reg;
+input  wire                        clr_busy_reg;
 input  wire                        df_out_ready;
 input  wire                        c_adv;
 output wire                        s_axis_tready;
@@ -89,8 +91,9 @@ reg  [17+CONN_W:0]   i_user_reg = 0;          // {early, ulen, conn, first}
 wire                 df_in_ready;
 wire                 hf_in_ready;
 // Configuration waits for the pipeline to drain and is taken between
-// pieces: no new piece starts while one is waiting.
-wire                 i_hold = !i_inpiece_reg && cfg_pending;
+// pieces: no new piece starts while one is waiting, nor while the tables
+// are cleared after reset (clr_busy_reg, ddp_rx_tables).
+wire                 i_hold = !i_inpiece_reg && (cfg_pending || clr_busy_reg);
 assign s_axis_tready = df_in_ready && hf_in_ready && !i_hold;
 wire                 i_take = s_axis_tvalid && s_axis_tready;
 

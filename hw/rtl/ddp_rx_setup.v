@@ -10,9 +10,16 @@
 // from the placement context (dx_rd_*, one clock: g_fetch) and works the
 // same sums out (one clock: g_fetch2).
 //
+// A continuing piece of a tagged ULPDU whose STag entry was written (s_stag)
+// since its first piece is cut (STag generations, below): it places
+// nothing, its record becomes Invalid STag (1/1/0), and cut_reg stops its
+// connection (to ddp_rx_decide, and here for first pieces C2 passed
+// already) until s_conn.
+//
 // Cycle behaviour: D0 loads a first piece the clock it is at dc_fifo's
 // head when D0 is free, or as D1 takes D0 (d0_take, d_end_w from
-// ddp_rx_place); a continuing piece costs the fetch clocks and the drain.
+// ddp_rx_place); a continuing piece costs the fetch clocks and the drain
+// (the cut's compare is in g_fetch2: no clock more).
 
 `resetall
 `timescale 1ns / 1ps
@@ -21,6 +28,7 @@
 module ddp_rx_setup #(
     parameter DATA_W = 64,
     parameter CONN_W = 10,
+    parameter STAG_AW = 12,
     parameter RQ_AW = 3,
     parameter ADDR_W = 64,
     parameter ID_W = 32,
@@ -32,6 +40,10 @@ module ddp_rx_setup #(
     herr_reg,
     herr_set,
     herr_set_conn,
+    cf_conn,
+    s_conn_conn,
+    cf_stag,
+    s_stag_index,
     dx_rd_data,
     dc_out,
     dc_out_valid,
@@ -68,7 +80,10 @@ module ddp_rx_setup #(
     d0_left_reg,
     d0_waddr_reg,
     d0_bofs_reg,
-    d0_wst_reg
+    d0_wst_reg,
+    cut_reg,
+    cut_set,
+    cut_set_conn
 );
 
 `include "ddp_rx_defs.vh"
@@ -79,6 +94,10 @@ input  wire                        rst;
 input  wire [NCONN-1:0]            herr_reg;
 input  wire                        herr_set;
 input  wire [CONN_W-1:0]           herr_set_conn;
+input  wire                        cf_conn;
+input  wire [CONN_W-1:0]           s_conn_conn;
+input  wire                        cf_stag;
+input  wire [STAG_AW-1:0]          s_stag_index;
 input  wire [DX_W-1:0]             dx_rd_data;
 input  wire [DC_W-1:0]             dc_out;
 input  wire                        dc_out_valid;
@@ -95,7 +114,7 @@ output reg                         d0_valid_reg = 1'b0;
 output wire                        pl_empty;
 output reg                         d0_first_reg;
 output reg                         d0_en_reg;
-output reg                         d0_place_reg;
+output wire                        d0_place_reg;
 output reg                         d0_early_reg;
 output reg  [CONN_W-1:0]           d0_conn_reg;
 output reg  [ADDR_W-1:0]           d0_dest_reg;
@@ -116,6 +135,9 @@ output reg  [17:0]                 d0_left_reg;
 output reg  [ADDR_W-1:0]           d0_waddr_reg;
 output reg  [BW-1:0]               d0_bofs_reg;
 output reg                         d0_wst_reg;
+output reg  [NCONN-1:0]            cut_reg = {NCONN{1'b0}};
+output reg                         cut_set = 1'b0;
+output reg  [CONN_W-1:0]           cut_set_conn;
 
 // --- placement: D0 (set-up), D1 (one input beat a clock), D2 (piece end) ----
 
@@ -147,6 +169,82 @@ reg [15:0]             gx_remain_reg;
 reg [RECC_W-1:0]       gx_rec_reg;
 reg [223:0]            gx_rr_reg;
 reg [SU_W-1:0]         gx_su_reg;
+reg                    gx_tag_reg;       // the ULPDU is tagged
+reg [GEN_W-1:0]        gx_gen_reg;       // its STag entry's generation at its first piece
+
+// STag generations: the cut of a ULPDU between its pieces (RFC 5041 7.1,
+// 8.1, draft-ietf-rddp-ddp-07 in /work/shared/spec: a tagged segment's
+// STag is validated before anything is placed through it; an entry
+// invalidated or overwritten after a ULPDU's first piece passed its checks
+// is not the one its later pieces were validated against). sg_gen_reg counts the s_stag writes; stgen_ram
+// keeps, for each STag index, the count at its last write. The count of
+// a tagged ULPDU's entry is read as its first piece is loaded into D0 and
+// kept for its connection in tgen_ram (written the clock after); a later
+// piece reads it with the placement context (g_fetch), then its entry's
+// count now (stgen_ram at the STag index of the context's record, in the
+// g_fetch clock), and compares the two in g_fetch2: a difference is a
+// write of the entry since the first piece (the s_stag handshake waits
+// for an empty pipeline, so it is always between two pieces). The cut
+// piece places nothing and its record becomes Invalid STag (1/1/0),
+// which V0 delivers as any error (the stream ends there); cut_reg marks
+// the connection (a clock later: cut_set), so that none of its later
+// ULPDUs places (those C2 passed already, at D0: d0_cut_reg, the bit
+// looked up as the piece loads, or d0_cutf_reg, cut_set that clock; the
+// others fail at C2, with herr_reg) until s_conn restarts it. Not seen: 2^GEN_W s_stag writes between two pieces
+// of one ULPDU. (A Send with Invalidate's invalidation, at C2, does not
+// count: a ULPDU of another connection finishes through it, ddp_rx.v.)
+reg [GEN_W-1:0]        sg_gen_reg = {GEN_W{1'b0}};
+wire [GEN_W-1:0]       sg_rd_data;
+wire [GEN_W-1:0]       tg_rd_data;
+reg                    tg_wr_reg = 1'b0;
+reg [CONN_W-1:0]       tg_conn_reg;
+wire [STAG_AW-1:0]     sg_rd_addr = g_fetch_reg ? dx_rd_data[DX_REC + REC_STAG + 8 +: STAG_AW]
+                                                : g_drec[REC_STAG + 8 +: STAG_AW];
+wire                   g_cut = gx_place_reg && !gx_hlk_reg && gx_tag_reg && sg_rd_data != gx_gen_reg;
+wire                   g_cutlk;          // cut_reg[g_conn]: a first piece's connection was cut
+reg                    d0_cut_reg;       // g_cutlk as D0 loaded (for a first piece)
+reg                    d0_cutf_reg;      // the same from cut_set (cut_reg's bit set at that edge)
+reg                    d0_place_q;       // D0's place bit, for a first piece before the cut's mask
+
+sdp_ram #(.WIDTH(GEN_W), .ADDR_W(STAG_AW)) stgen_ram (
+    .clk(clk),
+    .wr_en(cf_stag), .wr_addr(s_stag_index), .wr_data(sg_gen_reg),
+    .rd_en(1'b1), .rd_addr(sg_rd_addr), .rd_data(sg_rd_data)
+);
+
+sdp_ram #(.WIDTH(GEN_W), .ADDR_W(CONN_W)) tgen_ram (
+    .clk(clk),
+    .wr_en(tg_wr_reg), .wr_addr(tg_conn_reg), .wr_data(sg_rd_data),
+    .rd_en(dx_rd_en), .rd_addr(dx_rd_addr), .rd_data(tg_rd_data)
+);
+
+rnic_pick #(.AW(CONN_W)) u_g_cutlk (.v(cut_reg), .a(g_conn), .y(g_cutlk));
+
+// A first piece's cut bit masks its place bit as D1 takes it (registered
+// here: the 1024-bit pick and a mask after it would be a LUT level more).
+assign d0_place_reg = d0_place_q && !(d0_first_reg && (d0_cut_reg || d0_cutf_reg));
+
+always @(posedge clk) begin
+    if (cf_stag) begin
+        sg_gen_reg <= sg_gen_reg + 1'b1;
+    end
+    tg_wr_reg <= !g_fetch2_reg && dc_out_ready && g_first && !g_early;
+    tg_conn_reg <= g_conn;
+    cut_set <= g_fetch2_reg && g_cut;
+    cut_set_conn <= g_fconn_reg;
+    if (cut_set) begin
+        cut_reg[cut_set_conn] <= 1'b1;
+    end
+    if (cf_conn) begin
+        cut_reg[s_conn_conn] <= 1'b0;
+    end
+    if (rst) begin
+        sg_gen_reg <= {GEN_W{1'b0}};
+        tg_wr_reg <= 1'b0;
+        cut_set <= 1'b0;
+        cut_reg <= {NCONN{1'b0}};
+    end
+end
 
 assign pl_empty = !d0_valid_reg && !d1_active_reg && !d2_valid_reg && !d3_valid_reg && !d4_valid_reg
                                   && !g_fetch_reg && !g_fetch2_reg;
@@ -188,17 +286,22 @@ always @* begin
     dx_rd_addr = g_conn;
     if (g_fetch2_reg) begin
         // A later piece: carry on where the last piece ended (and stop if
-        // a B error response of the stream comes in meanwhile).
+        // a B error response of the stream comes in meanwhile, or at the
+        // cut: its STag entry was written since the first piece).
         g_load = 1'b1;
         g_pconn = g_fconn_reg;
         g_pfirst = 1'b0;
         g_pearly = 1'b0;
         g_pen = g_fen_reg;
-        g_place = gx_place_reg && !gx_hlk_reg && !(herr_set && herr_set_conn == g_fconn_reg);
+        g_place = gx_place_reg && !gx_hlk_reg && !(herr_set && herr_set_conn == g_fconn_reg) && !g_cut;
         g_dest = gx_dest_reg;
         g_s = 5'd0;
         g_remain = gx_remain_reg;
         g_rec = gx_rec_reg;
+        if (g_cut) begin
+            g_rec[REC_KIND_MSB -: 2] = K_ERR;
+            g_rec[REC_ERR +: 16] = ERR_DDP_INVALID_STAG;    // DDP tagged: invalid STag
+        end
         g_rr = gx_rr_reg;
         g_su = gx_su_reg;
     end else if (dc_out_ready && g_first) begin
@@ -270,6 +373,8 @@ always @(posedge clk) begin
         gx_place_reg <= dx_rd_data[DX_PLACE] && g_fen_reg && !(herr_set && herr_set_conn == g_fconn_reg);
         gx_hlk_reg <= gx_hlk;         // (a register's input alone: see V0)
         gx_su_reg <= pl_setup(dx_rd_data[DX_NXT +: LG], 5'd0, dx_rd_data[DX_REMAIN +: 16]);
+        gx_tag_reg <= dx_rd_data[DX_REC + REC_TAGGED];
+        gx_gen_reg <= tg_rd_data;
     end else if (dc_out_ready && !g_first) begin
         g_fetch_reg <= 1'b1;
         g_fconn_reg <= g_conn;
@@ -280,7 +385,9 @@ always @(posedge clk) begin
         d0_first_reg <= g_pfirst;
         d0_early_reg <= g_pearly;
         d0_en_reg <= g_pen;
-        d0_place_reg <= g_place;
+        d0_place_q <= g_place;
+        d0_cut_reg <= g_cutlk;
+        d0_cutf_reg <= cut_set && cut_set_conn == g_conn;
         d0_conn_reg <= g_pconn;
         d0_dest_reg <= g_dest;
         d0_s_reg <= g_s;

@@ -33,6 +33,11 @@
 // of a ULPDU whose last piece is in, which does not wait for the piece
 // behind the request (placement already relies on this: it waits for
 // bq_fifo room, that is for the same B responses).
+//
+// After reset the context, placement and STag tables are cleared, one
+// entry of each a clock (clr_busy_reg, 2^max(CONN_W, STAG_AW) clocks from
+// rst's fall); the ready outputs are low meanwhile (s_axis_tready through
+// ddp_rx_intake's hold).
 
 `resetall
 `timescale 1ns / 1ps
@@ -118,6 +123,8 @@ module ddp_rx_tables #(
     rf_in_valid,
     rf_in_data,
     cf_conn,
+    cf_stag,
+    clr_busy_reg,
     o_conn_reg,
     o_qn_reg,
     o_ent_reg,
@@ -200,6 +207,8 @@ output reg                         cf_post_reg = 1'b0;
 output reg                         rf_in_valid;
 output reg  [RF_W-1:0]             rf_in_data;
 output wire                        cf_conn;
+output wire                        cf_stag;
+output reg                         clr_busy_reg = 1'b0;
 output reg  [CONN_W-1:0]           o_conn_reg;
 output reg  [1:0]                  o_qn_reg;
 output reg  [RG_W-1:0]             o_ent_reg;
@@ -269,20 +278,47 @@ sdp_ram #(.WIDTH(RG_W), .ADDR_W(RG_AW)) ring_ram (
 // Second push ports of the queues that take one word a clock.
 
 
+// --- clear after reset ------------------------------------------------------
+
+// rst clears flops, not the tables: a sweep after it writes every context
+// {enable 0, fail 0, each queue empty at MSN 1}, every placement context
+// 0 and every STag entry invalid (clr_addr_reg over 2^CLR_AW clocks), so
+// that nothing configured before the reset acts after it. Meanwhile the
+// ready outputs are low (s_axis_tready through the intake's hold). The
+// rings need no clear: a ring is read only at slots that the context's
+// queue state says were posted (nor stgen_ram/tgen_ram, ddp_rx_setup: no
+// placement context carries a ULPDU after the clear).
+localparam integer CLR_AW = CONN_W > STAG_AW ? CONN_W : STAG_AW;
+reg  [CLR_AW-1:0]    clr_addr_reg = {CLR_AW{1'b0}};
+
+always @(posedge clk) begin
+    if (clr_busy_reg) begin
+        clr_addr_reg <= clr_addr_reg + 1'b1;
+        if (&clr_addr_reg) begin
+            clr_busy_reg <= 1'b0;
+        end
+    end
+    if (rst) begin
+        clr_busy_reg <= 1'b1;
+        clr_addr_reg <= {CLR_AW{1'b0}};
+    end
+end
+
 // --- configuration (when the pipeline is empty) -----------------------------
 
 wire                 all_idle = !i_inpiece_reg && !hf_out_valid && !c1_valid_reg && !b_valid_reg && !c2_valid_reg
                                 && !dc_out_valid && pl_empty && !df_out_valid && !cf_post_reg;
 
-// The fence: every write placed so far taken and answered (header).
+// The fence: every write placed so far taken and answered (header); and
+// not while the tables are cleared after reset.
 wire                 fence_idle = all_idle && !wq_busy && !bq_out_valid;
 
-assign s_conn_ready = fence_idle && !rs_busy;
-assign s_stag_ready = fence_idle && !s_conn_valid;
-assign s_post_ready = all_idle && !s_conn_valid && !s_stag_valid;
+assign s_conn_ready = fence_idle && !rs_busy && !clr_busy_reg;
+assign s_stag_ready = fence_idle && !clr_busy_reg && !s_conn_valid;
+assign s_post_ready = all_idle && !clr_busy_reg && !s_conn_valid && !s_stag_valid;
 
 assign cf_conn = s_conn_valid && s_conn_ready;
-wire                 cf_stag = s_stag_valid && s_stag_ready;
+assign cf_stag = s_stag_valid && s_stag_ready;
 wire                 cf_post = s_post_valid && s_post_ready;
 
 reg [Q_W-1:0]        o_q;
@@ -359,6 +395,18 @@ always @* begin
         cx_wr_en = 1'b1;
         cx_wr_addr = o_conn_reg;
         cx_wr_data = o_cx;
+    end
+    if (clr_busy_reg) begin
+        // The clear after reset (nothing else moves meanwhile).
+        cx_wr_en = 1'b1;
+        cx_wr_addr = clr_addr_reg[CONN_W-1:0];
+        cx_wr_data = {1'b0, 32'd0, 1'b0, Q_INIT, Q_INIT, Q_INIT};
+        dx_wr_en = 1'b1;
+        dx_wr_addr = clr_addr_reg[CONN_W-1:0];
+        dx_wr_data = {DX_W{1'b0}};
+        st_wr_en = 1'b1;
+        st_wr_addr = clr_addr_reg[STAG_AW-1:0];
+        st_wr_data = {ST_W{1'b0}};
     end
 end
 

@@ -1,11 +1,9 @@
 """ddp_rx's corners (issue 29 item 4), on the lean bench of test_ddp_rx.py,
 checked against the Go oracle (cmd/rnic-oracle ddp_place_stream).
 
-The cocotb tests here are those that today's RTL passes; they run in every
-case of test_ddp_rx.py and test_ddp_rx_wr_req (CORNER_TESTS there, after
-the others). The corners that expose a bug of the RTL are in
-pending_corners.py (the same bench, not collected by pytest), each with the
-command that runs it and the design of its fix.
+They run in every case of test_ddp_rx.py and test_ddp_rx_wr_req
+(CORNER_TESTS there, after the others). Each of the last six found a bug of
+the RTL, now fixed (the fix named beside it); each failed before its fix.
 
   corner_cut_other_conn  an invalidation taken between the pieces of a
                          ULPDU of one connection does not touch another
@@ -19,6 +17,14 @@ command that runs it and the design of its fix.
                          nothing of the traffic before it is written or
                          reported after it, and the block, configured
                          anew, places and reports as a fresh Go session.
+  corner_cut_invalidate  an invalidation between the pieces of a ULPDU
+                         that places through the STag cuts it: nothing
+                         placed after the handshake, Invalid STag, the
+                         stream ends (ddp_rx_setup's STag generations).
+  corner_cut_overwrite   the same for an overwrite of the entry (another
+                         key; the same key in another PD).
+  corner_reset_mid_traffic  reset in traffic, then no configuration from
+                         before it acts (ddp_rx_tables' clear sweep).
   corner_fence_queued    the fence with writes still queued: the s_stag
                          handshake that invalidates an STag waits until no
                          write through it is left in the AW/W queues (and
@@ -192,7 +198,7 @@ async def corner_reset_quiet(dut):
     every entry used, fresh posts), Writes in pieces and Sends are placed
     and reported as a fresh Go session says. (That the tables themselves
     are cleared by the reset, without configuring anything first, is
-    pending_corners.corner_reset_mid_traffic: today they are not.)"""
+    corner_reset_mid_traffic.)"""
     lean, _ = await lean_steps(dut, "corner_reset_quiet_unused")
     rng = random.Random(random.getrandbits(64))
     lanes = lean.lanes
@@ -218,6 +224,117 @@ async def corner_reset_quiet(dut):
         kinds = sorted((e["conn"], e["kind"], e["layer"], e["etype"], e["code"]) for e in resp["events"])
         assert kinds == [(a, "completion", 0, 0, 0), (b, "completion", 0, 0, 0), (c, "completion", 0, 0, 0),
                          (c, "error", 1, 1, 0)], kinds
+
+
+@cocotb.test()
+async def corner_cut_invalidate(dut):
+    """Invalidation between the pieces of a multi-piece tagged ULPDU that
+    already passed its checks (draft-ietf-rddp-ddp-07 8.1: nothing is
+    placed through an STag that has not been validated; a driver that
+    invalidates an STag must be able to reuse the memory once the s_stag
+    handshake is done): connection A's RDMA Write through X in three
+    pieces, X invalidated (s_stag entry_valid = 0) after the first, with
+    connection B's Write through Y in pieces interleaved. Go's answer
+    (ddp_place_stream upto/more): A's payload of the first piece is placed,
+    nothing after the handshake (the monitor fences X's region from the
+    clock after it), A reports Invalid STag (1/1/0, RFC 5041 7.2) and its
+    stream ends (A's next Write places and reports nothing); B's Write is
+    placed whole and completes."""
+    lean, st = await lean_steps(dut, "corner_cut_inv")
+    lanes = lean.lanes
+    a, b = 1, 2
+    pd = 4
+    st.conn(a, pd)
+    st.conn(b, pd)
+    st.stag(10, 0x11, pd, REMOTE_WRITE, 0, 4096, 0x1000)
+    st.stag(11, 0x22, pd, REMOTE_WRITE, 0, 4096, 0x2000)
+    rng = random.Random(4)
+    n = 8 * lanes + 5
+    wa = hdr_tagged(WRITE, 10 << 8 | 0x11, 7, rng.randbytes(n))
+    wb = hdr_tagged(WRITE, 11 << 8 | 0x22, 5, rng.randbytes(n))
+    ua = st.begin(a, wa, cuts_for(lanes, len(wa)))
+    ub = st.begin(b, wb, cuts_for(lanes, len(wb)))
+    st.stag(10, 0, pd, 0, 0, 0, 0, valid=False, fence=(0x1000, 0x2000))
+    st.more(ub)
+    st.more(ua)
+    st.more(ub)
+    st.more(ua)
+    st.ulpdu(a, hdr_tagged(WRITE, 10 << 8 | 0x11, 600, b"after" * 10))
+    resp = await st.run("invalidation between a ULPDU's pieces")
+    ev = [(e["conn"], e["kind"], e["layer"], e["etype"], e["code"]) for e in resp["events"]]
+    assert sorted(ev) == [(a, "error", 1, 1, 0), (b, "completion", 0, 0, 0)], ev
+    first = cuts_for(lanes, len(wa))[0] - 14
+    assert lean.mem[0x1007:0x1007 + first] == wa[14:14 + first]
+
+
+@cocotb.test()
+async def corner_cut_overwrite(dut):
+    """An overwrite of the entry between the pieces (s_stag with
+    entry_valid = 1 and another key, then the same key in another PD)
+    cuts the ULPDU as an invalidation does: the entry it was checked
+    against is gone, so nothing more is placed through it and the ULPDU
+    reports Invalid STag (Go's ddp_place_stream: any write of the entry
+    cuts). The old region is fenced from the handshake on; the new entry's
+    region is another host range, written by nothing of the old ULPDU."""
+    lean, st = await lean_steps(dut, "corner_cut_ovw")
+    lanes = lean.lanes
+    a, b = 3, 4
+    st.conn(a, 6)
+    st.conn(b, 6)
+    st.stag(12, 0x31, 6, REMOTE_WRITE, 0, 4096, 0x1000)
+    st.stag(13, 0x41, 6, REMOTE_WRITE, 0, 4096, 0x3000)
+    rng = random.Random(5)
+    n = 8 * lanes + 9
+    wa = hdr_tagged(WRITE, 12 << 8 | 0x31, 3, rng.randbytes(n))
+    wb = hdr_tagged(WRITE, 13 << 8 | 0x41, 11, rng.randbytes(n))
+    ua = st.begin(a, wa, cuts_for(lanes, len(wa)))
+    ub = st.begin(b, wb, cuts_for(lanes, len(wb)))
+    st.more(ua)
+    st.stag(12, 0x32, 6, REMOTE_WRITE, 0, 4096, 0x2000, fence=(0x1000, 0x2000))  # another key
+    st.more(ub)
+    st.stag(13, 0x41, 7, REMOTE_WRITE, 0, 4096, 0x4000, fence=(0x3000, 0x4000))  # same key, another PD
+    st.more(ua)
+    st.more(ub)
+    resp = await st.run("overwrite between a ULPDU's pieces")
+    ev = sorted((e["conn"], e["kind"], e["layer"], e["etype"], e["code"]) for e in resp["events"])
+    assert ev == [(a, "error", 1, 1, 0), (b, "error", 1, 1, 0)], ev
+    assert lean.mem[0x2000:0x2100] == bytes(0x100) and lean.mem[0x4000:0x4100] == bytes(0x100)
+
+
+@cocotb.test()
+async def corner_reset_mid_traffic(dut):
+    """Reset in the middle of traffic, at random clocks (DDP_RX_RESET_ROUNDS
+    rounds, default 3), as corners.corner_reset_quiet (whose checks it
+    makes too: nothing written or reported after the reset for the traffic
+    before it). After reset the block must be a fresh one (what a driver
+    that resets the device assumes: nothing of the old connections, STags
+    or posted buffers may act on new traffic); compared with a fresh Go
+    session, without configuring anything first: a piece of a connection
+    enabled before the reset is dropped (m_drop), a Write through an STag
+    registered before it reports Invalid STag on a re-enabled connection,
+    a Send on a re-enabled connection whose buffers were posted before it
+    reports no buffer (1/2/2), and a fresh post and Send complete with
+    MSN 1."""
+    lean, _ = await lean_steps(dut, "corner_reset_unused")
+    rng = random.Random(random.getrandbits(64))
+    a, b, c = 1, 2, 3
+    for rnd in range(int(os.environ.get("DDP_RX_RESET_ROUNDS", "3"))):
+        await reset_mid_traffic(lean, rng, rnd)
+        # A fresh block, and a fresh Go session.
+        st = Steps(lean, f"corner_reset_after{rnd}", 1 << 16)
+        st.ulpdu(a, hdr_tagged(WRITE, 30 << 8 | 0x61, 0, b"stale conn" * 4))
+        st.conn(b, 8)
+        st.ulpdu(b, hdr_untagged(SEND, 0, 1, 0, b"stale post" * 3))
+        st.conn(c, 8)
+        st.ulpdu(c, hdr_tagged(WRITE, 31 << 8 | 0x62, 0, b"stale stag" * 3))
+        d = 4
+        st.conn(d, 8)
+        st.post(d, 0, 0x6000, 0x40, 99)
+        st.ulpdu(d, hdr_untagged(SEND, 0, 1, 0, b"fresh" * 4))
+        resp = await st.run(f"after reset, round {rnd}")
+        kinds = sorted((e["conn"], e["kind"], e["layer"], e["etype"], e["code"]) for e in resp["events"])
+        assert kinds == [(b, "error", 1, 2, 2), (c, "error", 1, 1, 0), (d, "completion", 0, 0, 0)], kinds
+        assert [x["conn"] for x in resp["drops"]] == [a], resp["drops"]
 
 
 @cocotb.test()

@@ -96,9 +96,11 @@ The cocotb tests, in order:
                    STag after the s_stag handshake that invalidates it;
                    reset at random clocks in the middle of traffic: nothing
                    of it written or reported after the reset, and the
-                   block configured anew works as a fresh one.
-                   The corners it fails are in pending_corners.py, with
-                   the designs of their fixes.
+                   block configured anew works as a fresh one; and the
+                   six that found RTL bugs, now fixed: an STag written
+                   between a ULPDU's pieces cuts it, the fence waits for
+                   queued writes, reset clears the tables, a restart with
+                   the old stream in flight (tests/ddp_rx/corners.py).
 
 The gap tests, the corner tests and the soak run on a lean bench (class Lean):
 one coroutine per clock drives the clock, the pieces, configuration and
@@ -235,6 +237,8 @@ class TB:
         await tbutil.clock_and_reset(self.dut, CLK_PERIOD_NS,
                                       low=("s_verdict_tvalid", "s_conn_valid", "s_stag_valid", "s_post_valid"),
                                       high=("m_cpl_ready", "m_err_ready"))
+        # The tables are cleared after reset (ready outputs low meanwhile).
+        await tbutil.wait_ready(self.dut, ("s_conn_ready", "s_axis_tready"))
         cocotb.start_soon(self._clock_loop())
         # Every port's handshake and format rules (tests/protocol.py).
         self.protocol = protocol.Monitor(self.dut, "ddp_rx")
@@ -1336,6 +1340,8 @@ class Lean:
         await FallingEdge(dut.clk)
         dut.rst.value = 0
         await RisingEdge(dut.clk)
+        # The tables are cleared after reset (ready outputs low meanwhile).
+        await tbutil.wait_ready(dut, ("s_conn_ready", "s_axis_tready"))
 
     def idle(self) -> bool:
         return (not self.script and not self.busy and not self.verdicts and not self.aw_q and not self.b_q
@@ -2617,16 +2623,16 @@ CASE_TESTS = ("gap_disabled_conn", "gap_long_piece", "gap_full_ring", "gap_bresp
               "directed_checks", "early_checks", "random_traffic",
               "bench")
 # The corner tests of tests/ddp_rx/corners.py run in the same cases (after
-# these), and with DDP_RX_PENDING=1 the cocotb tests of pending_corners.py
-# can be named in DDP_RX_TESTCASE: the corners today's RTL fails (see there).
-CORNER_TESTS = ("corner_cut_other_conn", "corner_fence_between", "corner_reset_quiet", "corner_fence_queued",
+# these).
+CORNER_TESTS = ("corner_cut_other_conn", "corner_fence_between", "corner_reset_quiet", "corner_cut_invalidate",
+                "corner_cut_overwrite", "corner_reset_mid_traffic", "corner_fence_queued",
                 "corner_restart_in_flight", "corner_restart_bresp")
 # Those that need the AXI4 port (an error response): not in test_ddp_rx_wr_req.
 CORNER_AXI_ONLY = ("corner_restart_bresp",)
 
 
 def case_modules() -> str:
-    return ",".join([__name__, "corners"] + (["pending_corners"] if os.environ.get("DDP_RX_PENDING") == "1" else []))
+    return ",".join([__name__, "corners"])
 
 
 # ddp_rx.v is the top of its stage modules (ddp_rx_<stage>.v).

@@ -135,6 +135,8 @@ class TB:
         await tbutil.clock_and_reset(self.dut, CLK_PERIOD_NS,
                                       low=("cfg_valid", "s_conn_valid", "s_stag_valid", "s_post_valid"),
                                       high=("m_cpl_ready", "m_err_ready", "m_exc_tready"))
+        # ddp_rx clears its tables after reset (its ready outputs low meanwhile).
+        await tbutil.wait_ready(self.dut, ("s_conn_ready",))
         cocotb.start_soon(self._clock_loop())
         # Every port's handshake and format rules (tests/protocol.py).
         self.protocol = protocol.Monitor(self.dut, "rnic_rx")

@@ -21,9 +21,11 @@
 -- Configuration, taken between pieces once the pipeline is empty (priority
 -- conn > stag > post): s_conn (re)starts a connection (at any time: the
 -- old stream's ULPDUs delivered after it report nothing); s_stag writes an
--- STag entry; s_post posts a receive buffer at the tail of a queue's ring
--- (refused posts are reported on m_post_err). s_conn and s_stag also wait
--- until every write placed before them is taken and answered (the fence). Status pulses (one clock, no
+-- STag entry (and cuts a ULPDU in pieces that places through it: its
+-- later pieces place nothing, it reports Invalid STag, its stream ends);
+-- s_post posts a receive buffer at the tail of a queue's ring (refused
+-- posts are reported on m_post_err). s_conn and s_stag also wait until
+-- every write placed before them is taken and answered (the fence). Status pulses (one clock, no
 -- ready): m_drop (a piece of a connection that is not enabled, and
 -- m_drop_count), m_post_err, m_berr (an error B response), m_done (a
 -- ULPDU's last piece has left placement).
@@ -268,6 +270,10 @@ architecture rtl of ddp_rx is
     -- Placement descriptor: early & conn & first & enabled & place & dest &
     -- s & remain & rec & set-up.
     constant DC_W_c   : positive := 1 + CONN_W + 3 + ADDR_W + 5 + 16 + RECC_W_c + SU_W_c;
+    -- STag write generation (the cut of a ULPDU between its pieces).
+    constant GEN_W_c  : positive := 16;
+    constant REC_TAGGED_c : natural := RECC_W_c - 7;             -- a record's tagged bit
+    constant REC_STAG_c : natural := 48;                         -- a tagged record's STag, 32 bits
     constant W_W_c    : positive := DATA_W + KEEP_W_c + 1;          -- W queue word: data & strb & last
     constant AWQ_W_c  : positive := ADDR_W + 8;                     -- AW queue word: addr & len
 
@@ -289,6 +295,7 @@ architecture rtl of ddp_rx is
     subtype hf_t is std_ulogic_vector(HF_W_c - 1 downto 0);
     subtype df_t is std_ulogic_vector(DF_W_c - 1 downto 0);
     subtype dc_t is std_ulogic_vector(DC_W_c - 1 downto 0);
+    subtype gen_t is std_ulogic_vector(GEN_W_c - 1 downto 0);
     subtype su_t is std_ulogic_vector(SU_W_c - 1 downto 0);
     subtype ww_t is std_ulogic_vector(W_W_c - 1 downto 0);
     subtype aww_t is std_ulogic_vector(AWQ_W_c - 1 downto 0);
@@ -783,6 +790,27 @@ architecture rtl of ddp_rx is
     signal gx_rec_reg : rec_t := (others => '0');
     signal gx_rr_reg : rr_t := (others => '0');
     signal gx_su_reg : su_t := (others => '0');
+    signal gx_tag_reg : std_ulogic := '0';               -- the ULPDU is tagged
+    signal gx_gen_reg : gen_t := (others => '0');       -- its STag entry's generation at its first piece
+
+    -- STag generations, the cut of a ULPDU between its pieces (ddp_rx_setup.v
+    -- has the design): sg_gen_reg counts the s_stag writes, stgen_ram keeps
+    -- the count at each entry's last write, tgen_ram a tagged ULPDU's at its
+    -- first piece (for its connection); a later piece compares the two in
+    -- g_fetch2, and cut_reg marks a cut connection (a clock later: cut_set)
+    -- until s_conn.
+    signal sg_gen_reg : gen_t := (others => '0');
+    signal sg_rd_data, tg_rd_data : std_logic_vector(GEN_W_c - 1 downto 0) := (others => '0');
+    signal sg_rd_addr : stagi_t := (others => '0');
+    signal tg_wr_reg : std_ulogic := '0';
+    signal tg_conn_reg : conn_t := (others => '0');
+    signal g_cut : std_ulogic := '0';
+    signal cut_reg : std_ulogic_vector(NCONN_c - 1 downto 0) := (others => '0');
+    signal cut_set : std_ulogic := '0';                  -- cut_reg(cut_set_conn) is set at this edge
+    signal cut_set_conn : conn_t := (others => '0');
+    -- A first piece's cut bit as D0 loads it (cut_reg's, or cut_set's that
+    -- clock), masking its place bit as D1 takes it.
+    signal d0_cut_reg, d0_cutf_reg, d0_place_q : std_ulogic := '0';
 
     signal d0_valid_reg, d1_active_reg, d2_valid_reg, d3_valid_reg : std_ulogic := '0';
     signal d4_valid_reg : std_ulogic := '0';              -- D4, after D3
@@ -917,6 +945,10 @@ architecture rtl of ddp_rx is
 
     signal all_idle, conn_ready, stag_ready, post_ready : std_ulogic := '0';
     signal wq_busy, fence_idle : std_ulogic := '0';
+    -- The clear of the tables after reset (ddp_rx_tables.v).
+    constant CLR_AW_c : positive := CONN_W + STAG_AW - imin(CONN_W, STAG_AW);   -- the larger
+    signal clr_busy_reg : std_ulogic := '0';
+    signal clr_addr_reg : unsigned(CLR_AW_c - 1 downto 0) := (others => '0');
     signal cf_conn, cf_stag, cf_post : std_ulogic := '0';
     signal o_conn_reg : conn_t := (others => '0');
     signal o_qn_reg : u2_t := (others => '0');
@@ -1004,6 +1036,24 @@ begin
             rd_en => dx_rd_en, rd_addr => dx_rd_addr, rd_data => dx_rd_data
         );
 
+    -- STag generations (ddp_rx_setup.v): each entry's at its last write,
+    -- and a tagged ULPDU's at its first piece, for its connection.
+    stgen_ram : entity work.sdp_ram
+        generic map (WIDTH => GEN_W_c, ADDR_W => STAG_AW)
+        port map (
+            clk => clk,
+            wr_en => cf_stag, wr_addr => s_stag_index, wr_data => sg_gen_reg,
+            rd_en => '1', rd_addr => sg_rd_addr, rd_data => sg_rd_data
+        );
+
+    tgen_ram : entity work.sdp_ram
+        generic map (WIDTH => GEN_W_c, ADDR_W => CONN_W)
+        port map (
+            clk => clk,
+            wr_en => tg_wr_reg, wr_addr => tg_conn_reg, wr_data => sg_rd_data,
+            rd_en => dx_rd_en, rd_addr => dx_rd_addr, rd_data => tg_rd_data
+        );
+
     stag_ram : entity work.sdp_ram
         generic map (WIDTH => ST_W_c, ADDR_W => STAG_AW)
         port map (
@@ -1026,7 +1076,7 @@ begin
 
     -- Configuration waits for the pipeline to drain and is taken between
     -- pieces: no new piece starts while one is waiting.
-    i_hold <= (not i_inpiece_reg) and cfg_pending;
+    i_hold <= (not i_inpiece_reg) and (cfg_pending or clr_busy_reg);
     s_ready <= df_in_ready and hf_in_ready and not i_hold;
     s_axis_tready <= s_ready;
     i_take <= s_axis_tvalid and s_ready;
@@ -1458,11 +1508,16 @@ begin
     begin
         if rising_edge(clk) then
             if c_adv = '1' then
-                b_hgrp_reg <= herr_group(herr_reg, p1_conn) or herr_group_set(p1_conn, herr_set, herr_set_conn);
-                c2_herr_reg <= herr_bit(b_hgrp_reg, b_conn_reg) or (herr_set and to_sl(herr_set_conn = b_conn_reg));
+                -- (cut_reg too: a cut stream places nothing more.)
+                b_hgrp_reg <= herr_group(herr_reg or cut_reg, p1_conn) or herr_group_set(p1_conn, herr_set, herr_set_conn)
+                              or herr_group_set(p1_conn, cut_set, cut_set_conn);
+                c2_herr_reg <= herr_bit(b_hgrp_reg, b_conn_reg) or (herr_set and to_sl(herr_set_conn = b_conn_reg))
+                               or (cut_set and to_sl(cut_set_conn = b_conn_reg));
             else
-                b_hgrp_reg <= b_hgrp_reg or herr_group_set(b_conn_reg, herr_set, herr_set_conn);
-                c2_herr_reg <= c2_herr_reg or (herr_set and to_sl(herr_set_conn = c2_conn_reg));
+                b_hgrp_reg <= b_hgrp_reg or herr_group_set(b_conn_reg, herr_set, herr_set_conn)
+                              or herr_group_set(b_conn_reg, cut_set, cut_set_conn);
+                c2_herr_reg <= c2_herr_reg or (herr_set and to_sl(herr_set_conn = c2_conn_reg))
+                               or (cut_set and to_sl(cut_set_conn = c2_conn_reg));
             end if;
         end if;
     end process p_herr_reg;
@@ -2010,17 +2065,22 @@ begin
         dx_rd_addr <= g_conn;
         if g_fetch2_reg = '1' then
             -- A later piece: carry on where the last piece ended (and stop
-            -- if a B error response of the stream comes in meanwhile).
+            -- if a B error response of the stream comes in meanwhile, or at
+            -- the cut: its STag entry was written since the first piece).
             load := '1';
             pconn := g_fconn_reg;
             pfirst := '0';
             pearly := '0';
             pen := g_fen_reg;
-            place := gx_place_reg and not (herr_set and to_sl(herr_set_conn = g_fconn_reg));
+            place := gx_place_reg and not (herr_set and to_sl(herr_set_conn = g_fconn_reg)) and not g_cut;
             dest := gx_dest_reg;
             s := (others => '0');
             remain := gx_remain_reg;
             rec := gx_rec_reg;
+            if g_cut = '1' then
+                rec(RECC_W_c - 1 downto RECC_W_c - 2) := std_ulogic_vector(K_ERR_c);
+                rec(15 downto 0) := ERR_DDP_INVALID_STAG;     -- DDP tagged: invalid STag
+            end if;
             rr := gx_rr_reg;
             su := gx_su_reg;
         elsif dc_out_ready = '1' and g_first = '1' then
@@ -2103,6 +2163,8 @@ begin
                 gx_remain_reg <= unsigned(dx(RECC_W_c + 224 + 15 downto RECC_W_c + 224));
                 gx_rec_reg <= dx(RECC_W_c + 223 downto 224);
                 gx_rr_reg <= dx(223 downto 0);
+                gx_tag_reg <= dx(224 + REC_TAGGED_c);
+                gx_gen_reg <= tg_rd_data;
                 gx_su_reg <= pl_setup(unsigned(dx(DX_W_c - 1 - ADDR_W + LG_c - 1 downto DX_W_c - 1 - ADDR_W)),
                                       (others => '0'),
                                       unsigned(dx(RECC_W_c + 224 + 15 downto RECC_W_c + 224)));
@@ -2116,7 +2178,9 @@ begin
                 d0_first_reg <= g_pfirst;
                 d0_early_reg <= g_pearly;
                 d0_en_reg <= g_pen;
-                d0_place_reg <= g_place;
+                d0_place_q <= g_place;
+                d0_cut_reg <= cut_reg(ci(g_conn));
+                d0_cutf_reg <= cut_set and to_sl(cut_set_conn = g_conn);
                 d0_conn_reg <= g_pconn;
                 d0_dest_reg <= g_dest;
                 d0_s_reg <= g_s;
@@ -2148,6 +2212,38 @@ begin
             end if;
         end if;
     end process p_d0_reg;
+
+    -- STag generations (ddp_rx_setup.v): the entry's count now against the
+    -- ULPDU's at its first piece; the cut connection's bit.
+    sg_rd_addr <= dx_rd_data(224 + REC_STAG_c + 8 + STAG_AW - 1 downto 224 + REC_STAG_c + 8) when g_fetch_reg = '1'
+                  else g_drec(REC_STAG_c + 8 + STAG_AW - 1 downto REC_STAG_c + 8);
+    g_cut <= gx_place_reg and gx_tag_reg and to_sl(sg_rd_data /= gx_gen_reg);
+    d0_place_reg <= d0_place_q and not (d0_first_reg and (d0_cut_reg or d0_cutf_reg));
+
+    p_gen_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if cf_stag = '1' then
+                sg_gen_reg <= std_ulogic_vector(unsigned(sg_gen_reg) + 1);
+            end if;
+            tg_wr_reg <= (not g_fetch2_reg) and dc_out_ready and g_first and not g_early;
+            tg_conn_reg <= g_conn;
+            cut_set <= g_fetch2_reg and g_cut;
+            cut_set_conn <= g_fconn_reg;
+            if cut_set = '1' then
+                cut_reg(ci(cut_set_conn)) <= '1';
+            end if;
+            if cf_conn = '1' then
+                cut_reg(ci(s_conn_conn)) <= '0';
+            end if;
+            if rst = '1' then
+                sg_gen_reg <= (others => '0');
+                tg_wr_reg <= '0';
+                cut_set <= '0';
+                cut_reg <= (others => '0');
+            end if;
+        end if;
+    end process p_gen_reg;
 
     -- D1: the piece being placed.
     d_cur_data <= df_out(DF_W_c - 1 downto DF_W_c - DATA_W);
@@ -2622,12 +2718,13 @@ begin
                 and not cf_post_reg;
 
     -- The fence (s_stag, s_conn; see the Verilog, ddp_rx_tables.v): also
-    -- every write placed so far taken by the port and answered.
+    -- every write placed so far taken by the port and answered; and not
+    -- while the tables are cleared after reset.
     wq_busy <= aw_out_valid or w_out_valid;
     fence_idle <= all_idle and (not wq_busy) and not bq_out_valid;
-    conn_ready <= fence_idle and not rs_busy;
-    stag_ready <= fence_idle and not s_conn_valid;
-    post_ready <= all_idle and (not s_conn_valid) and not s_stag_valid;
+    conn_ready <= fence_idle and (not rs_busy) and not clr_busy_reg;
+    stag_ready <= fence_idle and (not clr_busy_reg) and not s_conn_valid;
+    post_ready <= all_idle and (not clr_busy_reg) and (not s_conn_valid) and not s_stag_valid;
     s_conn_ready <= conn_ready;
     s_stag_ready <= stag_ready;
     s_post_ready <= post_ready;
@@ -2635,6 +2732,24 @@ begin
     cf_conn <= s_conn_valid and conn_ready;
     cf_stag <= s_stag_valid and stag_ready;
     cf_post <= s_post_valid and post_ready;
+
+    -- After reset: every context, placement context and STag entry cleared,
+    -- one of each a clock, the ready outputs low meanwhile (ddp_rx_tables.v).
+    p_clr_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if clr_busy_reg = '1' then
+                clr_addr_reg <= clr_addr_reg + 1;
+                if clr_addr_reg = to_unsigned(2 ** CLR_AW_c - 1, CLR_AW_c) then
+                    clr_busy_reg <= '0';
+                end if;
+            end if;
+            if rst = '1' then
+                clr_busy_reg <= '1';
+                clr_addr_reg <= (others => '0');
+            end if;
+        end if;
+    end process p_clr_reg;
 
     p_cf_reg : process (clk) is
     begin
@@ -2721,6 +2836,18 @@ begin
             cx_wr_en <= '1';
             cx_wr_addr <= o_conn_reg;
             cx_wr_data <= o_cx;
+        end if;
+        if clr_busy_reg = '1' then
+            -- The clear after reset (nothing else moves meanwhile).
+            cx_wr_en <= '1';
+            cx_wr_addr <= std_ulogic_vector(clr_addr_reg(CONN_W - 1 downto 0));
+            cx_wr_data <= '0' & x"00000000" & '0' & Q_INIT_c & Q_INIT_c & Q_INIT_c;
+            dx_wr_en <= '1';
+            dx_wr_addr <= std_ulogic_vector(clr_addr_reg(CONN_W - 1 downto 0));
+            dx_wr_data <= (others => '0');
+            st_wr_en <= '1';
+            st_wr_addr <= std_ulogic_vector(clr_addr_reg(STAG_AW - 1 downto 0));
+            st_wr_data <= (others => '0');
         end if;
     end process p_tables;
 
