@@ -1933,8 +1933,25 @@ class SoakGen:
         if qn < 3 and s.enabled and len(s.bufs[qn]) < RQ_DEPTH:
             s.bufs[qn].append(length)
 
+    def inflight_stags(self) -> set[int]:
+        """The STag indices of tagged ULPDUs whose first piece is out and
+        whose last is not (at most one a slot: a slot's pieces go in order)."""
+        out = set()
+        for s in self.slots:
+            if s.pending and not s.pending[0][2]:
+                d = s.pending[0][0].data
+                if d[0] & 0x80:
+                    out.add(int.from_bytes(d[2:6], "big") >> 8)
+        return out
+
     def churn(self, s: SSlot, st: SStag, readonly: bool = False):
         rng = self.rng
+        # The oracle applies a ULPDU whole at its first piece; the block cuts
+        # a ULPDU whose STag entry is written between its pieces (Invalid
+        # STag; corners.corner_cut_*, against ddp_place_stream's pieces). So
+        # the soak writes no entry a ULPDU in pieces places through.
+        if st.index in self.inflight_stags():
+            return
         if st.valid and not readonly and rng.random() < 0.3:
             self.register(st, valid=False)  # invalidated by the host
             return
