@@ -7,7 +7,7 @@
 // PATH, to attach a driver to a device started by hand, e.g. under a
 // debugger). Host memory is a file both sides map (--mem-fd N, a memfd the
 // driver made, --mem-size octets): the device's DMA will be a copy into
-// it (no DMA yet: the top has the BAR only).
+// it (no DMA yet: the top has the BAR and the admin commands only).
 //
 // The clock runs while the device serves a request: an MMIO access runs
 // the clocks its AXI4-Lite handshakes take, RUN runs a given number. In
