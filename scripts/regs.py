@@ -150,7 +150,10 @@ def generate(out: Path) -> None:
 
     d = out / DOC
     d.parent.mkdir(parents=True, exist_ok=True)
-    MarkdownExporter().export(top, str(d), input_files=[str(RDL)])
+    # depth 3: the map, its blocks, their registers and fields. Deeper, the
+    # exporter writes a section for every element of the vector and
+    # doorbell arrays (8192 doorbells: a 6 MB page that says nothing more).
+    MarkdownExporter().export(top, str(d), input_files=[str(RDL)], depth=3)
 
 
 def check(tree: Path = ROOT) -> int:
