@@ -80,6 +80,10 @@ type Network interface {
 	// SegOut delivers the segments the device sends, for the host to
 	// write to the connection's socket.
 	SegOut() <-chan Segment
+	// Sent counts the segments the device has sent so far, those SegOut's
+	// channel has not delivered yet included: once a QP is drained, every
+	// segment of it is among them (Relay.Remove waits for them).
+	Sent() uint64
 }
 
 // Backend is the device as the driver reaches it (see the package doc).
@@ -221,6 +225,16 @@ func (d *Device) wait(rel func(uint32) uint32) (hostif.AdminStatus, error) {
 		}
 	}
 	return 0, ErrAdminStuck
+}
+
+// EnableVector enables interrupt vector v (its CTRL register: enabled, not
+// masked); Backend.Vector(v) then receives its interrupts.
+func (d *Device) EnableVector(v uint32) error {
+	if v >= d.Map.Vectors {
+		return fmt.Errorf("driver: vector %d: the device has %d (ID cap_vectors)", v, d.Map.Vectors)
+	}
+	off := d.Map.VectorsBase() + regs.VectorsVec - regs.VectorsBase + regs.VectorsVecCtrl + v*regs.VectorsVecCtrlStride
+	return d.B.Write32(off, regs.VectorsVecCtrlEnableMask)
 }
 
 // Doorbell offsets, from the chain's doorbells block.

@@ -86,6 +86,10 @@ type Relay struct {
 	err  error
 	wg   sync.WaitGroup
 	outD chan struct{}
+	// got counts the device's segments out has handled (written, held or
+	// refused); gotC is broadcast at each, and when out ends.
+	got  uint64
+	gotC *sync.Cond
 }
 
 type relayConn struct {
@@ -97,12 +101,18 @@ type relayConn struct {
 	// until the first octets of Full Operation arrive.
 	hold bool
 	held [][]byte
+	// ended is closed when the socket's reader stops; endErr (read after
+	// ended) is io.EOF for the peer's orderly close, else the failure.
+	started bool
+	ended   chan struct{}
+	endErr  error
 }
 
 // NewRelay starts relaying n's SegOut. The relay ends when the device
 // closes its SegOut channel (Backend.Close).
 func NewRelay(n Network) *Relay {
 	r := &Relay{n: n, qp: map[uint16]*relayConn{}, outD: make(chan struct{})}
+	r.gotC = sync.NewCond(&r.mu)
 	go r.out(n.SegOut())
 	return r
 }
@@ -123,51 +133,109 @@ func (r *Relay) Err() error {
 }
 
 func (r *Relay) out(ch <-chan Segment) {
-	defer close(r.outD)
-	for s := range ch {
+	defer func() {
 		r.mu.Lock()
-		rc := r.qp[s.QPN]
+		close(r.outD)
+		r.gotC.Broadcast()
 		r.mu.Unlock()
-		if rc == nil {
-			r.fail(fmt.Errorf("driver: the device sent a segment for QP %d, which the relay does not carry: Add its connection before QP_RTS", s.QPN))
-			continue
-		}
-		rc.mu.Lock()
-		if s.Seq != rc.tx {
-			rc.mu.Unlock()
-			r.fail(fmt.Errorf("driver: the device sent QP %d's octets at stream offset %d, the stream is at %d: the device lost or repeated octets",
-				s.QPN, s.Seq, rc.tx))
-			continue
-		}
-		rc.tx += uint32(len(s.Octets))
-		if rc.hold {
-			rc.held = append(rc.held, s.Octets)
-			rc.mu.Unlock()
-			continue
-		}
-		_, err := rc.c.Write(s.Octets)
+	}()
+	for s := range ch {
+		r.handle(s)
+		r.mu.Lock()
+		r.got++
+		r.gotC.Broadcast()
+		r.mu.Unlock()
+	}
+}
+
+// handle writes one of the device's segments to its QP's socket.
+func (r *Relay) handle(s Segment) {
+	r.mu.Lock()
+	rc := r.qp[s.QPN]
+	r.mu.Unlock()
+	if rc == nil {
+		r.fail(fmt.Errorf("driver: the device sent a segment for QP %d, which the relay does not carry: Add its connection before QP_RTS", s.QPN))
+		return
+	}
+	rc.mu.Lock()
+	if s.Seq != rc.tx {
 		rc.mu.Unlock()
-		if err != nil {
-			r.fail(fmt.Errorf("driver: writing QP %d's octets to its socket: %w", s.QPN, err))
-		}
+		r.fail(fmt.Errorf("driver: the device sent QP %d's octets at stream offset %d, the stream is at %d: the device lost or repeated octets",
+			s.QPN, s.Seq, rc.tx))
+		return
+	}
+	rc.tx += uint32(len(s.Octets))
+	if rc.hold {
+		rc.held = append(rc.held, s.Octets)
+		rc.mu.Unlock()
+		return
+	}
+	_, err := rc.c.Write(s.Octets)
+	rc.mu.Unlock()
+	if err != nil {
+		r.fail(fmt.Errorf("driver: writing QP %d's octets to its socket: %w", s.QPN, err))
 	}
 }
 
 // Add relays QP rts.QPN's connection c, whose startup StartMPA ran with
-// outcome p; call it before QP_RTS, so no segment of the QP finds the
-// relay without it. The relay owns c from then on.
+// outcome p: from now on the device's segments of the QP go to c. Call it
+// before QP_RTS, so no segment of the QP finds the relay without it, and
+// Start after QP_RTS, so that no octet of the peer reaches the device
+// before the QP is in Full Operation there (it would take the exception
+// path, docs/device.md). The relay owns c from then on.
 func (r *Relay) Add(c net.Conn, rts hostif.QPRTS, p *mpa.Params) {
-	rc := &relayConn{c: c, tx: rts.TxSeq, rx: rts.RxSeq, hold: p.WaitsForFirstFPDU()}
+	rc := &relayConn{c: c, tx: rts.TxSeq, rx: rts.RxSeq, hold: p.WaitsForFirstFPDU(), ended: make(chan struct{})}
 	r.mu.Lock()
 	r.qp[rts.QPN] = rc
 	r.mu.Unlock()
+}
+
+// Start begins reading QP qpn's socket into the device (SegIn). It is an
+// error to start a QP not added, or twice.
+func (r *Relay) Start(qpn uint16) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rc := r.qp[qpn]
+	switch {
+	case rc == nil:
+		return fmt.Errorf("driver: Relay.Start of QP %d, which was not added", qpn)
+	case rc.started:
+		return fmt.Errorf("driver: Relay.Start of QP %d twice", qpn)
+	}
+	rc.started = true
 	r.wg.Add(1)
-	go r.in(rts.QPN, rc)
+	go r.in(qpn, rc)
+	return nil
+}
+
+// Ended returns a channel closed when QP qpn's socket stops delivering
+// (the peer closed it, or it failed), and the reason: io.EOF for the
+// peer's orderly close. A QP the relay does not carry returns nil, nil.
+func (r *Relay) Ended(qpn uint16) (<-chan struct{}, func() error) {
+	r.mu.Lock()
+	rc := r.qp[qpn]
+	r.mu.Unlock()
+	if rc == nil {
+		return nil, nil
+	}
+	return rc.ended, func() error {
+		select {
+		case <-rc.ended:
+			return rc.endErr
+		default:
+			return nil
+		}
+	}
 }
 
 // in reads the socket and gives each read to the device.
 func (r *Relay) in(qpn uint16, rc *relayConn) {
 	defer r.wg.Done()
+	var endErr error
+	defer func() {
+		rc.endErr = endErr
+		close(rc.ended)
+	}()
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := rc.c.Read(buf)
@@ -187,10 +255,12 @@ func (r *Relay) in(qpn uint16, rc *relayConn) {
 			rc.rx += uint32(n)
 			if err := r.n.SegIn(seg); err != nil {
 				r.fail(err)
+				endErr = err
 				return
 			}
 		}
 		if err != nil {
+			endErr = err
 			if !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.EOF) {
 				// The connection broke; the device learns
 				// nothing of it yet (the host's TCP state is
@@ -199,6 +269,40 @@ func (r *Relay) in(qpn uint16, rc *relayConn) {
 			}
 			return
 		}
+	}
+}
+
+// Remove stops relaying QP qpn, which the device has drained (QP_DRAIN):
+// every segment the device sent until now is written to the sockets
+// first (a Terminate the device sent reaches the peer before the
+// connection's end), then the QP's socket is closed and its reader waited
+// for. Segments the device sends for the QP afterwards are the relay's
+// error, as for a QP never added. Removing a QP not carried does nothing.
+func (r *Relay) Remove(qpn uint16) error {
+	target := r.n.Sent()
+	r.mu.Lock()
+	for r.got < target && !closed(r.outD) {
+		r.gotC.Wait()
+	}
+	rc := r.qp[qpn]
+	delete(r.qp, qpn)
+	r.mu.Unlock()
+	if rc == nil {
+		return nil
+	}
+	err := rc.c.Close()
+	if rc.started {
+		<-rc.ended
+	}
+	return err
+}
+
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 

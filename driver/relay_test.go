@@ -3,6 +3,8 @@ package driver_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -24,6 +26,7 @@ type fakeNet struct {
 
 func (f *fakeNet) SegIn(s driver.Segment) error  { f.in <- s; return nil }
 func (f *fakeNet) SegOut() <-chan driver.Segment { return f.out }
+func (f *fakeNet) Sent() uint64                  { return 0 }
 
 // The relay writes the device's octets to the socket in order, gives the
 // socket's octets to SegIn with their stream offsets, holds a Responder's
@@ -38,6 +41,15 @@ func TestRelay(t *testing.T) {
 	defer peer.Close()
 	r.Add(local, hostif.QPRTS{QPN: 3, TxSeq: 100, RxSeq: 200}, &mpa.Params{Role: mpa.Responder})
 	defer r.Close()
+	if err := r.Start(4); err == nil || !strings.Contains(err.Error(), "QP 4, which was not added") {
+		t.Fatalf("Start of a QP not added: %v", err)
+	}
+	if err := r.Start(3); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(3); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Fatalf("Start twice: %v", err)
+	}
 	f.out <- driver.Segment{QPN: 3, Seq: 100, Octets: []byte("held")}
 	// The peer speaks first; then the held octets go out.
 	go peer.Write([]byte("first"))
@@ -60,6 +72,24 @@ func TestRelay(t *testing.T) {
 	}
 	if err := r.Err(); err == nil || !strings.Contains(err.Error(), "stream offset 200, the stream is at 108") {
 		t.Fatalf("relay error %v", err)
+	}
+	// The peer's close ends the QP's socket: Ended says so, with io.EOF.
+	ended, why := r.Ended(3)
+	select {
+	case <-ended:
+		t.Fatal("Ended before the peer closed")
+	default:
+	}
+	if why() != nil {
+		t.Fatalf("reason %v before the end", why())
+	}
+	peer.Close()
+	<-ended
+	if !errors.Is(why(), io.EOF) {
+		t.Fatalf("reason %v, want io.EOF", why())
+	}
+	if c, f := r.Ended(9); c != nil || f != nil {
+		t.Fatal("Ended of a QP not carried")
 	}
 }
 
@@ -107,6 +137,9 @@ func TestVerbsAPIAgainstStack(t *testing.T) {
 	relay.Add(c, rts, p)
 	defer relay.Close()
 	if err := e.qp.RTS(rts); err != nil {
+		t.Fatal(err)
+	}
+	if err := relay.Start(e.qp.N); err != nil {
 		t.Fatal(err)
 	}
 	wait := func() hostif.CQE {

@@ -32,6 +32,8 @@ type verbsState struct {
 	qps      map[uint16]*QP
 	mrKeys   map[uint16]uint8 // last key used per MR index
 	mrUsed   map[uint16]bool
+	evRing   uint64 // the event ring's device address
+	evCI     uint16 // the next event to read
 }
 
 // ErrNoDataPath is returned by the verbs API before InitDataPath.
@@ -71,6 +73,7 @@ func (d *Device) InitDataPath(arenaSize int) error {
 	v.windows[0] = b
 	v.cqs, v.qps, v.mrKeys, v.mrUsed = map[uint16]*CQ{}, map[uint16]*QP{}, map[uint16]uint8{}, map[uint16]bool{}
 	ev, _ := v.carve(hostif.EventSize << EventLog2)
+	v.evRing, v.evCI = ev, 0
 	exc, err := v.carve(1 << (ExcLog2 + ExcBufLog2))
 	if err != nil {
 		return err
@@ -96,6 +99,32 @@ func (v *verbsState) carve(n uint64) (uint64, error) {
 func (v *verbsState) mem(a, n uint64) []byte {
 	off := a - v.arena.Addr
 	return v.arena.Mem[off : off+n]
+}
+
+// Events returns the events the device wrote to the event ring since the
+// last call, in order. The ring has no consumer index (docs/device.md,
+// open points): a driver that lets 2^EventLog2 events pile up between two
+// calls loses the oldest, and the phase bits then mislead it.
+func (d *Device) Events() ([]hostif.Event, error) {
+	v := &d.v
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.arena == nil {
+		return nil, ErrNoDataPath
+	}
+	var out []hostif.Event
+	for {
+		b := v.mem(v.evRing+uint64(v.evCI&(1<<EventLog2-1))*hostif.EventSize, hostif.EventSize)
+		if b[15]&1 == 1 != hostif.Phase(v.evCI, EventLog2) {
+			return out, nil
+		}
+		e, err := hostif.DecodeEvent(b)
+		if err != nil {
+			return out, fmt.Errorf("driver: event %d does not decode (%w): the device wrote an event the contract does not allow", v.evCI, err)
+		}
+		out = append(out, e)
+		v.evCI++
+	}
 }
 
 // AllocDMA allocates a buffer and declares it to the device as a DMA

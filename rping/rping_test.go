@@ -65,6 +65,12 @@ func TestCheckSize(t *testing.T) {
 // loopback TCP.
 func pair(t *testing.T, ccfg, scfg Config) (cs, ss *Stats, cerr, serr error) {
 	t.Helper()
+	return pairOn(t, nil, nil, ccfg, scfg)
+}
+
+// pairOn is pair with the client on cp and the server on sp.
+func pairOn(t *testing.T, cp, sp Provider, ccfg, scfg Config) (cs, ss *Stats, cerr, serr error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -80,13 +86,13 @@ func pair(t *testing.T, ccfg, scfg Config) (cs, ss *Stats, cerr, serr error) {
 			serr = err
 			return
 		}
-		ss, serr = Serve(ctx, nil, c, scfg)
+		ss, serr = Serve(ctx, sp, c, scfg)
 	}()
 	c, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, cerr = Client(ctx, nil, c, ccfg)
+	cs, cerr = Client(ctx, cp, c, ccfg)
 	<-done
 	return
 }

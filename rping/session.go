@@ -98,120 +98,96 @@ func (c *Config) defaults() error {
 
 // session is the state both sides share.
 type session struct {
-	qp    *verbs.QP
-	recv  [2][]byte
+	qp    QP
 	stats Stats
 }
 
-// setup creates the queue pair with its two receive buffers posted (rping
-// posts one, re-posted as each Send arrives; a second one costs nothing and
-// leaves no window without a buffer) and establishes it on conn.
-func (s *session) setup(ctx context.Context, pd *verbs.PD, conn net.Conn, role mpa.Role, cfg *Config) error {
-	s.qp = verbs.CreateQP(pd, cfg.QP)
-	for i := range s.recv {
-		// A Send longer than rping's 16-octet receive buffer is refused
-		// by DDP as too long, as with rping.
-		s.recv[i] = make([]byte, AdvLen)
-		if err := s.qp.PostRecv(uint64(i), s.recv[i]); err != nil {
-			return err
-		}
-	}
-	if err := s.qp.Establish(ctx, conn, role); err != nil {
+// setup creates the queue pair and establishes it on conn.
+func (s *session) setup(ctx context.Context, p Provider, conn net.Conn, role mpa.Role, cfg *Config) error {
+	qp, err := p.Connect(ctx, conn, role, cfg)
+	if err != nil {
 		return err
 	}
-	s.stats.Params = s.qp.Params()
+	s.qp = qp
+	s.stats.Params = qp.Params()
 	return nil
 }
 
-// await waits for the next completion of op: a receive (which it re-posts
-// and returns the payload of), or a signaled send work request.
+// await waits for the next completion of op: a receive (whose payload it
+// returns), or a signaled send work request.
 func (s *session) await(ctx context.Context, op verbs.Opcode, what string) ([]byte, error) {
 	for {
-		select {
-		case c := <-s.qp.RecvCQ().C():
+		c, err := s.qp.Next(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("rping: waiting for %s: %w", what, err)
+		}
+		if c.Op == verbs.OpRecv {
 			if c.Err != nil {
 				return nil, fmt.Errorf("rping: waiting for %s: %w", what, c.Err)
 			}
 			if op != verbs.OpRecv {
-				return nil, fmt.Errorf("rping: waiting for %s, the peer sent a %d-octet Send out of turn", what, c.Len)
+				return nil, fmt.Errorf("rping: waiting for %s, the peer sent a %d-octet Send out of turn", what, len(c.Data))
 			}
-			buf := s.recv[c.ID]
-			msg := append([]byte(nil), buf[:c.Len]...)
-			if err := s.qp.PostRecv(c.ID, buf); err != nil {
-				return nil, err
-			}
-			return msg, nil
-		case c := <-s.qp.SendCQ().C():
-			if c.Err != nil {
-				return nil, fmt.Errorf("rping: %v failed while waiting for %s: %w", c.Op, what, c.Err)
-			}
-			if c.Op == op {
-				return nil, nil
-			}
-		case <-s.qp.Dead():
-			return nil, s.deadErr(what)
-		case <-ctx.Done():
-			return nil, fmt.Errorf("rping: waiting for %s: %w", what, ctx.Err())
+			return c.Data, nil
+		}
+		if c.Err != nil {
+			return nil, fmt.Errorf("rping: %v failed while waiting for %s: %w", c.Op, what, c.Err)
+		}
+		if c.Op == op {
+			return nil, nil
 		}
 	}
 }
 
-func (s *session) deadErr(what string) error {
-	return fmt.Errorf("rping: waiting for %s: %w", what, s.qp.Err())
+// sendAdv Sends an advertisement (unsignaled, as every rping Send: its
+// completion tells rping nothing).
+func (s *session) sendAdv(ctx context.Context, a Adv) error {
+	return s.send(ctx, a.Append(make([]byte, 0, AdvLen)))
 }
 
-// post posts a send work request; Sends are unsignaled, as their
-// completions tell rping nothing.
-func (s *session) post(ctx context.Context, wr verbs.SendWR) error {
-	if err := s.qp.PostSend(ctx, wr); err != nil {
-		return fmt.Errorf("rping: posting %v: %w", wr.Op, err)
+func (s *session) send(ctx context.Context, data []byte) error {
+	if err := s.qp.Send(ctx, data); err != nil {
+		return fmt.Errorf("rping: posting %v: %w", verbs.OpSend, err)
 	}
 	return nil
 }
 
-// sendAdv Sends an advertisement; the queue pair reads its buffer until the
-// Send completes, so each gets its own.
-func (s *session) sendAdv(ctx context.Context, a Adv) error {
-	return s.post(ctx, verbs.SendWR{Op: verbs.OpSend, Data: a.Append(make([]byte, 0, AdvLen)), Unsignaled: true})
-}
-
-func newPD(pd *verbs.PD) *verbs.PD {
-	if pd == nil {
-		return verbs.NewDevice().AllocPD()
+func provider(p Provider) Provider {
+	if p == nil {
+		return Soft(nil)
 	}
-	return pd
+	return p
 }
 
 // Client runs rping's client over conn, a connected TCP connection, as the
-// MPA Initiator. pd may be nil for a device of its own. It returns after
-// cfg.Count rounds (closing the connection gracefully), or with the first
-// error: a Terminate from the peer, a failed validation (*Mismatch), a lost
-// connection.
-func Client(ctx context.Context, pd *verbs.PD, conn net.Conn, cfg Config) (*Stats, error) {
+// MPA Initiator, on p's queue pair and buffers (nil: the software stack
+// with a device of its own). It returns after cfg.Count rounds (closing the
+// connection gracefully), or with the first error: a Terminate from the
+// peer, a failed validation (*Mismatch), a lost connection.
+func Client(ctx context.Context, p Provider, conn net.Conn, cfg Config) (*Stats, error) {
 	if err := cfg.defaults(); err != nil {
 		conn.Close()
 		return nil, err
 	}
-	pd = newPD(pd)
+	p = provider(p)
 	var s session
 	s.stats.Size = cfg.Size
-	start := make([]byte, cfg.Size)
-	rdma := make([]byte, cfg.Size)
 	// rping registers both buffers for remote read and write.
-	startMR, err := pd.RegisterMR(start, verbs.RemoteRead|verbs.RemoteWrite)
+	startBuf, err := p.Buffer(cfg.Size)
 	if err != nil {
 		conn.Close()
 		return nil, err
 	}
-	defer startMR.Deregister()
-	rdmaMR, err := pd.RegisterMR(rdma, verbs.RemoteRead|verbs.RemoteWrite)
+	defer startBuf.Release()
+	rdmaBuf, err := p.Buffer(cfg.Size)
 	if err != nil {
 		conn.Close()
 		return nil, err
 	}
-	defer rdmaMR.Deregister()
+	defer rdmaBuf.Release()
+	start, rdma := startBuf.Bytes(), rdmaBuf.Bytes()
 
-	if err := s.setup(ctx, pd, conn, mpa.Initiator, &cfg); err != nil {
+	if err := s.setup(ctx, p, conn, mpa.Initiator, &cfg); err != nil {
 		return nil, err
 	}
 	defer s.qp.Close()
@@ -227,13 +203,13 @@ func Client(ctx context.Context, pd *verbs.PD, conn net.Conn, cfg Config) (*Stat
 		// rping leaves the last round's echo in place; clearing it makes
 		// validation prove that this round's Write landed.
 		clear(rdma)
-		if err := s.sendAdv(ctx, Adv{startMR.Addr, startMR.STag, uint32(cfg.Size)}); err != nil {
+		if err := s.sendAdv(ctx, startBuf.Adv(cfg.Size)); err != nil {
 			return &s.stats, err
 		}
 		if _, err := s.await(ctx, verbs.OpRecv, "the server's go-ahead after its RDMA Read"); err != nil {
 			return &s.stats, err
 		}
-		if err := s.sendAdv(ctx, Adv{rdmaMR.Addr, rdmaMR.STag, uint32(cfg.Size)}); err != nil {
+		if err := s.sendAdv(ctx, rdmaBuf.Adv(cfg.Size)); err != nil {
 			return &s.stats, err
 		}
 		if _, err := s.await(ctx, verbs.OpRecv, "the server's go-ahead after its RDMA Write"); err != nil {
@@ -257,27 +233,30 @@ func Client(ctx context.Context, pd *verbs.PD, conn net.Conn, cfg Config) (*Stat
 }
 
 // Serve runs rping's server over conn, an accepted TCP connection, as the
-// MPA Responder, until the client disconnects between two rounds (a normal
-// end: nil error) or an error.
-func Serve(ctx context.Context, pd *verbs.PD, conn net.Conn, cfg Config) (*Stats, error) {
+// MPA Responder, on p's queue pair and buffers (nil: the software stack),
+// until the client disconnects between two rounds (a normal end: nil
+// error) or an error.
+func Serve(ctx context.Context, p Provider, conn net.Conn, cfg Config) (*Stats, error) {
 	if err := cfg.defaults(); err != nil {
 		conn.Close()
 		return nil, err
 	}
-	pd = newPD(pd)
+	p = provider(p)
 	// The RDMA buffer takes the client's data; rping sizes it -S. An
-	// overrun Read needs room for the extra octets on this side.
-	rdma := make([]byte, cfg.Size+cfg.ReadOverrun)
-	rdmaMR, err := pd.RegisterMR(rdma, verbs.RemoteRead|verbs.RemoteWrite)
+	// overrun Read needs room for the extra octets on this side, an
+	// overrun Write for its zeros (the source of a Write is registered
+	// memory on an RNIC).
+	rdmaBuf, err := p.Buffer(cfg.Size + cfg.ReadOverrun + cfg.WriteOverrun)
 	if err != nil {
 		conn.Close()
 		return nil, err
 	}
-	defer rdmaMR.Deregister()
+	defer rdmaBuf.Release()
+	rdma := rdmaBuf.Bytes()
 	goAhead := make([]byte, AdvLen) // rping's server never writes its send buffer
 
 	var s session
-	if err := s.setup(ctx, pd, conn, mpa.Responder, &cfg); err != nil {
+	if err := s.setup(ctx, p, conn, mpa.Responder, &cfg); err != nil {
 		return nil, err
 	}
 	defer s.qp.Close()
@@ -285,8 +264,7 @@ func Serve(ctx context.Context, pd *verbs.PD, conn net.Conn, cfg Config) (*Stats
 		// Between rounds, the client's disconnect is the normal end.
 		msg, err := s.await(ctx, verbs.OpRecv, "the client's source advertisement")
 		if err != nil {
-			var qe *verbs.QPError
-			if errors.As(err, &qe) && qe.Conn != nil && ctx.Err() == nil {
+			if errors.Is(err, ErrConnLost) && ctx.Err() == nil {
 				return &s.stats, nil
 			}
 			return &s.stats, err
@@ -303,11 +281,11 @@ func Serve(ctx context.Context, pd *verbs.PD, conn net.Conn, cfg Config) (*Stats
 		// asked, its response fails DDP's bounds check on this side, and
 		// the client is sent a Terminate that says why (DDP Tagged
 		// Buffer Error, base or bounds violation).
-		if err := s.post(ctx, verbs.SendWR{Op: verbs.OpRead, RemoteSTag: src.STag, RemoteTO: src.Addr, Sink: rdmaMR, Len: uint32(n), SinkCheckedOnPlacement: true}); err != nil {
-			return &s.stats, err
+		if err := s.qp.Read(ctx, src, rdmaBuf, n); err != nil {
+			return &s.stats, fmt.Errorf("rping: posting %v: %w", verbs.OpRead, err)
 		}
 		if _, err := s.await(ctx, verbs.OpRead, "the RDMA Read of the client's ping data"); err != nil {
-			if n > len(rdma) {
+			if n > cfg.Size+cfg.ReadOverrun {
 				return &s.stats, fmt.Errorf("rping: the client advertised %d octets, more than this server's %d-octet buffer (-S %d), so the RDMA Read of them failed here and the client was sent a Terminate: give both sides the same -S: %w", src.Len, cfg.Size, cfg.Size, err)
 			}
 			return &s.stats, err
@@ -320,9 +298,9 @@ func Serve(ctx context.Context, pd *verbs.PD, conn net.Conn, cfg Config) (*Stats
 			s.stats.Verified += int64(src.Len)
 		}
 		if cfg.Verbose != nil {
-			fmt.Fprintf(cfg.Verbose, "server ping data: %s\n", cstring(rdma))
+			fmt.Fprintf(cfg.Verbose, "server ping data: %s\n", cstring(rdma[:n]))
 		}
-		if err := s.post(ctx, verbs.SendWR{Op: verbs.OpSend, Data: goAhead, Unsignaled: true}); err != nil {
+		if err := s.send(ctx, goAhead); err != nil {
 			return &s.stats, err
 		}
 		msg, err = s.await(ctx, verbs.OpRecv, "the client's sink advertisement")
@@ -333,18 +311,17 @@ func Serve(ctx context.Context, pd *verbs.PD, conn net.Conn, cfg Config) (*Stats
 		if err != nil {
 			return &s.stats, err
 		}
-		// rping writes back the string it read, NUL included.
-		echo := rdma[:strlen1(rdma[:n])]
-		if cfg.WriteOverrun > 0 {
-			echo = append(bytes.Clone(echo), make([]byte, cfg.WriteOverrun)...)
-		}
-		if err := s.post(ctx, verbs.SendWR{Op: verbs.OpWrite, RemoteSTag: sink.STag, RemoteTO: sink.Addr, Data: echo}); err != nil {
-			return &s.stats, err
+		// rping writes back the string it read, NUL included; an
+		// overrun Write adds zeros.
+		echo := strlen1(rdma[:n])
+		clear(rdma[echo : echo+cfg.WriteOverrun])
+		if err := s.qp.Write(ctx, sink, rdmaBuf, echo+cfg.WriteOverrun); err != nil {
+			return &s.stats, fmt.Errorf("rping: posting %v: %w", verbs.OpWrite, err)
 		}
 		if _, err := s.await(ctx, verbs.OpWrite, "the RDMA Write of the echo"); err != nil {
 			return &s.stats, err
 		}
-		if err := s.post(ctx, verbs.SendWR{Op: verbs.OpSend, Data: goAhead, Unsignaled: true}); err != nil {
+		if err := s.send(ctx, goAhead); err != nil {
 			return &s.stats, err
 		}
 		s.stats.Rounds++

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -24,10 +25,51 @@ type deviceFlags struct {
 }
 
 func (f *deviceFlags) add(c *cobra.Command) {
-	c.Flags().StringVar(&f.device, "device", "sim", "which device: sim (the verilated device, hw/sim) or model (the driver's in-process model of it)")
+	f.addDevice(c, "sim", "which device: sim (the verilated device, hw/sim) or model (the driver's in-process model of it)")
+	c.Flags().BoolVar(&f.json, "json", false, "print JSON instead of text")
+}
+
+// addDevice adds --device (with its default and help), --sim and --fst.
+func (f *deviceFlags) addDevice(c *cobra.Command, def, help string) {
+	c.Flags().StringVar(&f.device, "device", def, help)
 	c.Flags().StringVar(&f.simBin, "sim", "", "rnic-sim's path for --device sim (default: $RNIC_SIM, else build/sim/rnic-sim here or above; `make sim` builds it)")
 	c.Flags().StringVar(&f.fst, "fst", "", "with --device sim: write an FST waveform of the device's clocks to this file")
-	c.Flags().BoolVar(&f.json, "json", false, "print JSON instead of text")
+}
+
+// verbsVector is the interrupt vector the verbs users' CQs raise (vector 0
+// carries the event ring).
+const verbsVector = 1
+
+// openVerbs opens the device for a verbs user (rping, bench): the register
+// map walked, the data path set up (the ring arena, the event ring), the
+// CQs' vector enabled, a relay on its network seam. close releases it all.
+func (f *deviceFlags) openVerbs(ctx context.Context) (d *driver.Device, relay *driver.Relay, close func(), err error) {
+	if f.device == "sim" {
+		// The simulated device has the BAR and the admin commands; its SQ,
+		// RQ and DMA engines are not built yet, so a work request would
+		// never complete.
+		return nil, nil, nil, errors.New("--device sim: the simulated device has no data path yet (no SQ, RQ or DMA engine): " +
+			"use --device model, the driver's model of the device, or soft")
+	}
+	b, _, err := f.open(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if d, err = driver.Open(b); err == nil {
+		err = d.InitDataPath(4 << 20)
+	}
+	if err == nil {
+		err = d.EnableVector(verbsVector)
+	}
+	if err != nil {
+		b.Close()
+		return nil, nil, nil, err
+	}
+	relay = driver.NewRelay(b.Network())
+	return d, relay, func() {
+		relay.Close()
+		b.Close()
+	}, nil
 }
 
 // open starts or opens the device and walks its register map; the caller

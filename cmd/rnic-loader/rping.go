@@ -42,6 +42,8 @@ type rpingOpts struct {
 	overrunRead    int
 	overrunWrite   int
 	startDelay     time.Duration
+	dev            deviceFlags
+	provider       rping.Provider // nil: the software stack
 }
 
 const (
@@ -56,7 +58,8 @@ const (
 // unknown (a session that never negotiated MPA has no revision).
 type RpingResult struct {
 	Schema string `json:"schema"`
-	Role   string `json:"role"` // client or server
+	Role   string `json:"role"`   // client or server
+	Device string `json:"device"` // --device: soft, model or sim
 	Peer   string `json:"peer"`
 	// SizeOctets is the ping size in use: the client's -S (a server
 	// learns it from the client's advertisement; its own -S until then).
@@ -106,10 +109,18 @@ a server, server-only flags (-P, --overrun-read, --overrun-write) on a client.
 4000). Ping data (-v) goes to stdout, progress and the summary to stderr
 (-q: none); --json prints one record per connection on stdout (the ping
 data then goes to stderr), schema "rnic-loader/rping/1", every field
-always present (null when unknown): schema, role, peer, size_octets, count,
+always present (null when unknown): schema, role, device, peer, size_octets, count,
 rounds, validated, verified_octets, mpa_rev, crc, markers, ird, ord,
 seconds, rounds_per_second, pcap, interrupted, error. A record is printed
 for a failed connection too, with "error" set.
+
+--device picks what runs this side's queue pair: soft (the default, the
+software stack), or model (the RNIC as the driver's in-process model of it:
+buffers in DMA memory registered in its MR table, work requests through its
+SQ and RQ rings, completions from its CQs; the MPA startup runs in host
+software, then the device frames, checks and places, its octets relayed to
+the socket). --device sim, the verilated device, is refused until its data
+path is built.
 
 Ctrl-C ends a client after the round in progress (or after 2 s), and a
 server at once: the summary (and JSON record) is printed, "interrupted" is
@@ -125,6 +136,10 @@ connection or a --timeout, 2 on a wrong command line.`,
 
   # Pings until Ctrl-C, giving up if the whole run takes more than a minute
   rnic-loader rping -c -a 127.0.0.1 -C 0 --timeout 1m
+
+  # The server on the driver's model of the RNIC, against a software client
+  rnic-loader rping -s -a 127.0.0.1 --device model &
+  rnic-loader rping -c -a 127.0.0.1 -C 10 -V
 
   # Both sides of this tool, a summary for scripts, and a pcap
   rnic-loader rping -s -a 127.0.0.1 -p 7174 &
@@ -157,6 +172,7 @@ connection or a --timeout, 2 on a wrong command line.`,
 	f.DurationVar(&o.startDelay, "start-delay", 100*time.Millisecond, "client: wait this long after the MPA startup before the first Send (Linux siw as server can miss an FPDU that arrives right after its MPA Reply; 0 sends at once)")
 	f.IntVar(&o.overrunRead, "overrun-read", 0, "server, for testing a peer: RDMA-Read `N` octets past the advertised buffer")
 	f.IntVar(&o.overrunWrite, "overrun-write", 0, "server, for testing a peer: RDMA-Write `N` octets past the advertised buffer")
+	o.dev.addDevice(cmd, "soft", "what runs this side: soft (the software stack), model (the RNIC as the driver's model of it) or sim (the verilated device)")
 	return cmd
 }
 
@@ -204,6 +220,14 @@ func (o *rpingOpts) check(changed func(string) bool) error {
 	if o.timeout < 0 {
 		return usagef("invalid --timeout %v: want 0 (no limit) or a positive duration such as 30s", o.timeout)
 	}
+	switch o.dev.device {
+	case "soft", "model", "sim":
+	default:
+		return usagef("--device %s: not a device this build drives; use soft, model or sim", o.dev.device)
+	}
+	if o.dev.device != "sim" && (o.dev.simBin != "" || o.dev.fst != "") {
+		return usagef("--sim and --fst are for --device sim, not --device %s", o.dev.device)
+	}
 	return nil
 }
 
@@ -231,6 +255,14 @@ func runRping(ctx context.Context, stdout, stderr io.Writer, o *rpingOpts) error
 	info := stderr
 	if o.quiet {
 		info = io.Discard
+	}
+	if o.dev.device != "soft" {
+		d, relay, closeDev, err := o.dev.openVerbs(ctx)
+		if err != nil {
+			return fmt.Errorf("rping: %w", err)
+		}
+		defer closeDev()
+		o.provider = &rping.Device{D: d, Relay: relay, Vector: verbsVector}
 	}
 	addr := net.JoinHostPort(o.addr, strconv.Itoa(o.port))
 	if o.client {
@@ -315,7 +347,7 @@ func (g *stopGate) SyscallConn() (syscall.RawConn, error) {
 
 // session runs one connection, with its pcap and progress.
 func (o *rpingOpts) session(ctx context.Context, c net.Conn, client bool, verbose, info io.Writer) (*RpingResult, error) {
-	res := &RpingResult{Schema: rpingSchema, Role: "server", Peer: c.RemoteAddr().String(), SizeOctets: int(o.size.Int64()), Validated: o.verify}
+	res := &RpingResult{Schema: rpingSchema, Role: "server", Device: o.dev.device, Peer: c.RemoteAddr().String(), SizeOctets: int(o.size.Int64()), Validated: o.verify}
 	if client {
 		res.Role = "client"
 		res.Count = ptr(o.count)
@@ -384,9 +416,9 @@ func (o *rpingOpts) session(ctx context.Context, c net.Conn, client bool, verbos
 	var st *rping.Stats
 	var err error
 	if client {
-		st, err = rping.Client(sessCtx, nil, c, cfg)
+		st, err = rping.Client(sessCtx, o.provider, c, cfg)
 	} else {
-		st, err = rping.Serve(sessCtx, nil, c, cfg)
+		st, err = rping.Serve(sessCtx, o.provider, c, cfg)
 	}
 	close(done)
 	res.Seconds = time.Since(start).Seconds()

@@ -18,10 +18,12 @@ type seam struct {
 	ch      chan driver.Segment
 	pumping bool
 	stop    chan struct{}
+	sent    uint64
 }
 
 func (s *seam) push(qpn uint16, seq uint32, octets []byte) {
 	s.q = append(s.q, driver.Segment{QPN: qpn, Seq: seq, Octets: octets})
+	s.sent++
 	if s.pumping {
 		s.cond.Signal()
 	}
@@ -63,6 +65,13 @@ func (n network) SegOut() <-chan driver.Segment {
 		go d.pump()
 	}
 	return d.net.ch
+}
+
+// Sent implements driver.Network: every segment the device has sent.
+func (n network) Sent() uint64 {
+	n.d.mu.Lock()
+	defer n.d.mu.Unlock()
+	return n.d.net.sent
 }
 
 func (d *Device) pump() {

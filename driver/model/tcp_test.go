@@ -112,6 +112,9 @@ func TestModelAgainstVerbs(t *testing.T) {
 			relay.Add(mconn, rts, params)
 			defer relay.Close()
 			h.ok(rts)
+			if err := relay.Start(rts.QPN); err != nil {
+				t.Fatal(err)
+			}
 
 			vbuf := make([]byte, 64<<10)
 			vmr, err := pd.RegisterMR(vbuf, verbs.RemoteWrite|verbs.RemoteRead)

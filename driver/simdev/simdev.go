@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -123,6 +124,7 @@ type Device struct {
 	resp  chan message
 	vecs  []chan struct{} // vector v fires: a send that coalesces (driver.Backend)
 	segs  chan driver.Segment
+	sent  atomic.Uint64 // SEG_OUT messages read, counted before they go to segs
 	alloc allocator
 	done  chan struct{} // closed when the device is gone
 	exit  chan struct{} // closed when the process has been waited for
@@ -325,6 +327,7 @@ func (d *Device) reader() {
 			}
 		case msgSegOut:
 			if len(m.payload) >= 6 {
+				d.sent.Add(1)
 				d.segs <- driver.Segment{QPN: binary.LittleEndian.Uint16(m.payload), Seq: binary.LittleEndian.Uint32(m.payload[2:]),
 					Octets: m.payload[6:]}
 				continue
@@ -542,6 +545,11 @@ func (n network) SegIn(s driver.Segment) error {
 // SegOut delivers the segments the device sends (SEG_OUT). Drain it: the
 // reader waits while it is full.
 func (n network) SegOut() <-chan driver.Segment { return n.d.segs }
+
+// Sent implements driver.Network: the SEG_OUT messages read from the
+// device. The device sends a drained QP's last segment before it answers
+// the STATUS read that ends QP_DRAIN, so Sent then counts it.
+func (n network) Sent() uint64 { return n.d.sent.Load() }
 
 // Done is closed when the device is gone; Err then says why.
 func (d *Device) Done() <-chan struct{} { return d.done }

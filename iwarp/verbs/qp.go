@@ -441,7 +441,7 @@ func (qp *QP) Establish(ctx context.Context, c net.Conn, role mpa.Role) error {
 	}
 	emss := qp.cfg.EMSS
 	if emss <= 0 {
-		emss = tcpMaxSeg(c)
+		emss = TCPMaxSeg(c)
 	}
 	qp.mu.Lock()
 	if qp.closed {
@@ -466,8 +466,9 @@ func (qp *QP) Establish(ctx context.Context, c net.Conn, role mpa.Role) error {
 	return nil
 }
 
-// tcpMaxSeg reads TCP_MAXSEG, the EMSS MPA sizes FPDUs by (RFC 5044 4.5).
-func tcpMaxSeg(c net.Conn) int {
+// TCPMaxSeg reads c's TCP_MAXSEG, the EMSS MPA sizes FPDUs by (RFC 5044
+// 4.5), or 1460 where c does not say (not a TCP socket).
+func TCPMaxSeg(c net.Conn) int {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return 1460
