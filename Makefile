@@ -216,6 +216,9 @@ $(LINT)/ghdl/all.ok: $(RTL_VHDL) | deps
 SIM := $(BUILD)/sim
 SIM_BIN := $(SIM)/rnic-sim
 SIM_SRC := hw/rtl/rnic_dev.v hw/rtl/rnic_admin.v hw/rtl/sdp_ram.v hw/rtl/rnic_regs.v
+# The device's datapath width, given to Verilator and to the harness.
+SIM_DATA_W ?= 64
+SIM_FLAGS = -GDATA_W=$(SIM_DATA_W) -CFLAGS '-O2 -std=c++17 -DRNIC_DATA_W=$(SIM_DATA_W)' -LDFLAGS '-lz'
 SIM_HASH = $(or $(shell git rev-parse HEAD 2>/dev/null | cut -c1-8),00000000)
 
 sim: $(SIM_BIN)
@@ -228,8 +231,7 @@ $(SIM)/hash: FORCE
 
 $(SIM_BIN): $(SIM_SRC) $(RTL_VLT) hw/sim/rnic_sim.cpp $(SIM)/hash | deps
 	@mkdir -p $(SIM)
-	verilator --cc --exe --build -j 2 -O2 --trace-fst -Wall -Wno-fatal $(RTL_VLT) \
-		-CFLAGS '-O2 -std=c++17' -LDFLAGS '-lz' \
+	verilator --cc --exe --build -j 2 -O2 --trace-fst -Wall -Wno-fatal $(RTL_VLT) $(SIM_FLAGS) \
 		-GBUILD_HASH=32\'h$$(cat $(SIM)/hash) --top-module rnic_dev -Mdir $(SIM)/obj \
 		-o $(abspath $(SIM_BIN)) $(SIM_SRC) $(abspath hw/sim/rnic_sim.cpp) > $(SIM)/build.log 2>&1 \
 		|| { tail -30 $(SIM)/build.log; exit 1; }
@@ -249,8 +251,8 @@ xcheck-admin-mutation: $(SIM_BIN)
 	@rm -rf $(XMUTANT) && mkdir -p $(XMUTANT)
 	sed 's/a3 <= CQ_MAX/a3 < CQ_MAX/' hw/rtl/rnic_admin.v > $(XMUTANT)/rnic_admin.v
 	! cmp -s hw/rtl/rnic_admin.v $(XMUTANT)/rnic_admin.v
-	verilator --cc --exe --build -j 2 -O2 --trace-fst -Wall -Wno-fatal $(RTL_VLT) \
-		-CFLAGS '-O2 -std=c++17' -LDFLAGS '-lz' --top-module rnic_dev -Mdir $(XMUTANT)/obj \
+	verilator --cc --exe --build -j 2 -O2 --trace-fst -Wall -Wno-fatal $(RTL_VLT) $(SIM_FLAGS) \
+		--top-module rnic_dev -Mdir $(XMUTANT)/obj \
 		-o $(abspath $(XMUTANT))/rnic-sim $(filter-out hw/rtl/rnic_admin.v,$(SIM_SRC)) $(XMUTANT)/rnic_admin.v \
 		$(abspath hw/sim/rnic_sim.cpp) > $(XMUTANT)/build.log 2>&1 || { tail -30 $(XMUTANT)/build.log; exit 1; }
 	if RNIC_XCHECK_SIM=$(abspath $(XMUTANT))/rnic-sim $(GO) test -count=1 -run 'TestAdminCrossCheck' ./driver/simdev \

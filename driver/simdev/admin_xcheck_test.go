@@ -155,7 +155,8 @@ type pair struct {
 func newPair(t *testing.T) pair {
 	t.Helper()
 	// RNIC_XCHECK_SIM: another rnic-sim (make xcheck-admin-mutation's mutant).
-	d := start(t, Config{MemSize: 1 << 16, Binary: os.Getenv("RNIC_XCHECK_SIM")})
+	// Lockstep: "CMD while BUSY" must meet a device still busy on every run.
+	d := start(t, Config{MemSize: 1 << 16, Binary: os.Getenv("RNIC_XCHECK_SIM"), Lockstep: true})
 	sm, err := regmap.Walk(d, d.BARSize())
 	if err != nil {
 		t.Fatal(err)

@@ -84,6 +84,12 @@ type Config struct {
 	// Stderr receives the process's stderr as well (it is also kept: the
 	// last lines go into the error when the process dies).
 	Stderr io.Writer
+	// Lockstep runs the device's clock only while it serves a request (an
+	// MMIO access, RUN), never on its own: a sequence of requests then
+	// meets the device in the same state on every run, whatever the
+	// machine's load (the admin cross-check needs that). By default the
+	// clock runs whenever the device has work (docs/device.md).
+	Lockstep bool
 }
 
 // Binary is where rnic-sim is looked for when Config.Binary is empty: the
@@ -192,6 +198,9 @@ func Start(ctx context.Context, cfg Config) (*Device, error) {
 	}
 	if cfg.FST != "" {
 		args = append(args, "--fst", cfg.FST)
+	}
+	if cfg.Lockstep {
+		args = append(args, "--lockstep")
 	}
 	d.cmd = exec.Command(bin, args...)
 	d.cmd.ExtraFiles = extra

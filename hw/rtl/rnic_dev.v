@@ -2,7 +2,9 @@
 // or the simulated host (hw/sim) drives. docs/device.md is its contract
 // with the driver.
 //
-// Today: the BAR and the admin commands. s_axil is the BAR (AXI4-Lite,
+// Ports: the BAR (s_axil), DMA (m_axi, AXI4 master), the network seam
+// (s_net in, m_net out), interrupt messages (m_irq) and idle (for the
+// simulated host's clock). Today: the BAR and the admin commands. s_axil is the BAR (AXI4-Lite,
 // 32-bit data, 128 KiB) and reaches the generated register block
 // (rnic_regs, from hw/regs/rnic.rdl): the chain of blocks, the ID block
 // with this build's parameters, the counters, the admin mailbox's
@@ -48,7 +50,8 @@ module rnic_dev #(
     parameter VEC_W      = 2,
     parameter WIN_W      = 4,
     parameter BUILD_HASH = 32'h0,
-    parameter BAR_AW     = 17
+    parameter BAR_AW     = 17,
+    parameter AXI_ID_W   = 4
 ) (
     input  wire              clk,
     input  wire              rst,
@@ -71,7 +74,67 @@ module rnic_dev #(
     output wire              s_axil_rvalid,
     input  wire              s_axil_rready,
     output wire [31:0]       s_axil_rdata,
-    output wire [1:0]        s_axil_rresp
+    output wire [1:0]        s_axil_rresp,
+
+    // DMA: AXI4 master to host memory (INCR bursts, never across 4 KiB).
+    output wire [AXI_ID_W-1:0] m_axi_awid,
+    output wire [63:0]         m_axi_awaddr,
+    output wire [7:0]          m_axi_awlen,
+    output wire [2:0]          m_axi_awsize,
+    output wire [1:0]          m_axi_awburst,
+    output wire                m_axi_awvalid,
+    input  wire                m_axi_awready,
+    output wire [DATA_W-1:0]   m_axi_wdata,
+    output wire [DATA_W/8-1:0] m_axi_wstrb,
+    output wire                m_axi_wlast,
+    output wire                m_axi_wvalid,
+    input  wire                m_axi_wready,
+    input  wire [AXI_ID_W-1:0] m_axi_bid,
+    input  wire [1:0]          m_axi_bresp,
+    input  wire                m_axi_bvalid,
+    output wire                m_axi_bready,
+    output wire [AXI_ID_W-1:0] m_axi_arid,
+    output wire [63:0]         m_axi_araddr,
+    output wire [7:0]          m_axi_arlen,
+    output wire [2:0]          m_axi_arsize,
+    output wire [1:0]          m_axi_arburst,
+    output wire                m_axi_arvalid,
+    input  wire                m_axi_arready,
+    input  wire [AXI_ID_W-1:0] m_axi_rid,
+    input  wire [DATA_W-1:0]   m_axi_rdata,
+    input  wire [1:0]          m_axi_rresp,
+    input  wire                m_axi_rlast,
+    input  wire                m_axi_rvalid,
+    output wire                m_axi_rready,
+
+    // The network seam (docs/device.md, "Shape"): TCP segments of the
+    // offloaded connections, one frame a segment, lane-0 aligned, tuser =
+    // {qpn[15:0], seq[31:0], len[15:0]} on every beat. In: what the host
+    // (or a board's MAC and classifier) received; out: what the device
+    // sends.
+    input  wire [DATA_W-1:0]   s_net_tdata,
+    input  wire [DATA_W/8-1:0] s_net_tkeep,
+    input  wire                s_net_tvalid,
+    output wire                s_net_tready,
+    input  wire                s_net_tlast,
+    input  wire [63:0]         s_net_tuser,
+    output wire [DATA_W-1:0]   m_net_tdata,
+    output wire [DATA_W/8-1:0] m_net_tkeep,
+    output wire                m_net_tvalid,
+    input  wire                m_net_tready,
+    output wire                m_net_tlast,
+    output wire [63:0]         m_net_tuser,
+
+    // Interrupts: one message a vector fire (MSI-X style; the simulated
+    // host sends it to the driver as IRQ).
+    output wire                m_irq_valid,
+    input  wire                m_irq_ready,
+    output wire [3:0]          m_irq_vector,
+
+    // High when the device has nothing in progress and nothing due (no
+    // command, transfer or timer): the simulated host stops the clock
+    // then until the driver asks for something.
+    output wire                idle
 );
 initial begin
     if (DATA_W != 64 && DATA_W != 128 && DATA_W != 256 && DATA_W != 512) begin
@@ -133,6 +196,42 @@ rnic_admin #(
     .evr_valid(), .evr_ring(), .evr_log2(), .evr_exc_ring(), .evr_exc_log2(), .evr_exc_buf_log2()
     /* verilator lint_on PINCONNECTEMPTY */
 );
+
+// The data path is not wired yet (issue 30, item 2): the DMA master and
+// the network and interrupt outputs stay idle, and the network input is
+// never ready (a segment the host offers waits; nothing is lost).
+assign m_axi_awid = {AXI_ID_W{1'b0}};
+assign m_axi_awaddr = 64'd0;
+assign m_axi_awlen = 8'd0;
+assign m_axi_awsize = 3'd0;
+assign m_axi_awburst = 2'd1;
+assign m_axi_awvalid = 1'b0;
+assign m_axi_wdata = {DATA_W{1'b0}};
+assign m_axi_wstrb = {DATA_W/8{1'b0}};
+assign m_axi_wlast = 1'b0;
+assign m_axi_wvalid = 1'b0;
+assign m_axi_bready = 1'b1;
+assign m_axi_arid = {AXI_ID_W{1'b0}};
+assign m_axi_araddr = 64'd0;
+assign m_axi_arlen = 8'd0;
+assign m_axi_arsize = 3'd0;
+assign m_axi_arburst = 2'd1;
+assign m_axi_arvalid = 1'b0;
+assign m_axi_rready = 1'b1;
+assign s_net_tready = 1'b0;
+assign m_net_tdata = {DATA_W{1'b0}};
+assign m_net_tkeep = {DATA_W/8{1'b0}};
+assign m_net_tvalid = 1'b0;
+assign m_net_tlast = 1'b0;
+assign m_net_tuser = 64'd0;
+assign m_irq_valid = 1'b0;
+assign m_irq_vector = 4'd0;
+assign idle = !adm_busy;
+/* verilator lint_off UNUSEDSIGNAL */
+wire unused_ports = &{1'b0, m_axi_awready, m_axi_wready, m_axi_bid, m_axi_bresp, m_axi_bvalid, m_axi_arready,
+                      m_axi_rid, m_axi_rdata, m_axi_rresp, m_axi_rlast, m_axi_rvalid,
+                      s_net_tdata, s_net_tkeep, s_net_tvalid, s_net_tlast, s_net_tuser, m_net_tready, m_irq_ready};
+/* verilator lint_on UNUSEDSIGNAL */
 
 // The external regions this build answers at once: vectors and doorbells.
 wire vec_req, vec_is_wr, cqdb_req, cqdb_is_wr, qpdb_req, qpdb_is_wr;
