@@ -156,7 +156,8 @@ class TB:
         def done():
             clocks[0] += 1
             assert clocks[0] < budget, "the engine stopped answering"
-            return all(len(self.resp.frames[i]) >= want[i] for i in range(N_RD)) and not self.req.busy()
+            return (all(len(self.resp.frames[i]) >= want[i] for i in range(N_RD)) and not self.req.busy()
+                    and self.dut.ref_valid.value == 0)
         await clock_loop(self.dut, parts, done)
         await FallingEdge(self.dut.clk)
         self.dut.rd_ready.value = 0
