@@ -53,12 +53,15 @@
 // The window check: as rnic_dma_rd's ([addr, addr + len) inside one
 // non-empty window; an end past 2^64 refused).
 //
-// Cycles and throughput: a request takes 4 clocks from its grant to its
-// first AW (grant, end, check, dispatch); its W beats then go one a clock,
-// bursts back to back (the next burst is granted in the clock the last W
-// beat of the current one goes). The next request is granted once the
-// last W beat of the current one went; done follows its last B response
-// by one clock. tests/dma measures beats per clock on long requests.
+// Cycles and throughput: two stages. The check takes a request 3 clocks
+// (grant, end address, window check) and holds it until the data stage
+// is free; the data stage takes it in the clock the previous request's
+// last W beat goes (or a refused one's report), issues its first AW the
+// next clock and its W beats one a clock from the clock after, bursts back
+// to back (the next burst is granted in the clock the last W beat of the
+// current one goes): one idle W clock between long requests. Done follows
+// a request's last B response by one clock. tests/dma measures beats per
+// clock on long requests.
 //
 // Limits: DATA_W 64..512; N_WR 1..16; len >= 1; 2^OUT_LOG2 requests
 // between dispatch and done.
@@ -180,15 +183,24 @@ always @(posedge clk) begin
 end
 
 // --- the request side ------------------------------------------------------------
-localparam [2:0] S_IDLE = 3'd0, S_END = 3'd1, S_CHK = 3'd2, S_DISP = 3'd3, S_DATA = 3'd4, S_DRAIN = 3'd5,
-                 S_REF = 3'd6;
-reg [2:0]       st;
+// Two stages: the check (grant, end, window check; then the request
+// waits in HOLD) and the data (its bursts and W beats, or for a refused
+// request its data taken, then the report). The check of the next request
+// runs while the data stage writes the current one.
+localparam [1:0] A_IDLE = 2'd0, A_END = 2'd1, A_CHK = 2'd2, A_HOLD = 2'd3;
+localparam [1:0] B_FREE = 2'd0, B_DATA = 2'd1, B_DRAIN = 2'd2, B_REF = 2'd3;
+reg [1:0]       sta, stb;
 reg [CL_W-1:0]  rr;
 reg [CL_W-1:0]  q_cl;
 reg [63:0]      q_addr;
 reg [31:0]      q_len;
 reg [2:0]       q_what;
 reg [64:0]      q_end;
+reg             q_ok;
+reg [CL_W-1:0]  d_cl;              // the data stage's request
+reg [63:0]      d_addr;
+reg [31:0]      d_len;
+reg [2:0]       d_what;
 
 reg [CL_W-1:0]  gnt;
 reg             gnt_any;
@@ -204,7 +216,7 @@ always @* begin
     for (k = N_WR - 1; k >= 0; k = k - 1)
         if (wr_req_valid[k] && k[CL_W:0] >= {1'b0, rr}) gnt = k[CL_W-1:0];
 end
-wire take_req = st == S_IDLE && gnt_any;
+wire take_req = sta == A_IDLE && gnt_any;
 
 reg hit;
 integer wi;
@@ -267,10 +279,10 @@ always @* begin
 end
 
 // CE's W beat: out = the client's beats shifted to the address.
-wire             cur_v     = wr_valid[q_cl];
-wire [DATA_W-1:0] cur_d    = wr_data[q_cl * DATA_W +: DATA_W];
+wire             cur_v     = wr_valid[d_cl];
+wire [DATA_W-1:0] cur_d    = wr_data[d_cl * DATA_W +: DATA_W];
 wire             need_cur  = in_left != 33'd0;
-wire             ce_w_v    = st == S_DATA && w_busy && !w_pt && (!need_cur || cur_v);
+wire             ce_w_v    = stb == B_DATA && w_busy && !w_pt && (!need_cur || cur_v);
 wire             ce_w_last = w_left == 9'd1;
 /* verilator lint_off UNUSEDSIGNAL */
 wire [2*DATA_W-1:0] ce_sh  = {need_cur ? cur_d : {DATA_W{1'b0}}, prev} << {w_off, 3'b000};   // its high half
@@ -287,7 +299,7 @@ wire ce_take  = ce_fire && need_cur;
 
 // A grant: when no burst's W is going, or its last beat goes now, and the
 // AW register is free, and the burst queue has room.
-wire ce_aw   = st == S_DATA && sp_left != 33'd0;
+wire ce_aw   = stb == B_DATA && sp_left != 33'd0;
 wire can_gnt = (!w_busy || (w_fire && m_w_last)) && (!aw_v || m_axi_awready) && !bq_full;
 wire gnt_pt  = can_gnt && s_axi_awvalid && (!ce_aw || !last_pt);
 wire gnt_ce  = can_gnt && ce_aw && !gnt_pt;
@@ -310,62 +322,82 @@ wire             bh_pt = bh[2];
 wire             b_v = m_axi_bvalid && !bq_empty;
 wire             b_fire = b_v && (bh_pt ? s_axi_bready : 1'b1);
 
+wire b_free = stb == B_FREE || (stb == B_DATA && ce_fire && out_left == 33'd1);
+wire hand = sta == A_HOLD && b_free && !oq_full;
+
 always @(posedge clk) begin
-    case (st)
-    S_IDLE: if (gnt_any) begin
+    case (sta)
+    A_IDLE: if (gnt_any) begin
         q_cl <= gnt;
         q_addr <= wr_req_addr[gnt * 64 +: 64];
         q_len <= wr_req_len[gnt * 32 +: 32];
         q_what <= wr_req_what[gnt * 3 +: 3];
         rr <= ({{(32 - CL_W){1'b0}}, gnt} == N_WR - 1) ? {CL_W{1'b0}} : gnt + 1'b1;
-        st <= S_END;
+        sta <= A_END;
     end
-    S_END: begin
+    A_END: begin
         q_end <= {1'b0, q_addr} + {33'd0, q_len};
-        st <= S_CHK;
+        sta <= A_CHK;
     end
-    S_CHK: begin
-        in_left <= q_in_beats;
-        st <= hit ? S_DISP : S_DRAIN;
+    A_CHK: begin
+        q_ok <= hit;
+        sta <= A_HOLD;
     end
-    S_DISP: if (!oq_full) begin
-        oq[oqw[OUT_LOG2-1:0]] <= {q_cl, 1'b0};
-        oqw <= oqw + 1'b1;
-        sp_addr <= {q_addr[63:LGB], {LGB{1'b0}}};
-        sp_left <= q_mem_beats;
-        out_left <= q_mem_beats;
-        w_first <= 1'b1;
-        w_off <= q_off;
-        w_end_off <= q_end_off;
-        st <= S_DATA;
-    end
-    S_DATA: begin
+    default: ;   // A_HOLD: until the data stage takes the request (below)
+    endcase
+
+    case (stb)
+    B_DATA: begin
         if (ce_fire) begin
             out_left <= out_left - 1'b1;
             w_first <= 1'b0;
-            if (out_left == 33'd1) st <= S_IDLE;
+            if (out_left == 33'd1) stb <= B_FREE;
         end
         if (ce_take) begin
             in_left <= in_left - 1'b1;
             prev <= cur_d;
         end
     end
-    S_DRAIN: begin
+    B_DRAIN: begin
         if (cur_v) begin
             in_left <= in_left - 1'b1;
-            if (in_left == 33'd1) st <= S_REF;
+            if (in_left == 33'd1) stb <= B_REF;
         end
     end
-    default: if (!oq_full && !ref_v) begin   // S_REF
-        oq[oqw[OUT_LOG2-1:0]] <= {q_cl, 1'b1};
+    B_REF: if (!oq_full && !ref_v) begin
+        oq[oqw[OUT_LOG2-1:0]] <= {d_cl, 1'b1};
         oqw <= oqw + 1'b1;
         ref_v <= 1'b1;
-        ref_w <= q_what;
-        ref_a <= q_addr;
-        ref_l <= q_len;
-        st <= S_IDLE;
+        ref_w <= d_what;
+        ref_a <= d_addr;
+        ref_l <= d_len;
+        stb <= B_FREE;
     end
+    default: ;   // B_FREE
     endcase
+    // The data stage takes the checked request when free, or in the clock
+    // its last W beat goes (these assignments come last and win).
+    if (hand) begin
+        d_cl <= q_cl;
+        d_addr <= q_addr;
+        d_len <= q_len;
+        d_what <= q_what;
+        in_left <= q_in_beats;
+        sta <= A_IDLE;
+        if (q_ok) begin
+            oq[oqw[OUT_LOG2-1:0]] <= {q_cl, 1'b0};
+            oqw <= oqw + 1'b1;
+            sp_addr <= {q_addr[63:LGB], {LGB{1'b0}}};
+            sp_left <= q_mem_beats;
+            out_left <= q_mem_beats;
+            w_first <= 1'b1;
+            w_off <= q_off;
+            w_end_off <= q_end_off;
+            stb <= B_DATA;
+        end else begin
+            stb <= B_DRAIN;
+        end
+    end
     if (ref_v && ref_ready) ref_v <= 1'b0;
 
     // Bursts.
@@ -421,7 +453,8 @@ always @(posedge clk) begin
     end
 
     if (rst) begin
-        st <= S_IDLE;
+        sta <= A_IDLE;
+        stb <= B_FREE;
         rr <= {CL_W{1'b0}};
         oqw <= {(OUT_LOG2 + 1){1'b0}};
         oqr <= {(OUT_LOG2 + 1){1'b0}};
@@ -442,7 +475,7 @@ genvar gi;
 generate for (gi = 0; gi < N_WR; gi = gi + 1) begin : g_cl
     localparam [CL_W-1:0] ME = gi;
     assign wr_req_ready[gi] = take_req && gnt == ME;
-    assign wr_ready[gi] = q_cl == ME && ((st == S_DATA && ce_take) || st == S_DRAIN);
+    assign wr_ready[gi] = d_cl == ME && ((stb == B_DATA && ce_take) || stb == B_DRAIN);
     assign wr_done_valid[gi] = done_v && oh_cl == ME;
     assign wr_done_err[gi] = done_err;
 end endgenerate
