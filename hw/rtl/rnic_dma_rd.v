@@ -39,8 +39,9 @@
 //
 // Order: requests pass one at a time through the grant, the end address
 // (addr + len, registered), the window check, and the dispatch into the
-// order queue (2^OUT_LOG2 requests); an allowed request is then split into
-// bursts, one AR a clock, while the next request is checked. Responses come
+// order queue (2^OUT_LOG2 requests, and its head in registers); an
+// allowed request is then split into bursts, one AR a clock, while the
+// next request is checked. Responses come
 // back in AR order and leave in queue order, so each client gets its frames
 // in its request order (and a client holding rd_ready low holds every
 // other client's data behind it: one queue, head of line).
@@ -54,10 +55,9 @@
 // run at one beat per clock against a memory that answers every clock
 // (tests/dma measures it).
 //
-// Limits: DATA_W 64..512; N_RD 1..16; len >= 1 (a request of len 0 is
-// answered as if len were 1 byte refused or read, and is outside the
-// contract); the queue holds 2^OUT_LOG2 requests, which bounds the
-// requests (not bursts) in flight.
+// Limits: DATA_W 64..512; N_RD 1..16; len >= 1 (len 0 is outside the
+// contract); 2^OUT_LOG2 + 1 requests between dispatch and their last
+// beat, which bounds the requests (not the bursts) in flight.
 //
 // Verification: tests/dma (cocotb, Verilator): random requests from every
 // client at once against cocotbext-axi's AxiRam with random back-pressure
@@ -133,7 +133,7 @@ localparam WINDOWS = 1 << WIN_W;
 localparam DEPTH = 1 << OUT_LOG2;
 localparam [12:0] PAGE_BEATS = 13'd4096 >> LGB;
 localparam [32:0] BM1 = BYTES - 1;
-// An order-queue entry: {client, refused, offset, tail, read beats, last output beat}.
+// An order-queue entry: {client, refused, offset, tail, read beats, output beats}.
 localparam QE_W = CL_W + 1 + LGB + LGB + 33 + 33;
 
 // --- the window table ------------------------------------------------------------
@@ -235,7 +235,7 @@ always @(posedge clk) begin
     end
     default: if (disp_ok) begin
         qe[qw[OUT_LOG2-1:0]] <= {q_cl, !q_ok, q_off, q_len[LGB-1:0], q_ok ? q_in_beats : 33'd0,
-                                  q_out_beats - 1'b1};
+                                  q_out_beats};
         qw <= qw + 1'b1;
         if (q_ok) begin
             sp_act <= 1'b1;
@@ -297,30 +297,31 @@ assign ref_what = ref_w;
 assign ref_addr = ref_a;
 assign ref_len = ref_l;
 
-// --- the response side: the queue's head request ---------------------------------
-wire [QE_W-1:0] h = qe[qr[OUT_LOG2-1:0]];
-wire [CL_W-1:0] h_cl      = h[QE_W-1 -: CL_W];
-wire            h_ref     = h[QE_W-CL_W-1];
-wire [LGB-1:0]  h_off     = h[66 + LGB +: LGB];
-wire [LGB-1:0]  h_tail    = h[66 +: LGB];
-wire [32:0]     h_in      = h[33 +: 33];
-wire [32:0]     h_out_last = h[0 +: 33];
+// --- the response side: the queue's head request, in registers -----------------
+// (loaded from the queue in the clock the previous head's last beat goes,
+// so that the realignment's shift and the beat counts start from flops)
+wire [QE_W-1:0] qh = qe[qr[OUT_LOG2-1:0]];
 
-reg  [32:0]       in_cnt, out_cnt;
+reg               h_v, h_ref;
+reg  [CL_W-1:0]   h_cl;
+reg  [LGB-1:0]    h_off, h_tail;
+reg  [32:0]       in_rem, out_rem;   // read beats to take, output beats to give
+reg               aligned;
 reg  [DATA_W-1:0] prev;
 reg               prev_v, prev_err, err_st;
 
-wire aligned   = h_off == {LGB{1'b0}};
-wire in_left   = in_cnt != h_in;
+wire in_left   = in_rem != 33'd0;
 wire need_prev = !aligned;
 wire need_cur  = aligned || in_left;
 wire cur_ok    = m_axi_rvalid && in_left;
-wire o_last    = h_ref || out_cnt == h_out_last;
-wire o_valid   = !q_empty && (h_ref || ((!need_prev || prev_v) && (!need_cur || cur_ok)));
+wire o_last    = h_ref || out_rem == 33'd1;
+wire o_valid   = h_v && (h_ref || ((!need_prev || prev_v) && (!need_cur || cur_ok)));
 wire o_fire    = o_valid && rd_ready[h_cl];
-wire r_take    = !q_empty && !h_ref && cur_ok && (aligned ? o_fire : (!prev_v || o_fire));
+wire r_take    = h_v && !h_ref && cur_ok && (aligned ? o_fire : (!prev_v || o_fire));
 wire cur_err   = m_axi_rresp[1];
 wire o_err     = h_ref || err_st || (need_prev && prev_err) || (need_cur && cur_err);
+wire h_pop     = o_fire && o_last;
+wire h_load    = (!h_v || h_pop) && !q_empty;
 
 wire [2*DATA_W-1:0] both = {need_cur ? m_axi_rdata : {DATA_W{1'b0}}, prev};
 /* verilator lint_off UNUSEDSIGNAL */
@@ -333,7 +334,7 @@ wire [BYTES-1:0]    o_keep = h_ref ? {BYTES{1'b0}} : o_last ? tail_keep : {BYTES
 
 always @(posedge clk) begin
     if (r_take) begin
-        in_cnt <= in_cnt + 1'b1;
+        in_rem <= in_rem - 1'b1;
         prev <= m_axi_rdata;
         prev_err <= cur_err;
         prev_v <= 1'b1;
@@ -341,20 +342,23 @@ always @(posedge clk) begin
         prev_v <= 1'b0;
     end
     if (o_fire) begin
-        out_cnt <= out_cnt + 1'b1;
+        out_rem <= out_rem - 1'b1;
         err_st <= o_err;
-        if (o_last) begin
-            qr <= qr + 1'b1;
-            in_cnt <= 33'd0;
-            out_cnt <= 33'd0;
-            prev_v <= 1'b0;
-            err_st <= 1'b0;
-        end
+    end
+    if (h_pop) begin
+        h_v <= 1'b0;
+        prev_v <= 1'b0;
+        err_st <= 1'b0;
+    end
+    if (h_load) begin
+        h_v <= 1'b1;
+        {h_cl, h_ref, h_off, h_tail, in_rem, out_rem} <= qh;
+        aligned <= qh[66 + LGB +: LGB] == {LGB{1'b0}};
+        qr <= qr + 1'b1;
     end
     if (rst) begin
         qr <= {(OUT_LOG2 + 1){1'b0}};
-        in_cnt <= 33'd0;
-        out_cnt <= 33'd0;
+        h_v <= 1'b0;
         prev_v <= 1'b0;
         err_st <= 1'b0;
     end
