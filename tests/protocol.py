@@ -33,6 +33,11 @@ synthetic sequences without a simulator:
                 come before their AW (A3.3.1) and are checked when it
                 comes; no B response before its burst's AW and last W
                 beat have both been taken (A3.3.1).
+  AxiRead       the AR and R channels of an AXI4 read master (each a
+                Channel): per burst AWBURST/ARSIZE/fixed fields and no 4 KiB
+                crossing as for AxiWrite; RLAST on exactly the burst's last
+                beat, no R beat before its burst's AR was taken (bursts
+                answered in AR order: one ID).
   WriteRequest  ddp_rx's write-request stream (tests/wrreq.py): a Channel
                 whose address is a multiple of the line (half the data
                 width), whose strobes are one run, and whose strobed octets
@@ -48,6 +53,11 @@ measuring what the checkers cost, never for a test run.
 A broken rule raises ProtocolError (an AssertionError, so the cocotb test
 fails) naming the port, the clock (counted from the monitor's start, as the
 testbenches' own monitors count) and what was violated.
+
+Ports of several clients in flat vectors (the DMA engines' client ports:
+client i's valid, ready and fields in slice i, kinds "handshake_vec" and
+"stream_vec", the stream with plain valid/ready/data/keep/last names) get
+one checker per client.
 
 The other half, Monitor, attaches checkers to a design's ports from PORTS
 (per top-level module: which ports, of which kind, with which rules) and
@@ -327,6 +337,72 @@ class AxiWrite:
             self.answerable += 1
 
 
+@dataclass
+class AxiRead:
+    """The read half of an AXI4 master port (AR, R): AR as AxiWrite's AW
+    (burst_types, size, fixed, block), R beats counted against the bursts
+    taken, in AR order (one ID). Each clock, call r(), then ar() (an R beat
+    may not come in the clock its AR is taken)."""
+
+    port: str
+    data_bytes: int
+    ar_fields: Sequence[str] = ()
+    r_fields: Sequence[str] = ()
+    burst_types: tuple = (INCR,)
+    size: int | None = None
+    fixed: dict = field(default_factory=dict)
+    block: int = 0
+
+    def __post_init__(self):
+        if self.size is None:
+            self.size = self.data_bytes.bit_length() - 1
+        self.ar_ch = Channel(self.port + " AR", self.ar_fields)
+        self.r_ch = Channel(self.port + " R", self.r_fields)
+        self.bursts: deque[_Burst] = deque()
+
+    def reset(self):
+        self.ar_ch.reset()
+        self.r_ch.reset()
+        self.bursts.clear()
+
+    def ar(self, cycle: int, valid, ready, get_fields, payload=()):
+        if not self.ar_ch.step(cycle, valid, ready, payload):
+            return
+        f = get_fields() if callable(get_fields) else get_fields
+        fail = self.ar_ch.fail
+        if f["burst"] not in self.burst_types:
+            fail(cycle, f"ARBURST {f['burst']}, the block documents {self.burst_types} (1: INCR)")
+        if f["size"] != self.size:
+            fail(cycle, f"ARSIZE {f['size']} ({1 << f['size']} octets a beat), the block documents {self.size}")
+        for name, want in self.fixed.items():
+            if f[name] != want:
+                fail(cycle, f"AR{name.upper()} {f[name]:#x}, the block documents {want:#x}")
+        addr, beats, size = f["addr"], f["len"] + 1, 1 << f["size"]
+        end = (addr & ~(size - 1)) + beats * size - 1
+        what = f"burst at {addr:#x}, {beats} beats of {size} octets (to {end:#x})"
+        if addr // PAGE != end // PAGE:
+            fail(cycle, f"{what} crosses a 4 KiB boundary at {(end // PAGE) * PAGE:#x}")
+        if self.block and addr // self.block != end // self.block:
+            fail(cycle, f"{what} crosses a {self.block}-octet block at {(end // self.block) * self.block:#x}")
+        self.bursts.append(_Burst(addr, beats, size, cycle))
+
+    def r(self, cycle: int, valid, ready, last, payload=()):
+        """last: RLAST (read when valid)."""
+        if not self.r_ch.step(cycle, valid, ready, payload):
+            return
+        fail = self.r_ch.fail
+        if not self.bursts:
+            fail(cycle, "R beat with no burst to answer (no AR taken at an earlier clock)")
+        b = self.bursts[0]
+        b.done += 1
+        where = f"R beat {b.done} of {b.beats} of the burst at {b.addr:#x} (AR at clock {b.cycle})"
+        if bool(last) != (b.done == b.beats):
+            fail(cycle, f"{where}: " + ("RLAST before the burst's last beat" if last
+                                        else "no RLAST on the burst's last beat"))
+        if last:
+            self.bursts.popleft()
+
+
 class WriteRequest(Channel):
     """ddp_rx's write-request stream: line is N octets (half the data
     width); block, as in AxiWrite, for the BURST block ddp_rx keeps its
@@ -391,6 +467,10 @@ class Port:
     prefix: str
     kind: str
     keep: str | None = None
+    # axi_write / axi_read: the fixed fields ((name, value) pairs) and the
+    # block in beats that no burst crosses (0: none); None: ddp_rx's.
+    fixed: tuple | None = None
+    block_beats: int | None = None
 
     def channels(self) -> list[str]:
         """Its valid/ready pairs, named as channels() names them."""
@@ -398,6 +478,8 @@ class Port:
             return [self.prefix + "_t"]
         if self.kind == "axi_write":
             return [self.prefix + c for c in ("_aw", "_w", "_b")]
+        if self.kind == "axi_read":
+            return [self.prefix + c for c in ("_ar", "_r")]
         return [self.prefix + "_"]
 
 
@@ -407,6 +489,22 @@ def stream(prefix, keep=None):
 
 def handshake(prefix):
     return Port(prefix, "handshake")
+
+
+def handshake_vec(prefix):
+    """A handshake per client, in flat vectors (slice i: client i)."""
+    return Port(prefix, "handshake_vec")
+
+
+def stream_vec(prefix, keep=None):
+    """A stream per client in flat vectors, named <prefix>_valid, _ready,
+    _data, _keep, _last (and other fields)."""
+    return Port(prefix, "stream_vec", keep)
+
+
+# The DMA engines' AXI4 ports (rnic_dma_rd.v, rnic_dma_wr.v): ID 0, ARCACHE/
+# AWCACHE 0011, PROT 010; no block but the 4 KiB page.
+DMA_FIXED = (("id", 0), ("cache", 0b0011), ("prot", 0b010))
 
 
 # Per top-level module, every port with a valid/ready handshake (an AXI4
@@ -426,6 +524,11 @@ PORTS: dict[str, list[Port]] = {
     "ddp_rx": [stream("s_axis", LANE0_EMPTY), stream("s_verdict"), handshake("s_conn"), handshake("s_stag"),
                handshake("s_post"), Port("m_axi", "axi_write"), Port("m_wr", "write_request"),
                handshake("m_cpl"), handshake("m_err")],
+    "rnic_dma_rd": [handshake_vec("rd_req"), stream_vec("rd", LANE0_EMPTY), handshake("ref"),
+                    Port("m_axi", "axi_read", fixed=DMA_FIXED, block_beats=0)],
+    "rnic_dma_wr": [handshake_vec("wr_req"), stream_vec("wr"), handshake_vec("wr_done"), handshake("ref"),
+                    Port("s_axi", "axi_write", fixed=DMA_FIXED, block_beats=0),
+                    Port("m_axi", "axi_write", fixed=DMA_FIXED, block_beats=0)],
     "rnic_rx": [handshake("cfg"), stream("s_axis"), stream("m_exc"), handshake("s_conn"), handshake("s_stag"),
                 handshake("s_post"), Port("m_axi", "axi_write"), Port("m_wr", "write_request"),
                 handshake("m_cpl"), handshake("m_err")],
@@ -454,8 +557,12 @@ def port_fields(ports: dict[str, str], port: Port) -> list[str]:
         return ["addr", "data", "strb", "last"]
     # (Not a handshake's own valid or ready; s_stag_entry_valid, with no
     # ready beside it, is a field.)
+    # Nor the fields of a longer port under the same prefix (rd_req_* are
+    # not fields of rd_*).
     controls = {c + s for c in channels(ports) for s in ("valid", "ready")}
-    return [n[len(p) + 1:] for n in ports if n.startswith(p + "_") and n not in controls]
+    longer = tuple(c for c in channels(ports) if c.startswith(p + "_") and c != p + "_")
+    return [n[len(p) + 1:] for n in ports
+            if n.startswith(p + "_") and n not in controls and not (longer and n.startswith(longer))]
 
 
 # --- sampling the ports in a simulation ----------------------------------------
@@ -580,6 +687,99 @@ class _AxiWriteProbe:
                   self.w_payload)
 
 
+class _AxiReadProbe:
+    def __init__(self, dut, port: Port, ports: dict[str, str], block: int, fixed: dict):
+        p = port.prefix
+        ar = [n[len(p) + 3:] for n in ports if n.startswith(p + "_ar") and n not in (f"{p}_arvalid", f"{p}_arready")]
+        r = [n[len(p) + 2:] for n in ports if n.startswith(p + "_r") and n not in (f"{p}_rvalid", f"{p}_rready")]
+        rd = lambda name: _reader(getattr(dut, f"{p}_{name}"))  # noqa: E731
+        self.arv, self.arr = _bit(rd("arvalid"), "ARVALID", p), _bit(rd("arready"), "ARREADY", p)
+        self.rv, self.rr = _bit(rd("rvalid"), "RVALID", p), _bit(rd("rready"), "RREADY", p)
+        ar_reads = {f: rd("ar" + f) for f in ar}
+        self.ar_payload = lambda: tuple(r_() for r_ in ar_reads.values())
+        self.ar_ints = {f: _int(r_, "AR" + f.upper(), p) for f, r_ in ar_reads.items()}
+        r_reads = [rd("r" + f) for f in r]
+        self.r_payload = lambda: tuple(r_() for r_ in r_reads)
+        self.rlast = _bit(rd("rlast"), "RLAST", p)
+        self.chk = AxiRead(p, len(getattr(dut, f"{p}_rdata")) // 8, ar, r, fixed=fixed, block=block)
+
+    def reset(self):
+        self.chk.reset()
+
+    def sample(self, cycle: int):
+        chk = self.chk
+        rv = self.rv(cycle)
+        if rv or chk.r_ch.held is not None:
+            rr = self.rr(cycle)
+            chk.r(cycle, rv, rr, self.rlast(cycle) if rv and rr else False, self.r_payload)
+        arv = self.arv(cycle)
+        if arv or chk.ar_ch.held is not None:
+            chk.ar(cycle, arv, self.arr(cycle), lambda: {f: g(cycle) for f, g in self.ar_ints.items()},
+                   self.ar_payload)
+
+
+class _VecProbe:
+    """A port of n clients in flat vectors: one Channel (handshake_vec) or
+    Stream (stream_vec) per client, fed its slice of every signal."""
+
+    def __init__(self, dut, port: Port, fields: list[str]):
+        p = port.prefix
+        self.valid = _reader(getattr(dut, f"{p}_valid"))
+        self.ready = _reader(getattr(dut, f"{p}_ready"))
+        self.n = n = len(getattr(dut, f"{p}_valid"))
+        self.port = p
+        self.reads = [(_reader(getattr(dut, f"{p}_{f}")), len(getattr(dut, f"{p}_{f}")) // n) for f in fields]
+        self.stream = port.kind == "stream_vec"
+        if self.stream:
+            self.keep_at = fields.index("keep") if "keep" in fields else None
+            self.last_at = fields.index("last") if "last" in fields else None
+            lanes = len(getattr(dut, f"{p}_keep")) // n if self.keep_at is not None else 0
+            self.chks = [Stream(f"{p}[{i}]", fields, port.keep if lanes else None, lanes) for i in range(n)]
+        else:
+            self.chks = [Channel(f"{p}[{i}]", fields) for i in range(n)]
+
+    def reset(self):
+        for c in self.chks:
+            c.reset()
+
+    def _slice(self, i: int) -> tuple:
+        out = []
+        for read, w in self.reads:
+            v = read()
+            out.append(v[len(v) - (i + 1) * w: len(v) - i * w])
+        return tuple(out)
+
+    def _bit(self, bits: str, i: int, what: str, cycle: int) -> bool:
+        b = bits[len(bits) - 1 - i]
+        if b not in "01":
+            raise ProtocolError(f"{self.port}[{i}]: clock {cycle}: {what} is {b!r} out of reset")
+        return b == "1"
+
+    def sample(self, cycle: int):
+        vs, rs = self.valid(), None
+        for i, chk in enumerate(self.chks):
+            v = self._bit(vs, i, "valid", cycle)
+            if not v and chk.held is None:
+                continue
+            if rs is None:
+                rs = self.ready()
+            r = self._bit(rs, i, "ready", cycle)
+            pay = lambda i=i: self._slice(i)  # noqa: E731
+            if not self.stream:
+                chk.step(cycle, v, r, pay)
+                continue
+            keep, last = None, False
+            if v and r:
+                sl = self._slice(i)
+                try:
+                    keep = int(sl[self.keep_at], 2) if self.keep_at is not None else None
+                    last = sl[self.last_at] == "1" if self.last_at is not None else True
+                except ValueError:
+                    raise ProtocolError(f"{self.port}[{i}]: clock {cycle}: keep {sl[self.keep_at]!r} "
+                                        "while valid") from None
+            chk.beat(cycle, v, r, keep, last, pay)
+
+
 class _WriteRequestProbe(_Probe):
     FIELDS = ("addr", "data", "strb", "last")
 
@@ -624,8 +824,16 @@ class Monitor:
                 self.probes.append(_StreamProbe(dut, port, port_fields(ports, port)))
             elif port.kind == "handshake":
                 self.probes.append(_HandshakeProbe(dut, port, port_fields(ports, port)))
-            elif port.kind == "axi_write":
-                self.probes.append(_AxiWriteProbe(dut, port, ports, DDP_RX_BURST * data_bytes, DDP_RX_AW_FIXED))
+            elif port.kind in ("handshake_vec", "stream_vec"):
+                self.probes.append(_VecProbe(dut, port, port_fields(ports, port)))
+            elif port.kind in ("axi_write", "axi_read"):
+                if port.fixed is None:
+                    block, fixed = DDP_RX_BURST * data_bytes, DDP_RX_AW_FIXED
+                else:
+                    width = len(getattr(dut, f"{port.prefix}_{'wdata' if port.kind == 'axi_write' else 'rdata'}"))
+                    block, fixed = (port.block_beats or 0) * width // 8, dict(port.fixed)
+                probe = _AxiWriteProbe if port.kind == "axi_write" else _AxiReadProbe
+                self.probes.append(probe(dut, port, ports, block, fixed))
             else:
                 self.probes.append(_WriteRequestProbe(dut, port, data_bytes, DDP_RX_BURST * data_bytes))
         self.rst = _reader(dut.rst)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import protocol
-from protocol import LANE0, LANE0_EMPTY, RUN, AxiWrite, Channel, ProtocolError, Stream, WriteRequest
+from protocol import LANE0, LANE0_EMPTY, RUN, AxiRead, AxiWrite, Channel, ProtocolError, Stream, WriteRequest
 
 TESTS = Path(__file__).resolve().parent
 
@@ -302,6 +302,54 @@ def test_write_request_handshake():
         r.request(1, 0, 0, 0, 0, 0, (0x10, 0xff, 1))
 
 
+# --- AxiRead -----------------------------------------------------------------------
+
+
+def axr() -> AxiRead:
+    return AxiRead("m_axi", 8, ("addr", "len"), ("data", "last"), fixed={"id": 0})
+
+
+def test_axi_read_legal():
+    chk = axr()
+    chk.r(0, 0, 0, 0)
+    chk.ar(0, 1, 1, aw(0x1000, 1), (0x1000, 1))
+    chk.r(1, 1, 0, 0, (5, 0))
+    chk.r(2, 1, 1, 0, (5, 0))
+    chk.r(3, 1, 1, 1, (6, 1))
+    assert not chk.bursts
+
+
+def test_axi_read_4k_crossing():
+    with fails(r"^m_axi AR: clock 0: burst at 0xff8, 2 beats .* crosses a 4 KiB boundary at 0x1000"):
+        axr().ar(0, 1, 1, aw(0xFF8, 1), (0xFF8, 1))
+
+
+def test_axi_read_rlast():
+    chk = axr()
+    chk.ar(0, 1, 1, aw(0x0, 2), (0, 2))
+    with fails(r"^m_axi R: clock 1: R beat 1 of 3 .*: RLAST before the burst's last beat"):
+        chk.r(1, 1, 1, 1, (0, 1))
+    chk = axr()
+    chk.ar(0, 1, 1, aw(0x0, 0), (0, 0))
+    with fails(r"^m_axi R: clock 1: R beat 1 of 1 .*: no RLAST on the burst's last beat"):
+        chk.r(1, 1, 1, 0, (0, 0))
+
+
+def test_axi_read_r_before_its_ar():
+    with fails(r"^m_axi R: clock 0: R beat with no burst"):
+        axr().r(0, 1, 1, 1, (0, 1))
+
+
+def test_axi_read_fields_and_handshake():
+    with fails(r"^m_axi AR: clock 0: ARID 0x1"):
+        axr().ar(0, 1, 1, aw(0, 0, id_=1), (0, 0))
+    chk = axr()
+    chk.ar(0, 1, 1, aw(0, 0), (0, 0))
+    chk.r(1, 1, 0, 0, (7, 1))
+    with fails(r"^m_axi R: clock 2: changed while valid and not ready .*data"):
+        chk.r(2, 1, 0, 0, (8, 1))
+
+
 # --- the PORTS table against the RTL -----------------------------------------------
 
 
@@ -400,4 +448,38 @@ def test_axi_probe_reads_a_burst():
     d.m_axi_awvalid.v = 0
     d.m_axi_wvalid.v, d.m_axi_wready.v, d.m_axi_wstrb.v, d.m_axi_wlast.v = 1, 1, 0xff, 1
     with fails(r"^m_axi W: clock 3: W beat 1 of 2 .*: WLAST, but AWLEN 1"):
+        probe.sample(3)
+
+
+def test_vec_probe_checks_each_client():
+    """Flat vectors of two clients: client 1's dropped valid fails, named
+    by its slice; client 0's lane-0 rule holds on its own slice."""
+    dut = FakeDut({"rd_valid": 2, "rd_ready": 2, "rd_data": 128, "rd_keep": 16, "rd_last": 2, "rd_err": 2})
+    probe = protocol._VecProbe(dut, protocol.stream_vec("rd", LANE0_EMPTY), ["data", "keep", "last", "err"])
+    dut.rd_valid.v, dut.rd_ready.v, dut.rd_keep.v, dut.rd_last.v = 0b11, 0b01, 0x00FF, 0b00
+    probe.sample(1)                                  # client 0 takes a full beat; client 1 stalls
+    dut.rd_valid.v = 0b00
+    with fails(r"^rd\[1\]: clock 2: valid fell before ready"):
+        probe.sample(2)
+    probe.reset()
+    dut.rd_valid.v, dut.rd_ready.v, dut.rd_keep.v, dut.rd_last.v = 0b01, 0b01, 0x0006, 0b01
+    with fails(r"^rd\[0\]: clock 3: tkeep 0x6 on a frame's last beat is not a run from lane 0"):
+        probe.sample(3)
+    probe.reset()
+    dut.rd_valid.v, dut.rd_ready.v, dut.rd_keep.v, dut.rd_last.v = 0b10, 0b10, 0x0700, 0b10
+    probe.sample(4)                                  # client 1: keep 0x07 in its slice, a legal last beat
+    dut.rd_keep.v, dut.rd_last.v = 0x0000, 0b00
+    with fails(r"^rd\[1\]: clock 5: tkeep 0x0 on beat 0 of a frame, before its last"):
+        probe.sample(5)
+
+
+def test_vec_handshake_payload_slice():
+    dut = FakeDut({"rq_valid": 2, "rq_ready": 2, "rq_addr": 128})
+    probe = protocol._VecProbe(dut, protocol.handshake_vec("rq"), ["addr"])
+    dut.rq_valid.v, dut.rq_addr.v = 0b10, 5 << 64
+    probe.sample(1)
+    dut.rq_addr.v = (5 << 64) | 9                    # client 0's slice: not client 1's
+    probe.sample(2)
+    dut.rq_addr.v = 6 << 64
+    with fails(r"^rq\[1\]: clock 3: changed while valid and not ready .*addr"):
         probe.sample(3)

@@ -72,6 +72,10 @@
 //                   clock); rts_rd_* the QP_RTS parameters' read port
 //   cq_rd_*         the CQ table's read port (valid, ring, log2, vector)
 //   evr_*           EVENT_RING's configuration (valid once accepted)
+//   win_wr_*        one-clock pulse per DMA_WINDOW that succeeded: slot,
+//                   device address, length (0: the slot cleared), for the
+//                   DMA engines' own copies of the window table
+//                   (rnic_dma_rd, rnic_dma_wr)
 //
 // Cycles: a command is taken the clock cmd_wr is high (busy rises with the
 // next edge); decode and RAM reads (1 clock), the state and argument checks
@@ -150,7 +154,12 @@ module rnic_admin #(
     output wire [4:0]         evr_log2,
     output wire [63:0]        evr_exc_ring,
     output wire [4:0]         evr_exc_log2,
-    output wire [4:0]         evr_exc_buf_log2
+    output wire [4:0]         evr_exc_buf_log2,
+
+    output wire               win_wr_valid,
+    output wire [WIN_W-1:0]   win_wr_slot,
+    output wire [63:0]        win_wr_addr,
+    output wire [63:0]        win_wr_len
 );
 initial begin
     if (CONN_W < 1 || CONN_W > 12 || CQ_W < 1 || CQ_W > 12 || VEC_W < 1 || VEC_W > 4 ||
@@ -277,11 +286,11 @@ sdp_ram #(.WIDTH(236), .ADDR_W(STAG_AW)) mr_ram (
 
 // Windows: {address, end}; end = address + length has no carry (DMA_WINDOW).
 reg          win_wr_en;
-wire [63:0]  win_wr_addr = {a2, a1};
+wire [63:0]  win_in_addr = {a2, a1};
 wire [64:0]  win_wr_end  = {1'b0, a2, a1} + {1'b0, a4, a3};
 wire [127:0] win_rd_data;
 sdp_ram #(.WIDTH(128), .ADDR_W(WIN_W)) win_ram (
-    .clk(clk), .wr_en(win_wr_en), .wr_addr(a0[WIN_W-1:0]), .wr_data({win_wr_addr, win_wr_end[63:0]}),
+    .clk(clk), .wr_en(win_wr_en), .wr_addr(a0[WIN_W-1:0]), .wr_data({win_in_addr, win_wr_end[63:0]}),
     .rd_en(state_reg == S_SCAN), .rd_addr(scan_reg[WIN_W-1:0]), .rd_data(win_rd_data));
 
 // Valid bits beside the datapath's read ports, read in the same clock.
@@ -420,7 +429,7 @@ wire [7:0] result = (res_reg == ST_OK && !win_ok) ? ST_OUT_OF_WINDOW : res_reg;
 
 reg ovr;
 reg out_we;
-reg mr_wr_pulse, mr_inv_pulse, rts_pulse, qst_pulse;
+reg mr_wr_pulse, mr_inv_pulse, rts_pulse, qst_pulse, win_pulse;
 reg [1:0] qst_new;
 
 always @* begin
@@ -450,6 +459,7 @@ always @* begin
     ref_rd_en = 1'b0; ref_rd_addr = cqn;
     qpcq_rd_en = 1'b0;
     mr_wr_pulse = 1'b0; mr_inv_pulse = 1'b0; rts_pulse = 1'b0; qst_pulse = 1'b0; qst_new = QP_FREE;
+    win_pulse = 1'b0;
 
     if (cmd_wr && state_reg != S_IDLE) begin
         ovr = 1'b1;   // ignored and counted (docs/device.md, RNAD)
@@ -550,6 +560,7 @@ always @* begin
             end
             OP_DMA_WINDOW: begin
                 win_wr_en = 1'b1;
+                win_pulse = 1'b1;
                 win_nz_next[a0[WIN_W-1:0]] = {a4, a3} != 64'd0;
             end
             // verilator coverage_off
@@ -589,7 +600,7 @@ always @* begin
 end
 
 reg        busy_reg, ovr_reg, out_we_reg;
-reg        mr_wr_valid_reg, mr_inv_valid_reg, rts_valid_reg, qst_valid_reg;
+reg        mr_wr_valid_reg, mr_inv_valid_reg, rts_valid_reg, qst_valid_reg, win_valid_reg;
 reg [1:0]  qst_new_reg;
 always @(posedge clk) begin
     state_reg <= state_next;
@@ -618,6 +629,7 @@ always @(posedge clk) begin
     out_we_reg <= out_we;
     mr_wr_valid_reg <= mr_wr_pulse;
     mr_inv_valid_reg <= mr_inv_pulse;
+    win_valid_reg <= win_pulse;
     rts_valid_reg <= rts_pulse;
     qst_valid_reg <= qst_pulse;
     qst_new_reg <= qst_new;
@@ -636,6 +648,7 @@ always @(posedge clk) begin
         out_we_reg <= 1'b0;
         mr_wr_valid_reg <= 1'b0;
         mr_inv_valid_reg <= 1'b0;
+        win_valid_reg <= 1'b0;
         rts_valid_reg <= 1'b0;
         qst_valid_reg <= 1'b0;
     end
@@ -679,6 +692,11 @@ assign evr_log2 = evr_log2_reg;
 assign evr_exc_ring = evr_exc_ring_reg;
 assign evr_exc_log2 = evr_exc_log2_reg;
 assign evr_exc_buf_log2 = evr_buf_reg;
+
+assign win_wr_valid = win_valid_reg;
+assign win_wr_slot = a0[WIN_W-1:0];
+assign win_wr_addr = {a2, a1};
+assign win_wr_len = {a4, a3};
 
 endmodule
 

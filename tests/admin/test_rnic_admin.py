@@ -7,8 +7,10 @@ model). This bench checks what the cross-check cannot see through the BAR:
   datapath_outputs  the outputs the datapath will take: one MR write or
                     invalidate event per accepted MR_WRITE / MR_INVALIDATE
                     with the entry's fields, one QP_RTS event with its
-                    parameters, one state event per QP state change, none
-                    for a refused command; the MR, QP, QP_RTS and CQ read
+                    parameters, one state event per QP state change, one
+                    window event per accepted DMA_WINDOW (slot, address,
+                    length; length 0 for a cleared slot), none for a
+                    refused command; the MR, QP, QP_RTS and CQ read
                     ports and the event ring configuration hold what the
                     commands wrote (and a refusal did not change them)
   cycles_overrun    BUSY lasts 2^WIN_W + 4 clocks (+4 for CREATE_QP and
@@ -146,6 +148,10 @@ class TB:
             if d.qp_state_wr_valid.value:
                 self.events.append(("qp_state", {"qpn": d.qp_state_wr_qpn.value.integer,
                                                  "state": d.qp_state_wr_state.value.integer}))
+            if d.win_wr_valid.value:
+                self.events.append(("win", {"slot": d.win_wr_slot.value.integer,
+                                            "addr": d.win_wr_addr.value.integer,
+                                            "len": d.win_wr_len.value.integer}))
             if d.overrun.value:
                 self.overruns += 1
             if d.out_args_we.value:
@@ -235,7 +241,8 @@ async def datapath_outputs(dut):
     await tb.ok(dma_window(3, W1, 1 << 16))
     await tb.ok(create_cq(2, W0 + 0x10000, 7, 1))
     await tb.ok(create_cq(5, W1, 11, 0))
-    assert tb.take_events() == []
+    assert tb.take_events() == [("win", {"slot": 0, "addr": W0, "len": 1 << 20}),
+                                ("win", {"slot": 3, "addr": W1, "len": 1 << 16})]
     assert await tb.cq(2) == (1, {"ring": W0 + 0x10000, "log2": 7, "vector": 1})
     assert await tb.cq(5) == (1, {"ring": W1, "log2": 11, "vector": 0})
     assert (await tb.cq(3))[0] == 0
@@ -299,6 +306,13 @@ async def datapath_outputs(dut):
     assert dut.evr_exc_ring.value.integer == W0 + 0x2000
     assert dut.evr_exc_log2.value.integer == 2 and dut.evr_exc_buf_log2.value.integer == 11
     assert tb.take_events() == [] and tb.overruns == 0
+
+    # Windows: a refused DMA_WINDOW (length not a multiple of 4 KiB) gives
+    # no event; clearing a slot gives one with length 0.
+    await tb.refused(dma_window(2, W1, 0x1800), BAD_ARG)
+    assert tb.take_events() == []
+    await tb.ok(dma_window(3, W1, 0))
+    assert tb.take_events() == [("win", {"slot": 3, "addr": W1, "len": 0})]
 
 
 @cocotb.test()
