@@ -417,7 +417,7 @@ assign pay_rd_ready     = st == S_DRAIN || (st == S_STREAM && tx_axis_tready);
 
 // rnic_tx.
 wire term = st == S_FAIL_TD;
-assign tx_desc_valid  = st == S_ISSUE || term;
+assign tx_desc_valid  = (st == S_ISSUE && !e_invbad) || term;
 assign tx_desc_opcode = term ? 4'd7 : e_op == OP_WRITE ? 4'd0 : e_op == OP_READ ? 4'd1 : {1'b0, e_op} + 4'd1;
 assign tx_desc_stag   = e_rkey;
 assign tx_desc_to     = e_rto;
@@ -576,9 +576,11 @@ always @(posedge clk) begin
         if (wqe_rd_last) begin
             if (wqe_rd_err) begin
                 // Refused (DMA_REFUSED from the DMA engine): the QP
-                // fails; the entry stays at ci, fetched again at the next
+                // fails; the entry stays at ci. The fail's flush fetches
+                // it once more (the model's fail runs runSQ), refused
+                // again in the error state: then it waits for the next
                 // doorbell (the model's runSQ returns).
-                blk_r[cur] <= 1'b1;
+                if (err_r[cur]) blk_r[cur] <= 1'b1;
                 st <= err_r[cur] ? S_IDLE : S_FAIL_EV;
             end else begin
                 st <= S_DEC;
