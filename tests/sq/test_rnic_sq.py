@@ -253,59 +253,96 @@ class TB:
 
     async def loop(self):
         """Every clock: drive the responders and sinks at the falling edge,
-        then see (ReadOnly) which transfers the next rising edge takes."""
+        then see (ReadOnly) which transfers the next rising edge takes.
+        Signals are read and written through the simulator handles, and
+        written only when they change (cocotb's value objects cost more
+        than the bench's own work)."""
         dut = self.dut
         rng = self.rng
         wqe, pay = self.wqe, self.pay
+        last = {}
+
+        def rd(name):
+            return getattr(dut, name)._handle.get_signal_val_binstr
+
+        def wr(name):
+            h = getattr(dut, name)._handle
+            width = len(getattr(dut, name))
+
+            def put(v):
+                if last.get(name) != v:
+                    last[name] = v
+                    if width <= 32:
+                        h.set_signal_val_int(0, v)
+                    else:
+                        h.set_signal_val_binstr(0, format(v, f"0{width}b"))
+            return put
+
+        ports = []
+        for r in (wqe, pay):
+            p = r.p
+            ports.append((r, wr(p + "_req_ready"), wr(p + "_valid"), wr(p + "_data"), wr(p + "_keep"),
+                          wr(p + "_last"), wr(p + "_err"), rd(p + "_req_valid"), rd(p + "_ready")))
+        m_ready, cq_ready, ev_ready = wr("m_axis_tready"), wr("cq_ready"), wr("ev_ready")
+        m_valid, m_user, m_keep, m_data, m_last = (rd("m_axis_tvalid"), rd("m_axis_tuser"), rd("m_axis_tkeep"),
+                                                   rd("m_axis_tdata"), rd("m_axis_tlast"))
+        cq_valid, cq_cqn, cq_entry = rd("cq_valid"), rd("cq_cqn"), rd("cq_entry")
+        ev_valid, ev_entry = rd("ev_valid"), rd("ev_entry")
+        errs = [(s, rd(s)) for s in ("ddp_err_valid", "mpa_err_valid", "dropped_ev")]
+        fe, ro = FallingEdge(dut.clk), ReadOnly()
+        L = self.L
         while True:
-            await FallingEdge(dut.clk)
+            await fe
             self.clk += 1
             clk = self.clk
-            for r in (wqe, pay):
+            stall = self.stall
+            ready = {}
+            for r, req_ready, valid, data, keep, lst, err, _, _ in ports:
                 r.load(clk)
-                p = r.p
-                getattr(dut, p + "_req_ready").value = int(rng.random() >= self.stall)
+                ready[r.p] = int(rng.random() >= stall)
+                req_ready(ready[r.p])
                 if r.offered:
                     pass    # a beat offered and not taken stays
-                elif r.beats and rng.random() >= self.stall:
-                    d, k, last, err = r.beats[0]
-                    getattr(dut, p + "_valid").value = 1
-                    getattr(dut, p + "_data").value = d
-                    getattr(dut, p + "_keep").value = k
-                    getattr(dut, p + "_last").value = last
-                    getattr(dut, p + "_err").value = err
+                elif r.beats and rng.random() >= stall:
+                    d, k, lt, e = r.beats[0]
+                    valid(1)
+                    data(d)
+                    keep(k)
+                    lst(lt)
+                    err(e)
                     r.offered = True
                 else:
-                    getattr(dut, p + "_valid").value = 0
-            dut.m_axis_tready.value = int(rng.random() >= self.stall)
-            dut.cq_ready.value = int(rng.random() >= self.stall)
-            dut.ev_ready.value = int(rng.random() >= self.stall)
-            await ReadOnly()
-            for r in (wqe, pay):
-                p = r.p
-                if getattr(dut, p + "_req_valid").value == 1 and getattr(dut, p + "_req_ready").value == 1:
+                    valid(0)
+            mr = int(rng.random() >= stall)
+            cr = int(rng.random() >= stall)
+            er = int(rng.random() >= stall)
+            m_ready(mr)
+            cq_ready(cr)
+            ev_ready(er)
+            await ro
+            for r, _, _, _, _, _, _, req_valid, rsp_ready in ports:
+                if ready[r.p] and req_valid() == "1":
                     r.step_req(clk, True)
-                if r.offered and getattr(dut, p + "_ready").value == 1:
+                if r.offered and rsp_ready() == "1":
                     r.beats.pop(0)
                     r.offered = False
-            if dut.m_axis_tvalid.value == 1 and dut.m_axis_tready.value == 1:
-                q = dut.m_axis_tuser.value.integer
-                k = dut.m_axis_tkeep.value.integer
-                n = bin(k).count("1")
-                self.cur_frame[q] += dut.m_axis_tdata.value.integer.to_bytes(self.L, "little")[:n]
+            if mr and m_valid() == "1":
+                q = int(m_user(), 2)
+                n = bin(int(m_keep(), 2)).count("1")
+                self.cur_frame[q] += int(m_data(), 2).to_bytes(L, "little")[:n]
                 self.out_beats += 1
                 if self.first_out is None:
                     self.first_out = clk
                 self.last_out = clk
-                if dut.m_axis_tlast.value == 1:
+                if m_last() == "1":
                     self.frames[q].append(bytes(self.cur_frame[q]))
                     self.cur_frame[q] = bytearray()
-            if dut.cq_valid.value == 1 and dut.cq_ready.value == 1:
-                self.cqes[dut.cq_cqn.value.integer].append(dut.cq_entry.value.integer.to_bytes(31, "little").hex())
-            if dut.ev_valid.value == 1 and dut.ev_ready.value == 1:
-                self.events.append(dut.ev_entry.value.integer.to_bytes(15, "little").hex())
-            for s in ("ddp_err_valid", "mpa_err_valid", "dropped_ev"):
-                if getattr(dut, s).value == 1:
+            if cr and cq_valid() == "1":
+                self.cqes[int(cq_cqn(), 2)].append(int(cq_entry(), 2).to_bytes(31, "little").hex())
+            if er and ev_valid() == "1":
+                self.events.append(int(ev_entry(), 2).to_bytes(15, "little").hex())
+            for s, v in errs:
+                if v() == "1":
                     self.errors.append((clk, s))
 
     # --- the replay ---
@@ -447,6 +484,8 @@ async def opcodes(dut):
     # Writes and Sends of every length on QPs 0..2, interleaved.
     for i, n in enumerate(lengths):
         for q in range(3):
+            if n >= 9000 and q != i % 3:
+                continue    # the long ones on one QP each (the bench's time)
             post(q, [WRITE, SEND, SEND_INV, SEND_SE, SEND_SE_INV][(i + q) % 5], n, signalled=(i + q) % 3 != 0)
         if i % 4 == 3:
             for q in range(3):
