@@ -279,7 +279,7 @@ localparam [4:0] S_IDLE = 5'd0, S_CTX = 5'd1, S_CTX2 = 5'd2, S_FAIL_EV = 5'd3, S
                  S_FAIL_TP = 5'd5, S_RET = 5'd6, S_RET2 = 5'd7, S_RET_CQ = 5'd8, S_FETCH = 5'd9,
                  S_WQE = 5'd10, S_DEC = 5'd11, S_FLUSH_CQ = 5'd12, S_MR = 5'd13, S_MR2 = 5'd14,
                  S_PAYREQ = 5'd15, S_PAYFIRST = 5'd16, S_DRAIN = 5'd17, S_ISSUE = 5'd18,
-                 S_STREAM = 5'd19, S_PUSH = 5'd20;
+                 S_STREAM = 5'd19, S_PUSH = 5'd20, S_PFWAIT = 5'd21, S_PFDROP = 5'd22;
 
 reg [4:0]        st;
 reg [CONN_W-1:0] cur;
@@ -296,6 +296,28 @@ reg              pay_err;
 reg [2:0]        push_st;     // the record pushed at S_PUSH
 reg              push_fail;   // then fail the QP
 reg [247:0]      cqe_r;
+
+// The prefetch: while an entry's payload streams, the QP's next entry (at
+// ci, already advanced) is fetched into pf_buf, so that the SQ fetch of the
+// next entry overlaps the payload of the current one. The engine uses it
+// when it next takes that QP at that index, else drops it. Prefetch only
+// fetches an entry the model fetches too (it fetches the next entry after
+// every outcome of the current one, and before deciding to wait).
+localparam [1:0] PF_EMPTY = 2'd0, PF_REQ = 2'd1, PF_RECV = 2'd2, PF_FULL = 2'd3;
+reg [1:0]        pf_st;
+reg [CONN_W-1:0] pf_q;
+reg [15:0]       pf_idx;
+reg [63:0]       pf_addr;
+reg [511:0]      pf_buf;
+reg [2:0]        pf_beat;
+reg              pf_err;
+reg              pf_stale;
+wire [15:0]      ci_cur = ci_r[cur];
+wire [63:0]      ring_addr = c_ring + ({48'd0, ci_cur & ((16'd1 << c_log2) - 16'd1)} << 6);
+wire             pf_go = pf_st == PF_EMPTY && (st == S_ISSUE || st == S_STREAM) && !err_r[cur] &&
+                         !failp_r[cur] && ci_cur != pi_r[cur] &&
+                         pcnt_r[cur] + 1'b1 < PEND_N;
+wire             pf_hit = pf_q == cur && pf_idx == ci_cur && !pf_stale;
 
 // The fetched entry's fields (docs/device.md, "Send queue entry").
 wire [7:0]  e_op8   = wqe[7:0];
@@ -404,11 +426,11 @@ assign mr_rd_en    = st == S_MR;
 assign mr_rd_index = e_lkey[STAG_AW+7:8];
 
 // DMA requests.
-assign wqe_rd_req_valid = st == S_FETCH;
-assign wqe_rd_req_addr  = c_ring + ({48'd0, ci_r[cur] & ((16'd1 << c_log2) - 16'd1)} << 6);
+assign wqe_rd_req_valid = st == S_FETCH || pf_st == PF_REQ;
+assign wqe_rd_req_addr  = pf_st == PF_REQ ? pf_addr : ring_addr;
 assign wqe_rd_req_len   = 32'd64;
 assign wqe_rd_req_what  = 3'd1;
-assign wqe_rd_ready     = st == S_WQE;
+assign wqe_rd_ready     = st == S_WQE || pf_st == PF_RECV;
 assign pay_rd_req_valid = st == S_PAYREQ;
 assign pay_rd_req_addr  = pay_addr;
 assign pay_rd_req_len   = e_len;
@@ -520,10 +542,23 @@ always @(posedge clk) begin
             else st <= S_IDLE;
         end else if (retp_r[cur]) begin
             st <= S_RET;
-        end else begin
+        end else if (pf_st == PF_EMPTY) begin
             st <= S_FETCH;
+        end else begin
+            st <= pf_hit ? S_PFWAIT : S_PFDROP;
         end
     end
+    // The prefetched entry: the one at ci, or one to drop first.
+    S_PFWAIT: if (pf_st == PF_FULL) begin
+        wqe <= pf_buf;
+        if (pf_err) begin
+            if (err_r[cur]) blk_r[cur] <= 1'b1;
+            st <= err_r[cur] ? S_IDLE : S_FAIL_EV;
+        end else begin
+            st <= S_DEC;
+        end
+    end
+    S_PFDROP: if (pf_st == PF_FULL) st <= S_FETCH;
     // fail (local): QP_ERROR, the Terminate, every outstanding Read flushed.
     S_FAIL_EV: if (eng_ev) st <= S_FAIL_TD;
     S_FAIL_TD: if (tx_desc_ready) begin
@@ -675,6 +710,32 @@ always @(posedge clk) begin
     default: st <= S_IDLE;
     endcase
 
+    // --- the prefetch ---
+    case (pf_st)
+    PF_EMPTY: if (pf_go) begin
+        pf_st <= PF_REQ;
+        pf_q <= cur;
+        pf_idx <= ci_cur;
+        pf_addr <= ring_addr;
+        pf_stale <= 1'b0;
+    end
+    PF_REQ: if (wqe_rd_req_ready) begin
+        pf_st <= PF_RECV;
+        pf_beat <= 3'd0;
+        pf_err <= 1'b0;
+    end
+    PF_RECV: if (wqe_rd_valid) begin
+        pf_buf[pf_beat * DATA_W +: DATA_W] <= wqe_rd_data;
+        pf_beat <= pf_beat + 3'd1;
+        if (wqe_rd_err) pf_err <= 1'b1;
+        if (wqe_rd_last) pf_st <= PF_FULL;
+    end
+    default: if (st == S_PFWAIT || st == S_PFDROP) pf_st <= PF_EMPTY;   // used or dropped
+    endcase
+    if (qp_state_wr_valid && qp_state_wr_qpn == pf_q) begin
+        pf_stale <= 1'b1;
+    end
+
     // --- admin pulses (last: they win) ---
     if (qp_state_wr_valid) begin
         if (qp_state_wr_state == QP_CREATED) begin
@@ -712,6 +773,7 @@ always @(posedge clk) begin
         evq_rp <= 2'd0;
         evq_n <= 3'd0;
         st <= S_IDLE;
+        pf_st <= PF_EMPTY;
         rr_ptr <= {CONN_W{1'b0}};
         run_r <= {QPS{1'b0}};
         err_r <= {QPS{1'b0}};
