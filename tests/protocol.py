@@ -447,8 +447,15 @@ _PORT_RE = re.compile(r"^\s*(input|output)\s+(?:wire|reg)?\s*(?:signed\s*)?(?:\[
 
 
 def rtl_ports(top: str) -> dict[str, str]:
-    """The ports of hw/rtl/<top>.v: name -> "input" or "output"."""
-    text = (RTL_DIR / f"{top}.v").read_text()
+    """The ports of hw/rtl/<top>.v (or of a test-only top, tests/*/<top>.v):
+    name -> "input" or "output"."""
+    path = RTL_DIR / f"{top}.v"
+    if not path.exists():
+        found = sorted(Path(__file__).resolve().parent.glob(f"*/{top}.v"))
+        if len(found) != 1:
+            raise FileNotFoundError(f"no hw/rtl/{top}.v and not exactly one tests/*/{top}.v: {found}")
+        path = found[0]
+    text = path.read_text()
     head = text[text.index(f"module {top}"):]
     head = head[: head.index(");")]
     return {m.group(2): m.group(1) for m in _PORT_RE.finditer(head)}
@@ -532,6 +539,11 @@ PORTS: dict[str, list[Port]] = {
     "rnic_rx": [handshake("cfg"), stream("s_axis"), stream("m_exc"), handshake("s_conn"), handshake("s_stag"),
                 handshake("s_post"), Port("m_axi", "axi_write"), Port("m_wr", "write_request"),
                 handshake("m_cpl"), handshake("m_err")],
+    # tests/sq's top (rnic_admin + rnic_sq + rnic_tx): rnic_sq's ports to
+    # the DMA engine, the receive side, the CQ and event writers, and
+    # rnic_tx's FPDU stream.
+    "sq_top": [handshake("rr_done"), handshake("wqe_rd_req"), handshake("wqe_rd"), handshake("pay_rd_req"),
+               handshake("pay_rd"), stream("m_axis", LANE0), handshake("cq"), handshake("ev")],
 }
 # Modules with valid/ready pairs that are not AXI interfaces: their
 # testbench drives them as a FIFO's push and pop, which may change any clock.

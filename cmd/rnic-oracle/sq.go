@@ -1,0 +1,247 @@
+package main
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/openrnic/rnic/driver"
+	"github.com/openrnic/rnic/driver/hostif"
+	"github.com/openrnic/rnic/driver/model"
+	"github.com/openrnic/rnic/driver/regs"
+	"github.com/openrnic/rnic/iwarp/mpa"
+	"github.com/openrnic/rnic/iwarp/rdmap"
+)
+
+// The SQ engine's oracle (hw/rtl/rnic_sq.v, tests/sq): a program of admin
+// commands, host memory writes, SQ doorbells and Read Responses from the
+// peer, run through the driver's model device (driver/model) exactly as a
+// driver would issue it (the admin mailbox through the BAR, doorbells as
+// register writes). The answer is, for every step, what the model did in
+// it: the admin status, the segments it sent (qpn, TCP sequence number,
+// octets), the CQEs it wrote (cqn and octets 0..30, the phase octet left
+// out as the SQ engine's completion record leaves it out) and the events
+// (octets 0..14).
+//
+// Host memory is one buffer of mem_size octets at mem_base (the model's
+// first device address, returned); the program declares its DMA windows,
+// rings and MRs with admin steps as the driver does. The oracle keeps
+// every CQ's consumer index at its producer index behind the model's back
+// (CQ_CI doorbells after each step), so a long program never overruns a
+// CQ: the SQ engine has no CQ writer, its completion records are the
+// thing compared.
+
+type sqConfig struct {
+	QPs     uint32 `json:"qps"`
+	CQs     uint32 `json:"cqs"`
+	STags   uint32 `json:"stags"`
+	Windows uint32 `json:"windows"`
+	SQLog2  uint8  `json:"sq_log2"`
+	RQLog2  uint8  `json:"rq_log2"`
+	CQLog2  uint8  `json:"cq_log2"`
+}
+
+type sqStep struct {
+	Admin []uint32 `json:"admin,omitempty"` // opcode, ARG0..ARG7
+	Mem   *struct {
+		Addr uint64 `json:"addr"`
+		Data string `json:"data"`
+	} `json:"mem,omitempty"`
+	SQDB *struct {
+		QPN   uint32 `json:"qpn"`
+		Value uint32 `json:"value"`
+	} `json:"sqdb,omitempty"`
+	// ReadResp: the peer answers the QP's oldest outstanding Read: a Read
+	// Response of len octets (octet i = i*7+1) to the sink STag and TO,
+	// framed as the peer's transmit half of the QP_RTS's receive
+	// parameters (markers, CRC, marker base, sequence number).
+	ReadResp *struct {
+		QPN      uint16 `json:"qpn"`
+		SinkSTag uint32 `json:"sink_stag"`
+		SinkTO   uint64 `json:"sink_to"`
+		Len      int    `json:"len"`
+	} `json:"read_resp,omitempty"`
+}
+
+type sqSeg struct {
+	QPN    uint16 `json:"qpn"`
+	Seq    uint32 `json:"seq"`
+	Octets string `json:"octets"`
+}
+
+type sqCQE struct {
+	CQN   uint16 `json:"cqn"`
+	Entry string `json:"entry"`
+}
+
+type sqStepOut struct {
+	Status *uint32  `json:"status,omitempty"`
+	Segs   []sqSeg  `json:"segs"`
+	CQEs   []sqCQE  `json:"cqes"`
+	Events []string `json:"events"`
+}
+
+func init() {
+	register("sq_run", "the model device runs a program of admin commands, memory writes, SQ doorbells and peer Read Responses: "+
+		"{config:{qps,cqs,stags,windows,sq_log2,rq_log2,cq_log2}, mem_size, steps:[{admin:[op,a0..a7]} | {mem:{addr,data}} | "+
+		"{sqdb:{qpn,value}} | {read_resp:{qpn,sink_stag,sink_to,len}}]} -> {mem_base, steps:[{status?, segs:[{qpn,seq,octets}], "+
+		"cqes:[{cqn,entry}], events:[hex]}]}", runSQProgram)
+}
+
+func runSQProgram(params []byte) (any, error) {
+	var p struct {
+		Config  sqConfig `json:"config"`
+		MemSize int      `json:"mem_size"`
+		Steps   []sqStep `json:"steps"`
+	}
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	c := p.Config
+	d, err := model.New(model.Config{QPs: c.QPs, CQs: c.CQs, STags: c.STags, Vectors: 1, Windows: c.Windows,
+		SQLog2: c.SQLog2, RQLog2: c.RQLog2, CQLog2: c.CQLog2, DataWidth: 64})
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	if p.MemSize <= 0 {
+		return nil, errors.New("mem_size must be positive")
+	}
+	buf, err := d.Alloc(p.MemSize)
+	if err != nil {
+		return nil, err
+	}
+	base := buf.Addr
+	mem := buf.Mem[:p.MemSize]
+	cqSeen := make([]uint16, c.CQs) // CQEs read so far per CQ
+	var evSeen uint16
+	peer := map[uint16]*mpa.Framer{} // the peer's transmit half, per QP
+	mulpdu := map[uint16]int{}
+	out := make([]sqStepOut, 0, len(p.Steps))
+	for i, s := range p.Steps {
+		var o sqStepOut
+		n := 0
+		if s.Admin != nil {
+			n++
+		}
+		if s.Mem != nil {
+			n++
+		}
+		if s.SQDB != nil {
+			n++
+		}
+		if s.ReadResp != nil {
+			n++
+		}
+		if n != 1 {
+			return nil, fmt.Errorf("step %d: exactly one of admin, mem, sqdb, read_resp", i)
+		}
+		switch {
+		case s.Admin != nil:
+			if len(s.Admin) != 9 {
+				return nil, fmt.Errorf("step %d: admin is [opcode, ARG0..ARG7]", i)
+			}
+			for k := 0; k < 8; k++ {
+				if err := d.Write32(regs.AdminArg0+4*uint32(k), s.Admin[1+k]); err != nil {
+					return nil, err
+				}
+			}
+			if err := d.Write32(regs.AdminCmd, s.Admin[0]); err != nil {
+				return nil, err
+			}
+			var st uint32
+			for {
+				if st, err = d.Read32(regs.AdminStatus); err != nil {
+					return nil, err
+				}
+				if st&regs.AdminStatusBusyMask == 0 {
+					break
+				}
+			}
+			code := st >> 8 & 0xff
+			o.Status = &code
+			if s.Admin[0] == uint32(hostif.OpQPRTS) && code == 0 {
+				a := s.Admin[1:]
+				qpn := uint16(a[0])
+				fl := a[1] >> 16
+				peer[qpn] = mpa.NewFramerAt(fl&2 != 0, fl&8 != 0, a[3], a[5])
+				mulpdu[qpn] = int(a[1] & 0xffff)
+			}
+		case s.Mem != nil:
+			b, err := hex.DecodeString(s.Mem.Data)
+			if err != nil {
+				return nil, fmt.Errorf("step %d: mem data: %v", i, err)
+			}
+			if s.Mem.Addr < base || s.Mem.Addr-base+uint64(len(b)) > uint64(len(mem)) {
+				return nil, fmt.Errorf("step %d: mem write outside [%#x, +%#x)", i, base, len(mem))
+			}
+			copy(mem[s.Mem.Addr-base:], b)
+		case s.SQDB != nil:
+			if err := d.Write32(regs.DoorbellsBase+0x8000+8*s.SQDB.QPN, s.SQDB.Value); err != nil {
+				return nil, err
+			}
+		case s.ReadResp != nil:
+			r := s.ReadResp
+			f := peer[r.QPN]
+			if f == nil {
+				return nil, fmt.Errorf("step %d: read_resp on QP %d, which has had no QP_RTS", i, r.QPN)
+			}
+			data := make([]byte, r.Len)
+			for k := range data {
+				data[k] = byte(k*7 + 1)
+			}
+			m := rdmap.NewReadResponse(r.SinkSTag, r.SinkTO, data)
+			segs, err := m.Segments(mulpdu[r.QPN])
+			if err != nil {
+				return nil, fmt.Errorf("step %d: %v", i, err)
+			}
+			var hdr [32]byte
+			for {
+				h, pl, ok := segs.Next()
+				if !ok {
+					break
+				}
+				seq := f.Seq()
+				fp, err := f.AppendFPDU(nil, h.Append(hdr[:0]), pl)
+				if err != nil {
+					return nil, fmt.Errorf("step %d: %v", i, err)
+				}
+				if err := d.Network().SegIn(driver.Segment{QPN: r.QPN, Seq: seq, Octets: fp}); err != nil {
+					return nil, err
+				}
+			}
+		}
+		// What the step produced: segments, CQEs, events.
+		for _, sg := range d.TakeSegments() {
+			o.Segs = append(o.Segs, sqSeg{QPN: sg.QPN, Seq: sg.Seq, Octets: hex.EncodeToString(sg.Octets)})
+		}
+		t := d.Tables()
+		for cqn := range t.CQs {
+			cq := t.CQs[cqn]
+			if !cq.Valid {
+				cqSeen[cqn] = 0
+				continue
+			}
+			for ; cqSeen[cqn] != cq.PI; cqSeen[cqn]++ {
+				a := cq.Ring + uint64(cqSeen[cqn]&(1<<cq.Log2-1))*hostif.CQESize - base
+				o.CQEs = append(o.CQEs, sqCQE{CQN: uint16(cqn), Entry: hex.EncodeToString(mem[a : a+hostif.CQESize-1])})
+			}
+			if cq.CI != cq.PI {
+				if err := d.Write32(regs.DoorbellsCQDB+4*uint32(cqn), uint32(cq.PI)); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if ev := t.Events; ev.Valid {
+			for ; evSeen != ev.PI; evSeen++ {
+				a := ev.Ring + uint64(evSeen&(1<<ev.Log2-1))*hostif.EventSize - base
+				o.Events = append(o.Events, hex.EncodeToString(mem[a:a+hostif.EventSize-1]))
+			}
+		}
+		out = append(out, o)
+	}
+	return struct {
+		MemBase uint64      `json:"mem_base"`
+		Steps   []sqStepOut `json:"steps"`
+	}{base, out}, nil
+}
