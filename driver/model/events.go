@@ -14,6 +14,7 @@ type vector struct {
 	modCount     uint32
 	modTime      uint32
 	pending      bool
+	messages     uint64 // messages sent (Messages)
 	ch           chan struct{}
 }
 
@@ -72,6 +73,7 @@ func (d *Device) raise(v uint32) {
 	x := &d.vec[v]
 	x.pending = true
 	if x.enable && !x.mask {
+		x.messages++
 		select {
 		case x.ch <- struct{}{}:
 		default:
