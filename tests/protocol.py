@@ -367,12 +367,18 @@ class WriteRequest(Channel):
 # --- which ports each testbench's module has ----------------------------------
 
 RTL_DIR = Path(__file__).resolve().parent.parent / "hw" / "rtl"
+TESTS_DIR = Path(__file__).resolve().parent
 _PORT_RE = re.compile(r"^\s*(input|output)\s+(?:wire|reg)?\s*(?:signed\s*)?(?:\[[^\]]*\]\s*)?(\w+)\s*,?", re.M)
 
 
 def rtl_ports(top: str) -> dict[str, str]:
-    """The ports of hw/rtl/<top>.v: name -> "input" or "output"."""
-    text = (RTL_DIR / f"{top}.v").read_text()
+    """The ports of hw/rtl/<top>.v (or of a test-only wrapper,
+    tests/<bench>/<top>.v): name -> "input" or "output"."""
+    path = RTL_DIR / f"{top}.v"
+    if not path.exists():
+        wrappers = sorted(TESTS_DIR.glob(f"*/{top}.v"))
+        path = wrappers[0] if wrappers else path
+    text = path.read_text()
     head = text[text.index(f"module {top}"):]
     head = head[: head.index(");")]
     return {m.group(2): m.group(1) for m in _PORT_RE.finditer(head)}
@@ -429,6 +435,11 @@ PORTS: dict[str, list[Port]] = {
     "rnic_rx": [handshake("cfg"), stream("s_axis"), stream("m_exc"), handshake("s_conn"), handshake("s_stag"),
                 handshake("s_post"), Port("m_axi", "axi_write"), Port("m_wr", "write_request"),
                 handshake("m_cpl"), handshake("m_err")],
+    # tests/cq's wrapper: completion records and another engine's events
+    # in, the CQ writer's and the event writer's DMA write client ports
+    # (request, data, done) out, the overrun report, the interrupt messages.
+    "rnic_cq_tb": [handshake("cpl"), handshake("xev"), handshake("cqwr"), handshake("cqwd"), handshake("cqwb"),
+                   handshake("evwr"), handshake("evwd"), handshake("evwb"), handshake("ovf"), handshake("irq")],
 }
 # Modules with valid/ready pairs that are not AXI interfaces: their
 # testbench drives them as a FIFO's push and pop, which may change any clock.
