@@ -13,6 +13,7 @@ import "github.com/openrnic/rnic/driver/hostif"
 func (d *Device) InjectCQE(cqn uint16, e hostif.CQE) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.settle()
 	if int(cqn) >= len(d.t.CQs) {
 		return
 	}
@@ -24,6 +25,7 @@ func (d *Device) InjectCQE(cqn uint16, e hostif.CQE) {
 func (d *Device) InjectEvent(e hostif.Event) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.settle()
 	d.writeEvent(e)
 }
 
