@@ -443,6 +443,7 @@ class WriteRequest(Channel):
 # --- which ports each testbench's module has ----------------------------------
 
 RTL_DIR = Path(__file__).resolve().parent.parent / "hw" / "rtl"
+TESTS_DIR = Path(__file__).resolve().parent
 _PORT_RE = re.compile(r"^\s*(input|output)\s+(?:wire|reg)?\s*(?:signed\s*)?(?:\[[^\]]*\]\s*)?(\w+)\s*,?", re.M)
 
 
@@ -544,6 +545,11 @@ PORTS: dict[str, list[Port]] = {
     # rnic_tx's FPDU stream.
     "sq_top": [handshake("rr_done"), handshake("wqe_rd_req"), handshake("wqe_rd"), handshake("pay_rd_req"),
                handshake("pay_rd"), stream("m_axis", LANE0), handshake("cq"), handshake("ev")],
+    # tests/cq's wrapper: completion records and another engine's events
+    # in, the CQ writer's and the event writer's DMA write client ports
+    # (request, data, done) out, the overrun report, the interrupt messages.
+    "rnic_cq_tb": [handshake("cpl"), handshake("xev"), handshake("cqwr"), handshake("cqwd"), handshake("cqwb"),
+                   handshake("evwr"), handshake("evwd"), handshake("evwb"), handshake("ovf"), handshake("irq")],
 }
 # Modules with valid/ready pairs that are not AXI interfaces: their
 # testbench drives them as a FIFO's push and pop, which may change any clock.

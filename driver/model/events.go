@@ -5,15 +5,23 @@ import (
 	"github.com/openrnic/rnic/driver/regs"
 )
 
-// vector is one interrupt vector's registers (docs/device.md, RNIV) and its
-// channel. MOD_COUNT and MOD_TIME are stored and read back but not yet
-// applied: the model raises the vector at every event, whatever they say
-// (moderation comes with the completion engine, a later session).
+// vector is one interrupt vector's registers (docs/device.md, RNIV), its
+// moderation state and its channel. The rule is rnic_irq.v's: every entry
+// counts; the interrupt is due at the MOD_COUNT-th unsignalled entry (every
+// entry for 0 and 1) or MOD_TIME after the first, whichever comes first;
+// due sets PENDING and, on an enabled vector, owes a message; mask holds
+// the owed message until unmask; enable 0 drops it. The model has no
+// clock: entries a MOD_TIME holds back are due at the end of the driver
+// call that made them (settle), a call being longer than any moderation
+// time.
 type vector struct {
 	enable, mask bool
 	modCount     uint32
 	modTime      uint32
 	pending      bool
+	unsignalled  uint32 // entries since the last due interrupt
+	owed         bool   // a due interrupt's message not yet sent
+	messages     uint64 // messages sent (Messages)
 	ch           chan struct{}
 }
 
@@ -55,6 +63,10 @@ func (d *Device) writeVector(r uint32, val uint32) {
 	case 0:
 		x.enable = val&regs.VectorsVecCtrlEnableMask != 0
 		x.mask = val&regs.VectorsVecCtrlMaskMask != 0
+		if !x.enable {
+			x.owed = false
+		}
+		x.send() // unmasked: the held message leaves
 	case 1:
 		x.modCount = val & regs.VectorsVecModCountEntriesMask
 	case 2:
@@ -66,15 +78,51 @@ func (d *Device) writeVector(r uint32, val uint32) {
 	}
 }
 
-// raise records an interrupt on vector v (PENDING) and delivers it if the
-// vector is enabled and not masked; deliveries not yet taken coalesce.
+// raise is one entry for vector v: an event (vector 0) or a CQE of an
+// armed CQ.
 func (d *Device) raise(v uint32) {
 	x := &d.vec[v]
+	x.unsignalled++
+	if x.unsignalled >= max(x.modCount, 1) {
+		x.due()
+	} else if x.modTime != 0 {
+		d.timed = true
+	}
+}
+
+// due: the interrupt is due (PENDING; a message owed if enabled).
+func (x *vector) due() {
+	x.unsignalled = 0
 	x.pending = true
-	if x.enable && !x.mask {
-		select {
-		case x.ch <- struct{}{}:
-		default:
+	if x.enable {
+		x.owed = true
+	}
+	x.send()
+}
+
+// send delivers an owed message of an enabled, unmasked vector; messages
+// not yet taken from the channel coalesce.
+func (x *vector) send() {
+	if !x.owed || !x.enable || x.mask {
+		return
+	}
+	x.owed = false
+	x.messages++
+	select {
+	case x.ch <- struct{}{}:
+	default:
+	}
+}
+
+// settle ends a driver call: the entries a MOD_TIME held back are due.
+func (d *Device) settle() {
+	if !d.timed {
+		return
+	}
+	d.timed = false
+	for i := range d.vec {
+		if x := &d.vec[i]; x.unsignalled > 0 && x.modTime != 0 {
+			x.due()
 		}
 	}
 }

@@ -43,10 +43,11 @@
 // Where docs/device.md leaves a choice open the model decides, and says
 // so where it does: which work request carries an error's status (fail),
 // the exception ring overwriting its oldest buffer, a local fault's
-// Terminate (RFC 5040 7, Local Catastrophic). Not yet: vector
-// moderation (stored, not applied), the Responder's wait for the first
-// FPDU (RFC 5044 7.1.3 rule 4: the relay holds the device's first
-// segments instead), RDMA Read Requests answered later than at once (the
+// Terminate (RFC 5040 7, Local Catastrophic), vector moderation by time
+// (the model has no clock: entries a MOD_TIME holds back are due at the
+// end of the driver call that made them). Not yet: the Responder's wait
+// for the first FPDU (RFC 5044 7.1.3 rule 4: the relay holds the device's
+// first segments instead), RDMA Read Requests answered later than at once (the
 // IRD bounds the requests a peer may have outstanding; the model never
 // has more than one).
 package model
@@ -102,6 +103,7 @@ type Device struct {
 
 	lostEvents uint64
 	lostCQEs   uint64
+	timed      bool // entries wait for their MOD_TIME (settle)
 
 	// The data path (datapath.go, rx.go): each QP's state from QP_RTS
 	// on, the STag table the MR table is mirrored into for iwarp/ddp's
@@ -170,6 +172,7 @@ func (d *Device) Read32(off uint32) (uint32, error) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.settle()
 	if d.closed {
 		return 0, errClosed
 	}
@@ -199,6 +202,7 @@ func (d *Device) Write32(off uint32, v uint32) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.settle()
 	if d.closed {
 		return errClosed
 	}

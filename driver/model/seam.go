@@ -46,6 +46,7 @@ func (n network) SegIn(s driver.Segment) error {
 	d := n.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.settle()
 	if d.closed {
 		return errClosed
 	}

@@ -71,7 +71,12 @@
 //   qp_rd_*         the QP context's read port (state, PD, rings, CQs; one
 //                   clock); rts_rd_* the QP_RTS parameters' read port
 //   cq_rd_*         the CQ table's read port (valid, ring, log2, vector)
-//   evr_*           EVENT_RING's configuration (valid once accepted)
+//   cq_cfg_*        one-clock pulse per CREATE_CQ (create 1) and DESTROY_CQ
+//                   (create 0) that succeeded, with the cqn: the CQ writer
+//                   (rnic_cq) resets the CQ's indices, overrun and arm
+//   evr_*           EVENT_RING's configuration (valid once accepted);
+//                   evr_set pulses per EVENT_RING that succeeded (the event
+//                   writer, rnic_evq, restarts its producer index at 0)
 //   win_wr_*        one-clock pulse per DMA_WINDOW that succeeded: slot,
 //                   device address, length (0: the slot cleared), for the
 //                   DMA engines' own copies of the window table
@@ -148,8 +153,12 @@ module rnic_admin #(
     input  wire [CQ_W-1:0]    cq_rd_cqn,
     output wire               cq_rd_valid,
     output wire [64+5+VEC_W-1:0] cq_rd_ctx,    // {ring, log2, vector}
+    output wire               cq_cfg_valid,
+    output wire [CQ_W-1:0]    cq_cfg_cqn,
+    output wire               cq_cfg_create,
 
     output wire               evr_valid,
+    output wire               evr_set,
     output wire [63:0]        evr_ring,
     output wire [4:0]         evr_log2,
     output wire [63:0]        evr_exc_ring,
@@ -429,7 +438,7 @@ wire [7:0] result = (res_reg == ST_OK && !win_ok) ? ST_OUT_OF_WINDOW : res_reg;
 
 reg ovr;
 reg out_we;
-reg mr_wr_pulse, mr_inv_pulse, rts_pulse, qst_pulse, win_pulse;
+reg mr_wr_pulse, mr_inv_pulse, rts_pulse, qst_pulse, win_pulse, cq_cfg_pulse, evr_pulse;
 reg [1:0] qst_new;
 
 always @* begin
@@ -460,6 +469,7 @@ always @* begin
     qpcq_rd_en = 1'b0;
     mr_wr_pulse = 1'b0; mr_inv_pulse = 1'b0; rts_pulse = 1'b0; qst_pulse = 1'b0; qst_new = QP_FREE;
     win_pulse = 1'b0;
+    cq_cfg_pulse = 1'b0; evr_pulse = 1'b0;
 
     if (cmd_wr && state_reg != S_IDLE) begin
         ovr = 1'b1;   // ignored and counted (docs/device.md, RNAD)
@@ -515,8 +525,12 @@ always @* begin
                 cq_wr_en = 1'b1;
                 cq_valid_next[cqn] = 1'b1;
                 ref_wr_en = 1'b1;   // a free CQ has no QP: its count starts at 0
+                cq_cfg_pulse = 1'b1;
             end
-            OP_DESTROY_CQ: cq_valid_next[cqn] = 1'b0;
+            OP_DESTROY_CQ: begin
+                cq_valid_next[cqn] = 1'b0;
+                cq_cfg_pulse = 1'b1;
+            end
             OP_CREATE_QP: begin
                 qp_wr_en = 1'b1;
                 qp_state_next[2 * qpn +: 2] = QP_CREATED;
@@ -552,6 +566,7 @@ always @* begin
             end
             OP_EVENT_RING: begin
                 evr_valid_next = 1'b1;
+                evr_pulse = 1'b1;
                 evr_ring_next = {a1, a0};
                 evr_log2_next = ev_l[4:0];
                 evr_exc_ring_next = {a4, a3};
@@ -601,6 +616,7 @@ end
 
 reg        busy_reg, ovr_reg, out_we_reg;
 reg        mr_wr_valid_reg, mr_inv_valid_reg, rts_valid_reg, qst_valid_reg, win_valid_reg;
+reg        cq_cfg_valid_reg, evr_set_reg;
 reg [1:0]  qst_new_reg;
 always @(posedge clk) begin
     state_reg <= state_next;
@@ -632,6 +648,8 @@ always @(posedge clk) begin
     win_valid_reg <= win_pulse;
     rts_valid_reg <= rts_pulse;
     qst_valid_reg <= qst_pulse;
+    cq_cfg_valid_reg <= cq_cfg_pulse;
+    evr_set_reg <= evr_pulse;
     qst_new_reg <= qst_new;
     if (rst) begin
         state_reg <= S_IDLE;
@@ -651,6 +669,8 @@ always @(posedge clk) begin
         win_valid_reg <= 1'b0;
         rts_valid_reg <= 1'b0;
         qst_valid_reg <= 1'b0;
+        cq_cfg_valid_reg <= 1'b0;
+        evr_set_reg <= 1'b0;
     end
 end
 
@@ -685,8 +705,12 @@ assign qp_state_wr_state = qst_new_reg;
 assign qp_rd_state = qp_rd_state_reg;
 
 assign cq_rd_valid = cq_rd_valid_reg;
+assign cq_cfg_valid = cq_cfg_valid_reg;
+assign cq_cfg_cqn = cqn;
+assign cq_cfg_create = op_reg == OP_CREATE_CQ;
 
 assign evr_valid = evr_valid_reg;
+assign evr_set = evr_set_reg;
 assign evr_ring = evr_ring_reg;
 assign evr_log2 = evr_log2_reg;
 assign evr_exc_ring = evr_exc_ring_reg;

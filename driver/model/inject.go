@@ -1,0 +1,50 @@
+package model
+
+import "github.com/openrnic/rnic/driver/hostif"
+
+// The completion and event writers' rules without a data path: the oracle
+// (cmd/rnic-oracle's model_* ops) drives the CQ writer and the event writer
+// of the hardware (hw/rtl/rnic_cq.v, rnic_evq.v) with records no SQ or RQ
+// engine made, and the model must answer them as its own engines' records.
+
+// InjectCQE completes e into CQ cqn as the engines' completions do
+// (complete: the overrun rule, the phase, the arm). The phase bit of e is
+// ignored (the writer sets it). A cqn the build does not have is ignored.
+func (d *Device) InjectCQE(cqn uint16, e hostif.CQE) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	defer d.settle()
+	if int(cqn) >= len(d.t.CQs) {
+		return
+	}
+	d.complete(cqn, e)
+}
+
+// InjectEvent puts e on the event ring as the device's own events go
+// (writeEvent: lost before EVENT_RING or when refused, vector 0 raised).
+func (d *Device) InjectEvent(e hostif.Event) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	defer d.settle()
+	d.writeEvent(e)
+}
+
+// LostCQEs is how many completions the CQs did not take: an overrun CQ's
+// (the entry that found it full and every later one) and the entries whose
+// write the window check refused.
+func (d *Device) LostCQEs() uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.lostCQEs
+}
+
+// Messages is how many interrupt messages vector v has sent (each one a
+// send on its Vector channel, which coalesces those not yet taken).
+func (d *Device) Messages(v int) uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if v < 0 || v >= len(d.vec) {
+		return 0
+	}
+	return d.vec[v].messages
+}
