@@ -215,10 +215,11 @@ $(LINT)/ghdl/all.ok: $(RTL_VHDL) | deps
 # bits, published in the ID block.
 SIM := $(BUILD)/sim
 SIM_BIN := $(SIM)/rnic-sim
-SIM_SRC := hw/rtl/rnic_dev.v hw/rtl/rnic_admin.v hw/rtl/sdp_ram.v hw/rtl/rnic_regs.v
+# The top; Verilator finds the blocks it instantiates in hw/rtl (-y).
+SIM_SRC := hw/rtl/rnic_dev.v
 # The device's datapath width, given to Verilator and to the harness.
 SIM_DATA_W ?= 64
-SIM_FLAGS = -GDATA_W=$(SIM_DATA_W) -CFLAGS '-O2 -std=c++17 -DRNIC_DATA_W=$(SIM_DATA_W)' -LDFLAGS '-lz'
+SIM_FLAGS = -y hw/rtl -GDATA_W=$(SIM_DATA_W) -CFLAGS '-O2 -std=c++17 -DRNIC_DATA_W=$(SIM_DATA_W)' -LDFLAGS '-lz'
 SIM_HASH = $(or $(shell git rev-parse HEAD 2>/dev/null | cut -c1-8),00000000)
 
 sim: $(SIM_BIN)
@@ -229,7 +230,7 @@ $(SIM)/hash: FORCE
 	@mkdir -p $(@D)
 	@echo $(SIM_HASH) | cmp -s - $@ || echo $(SIM_HASH) > $@
 
-$(SIM_BIN): $(SIM_SRC) $(RTL_VLT) hw/sim/rnic_sim.cpp $(SIM)/hash | deps
+$(SIM_BIN): $(RTL_V) $(RTL_VH) $(RTL_VLT) hw/sim/rnic_sim.cpp $(SIM)/hash | deps
 	@mkdir -p $(SIM)
 	verilator --cc --exe --build -j 2 -O2 --trace-fst -Wall -Wno-fatal $(RTL_VLT) $(SIM_FLAGS) \
 		-GBUILD_HASH=32\'h$$(cat $(SIM)/hash) --top-module rnic_dev -Mdir $(SIM)/obj \

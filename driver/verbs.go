@@ -85,8 +85,11 @@ func (d *Device) InitDataPath(arenaSize int) error {
 // carve takes n octets (a power of two) of the arena, aligned to n and to
 // 4 KiB (docs/device.md, "Rings"), zeroed.
 func (v *verbsState) carve(n uint64) (uint64, error) {
+	// Aligned in device addresses, not only within the arena (whose own
+	// address is 4 KiB-aligned, perhaps no more): a ring is aligned to
+	// its size (docs/device.md, Rings).
 	align := max(n, 4096)
-	off := (v.arenaOff + align - 1) &^ (align - 1)
+	off := (v.arena.Addr+v.arenaOff+align-1)&^(align-1) - v.arena.Addr
 	if off+n > uint64(len(v.arena.Mem)) {
 		return 0, fmt.Errorf("driver: the ring arena (%d octets) is full: give InitDataPath a larger arena", len(v.arena.Mem))
 	}
