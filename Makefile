@@ -168,6 +168,10 @@ DDP_RX_STAGES := ddp_rx_intake ddp_rx_check ddp_rx_decide ddp_rx_setup ddp_rx_pl
 # rnic_admin likewise: Yosys synthesises it within rnic_dev (the same
 # parameters as its defaults), which saves make test about 45 s.
 YOSYS_WITHIN := $(DDP_RX_STAGES) rnic_admin
+# rnic_dev holds every block, each synthesised on its own already: Yosys
+# elaborates it (the hierarchy checked, every process read) without
+# synthesising it all again; `make synth` gives its figures.
+YOSYS_ELAB_ONLY := rnic_dev
 lint-hw: $(RTL_V_TOPS:%=$(LINT)/verilator/%.ok) $(filter-out $(YOSYS_WITHIN:%=$(LINT)/yosys/%.ok),$(RTL_V_TOPS:%=$(LINT)/yosys/%.ok))
 lint-hw: $(if $(RTL_VHDL),$(LINT)/ghdl/all.ok)
 # The variants the defaults do not reach: ddp_rx and rnic_rx with the
@@ -198,7 +202,7 @@ $(LINT)/verilator/%.ok: $(RTL_V) $(RTL_VH) $(RTL_VLT) | deps
 # itself is synthesised as written.
 $(LINT)/yosys/%.ok: $(RTL_V) $(RTL_VH) | deps
 	@mkdir -p $(@D)
-	yosys -q -l $(@:.ok=.log) -p 'read_verilog -sv -I hw/rtl $(if $(filter sdp_ram,$*),,-DRNIC_SYNTH_ESTIMATE) $(RTL_V); synth -top $*'
+	yosys -q -l $(@:.ok=.log) -p 'read_verilog -sv -I hw/rtl $(if $(filter sdp_ram,$*),,-DRNIC_SYNTH_ESTIMATE) $(RTL_V); $(if $(filter $(YOSYS_ELAB_ONLY),$*),hierarchy -check -top $*; proc,synth -top $*)'
 	@touch $@
 
 $(LINT)/ghdl/all.ok: $(RTL_VHDL) | deps

@@ -72,6 +72,9 @@ func StartMPA(ctx context.Context, c net.Conn, role mpa.Role, cfg mpa.Config, qp
 		RxMSNSend: ddp.FirstMSN, RxMSNReadRq: ddp.FirstMSN}, p, nil
 }
 
+// MaxSegment is the longest segment the network seam carries.
+const MaxSegment = 0xffff
+
 // Relay moves octets between the sockets of a device's offloaded
 // connections and its network seam: what a socket reads goes to SegIn with
 // the stream offset of its first octet; what SegOut delivers is written to
@@ -236,7 +239,9 @@ func (r *Relay) in(qpn uint16, rc *relayConn) {
 		rc.endErr = endErr
 		close(rc.ended)
 	}()
-	buf := make([]byte, 64<<10)
+	// A segment on the seam is at most 65535 octets (its length field is
+	// 16 bits: docs/device.md, rnic_dev's s_net tuser).
+	buf := make([]byte, MaxSegment)
 	for {
 		n, err := rc.c.Read(buf)
 		if n > 0 {

@@ -67,7 +67,8 @@
 //                   Full Operation parameters (the connection configuration
 //                   of rnic_tx and rnic_rx)
 //   qp_state_wr_*   one-clock pulse per QP state change: qpn, new state
-//                   (0 free, 1 created, 2 RTS, 3 drained)
+//                   (0 free, 1 created, 2 RTS, 3 drained); with CREATE_QP
+//                   (state 1) qp_state_wr_pd is the QP's PD
 //   qp_rd_*         the QP context's read port (state, PD, rings, CQs; one
 //                   clock); rts_rd_* the QP_RTS parameters' read port
 //   cq_rd_*         the CQ table's read port (valid, ring, log2, vector)
@@ -141,6 +142,7 @@ module rnic_admin #(
     output wire               qp_state_wr_valid,
     output wire [CONN_W-1:0]  qp_state_wr_qpn,
     output wire [1:0]         qp_state_wr_state,
+    output wire [15:0]        qp_state_wr_pd,
     input  wire               qp_rd_en,
     input  wire [CONN_W-1:0]  qp_rd_qpn,
     output wire [1:0]         qp_rd_state,
@@ -702,6 +704,7 @@ assign qp_rts_params = rts_wr_data;
 assign qp_state_wr_valid = qst_valid_reg;
 assign qp_state_wr_qpn = qpn;
 assign qp_state_wr_state = qst_new_reg;
+assign qp_state_wr_pd = a1[15:0];   // CREATE_QP's PD (the ARG words are held until the next command)
 assign qp_rd_state = qp_rd_state_reg;
 
 assign cq_rd_valid = cq_rd_valid_reg;

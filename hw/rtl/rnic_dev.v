@@ -182,6 +182,13 @@ wire                evr_valid, evr_set;
 wire [63:0]         evr_ring;
 wire [4:0]          evr_log2;
 wire                win_wr_valid;
+wire [15:0]         qp_state_wr_pd;
+wire                mr_wr_valid, mr_inv_valid;
+wire [STAG_AW-1:0]  mr_wr_index, mr_inv_index;
+wire [7:0]          mr_wr_key;
+wire [3:0]          mr_wr_access;
+wire [15:0]         mr_wr_pd, mr_wr_bound;
+wire [63:0]         mr_wr_base_to, mr_wr_len, mr_wr_addr;
 wire [WIN_W-1:0]    win_wr_slot;
 wire [63:0]         win_wr_addr, win_wr_len;
 // The BAR's external regions: the interrupt vectors and the doorbells.
@@ -206,16 +213,16 @@ rnic_admin #(
     .out_args(adm_out),
     .out_args_we(adm_out_we),
     .overrun(adm_overrun),
-    // Toward the engines below. The MR write and invalidate events, the
-    // exception ring's configuration and the RQ side wait for the receive
-    // path (ddp_rx), which is not wired yet.
+    // Toward the engines below. The exception ring's configuration waits
+    // for the exception writer.
     /* verilator lint_off PINCONNECTEMPTY */
-    .mr_wr_valid(), .mr_wr_index(), .mr_wr_key(), .mr_wr_access(), .mr_wr_pd(), .mr_wr_bound(),
-    .mr_wr_base_to(), .mr_wr_len(), .mr_wr_addr(),
-    .mr_inv_valid(), .mr_inv_index(),
+    .mr_wr_valid(mr_wr_valid), .mr_wr_index(mr_wr_index), .mr_wr_key(mr_wr_key), .mr_wr_access(mr_wr_access),
+    .mr_wr_pd(mr_wr_pd), .mr_wr_bound(mr_wr_bound), .mr_wr_base_to(mr_wr_base_to), .mr_wr_len(mr_wr_len),
+    .mr_wr_addr(mr_wr_addr), .mr_inv_valid(mr_inv_valid), .mr_inv_index(mr_inv_index),
     .mr_rd_en(mr_rd_en), .mr_rd_index(mr_rd_index), .mr_rd_valid(mr_rd_valid), .mr_rd_entry(mr_rd_entry),
     .qp_rts_valid(qp_rts_valid), .qp_rts_qpn(qp_rts_qpn), .qp_rts_params(qp_rts_params),
     .qp_state_wr_valid(qp_state_wr_valid), .qp_state_wr_qpn(qp_state_wr_qpn), .qp_state_wr_state(qp_state_wr_state),
+    .qp_state_wr_pd(qp_state_wr_pd),
     .qp_rd_en(qp_rd_en), .qp_rd_qpn(qp_rd_qpn), .qp_rd_state(qp_rd_state), .qp_rd_ctx(qp_rd_ctx),
     .rts_rd_en(rts_rd_en), .rts_rd_qpn(rts_rd_qpn), .rts_rd_params(rts_rd_params),
     .cq_rd_en(cq_rd_en), .cq_rd_cqn(cq_rd_cqn), .cq_rd_valid(cq_rd_valid), .cq_rd_ctx(cq_rd_ctx),
@@ -247,6 +254,8 @@ wire [DATA_W-1:0] txp_data;
 wire [DATA_W/8-1:0] txp_keep;
 
 wire              sq_cq_valid, sq_cq_ready, sq_ev_valid, sq_ev_ready;
+wire              rr_done_valid, rr_done_ready;
+wire [CONN_W-1:0] rr_done_qpn;
 wire [CQ_W-1:0]   sq_cq_cqn;
 wire [247:0]      sq_cq_entry;
 wire [119:0]      sq_ev_entry;
@@ -271,9 +280,8 @@ rnic_sq #(
     .qp_rd_en(qp_rd_en), .qp_rd_qpn(qp_rd_qpn), .qp_rd_state(qp_rd_state), .qp_rd_ctx(qp_rd_ctx),
     .rts_rd_en(rts_rd_en), .rts_rd_qpn(rts_rd_qpn), .rts_rd_params(rts_rd_params),
     .mr_rd_en(mr_rd_en), .mr_rd_index(mr_rd_index), .mr_rd_valid(mr_rd_valid), .mr_rd_entry(mr_rd_entry),
-    // A Read's completion comes from the receive side (its last Read
-    // Response), not wired yet: Reads stay outstanding.
-    .rr_done_valid(1'b0), .rr_done_ready(), .rr_done_qpn({CONN_W{1'b0}}), .rr_done_status(8'd0),
+    // A Read completes with its last Read Response (the receive side).
+    .rr_done_valid(rr_done_valid), .rr_done_ready(rr_done_ready), .rr_done_qpn(rr_done_qpn), .rr_done_status(8'd0),
     .rr_done_layer_etype(8'd0), .rr_done_code(8'd0),
     .wqe_rd_req_valid(rdc_req_valid[0]), .wqe_rd_req_ready(rdc_req_ready[0]), .wqe_rd_req_addr(rdc_req_addr[63:0]),
     .wqe_rd_req_len(rdc_req_len[31:0]), .wqe_rd_req_what(rdc_req_what[2:0]),
@@ -479,12 +487,12 @@ rnic_dma_wr #(.DATA_W(DATA_W), .N_WR(N_WR), .WIN_W(WIN_W), .ID_W(AXI_ID_W)) dma_
     .wr_done_valid(wrc_done_valid), .wr_done_ready(wrc_done_ready), .wr_done_err(wrc_done_err),
     .win_wr_valid(win_wr_valid), .win_wr_slot(win_wr_slot), .win_wr_addr(win_wr_addr), .win_wr_len(win_wr_len),
     .ref_valid(rwr_valid), .ref_ready(rwr_ready), .ref_what(rwr_what), .ref_addr(rwr_addr), .ref_len(rwr_len),
-    // The placement writes' port (ddp_rx's AXI4 master): the receive
-    // path is not wired yet.
-    .s_axi_awid(1'b0), .s_axi_awaddr(64'd0), .s_axi_awlen(8'd0), .s_axi_awsize(3'd0), .s_axi_awburst(2'd1),
-    .s_axi_awcache(4'd0), .s_axi_awprot(3'd0), .s_axi_awvalid(1'b0), .s_axi_awready(),
-    .s_axi_wdata({DATA_W{1'b0}}), .s_axi_wstrb({DATA_W/8{1'b0}}), .s_axi_wlast(1'b0), .s_axi_wvalid(1'b0),
-    .s_axi_wready(), .s_axi_bid(), .s_axi_bresp(), .s_axi_bvalid(), .s_axi_bready(1'b1),
+    // The placement writes (ddp_rx's AXI4 master, through rnic_rx).
+    .s_axi_awid(pl_awid), .s_axi_awaddr(pl_awaddr), .s_axi_awlen(pl_awlen), .s_axi_awsize(pl_awsize),
+    .s_axi_awburst(pl_awburst), .s_axi_awcache(pl_awcache), .s_axi_awprot(pl_awprot), .s_axi_awvalid(pl_awvalid),
+    .s_axi_awready(pl_awready), .s_axi_wdata(pl_wdata), .s_axi_wstrb(pl_wstrb), .s_axi_wlast(pl_wlast),
+    .s_axi_wvalid(pl_wvalid), .s_axi_wready(pl_wready), .s_axi_bid(pl_bid), .s_axi_bresp(pl_bresp),
+    .s_axi_bvalid(pl_bvalid), .s_axi_bready(pl_bready),
     .m_axi_awid(m_axi_awid), .m_axi_awaddr(m_axi_awaddr), .m_axi_awlen(m_axi_awlen), .m_axi_awsize(m_axi_awsize),
     .m_axi_awburst(m_axi_awburst), .m_axi_awlock(), .m_axi_awcache(), .m_axi_awprot(),
     .m_axi_awvalid(m_axi_awvalid), .m_axi_awready(m_axi_awready),
@@ -493,13 +501,150 @@ rnic_dma_wr #(.DATA_W(DATA_W), .N_WR(N_WR), .WIN_W(WIN_W), .ID_W(AXI_ID_W)) dma_
     .m_axi_bready(m_axi_bready)
 );
 
-/* verilator lint_on PINCONNECTEMPTY */
+// --- the receive side: m_net -> rnic_rx -> placement --------------------------
+//
+// rnic_rx takes the seam's segments (s_net), checks and places them through
+// ddp_rx's STag table, written from MR_WRITE and MR_INVALIDATE, on the
+// connections QP_RTS enables; its placement writes go out through
+// rnic_dma_wr's pass-through port. A Read Response's completion completes
+// the QP's oldest Read in rnic_sq. Not yet: receive buffers (the RQ
+// engine: a Send to the device finds none and is refused), inbound Read
+// Requests (the Read responder), receive CQEs, the exception ring (its
+// stream is held: m_exc_tready low stops the input, nothing is dropped),
+// errors of the peer's stream (m_err) moving the QP to the error state,
+// and the MR fences (MR_INVALIDATE answers before ddp_rx has taken it).
 
-// The receive path (rnic_rx, ddp_rx's placement through dma_wr's s_axi,
-// the RQ engine, the Read responder, the exception ring) is not wired
-// yet: the network input is never ready, so an offered segment waits and
-// nothing is dropped.
-assign s_net_tready = 1'b0;
+// Configuration queues: rnic_admin's pulses, taken by rnic_rx and ddp_rx
+// when they are ready (their fences may hold them). A driver issues one
+// command at a time, each takes 2^WIN_W + 4 clocks or more, so a few
+// entries are plenty; a full queue is a device bug and stops the clock
+// check in simulation.
+localparam CFGQ_LOG2 = 3;
+// QP context the receive side needs: the PD (CREATE_QP).
+reg  [15:0] qp_pd_mem [0:(1<<CONN_W)-1];
+always @(posedge clk) if (qp_state_wr_valid && qp_state_wr_state == 2'd1) qp_pd_mem[qp_state_wr_qpn] <= qp_state_wr_pd;
+// rnic_rx's cfg and ddp_rx's s_conn, one record each per QP_RTS (enable)
+// and per QP_DRAIN / DESTROY_QP (disable):
+// {conn, enable, mrk_en, crc_en, base, pd}
+localparam CFGR_W = CONN_W + 3 + 32 + 16;
+wire               rts_go = qp_rts_valid;
+wire               dis_go = qp_state_wr_valid && (qp_state_wr_state == 2'd3 || qp_state_wr_state == 2'd0);
+wire [CFGR_W-1:0]  cfgr_in = rts_go ? {qp_rts_qpn, 1'b1, qp_rts_params[193], qp_rts_params[195], qp_rts_params[159:128],
+                                       qp_pd_mem[qp_rts_qpn]}
+                                    : {qp_state_wr_qpn, 3'b000, 32'd0, 16'd0};
+reg  [CFGR_W-1:0]  rcfg_q [0:(1<<CFGQ_LOG2)-1];
+reg  [CFGQ_LOG2:0] rcfg_wp_reg, rcfg_rp_reg, ccfg_rp_reg;
+/* verilator lint_off UNUSEDSIGNAL */
+wire [CFGR_W-1:0]  rcfg_head = rcfg_q[rcfg_rp_reg[CFGQ_LOG2-1:0]];   // rnic_rx: all but the PD
+wire [CFGR_W-1:0]  ccfg_head = rcfg_q[ccfg_rp_reg[CFGQ_LOG2-1:0]];   // ddp_rx: conn, enable, PD
+/* verilator lint_on UNUSEDSIGNAL */
+wire               rcfg_valid = rcfg_rp_reg != rcfg_wp_reg;
+wire               ccfg_valid = ccfg_rp_reg != rcfg_wp_reg;
+wire               rcfg_ready, ccfg_ready;
+always @(posedge clk) begin
+    if (rts_go || dis_go) begin
+        rcfg_q[rcfg_wp_reg[CFGQ_LOG2-1:0]] <= cfgr_in;
+        rcfg_wp_reg <= rcfg_wp_reg + 1'b1;
+    end
+    if (rcfg_valid && rcfg_ready) rcfg_rp_reg <= rcfg_rp_reg + 1'b1;
+    if (ccfg_valid && ccfg_ready) ccfg_rp_reg <= ccfg_rp_reg + 1'b1;
+    if (rst) begin
+        rcfg_wp_reg <= 0;
+        rcfg_rp_reg <= 0;
+        ccfg_rp_reg <= 0;
+    end
+end
+// ddp_rx's STag table: {index, entry_valid, key, pd, bound, conn, access, base, len, addr}
+localparam STGR_W = STAG_AW + 1 + 8 + 16 + 1 + CONN_W + 2 + 64 + 32 + 64;
+// A region longer than ddp_rx's 32-bit length is entered with the largest
+// length it holds: a smaller bound refuses more, never writes outside.
+wire [31:0]        mr_len32 = |mr_wr_len[63:32] ? 32'hffffffff : mr_wr_len[31:0];
+wire [STGR_W-1:0]  stgr_in = mr_wr_valid
+    ? {mr_wr_index, 1'b1, mr_wr_key, mr_wr_pd, mr_wr_bound != 16'hffff, mr_wr_bound[CONN_W-1:0],
+       mr_wr_access[2], mr_wr_access[3], mr_wr_base_to, mr_len32, mr_wr_addr}
+    : {mr_inv_index, 1'b0, {(STGR_W-STAG_AW-1){1'b0}}};
+reg  [STGR_W-1:0]  stg_q [0:(1<<CFGQ_LOG2)-1];
+reg  [CFGQ_LOG2:0] stg_wp_reg, stg_rp_reg;
+wire [STGR_W-1:0]  stg_head = stg_q[stg_rp_reg[CFGQ_LOG2-1:0]];
+wire               stg_valid = stg_rp_reg != stg_wp_reg;
+wire               stg_ready;
+always @(posedge clk) begin
+    if (mr_wr_valid || mr_inv_valid) begin
+        stg_q[stg_wp_reg[CFGQ_LOG2-1:0]] <= stgr_in;
+        stg_wp_reg <= stg_wp_reg + 1'b1;
+    end
+    if (stg_valid && stg_ready) stg_rp_reg <= stg_rp_reg + 1'b1;
+    if (rst) begin
+        stg_wp_reg <= 0;
+        stg_rp_reg <= 0;
+    end
+end
+`ifndef SYNTHESIS
+always @(posedge clk) begin
+    if (!rst && (rcfg_wp_reg - rcfg_rp_reg > (1 << CFGQ_LOG2) || rcfg_wp_reg - ccfg_rp_reg > (1 << CFGQ_LOG2) ||
+                 stg_wp_reg - stg_rp_reg > (1 << CFGQ_LOG2))) begin
+        $error("rnic_dev: a configuration queue of the receive side overflowed");
+        $finish;
+    end
+end
+`endif
+
+wire [0:0]          pl_awid, pl_bid;
+wire [63:0]         pl_awaddr;
+wire [7:0]          pl_awlen;
+wire [2:0]          pl_awsize, pl_awprot;
+wire [1:0]          pl_awburst, pl_bresp;
+wire [3:0]          pl_awcache;
+wire                pl_awvalid, pl_awready, pl_wlast, pl_wvalid, pl_wready, pl_bvalid, pl_bready;
+wire [DATA_W-1:0]   pl_wdata;
+wire [DATA_W/8-1:0] pl_wstrb;
+
+wire               cpl_valid, cpl_ready, cpl_tagged;
+wire [CONN_W-1:0]  cpl_conn;
+wire [3:0]         cpl_opcode;
+localparam [3:0]   OP_READ_RESPONSE = 4'h2;   // RFC 5040 4.2
+wire               cpl_rresp = cpl_tagged && cpl_opcode == OP_READ_RESPONSE;
+assign rr_done_valid = cpl_valid && cpl_rresp;
+assign rr_done_qpn = cpl_conn;
+assign cpl_ready = !cpl_rresp || rr_done_ready;
+
+rnic_rx #(
+    .DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .ADDR_W(64), .ID_W(64)
+) rx (
+    .clk(clk), .rst(rst),
+    .cfg_valid(rcfg_valid), .cfg_ready(rcfg_ready), .cfg_conn(rcfg_head[CFGR_W-1 -: CONN_W]),
+    .cfg_en(rcfg_head[50]), .cfg_mrk_en(rcfg_head[49]), .cfg_crc_en(rcfg_head[48]), .cfg_base(rcfg_head[47:16]),
+    .s_axis_tdata(s_net_tdata), .s_axis_tkeep(s_net_tkeep), .s_axis_tvalid(s_net_tvalid), .s_axis_tready(s_net_tready),
+    .s_axis_tlast(s_net_tlast), .s_axis_tuser({s_net_tuser[48 +: CONN_W], s_net_tuser[47:0]}),
+    .m_exc_tdata(), .m_exc_tkeep(), .m_exc_tvalid(), .m_exc_tready(1'b0), .m_exc_tlast(), .m_exc_tuser(),
+    .m_skip_valid(), .m_skip_conn(), .m_skip_seq(), .m_skip_reason(), .m_early_valid(), .m_early_conn(),
+    .ooo_busy(),
+    .s_conn_valid(ccfg_valid), .s_conn_ready(ccfg_ready), .s_conn_conn(ccfg_head[CFGR_W-1 -: CONN_W]),
+    .s_conn_enable(ccfg_head[50]), .s_conn_pd({16'd0, ccfg_head[15:0]}),
+    .s_stag_valid(stg_valid), .s_stag_ready(stg_ready), .s_stag_index(stg_head[STGR_W-1 -: STAG_AW]),
+    .s_stag_entry_valid(stg_head[STGR_W-STAG_AW-1]), .s_stag_key(stg_head[STGR_W-STAG_AW-2 -: 8]),
+    .s_stag_pd({16'd0, stg_head[STGR_W-STAG_AW-10 -: 16]}), .s_stag_bound(stg_head[STGR_W-STAG_AW-26]),
+    .s_stag_conn(stg_head[STGR_W-STAG_AW-27 -: CONN_W]), .s_stag_access(stg_head[161:160]),
+    .s_stag_base(stg_head[159:96]), .s_stag_len(stg_head[95:64]), .s_stag_addr(stg_head[63:0]),
+    // Receive buffers come with the RQ engine.
+    .s_post_valid(1'b0), .s_post_ready(), .s_post_conn({CONN_W{1'b0}}), .s_post_qn(2'd0), .s_post_addr(64'd0),
+    .s_post_len(32'd0), .s_post_id(64'd0),
+    .m_axi_awid(pl_awid), .m_axi_awaddr(pl_awaddr), .m_axi_awlen(pl_awlen), .m_axi_awsize(pl_awsize),
+    .m_axi_awburst(pl_awburst), .m_axi_awcache(pl_awcache), .m_axi_awprot(pl_awprot), .m_axi_awvalid(pl_awvalid),
+    .m_axi_awready(pl_awready), .m_axi_wdata(pl_wdata), .m_axi_wstrb(pl_wstrb), .m_axi_wlast(pl_wlast),
+    .m_axi_wvalid(pl_wvalid), .m_axi_wready(pl_wready), .m_axi_bid(pl_bid), .m_axi_bresp(pl_bresp),
+    .m_axi_bvalid(pl_bvalid), .m_axi_bready(pl_bready),
+    .m_wr_addr(), .m_wr_data(), .m_wr_strb(), .m_wr_last(), .m_wr_valid(), .m_wr_ready(1'b0),
+    .m_cpl_valid(cpl_valid), .m_cpl_ready(cpl_ready), .m_cpl_conn(cpl_conn), .m_cpl_opcode(cpl_opcode),
+    .m_cpl_tagged(cpl_tagged), .m_cpl_qn(), .m_cpl_msn(), .m_cpl_len(), .m_cpl_id(), .m_cpl_stag(),
+    .m_cpl_inv_stag(), .m_cpl_rr(),
+    .m_err_valid(rx_err_valid), .m_err_ready(1'b1), .m_err_conn(), .m_err_layer(), .m_err_etype(), .m_err_code(),
+    .m_drop_valid(), .m_drop_conn(), .m_drop_reason(), .m_drop_first(), .m_drop_count(),
+    .m_post_err_valid(), .m_post_err_conn(), .m_post_err_qn(), .m_post_err_id(), .m_post_err_reason(),
+    .m_berr_valid(), .m_berr_conn(), .m_berr_resp(), .m_done_valid(), .m_done_conn()
+);
+wire rx_err_valid;
+/* verilator lint_on PINCONNECTEMPTY */
 
 // idle: nothing moved on any port or between the engines for IDLE_CLOCKS
 // clocks and no admin command running. The engines have no busy outputs
@@ -510,7 +655,9 @@ wire moving = adm_busy || sqdb_valid || cqdb_valid || qp_rts_valid || qp_state_w
               cq_cfg_valid || evr_valid || (|rdc_req_valid) || (|rdc_valid) || (|wrc_req_valid) || (|wrc_valid) ||
               (|wrc_done_valid) || desc_valid || txp_valid || fp_valid || sq_cq_valid || sq_ev_valid ||
               cq_ev_valid || rrd_valid || rwr_valid || irq_valid || m_axi_arvalid || m_axi_rvalid ||
-              m_axi_awvalid || m_axi_wvalid || m_axi_bvalid || tcfg_valid_reg || cq_int_valid || evq_int_valid;
+              m_axi_awvalid || m_axi_wvalid || m_axi_bvalid || tcfg_valid_reg || cq_int_valid || evq_int_valid ||
+              s_net_tvalid || rcfg_valid || ccfg_valid || stg_valid || cpl_valid || rx_err_valid || pl_awvalid ||
+              pl_wvalid || pl_bvalid;
 reg [12:0] quiet_reg;
 always @(posedge clk) begin
     if (moving) quiet_reg <= 13'd0;
@@ -519,7 +666,7 @@ always @(posedge clk) begin
 end
 assign idle = quiet_reg == IDLE_CLOCKS[12:0];
 /* verilator lint_off UNUSEDSIGNAL */
-wire unused_ports = &{1'b0, s_net_tdata, s_net_tkeep, s_net_tvalid, s_net_tlast, s_net_tuser, evq_lost,
+wire unused_ports = &{1'b0, s_net_tuser[63:48+CONN_W], evq_lost, mr_wr_access[1:0],
                       qpdb_wr_biten, cqdb_wr_biten, qpdb_addr[1:0], cqdb_addr[1:0]};
 /* verilator lint_on UNUSEDSIGNAL */
 // --- the BAR ---------------------------------------------------------------------

@@ -119,7 +119,7 @@ rnic_admin #(
     .mr_inv_valid(), .mr_inv_index(),
     .mr_rd_en(1'b0), .mr_rd_index({STAG_AW{1'b0}}), .mr_rd_valid(), .mr_rd_entry(),
     .qp_rts_valid(), .qp_rts_qpn(), .qp_rts_params(),
-    .qp_state_wr_valid(), .qp_state_wr_qpn(), .qp_state_wr_state(),
+    .qp_state_wr_valid(), .qp_state_wr_qpn(), .qp_state_wr_state(), .qp_state_wr_pd(),
     .qp_rd_en(1'b0), .qp_rd_qpn({CONN_W{1'b0}}), .qp_rd_state(), .qp_rd_ctx(),
     .rts_rd_en(1'b0), .rts_rd_qpn({CONN_W{1'b0}}), .rts_rd_params(),
     .cq_rd_en(cq_rd_en), .cq_rd_cqn(cq_rd_cqn), .cq_rd_valid(cq_rd_valid), .cq_rd_ctx(cq_rd_ctx),

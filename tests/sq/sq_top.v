@@ -92,7 +92,7 @@ rnic_admin #(.CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WI
     .mr_wr_base_to(), .mr_wr_len(), .mr_wr_addr(), .mr_inv_valid(), .mr_inv_index(),
     .mr_rd_en(mr_rd_en), .mr_rd_index(mr_rd_index), .mr_rd_valid(mr_rd_valid), .mr_rd_entry(mr_rd_entry),
     .qp_rts_valid(qp_rts_valid), .qp_rts_qpn(qp_rts_qpn), .qp_rts_params(qp_rts_params),
-    .qp_state_wr_valid(qp_state_wr_valid), .qp_state_wr_qpn(qp_state_wr_qpn), .qp_state_wr_state(qp_state_wr_state),
+    .qp_state_wr_valid(qp_state_wr_valid), .qp_state_wr_qpn(qp_state_wr_qpn), .qp_state_wr_state(qp_state_wr_state), .qp_state_wr_pd(),
     .qp_rd_en(qp_rd_en), .qp_rd_qpn(qp_rd_qpn), .qp_rd_state(qp_rd_state), .qp_rd_ctx(qp_rd_ctx),
     .rts_rd_en(rts_rd_en), .rts_rd_qpn(rts_rd_qpn), .rts_rd_params(rts_rd_params),
     .cq_rd_en(1'b0), .cq_rd_cqn({CQ_W{1'b0}}), .cq_rd_valid(), .cq_rd_ctx(),
