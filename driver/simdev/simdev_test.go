@@ -20,7 +20,7 @@ import (
 	"github.com/openrnic/rnic/internal/simbuild"
 )
 
-func start(t *testing.T, cfg Config) *Device {
+func start(t testing.TB, cfg Config) *Device {
 	t.Helper()
 	if cfg.Binary == "" {
 		cfg.Binary = simbuild.Binary(t)
