@@ -79,8 +79,10 @@
 //                     dropped_ev pulses when a doorbell's event found it full
 //                     (doorbells cannot wait)
 //
-// Not done (the model does it): QP_DRAIN's fence (the pending entries
-// flushed at QP_DRAIN; rnic_admin answers at once today); a ring overrun on a
+// QP_DRAIN (the drained state pulse) completes the pending entries (FLUSHED
+// if not done) and stops the QP's fetching, as the model's drainQP; the
+// fence itself (rnic_admin answering only once they are in the CQ) is the
+// lead's wiring. Not done (the model does it): a ring overrun on a
 // QP not yet in RTS (the model's QP goes to error silently and refuses
 // QP_RTS; here rnic_admin's state decides); a payload read with an AXI error
 // after its first beat (the message is already on its way: it completes
@@ -218,7 +220,7 @@ end
 // Statuses (docs/device.md), event types, SQ opcodes.
 localparam [2:0] ST_SUCCESS = 3'd0, ST_FLUSHED = 3'd1, ST_BAD_WQE = 3'd2, ST_LOCAL_ACCESS = 3'd3;
 localparam [7:0] EV_QP_ERROR = 8'd1, EV_DOORBELL_BAD = 8'd4, EV_RING_OVERRUN = 8'd5;
-localparam [1:0] QP_FREE = 2'd0, QP_CREATED = 2'd1;
+localparam [1:0] QP_FREE = 2'd0, QP_CREATED = 2'd1, QP_DRAINED = 2'd3;
 localparam [2:0] OP_WRITE = 3'd0, OP_READ = 3'd1, OP_SEND = 3'd2, OP_SENDSE = 3'd4;
 
 // ---------------------------------------------------------------------------
@@ -738,15 +740,25 @@ always @(posedge clk) begin
 
     // --- admin pulses (last: they win) ---
     if (qp_state_wr_valid) begin
+        run_r[qp_state_wr_qpn] <= 1'b0;
+        failp_r[qp_state_wr_qpn] <= 1'b0;
+        blk_r[qp_state_wr_qpn] <= 1'b0;
+        if (qp_state_wr_state == QP_DRAINED) begin
+            // QP_DRAIN (the model's drainQP): every entry fetched and not
+            // done completes FLUSHED, in order behind the done ones; the
+            // SQ fetches nothing more. (rnic_admin answers at once; the
+            // completions follow.)
+            err_r[qp_state_wr_qpn] <= 1'b1;
+            retp_r[qp_state_wr_qpn] <= 1'b1;
+        end else begin
+            err_r[qp_state_wr_qpn] <= 1'b0;
+            retp_r[qp_state_wr_qpn] <= 1'b0;
+        end
         if (qp_state_wr_state == QP_CREATED) begin
             pi_r[qp_state_wr_qpn] <= 16'd0;
             ci_r[qp_state_wr_qpn] <= 16'd0;
+            pcnt_r[qp_state_wr_qpn] <= {(PEND_LOG2+1){1'b0}};
         end
-        run_r[qp_state_wr_qpn] <= 1'b0;
-        err_r[qp_state_wr_qpn] <= 1'b0;
-        failp_r[qp_state_wr_qpn] <= 1'b0;
-        retp_r[qp_state_wr_qpn] <= 1'b0;
-        blk_r[qp_state_wr_qpn] <= 1'b0;
     end
     if (qp_rts_valid) begin
         run_r[qp_rts_qpn] <= 1'b1;

@@ -614,7 +614,8 @@ async def fence_ord(dut):
     """The ORD: a second Read waits for the first one's response (ORD 1),
     and the entries behind it wait with it; a fenced Write waits for the
     Reads before it; unsignalled entries complete nothing but keep the
-    order; ring wrap (a ring of 4 reused many times)."""
+    order; QP_DRAIN flushes what is outstanding; ring wrap (a ring of 4
+    reused many times)."""
     tb = await new_tb(dut)
     rng = tb.rng
     p = Prog(tb.base)
@@ -627,6 +628,12 @@ async def fence_ord(dut):
     p.db(0, 4)
     p.read_resp(0, SINK_STAG, SINK_TO, 30)
     p.read_resp(0, SINK_STAG, SINK_TO + 100, 40)
+    # QP_DRAIN with a Read outstanding and a Write done behind it: the Read
+    # completes FLUSHED, then the Write.
+    p.sqe(0, 4, READ, 8, 0x5, SINK_STAG, SINK_TO + 300, 5, 6)
+    p.sqe(0, 5, WRITE, 8, 0x6, SRC_STAG, SRC_TO, 5, 6)
+    p.db(0, 6)
+    p.admin(QP_DRAIN, 0)
     # A fence: the Write waits for the Read on ORD 2.
     p.recycle(2, 4, 1000, 0xF, ord_=2)
     p.sqe(2, 0, READ, 64, 0x11, SINK_STAG, SINK_TO, 1, 2, signalled=False)
