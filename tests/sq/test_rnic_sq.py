@@ -111,8 +111,9 @@ class Prog:
             self.nowait.add(len(self.steps))
         self.steps.append({"sqdb": {"qpn": qpn, "value": value}})
 
-    def read_resp(self, qpn, sink_stag, sink_to, n):
-        self.steps.append({"read_resp": {"qpn": qpn, "sink_stag": sink_stag, "sink_to": sink_to, "len": n}})
+    def read_resp(self, qpn, sink_stag, sink_to, n, bad=False):
+        self.steps.append({"read_resp": {"qpn": qpn, "sink_stag": sink_stag, "sink_to": sink_to, "len": n,
+                                         "bad": bad}})
 
     # --- commands ---
     def window(self, slot, off, n):
@@ -419,7 +420,19 @@ class TB:
                 else:
                     hw_busy = True
                     dut.rr_done_qpn.value = step["read_resp"]["qpn"]
-                    dut.rr_done_status.value = 0
+                    st = le = code = 0
+                    if step["read_resp"]["bad"]:
+                        # The receive side's verdict, as the model's CQE
+                        # of the Read has it (status, layer/etype, code);
+                        # its Terminate and QP_ERROR are the receive
+                        # side's, not rnic_sq's: not expected here.
+                        bad = [c["entry"] for c in out["cqes"] if int(c["entry"][30:32], 16) in (4, 5)]
+                        assert len(bad) == 1, out
+                        st, le, code = int(bad[0][30:32], 16), int(bad[0][42:44], 16), int(bad[0][44:46], 16)
+                        out = dict(out, segs=[], events=[e for e in out["events"] or [] if not e.startswith("01")])
+                    dut.rr_done_status.value = st
+                    dut.rr_done_layer_etype.value = le
+                    dut.rr_done_code.value = code
                     dut.rr_done_valid.value = 1
                     while True:
                         await RisingEdge(dut.clk)
@@ -641,6 +654,16 @@ async def fence_ord(dut):
     p.sqe(2, 2, SEND_SE, 64, 0x13, SRC_STAG, SRC_TO + 4, signalled=False)
     p.db(2, 3)
     p.read_resp(2, SINK_STAG, SINK_TO, 64)
+    # A Read Response the receive side finds in error (rr_done with the
+    # status and the Terminate's octets): the Read takes them, a later
+    # entry completes FLUSHED.
+    p.sqe(2, 3, READ, 16, 0x14, SINK_STAG, SINK_TO + 500, 1, 2)
+    p.sqe(2, 4, WRITE, 16, 0x15, SRC_STAG, SRC_TO, 1, 2, signalled=False)
+    p.sqe(2, 5, READ, 16, 0x16, SINK_STAG, SINK_TO + 600, 1, 2)
+    p.db(2, 6)
+    p.read_resp(2, SINK_STAG, SINK_TO + 500, 16, bad=True)
+    p.sqe(2, 6, SEND, 16, 0x17, SRC_STAG, SRC_TO, signalled=False)
+    p.db(2, 7)
     # Ring wrap: QP 1 with a ring of 4, 5 rounds of 3 entries.
     p.recycle(1, 2, 200, 1)
     k = 0
