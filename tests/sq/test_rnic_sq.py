@@ -723,19 +723,25 @@ async def throughput_small(dut):
                        latency_clocks=None, higher=FIGURES)
 
 
-# Verilator only (make test's budget; the block has no VHDL twin yet).
-@pytest.mark.parametrize("sim", [p for p in hdlsim.simulators(langs=("verilog",)) if p.values[0] == "verilator"])
-def test_rnic_sq(sim, oracle_path):
+# Verilator only, W=64 (make test's budget; the block has no VHDL twin
+# yet). RNIC_SQ_WIDTHS=64,128,256,512 runs other widths too (by hand).
+WIDTHS = [int(w) for w in os.environ.get("RNIC_SQ_WIDTHS", "64").split(",")]
+
+
+@pytest.mark.parametrize("sim,width", [pytest.param(p.values[0], w, id=f"{p.values[0]}-W{w}")
+                                       for p in hdlsim.simulators(langs=("verilog",))
+                                       if p.values[0] == "verilator" for w in WIDTHS])
+def test_rnic_sq(sim, width, oracle_path):
     rtl = hdlsim.RTL_DIR
     hdlsim.run(
         test="rnic_sq",
         sim=sim,
-        tag="W64",
+        tag=f"W{width}",
         toplevel="sq_top",
         test_module=__name__,
         verilog_sources=[hdlsim.REPO_ROOT / "tests" / "sq" / "sq_top.v"] +
                         [rtl / f for f in ("rnic_sq.v", "rnic_admin.v", "rnic_tx.v", "ddp_tx.v", "mpa_tx.v",
                                            "mpa_tx_frame.v", "mpa_tx_mark.v", "sdp_ram.v", "crc32c.v")],
-        parameters=dict(PARAMS, DATA_W=64),
+        parameters=dict(PARAMS, DATA_W=width),
         extra_env={oracle.ENV_VAR: str(oracle_path)},
     )
