@@ -619,7 +619,18 @@ async def doorbells(dut):
     p.sqe(1, 5, WRITE, 8, 0x201, SRC_STAG, SRC_TO, signalled=False)
     p.db(1, 6)                      # flushed
     p.db(2, 5)                      # QP 2 (ring 64, ci 0): 5 is fine, but the slots are zero:
-    await tb.run(p)                 # five zero entries, zero-length signalless Writes
+                                    # five zero entries, zero-length signalless Writes
+    # A burst, a doorbell every other clock, good and bad mixed: the
+    # doorbell stage takes each while the engine works.
+    p.sqe(0, 0, WRITE, 40, 0x400, SRC_STAG, SRC_TO)
+    p.sqe(2, 5, SEND, 40, 0x401, SRC_STAG, SRC_TO)
+    p.db(6, 1)
+    p.db(0, 1 << 17, wait=False)
+    p.db(0, 1, wait=False)
+    p.db(2, 6, wait=False)
+    p.db(3, 2, wait=False)
+    p.db(2, 0x10006, wait=False)
+    await tb.run(p)
 
 
 @cocotb.test()
