@@ -90,6 +90,17 @@
 // was read); a MULPDU too small for a header (rnic_tx's ddp_err; the model
 // completes BAD_WQE).
 //
+// Throughput (rnic_tx's FPDU beats per clock, tests/sq throughput cases, no
+// back-pressure, DMA latency 2..12 clocks): back-to-back 64 KiB Writes on
+// two QPs 0.997 at W=64 (0.993, 0.989, 0.973 at 128, 256, 512); 256-octet
+// Writes 0.586 at W=64 (0.474 without the prefetch), 0.211 at W=512: about
+// 24 clocks of per-entry work (QP pick and context, decode, MR check, the
+// payload read's latency, the retire) between payloads.
+//
+// Verification: tests/sq/test_rnic_sq.py (rnic_admin + rnic_sq + rnic_tx,
+// tests/sq/sq_top.v), every wire octet, CQE and event against the Go model
+// through cmd/rnic-oracle's sq_run.
+//
 // Parameters: as rnic_dev's (the unused ones accepted for uniform
 // instantiation), and PEND_LOG2, the pending list's length a QP.
 
