@@ -92,9 +92,9 @@
 //
 // Throughput (rnic_tx's FPDU beats per clock, tests/sq throughput cases, no
 // back-pressure, DMA latency 2..12 clocks): back-to-back 64 KiB Writes on
-// two QPs 0.997 at W=64 (0.993, 0.989, 0.973 at 128, 256, 512); 256-octet
-// Writes 0.586 at W=64 (0.474 without the prefetch), 0.211 at W=512: about
-// 24 clocks of per-entry work (QP pick and context, decode, MR check, the
+// two QPs 0.996 at W=64 (0.993, 0.989, 0.973 at 128, 256, 512); 256-octet
+// Writes 0.595 at W=64 (0.474 without the prefetch and the early MR read),
+// 0.211 at W=512 (before the early MR read): about 23 clocks of per-entry work (QP pick and context, decode, MR check, the
 // payload read's latency, the retire) between payloads.
 //
 // Verification: tests/sq/test_rnic_sq.py (rnic_admin + rnic_sq + rnic_tx,
@@ -290,7 +290,7 @@ wire [119:0] d2_event = d2_bad ? event_f(EV_DOORBELL_BAD, {4'd0, d2_q}, d2_val)
 // The engine.
 localparam [4:0] S_IDLE = 5'd0, S_CTX = 5'd1, S_CTX2 = 5'd2, S_FAIL_EV = 5'd3, S_FAIL_TD = 5'd4,
                  S_FAIL_TP = 5'd5, S_RET = 5'd6, S_RET2 = 5'd7, S_RET_CQ = 5'd8, S_FETCH = 5'd9,
-                 S_WQE = 5'd10, S_DEC = 5'd11, S_FLUSH_CQ = 5'd12, S_MR = 5'd13, S_MR2 = 5'd14,
+                 S_WQE = 5'd10, S_DEC = 5'd11, S_FLUSH_CQ = 5'd12, S_MR2 = 5'd14,
                  S_PAYREQ = 5'd15, S_PAYFIRST = 5'd16, S_DRAIN = 5'd17, S_ISSUE = 5'd18,
                  S_STREAM = 5'd19, S_PUSH = 5'd20, S_PFWAIT = 5'd21, S_PFDROP = 5'd22;
 
@@ -435,7 +435,9 @@ assign qp_rd_en  = d1_v ? d1_inrange : st == S_CTX;
 assign qp_rd_qpn = d1_v ? d1_q[CONN_W-1:0] : cur;
 assign rts_rd_en  = 1'b0;
 assign rts_rd_qpn = {CONN_W{1'b0}};
-assign mr_rd_en    = st == S_MR;
+// (Read in S_DEC, where the entry is decoded: used in S_MR2 when the entry
+// has a local buffer.)
+assign mr_rd_en    = st == S_DEC;
 assign mr_rd_index = e_lkey[STAG_AW+7:8];
 
 // DMA requests.
@@ -650,14 +652,13 @@ always @(posedge clk) begin
                 push_fail <= 1'b1;
                 st <= S_PUSH;
             end else if (e_len != 32'd0) begin
-                st <= S_MR;
+                st <= S_MR2;
             end else begin
                 st <= S_ISSUE;
             end
         end
     end
     S_FLUSH_CQ: if (cq_ready) st <= S_IDLE;
-    S_MR: st <= S_MR2;
     S_MR2: begin
         pay_addr <= m_addr + (e_lto - m_base);
         if (!m_ok) begin
