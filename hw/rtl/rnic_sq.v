@@ -94,8 +94,9 @@
 // back-pressure, DMA latency 2..12 clocks): back-to-back 64 KiB Writes on
 // two QPs 0.996 at W=64 (0.993, 0.989, 0.974 at 128, 256, 512); 256-octet
 // Writes 0.595 at W=64 (0.474 without the prefetch and the early MR read),
-// 0.220 at W=512: about 23 clocks of per-entry work (QP pick and context, decode, MR check, the
-// payload read's latency, the retire) between payloads.
+// 0.220 at W=512: about 23 clocks of per-entry work (QP pick and context,
+// decode, MR check, the payload read's latency, the retire) between
+// payloads.
 //
 // Verification: tests/sq/test_rnic_sq.py (rnic_admin + rnic_sq + rnic_tx,
 // tests/sq/sq_top.v), every wire octet, CQE and event against the Go model
