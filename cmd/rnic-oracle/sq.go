@@ -54,12 +54,16 @@ type sqStep struct {
 	// ReadResp: the peer answers the QP's oldest outstanding Read: a Read
 	// Response of len octets (octet i = i*7+1) to the sink STag and TO,
 	// framed as the peer's transmit half of the QP_RTS's receive
-	// parameters (markers, CRC, marker base, sequence number).
+	// parameters (markers, CRC, marker base, sequence number). Bad sends
+	// it to the sink STag with its key's top bit flipped: an error the
+	// receive side finds in the peer's stream (a Terminate, QP_ERROR, the
+	// Read completing with the error's status).
 	ReadResp *struct {
 		QPN      uint16 `json:"qpn"`
 		SinkSTag uint32 `json:"sink_stag"`
 		SinkTO   uint64 `json:"sink_to"`
 		Len      int    `json:"len"`
+		Bad      bool   `json:"bad"`
 	} `json:"read_resp,omitempty"`
 }
 
@@ -190,7 +194,11 @@ func runSQProgram(params []byte) (any, error) {
 			for k := range data {
 				data[k] = byte(k*7 + 1)
 			}
-			m := rdmap.NewReadResponse(r.SinkSTag, r.SinkTO, data)
+			stag := r.SinkSTag
+			if r.Bad {
+				stag ^= 0x80
+			}
+			m := rdmap.NewReadResponse(stag, r.SinkTO, data)
 			segs, err := m.Segments(mulpdu[r.QPN])
 			if err != nil {
 				return nil, fmt.Errorf("step %d: %v", i, err)

@@ -146,3 +146,33 @@ func TestSQRun(t *testing.T) {
 	}
 	_ = binary.LittleEndian
 }
+
+// TestSQRunBadReadResponse: a Read Response to the wrong STag completes the
+// Read with PROTOCOL and the Terminate's layer/etype and code, raises
+// QP_ERROR and sends the Terminate; the unsignalled Write behind the Read,
+// already on the wire, completes nothing; the next entry completes FLUSHED.
+func TestSQRunBadReadResponse(t *testing.T) {
+	base := runSQ(t, sqProgram(t, 0)).MemBase
+	rd := hostif.SQE{Op: hostif.OpRead, Signaled: true, Length: 40, ID: 0x22, LKey: 1<<8 | 7, LocalTO: 0x2000, RKey: 0x55, RemoteTO: 9}
+	wr := hostif.SQE{Op: hostif.OpWrite, Length: 0, ID: 0x33}
+	r := runSQ(t, sqProgram(t, base, sqeStep(t, base, rd, nil), sqeStep(t, base+64, wr, nil), `{"sqdb":{"qpn":0,"value":2}}`,
+		fmt.Sprintf(`{"read_resp":{"qpn":0,"sink_stag":%d,"sink_to":%d,"len":40,"bad":true}}`, rd.LKey, rd.LocalTO),
+		sqeStep(t, base+128, wr, nil), `{"sqdb":{"qpn":0,"value":3}}`))
+	o := r.Steps[len(r.Steps)-3]
+	if len(o.CQEs) != 1 || len(o.Events) != 1 || len(o.Segs) != 1 {
+		t.Fatalf("the bad Read Response: %+v", o)
+	}
+	b, _ := hex.DecodeString(o.CQEs[0].Entry)
+	e, err := hostif.DecodeCQE(append(b, 1))
+	if err != nil || e.ID != 0x22 || e.Status != hostif.StatusProtocol || e.TermLayerEType == 0 {
+		t.Fatalf("the Read's CQE: %v %v", e, err)
+	}
+	o = r.Steps[len(r.Steps)-1]
+	if len(o.CQEs) != 1 {
+		t.Fatalf("the entry after the error: %+v", o)
+	}
+	b, _ = hex.DecodeString(o.CQEs[0].Entry)
+	if e, err = hostif.DecodeCQE(append(b, 1)); err != nil || e.ID != 0x33 || e.Status != hostif.StatusFlushed {
+		t.Fatalf("the flushed CQE: %v %v", e, err)
+	}
+}

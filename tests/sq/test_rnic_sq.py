@@ -111,8 +111,9 @@ class Prog:
             self.nowait.add(len(self.steps))
         self.steps.append({"sqdb": {"qpn": qpn, "value": value}})
 
-    def read_resp(self, qpn, sink_stag, sink_to, n):
-        self.steps.append({"read_resp": {"qpn": qpn, "sink_stag": sink_stag, "sink_to": sink_to, "len": n}})
+    def read_resp(self, qpn, sink_stag, sink_to, n, bad=False):
+        self.steps.append({"read_resp": {"qpn": qpn, "sink_stag": sink_stag, "sink_to": sink_to, "len": n,
+                                         "bad": bad}})
 
     # --- commands ---
     def window(self, slot, off, n):
@@ -169,6 +170,10 @@ class Prog:
         self.mr(2, 0x22, LOCAL_WRITE | REMOTE_WRITE, PD, SINK_TO, SINK_LEN, SINK_OFF)
         self.mem(SRC_OFF, rng.randbytes(SRC_LEN))
 
+
+# The throughput cases' figures (rnic_tx's FPDU beats per clock), written by
+# the last one.
+FIGURES: dict[str, float] = {}
 
 SRC_STAG = 1 << 8 | 0x11
 SINK_STAG = 2 << 8 | 0x22
@@ -415,7 +420,19 @@ class TB:
                 else:
                     hw_busy = True
                     dut.rr_done_qpn.value = step["read_resp"]["qpn"]
-                    dut.rr_done_status.value = 0
+                    st = le = code = 0
+                    if step["read_resp"]["bad"]:
+                        # The receive side's verdict, as the model's CQE
+                        # of the Read has it (status, layer/etype, code);
+                        # its Terminate and QP_ERROR are the receive
+                        # side's, not rnic_sq's: not expected here.
+                        bad = [c["entry"] for c in out["cqes"] if int(c["entry"][30:32], 16) in (4, 5)]
+                        assert len(bad) == 1, out
+                        st, le, code = int(bad[0][30:32], 16), int(bad[0][42:44], 16), int(bad[0][44:46], 16)
+                        out = dict(out, segs=[], events=[e for e in out["events"] or [] if not e.startswith("01")])
+                    dut.rr_done_status.value = st
+                    dut.rr_done_layer_etype.value = le
+                    dut.rr_done_code.value = code
                     dut.rr_done_valid.value = 1
                     while True:
                         await RisingEdge(dut.clk)
@@ -446,8 +463,10 @@ class TB:
         return res
 
 
-async def new_tb(dut, seed_extra=0):
-    tb = TB(dut)
+async def new_tb(dut, bench=False):
+    """A TB, reset; bench=True draws the traffic from tbutil's fixed bench
+    seed, so that a figure is a function of the RTL and the bench alone."""
+    tb = TB(dut, rng_seed=tbutil.BENCH_SEED if bench else None)
     probe = tb.oracle.request("sq_run", config=CONFIG, mem_size=MEM_SIZE, steps=[])
     tb.base = probe["mem_base"]
     await tb.start()
@@ -600,7 +619,18 @@ async def doorbells(dut):
     p.sqe(1, 5, WRITE, 8, 0x201, SRC_STAG, SRC_TO, signalled=False)
     p.db(1, 6)                      # flushed
     p.db(2, 5)                      # QP 2 (ring 64, ci 0): 5 is fine, but the slots are zero:
-    await tb.run(p)                 # five zero entries, zero-length signalless Writes
+                                    # five zero entries, zero-length signalless Writes
+    # A burst, a doorbell every other clock, good and bad mixed: the
+    # doorbell stage takes each while the engine works.
+    p.sqe(0, 0, WRITE, 40, 0x400, SRC_STAG, SRC_TO)
+    p.sqe(2, 5, SEND, 40, 0x401, SRC_STAG, SRC_TO)
+    p.db(6, 1)
+    p.db(0, 1 << 17, wait=False)
+    p.db(0, 1, wait=False)
+    p.db(2, 6, wait=False)
+    p.db(3, 2, wait=False)
+    p.db(2, 0x10006, wait=False)
+    await tb.run(p)
 
 
 @cocotb.test()
@@ -608,7 +638,8 @@ async def fence_ord(dut):
     """The ORD: a second Read waits for the first one's response (ORD 1),
     and the entries behind it wait with it; a fenced Write waits for the
     Reads before it; unsignalled entries complete nothing but keep the
-    order; ring wrap (a ring of 4 reused many times)."""
+    order; QP_DRAIN flushes what is outstanding; ring wrap (a ring of 4
+    reused many times)."""
     tb = await new_tb(dut)
     rng = tb.rng
     p = Prog(tb.base)
@@ -621,6 +652,12 @@ async def fence_ord(dut):
     p.db(0, 4)
     p.read_resp(0, SINK_STAG, SINK_TO, 30)
     p.read_resp(0, SINK_STAG, SINK_TO + 100, 40)
+    # QP_DRAIN with a Read outstanding and a Write done behind it: the Read
+    # completes FLUSHED, then the Write.
+    p.sqe(0, 4, READ, 8, 0x5, SINK_STAG, SINK_TO + 300, 5, 6)
+    p.sqe(0, 5, WRITE, 8, 0x6, SRC_STAG, SRC_TO, 5, 6)
+    p.db(0, 6)
+    p.admin(QP_DRAIN, 0)
     # A fence: the Write waits for the Read on ORD 2.
     p.recycle(2, 4, 1000, 0xF, ord_=2)
     p.sqe(2, 0, READ, 64, 0x11, SINK_STAG, SINK_TO, 1, 2, signalled=False)
@@ -628,6 +665,16 @@ async def fence_ord(dut):
     p.sqe(2, 2, SEND_SE, 64, 0x13, SRC_STAG, SRC_TO + 4, signalled=False)
     p.db(2, 3)
     p.read_resp(2, SINK_STAG, SINK_TO, 64)
+    # A Read Response the receive side finds in error (rr_done with the
+    # status and the Terminate's octets): the Read takes them, a later
+    # entry completes FLUSHED.
+    p.sqe(2, 3, READ, 16, 0x14, SINK_STAG, SINK_TO + 500, 1, 2)
+    p.sqe(2, 4, WRITE, 16, 0x15, SRC_STAG, SRC_TO, 1, 2, signalled=False)
+    p.sqe(2, 5, READ, 16, 0x16, SINK_STAG, SINK_TO + 600, 1, 2)
+    p.db(2, 6)
+    p.read_resp(2, SINK_STAG, SINK_TO + 500, 16, bad=True)
+    p.sqe(2, 6, SEND, 16, 0x17, SRC_STAG, SRC_TO, signalled=False)
+    p.db(2, 7)
     # Ring wrap: QP 1 with a ring of 4, 5 rounds of 3 entries.
     p.recycle(1, 2, 200, 1)
     k = 0
@@ -643,10 +690,10 @@ async def fence_ord(dut):
 
 @cocotb.test()
 async def throughput(dut):
-    """Back-to-back 64 KiB Writes on two QPs (no back-pressure, fixed DMA
-    latency): rnic_tx's output beats per clock from the first beat to the
-    last, compared with the model as every case."""
-    tb = await new_tb(dut)
+    """Back-to-back 64 KiB Writes on two QPs (no back-pressure, DMA latency
+    2..12 clocks): rnic_tx's output beats per clock from the first beat to
+    the last, compared with the model as every case."""
+    tb = await new_tb(dut, bench=True)
     tb.stall = 0.0
     rng = tb.rng
     p = Prog(tb.base)
@@ -662,13 +709,15 @@ async def throughput(dut):
     span = tb.last_out - tb.first_out + 1
     bpc = tb.out_beats / span
     dut._log.info("throughput: %d FPDU beats in %d clocks: %.3f beats per clock", tb.out_beats, span, bpc)
+    FIGURES["65536.beats_per_clock"] = bpc
 
 
 @cocotb.test()
 async def throughput_small(dut):
     """Back-to-back 256-octet Writes on one QP (no back-pressure): what the
-    per-entry work costs between payloads."""
-    tb = await new_tb(dut)
+    per-entry work costs between payloads. Writes the figures of both
+    throughput cases to build/bench/rnic_sq-W64.json."""
+    tb = await new_tb(dut, bench=True)
     tb.stall = 0.0
     rng = tb.rng
     p = Prog(tb.base)
@@ -680,21 +729,30 @@ async def throughput_small(dut):
     span = tb.last_out - tb.first_out + 1
     dut._log.info("throughput (256-octet Writes): %d FPDU beats in %d clocks: %.3f beats per clock",
                   tb.out_beats, span, tb.out_beats / span)
+    FIGURES["256.beats_per_clock"] = tb.out_beats / span
+    hdlsim.write_bench("rnic_sq", tb.L * 8, beats_per_clock=FIGURES.get("65536.beats_per_clock"),
+                       latency_clocks=None, higher=FIGURES)
 
 
-# Verilator only (make test's budget; the block has no VHDL twin yet).
-@pytest.mark.parametrize("sim", [p for p in hdlsim.simulators(langs=("verilog",)) if p.values[0] == "verilator"])
-def test_rnic_sq(sim, oracle_path):
+# Verilator only, W=64 (make test's budget; the block has no VHDL twin
+# yet). RNIC_SQ_WIDTHS=64,128,256,512 runs other widths too (by hand).
+WIDTHS = [int(w) for w in os.environ.get("RNIC_SQ_WIDTHS", "64").split(",")]
+
+
+@pytest.mark.parametrize("sim,width", [pytest.param(p.values[0], w, id=f"{p.values[0]}-W{w}")
+                                       for p in hdlsim.simulators(langs=("verilog",))
+                                       if p.values[0] == "verilator" for w in WIDTHS])
+def test_rnic_sq(sim, width, oracle_path):
     rtl = hdlsim.RTL_DIR
     hdlsim.run(
         test="rnic_sq",
         sim=sim,
-        tag="W64",
+        tag=f"W{width}",
         toplevel="sq_top",
         test_module=__name__,
         verilog_sources=[hdlsim.REPO_ROOT / "tests" / "sq" / "sq_top.v"] +
                         [rtl / f for f in ("rnic_sq.v", "rnic_admin.v", "rnic_tx.v", "ddp_tx.v", "mpa_tx.v",
                                            "mpa_tx_frame.v", "mpa_tx_mark.v", "sdp_ram.v", "crc32c.v")],
-        parameters=dict(PARAMS, DATA_W=64),
+        parameters=dict(PARAMS, DATA_W=width),
         extra_env={oracle.ENV_VAR: str(oracle_path)},
     )
