@@ -45,10 +45,10 @@ const verbsVector = 1
 // CQs' vector enabled, a relay on its network seam. close releases it all.
 func (f *deviceFlags) openVerbs(ctx context.Context) (d *driver.Device, relay *driver.Relay, close func(), err error) {
 	if f.device == "sim" {
-		// The simulated device has the BAR and the admin commands; its SQ,
-		// RQ and DMA engines are not built yet, so a work request would
-		// never complete.
-		return nil, nil, nil, errors.New("--device sim: the simulated device has no data path yet (no SQ, RQ or DMA engine): " +
+		// The simulated device sends, reads and takes RDMA Writes, but it
+		// has no RQ engine (a Send to it finds no buffer) and no Read
+		// responder yet: rping and bench need both.
+		return nil, nil, nil, errors.New("--device sim: the simulated device has no receive queue or Read responder yet: " +
 			"use --device model, the driver's model of the device, or soft")
 	}
 	b, _, err := f.open(ctx)

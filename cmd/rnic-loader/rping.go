@@ -119,8 +119,8 @@ software stack), or model (the RNIC as the driver's in-process model of it:
 buffers in DMA memory registered in its MR table, work requests through its
 SQ and RQ rings, completions from its CQs; the MPA startup runs in host
 software, then the device frames, checks and places, its octets relayed to
-the socket). --device sim, the verilated device, is refused until its data
-path is built.
+the socket). --device sim, the verilated device, is refused until it has a
+receive queue and a Read responder.
 
 Ctrl-C ends a client after the round in progress (or after 2 s), and a
 server at once: the summary (and JSON record) is printed, "interrupted" is
