@@ -306,15 +306,15 @@ reg               h_v, h_ref;
 reg  [CL_W-1:0]   h_cl;
 reg  [LGB-1:0]    h_off, h_tail;
 reg  [32:0]       in_rem, out_rem;   // read beats to take, output beats to give
+reg               in_left, out_one;  // in_rem != 0, out_rem == 1 (kept beside them, for timing)
 reg               aligned;
 reg  [DATA_W-1:0] prev;
 reg               prev_v, prev_err, err_st;
 
-wire in_left   = in_rem != 33'd0;
 wire need_prev = !aligned;
 wire need_cur  = aligned || in_left;
 wire cur_ok    = m_axi_rvalid && in_left;
-wire o_last    = h_ref || out_rem == 33'd1;
+wire o_last    = h_ref || out_one;
 wire o_valid   = h_v && (h_ref || ((!need_prev || prev_v) && (!need_cur || cur_ok)));
 wire o_fire    = o_valid && rd_ready[h_cl];
 wire r_take    = h_v && !h_ref && cur_ok && (aligned ? o_fire : (!prev_v || o_fire));
@@ -335,6 +335,7 @@ wire [BYTES-1:0]    o_keep = h_ref ? {BYTES{1'b0}} : o_last ? tail_keep : {BYTES
 always @(posedge clk) begin
     if (r_take) begin
         in_rem <= in_rem - 1'b1;
+        in_left <= in_rem != 33'd1;
         prev <= m_axi_rdata;
         prev_err <= cur_err;
         prev_v <= 1'b1;
@@ -343,6 +344,7 @@ always @(posedge clk) begin
     end
     if (o_fire) begin
         out_rem <= out_rem - 1'b1;
+        out_one <= out_rem == 33'd2;
         err_st <= o_err;
     end
     if (h_pop) begin
@@ -354,6 +356,8 @@ always @(posedge clk) begin
         h_v <= 1'b1;
         {h_cl, h_ref, h_off, h_tail, in_rem, out_rem} <= qh;
         aligned <= qh[66 + LGB +: LGB] == {LGB{1'b0}};
+        in_left <= qh[33 +: 33] != 33'd0;
+        out_one <= qh[0 +: 33] == 33'd1;
         qr <= qr + 1'b1;
     end
     if (rst) begin

@@ -242,6 +242,8 @@ reg [63:0]      sp_addr;           // the next burst's address (beat aligned)
 reg [32:0]      sp_left;           // beats not yet in a granted burst
 reg [32:0]      in_left;           // client beats not yet taken
 reg [32:0]      out_left;          // W beats not yet sent
+reg             in_nz, in_one;     // in_left != 0, == 1; out_left == 1 (kept beside
+reg             out_one;           // the counts, for timing)
 reg             w_first;           // the next W beat is the request's first
 reg [LGB-1:0]   w_off, w_end_off;
 reg [DATA_W-1:0] prev;
@@ -281,7 +283,7 @@ end
 // CE's W beat: out = the client's beats shifted to the address.
 wire             cur_v     = wr_valid[d_cl];
 wire [DATA_W-1:0] cur_d    = wr_data[d_cl * DATA_W +: DATA_W];
-wire             need_cur  = in_left != 33'd0;
+wire             need_cur  = in_nz;
 wire             ce_w_v    = stb == B_DATA && w_busy && !w_pt && (!need_cur || cur_v);
 wire             ce_w_last = w_left == 9'd1;
 /* verilator lint_off UNUSEDSIGNAL */
@@ -289,7 +291,7 @@ wire [2*DATA_W-1:0] ce_sh  = {need_cur ? cur_d : {DATA_W{1'b0}}, prev} << {w_off
 /* verilator lint_on UNUSEDSIGNAL */
 wire [BYTES-1:0] all_ones  = {BYTES{1'b1}};
 wire [BYTES-1:0] ce_strb   = (w_first ? all_ones << w_off : all_ones) &
-                             ((out_left == 33'd1 && w_end_off != {LGB{1'b0}}) ? ~(all_ones << w_end_off) : all_ones);
+                             ((out_one && w_end_off != {LGB{1'b0}}) ? ~(all_ones << w_end_off) : all_ones);
 
 wire m_w_v    = w_busy && (w_pt ? s_axi_wvalid : ce_w_v);
 wire m_w_last = w_pt ? s_axi_wlast : ce_w_last;
@@ -322,7 +324,7 @@ wire             bh_pt = bh[2];
 wire             b_v = m_axi_bvalid && !bq_empty;
 wire             b_fire = b_v && (bh_pt ? s_axi_bready : 1'b1);
 
-wire b_free = stb == B_FREE || (stb == B_DATA && ce_fire && out_left == 33'd1);
+wire b_free = stb == B_FREE || (stb == B_DATA && ce_fire && out_one);
 wire hand = sta == A_HOLD && b_free && !oq_full;
 
 always @(posedge clk) begin
@@ -350,18 +352,23 @@ always @(posedge clk) begin
     B_DATA: begin
         if (ce_fire) begin
             out_left <= out_left - 1'b1;
+            out_one <= out_left == 33'd2;
             w_first <= 1'b0;
-            if (out_left == 33'd1) stb <= B_FREE;
+            if (out_one) stb <= B_FREE;
         end
         if (ce_take) begin
             in_left <= in_left - 1'b1;
+            in_nz <= !in_one;
+            in_one <= in_left == 33'd2;
             prev <= cur_d;
         end
     end
     B_DRAIN: begin
         if (cur_v) begin
             in_left <= in_left - 1'b1;
-            if (in_left == 33'd1) stb <= B_REF;
+            in_nz <= !in_one;
+            in_one <= in_left == 33'd2;
+            if (in_one) stb <= B_REF;
         end
     end
     B_REF: if (!oq_full && !ref_v) begin
@@ -383,6 +390,8 @@ always @(posedge clk) begin
         d_len <= q_len;
         d_what <= q_what;
         in_left <= q_in_beats;
+        in_nz <= 1'b1;                                   // len >= 1
+        in_one <= q_in_beats == 33'd1;
         sta <= A_IDLE;
         if (q_ok) begin
             oq[oqw[OUT_LOG2-1:0]] <= {q_cl, 1'b0};
@@ -390,6 +399,7 @@ always @(posedge clk) begin
             sp_addr <= {q_addr[63:LGB], {LGB{1'b0}}};
             sp_left <= q_mem_beats;
             out_left <= q_mem_beats;
+            out_one <= q_mem_beats == 33'd1;
             w_first <= 1'b1;
             w_off <= q_off;
             w_end_off <= q_end_off;
