@@ -72,6 +72,11 @@ COST = {
     "rx_join/test_rx_join.py::test_rx_join[icarus-W64]": 20,
     # Almost all of it the C++ build of the generated register block.
     "regs/test_regs.py::test_regs[verilator]": 40,
+    # tests/dma, measured on 2 cores shared with other simulations.
+    "dma/test_rnic_dma_wr.py::test_rnic_dma_wr[verilator-W64]": 50,
+    "dma/test_rnic_dma_rd.py::test_rnic_dma_rd[verilator-W64]": 39,
+    "dma/test_rnic_dma_wr.py::test_rnic_dma_wr[verilator-W512]": 31,
+    "dma/test_rnic_dma_rd.py::test_rnic_dma_rd[verilator-W512]": 28,
 }
 
 

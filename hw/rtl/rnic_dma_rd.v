@@ -39,21 +39,21 @@
 //
 // Order: requests pass one at a time through the grant, the end address
 // (addr + len, registered), the window check, and the dispatch into the
-// order queue (2^OUT_LOG2 requests, and its head in registers); an
-// allowed request is then split into bursts, one AR a clock, while the
-// next request is checked. Responses come
-// back in AR order and leave in queue order, so each client gets its frames
-// in its request order (and a client holding rd_ready low holds every
-// other client's data behind it: one queue, head of line).
+// order queue (2^OUT_LOG2 requests, and its head in registers); an allowed
+// request is then split into bursts, one AR every two clocks (a burst's
+// size, then its AR), while the next request is checked. Responses come
+// back in AR order and leave in queue order, so each client gets its
+// frames in its request order (and a client holding rd_ready low holds
+// every other client's data behind it: one queue, head of line).
 //
-// Cycles and throughput: a request takes 4 clocks from its grant to its
-// first AR (grant, end, check, dispatch); a new request is granted every 4
-// clocks at most, and none is dispatched while an earlier one still issues
-// bursts. The response side passes one beat a clock (lane-0 aligned
-// requests straight from R; an unaligned request's first read beat is held
-// one clock, so each unaligned request costs one clock more): long requests
-// run at one beat per clock against a memory that answers every clock
-// (tests/dma measures it).
+// Cycles and throughput: a request takes 5 clocks from its grant to its
+// first AR (grant, end, check, dispatch, burst size); a new request is
+// granted every 4 clocks at most, and none is dispatched while an earlier
+// one still issues bursts. The response side passes one beat a clock
+// (lane-0 aligned requests straight from R; an unaligned request's first
+// read beat is held one clock, so each unaligned request costs one clock
+// more): long requests run at one beat per clock against a memory that
+// answers every clock (tests/dma measures it).
 //
 // Limits: DATA_W 64..512; N_RD 1..16; len >= 1 (len 0 is outside the
 // contract); 2^OUT_LOG2 + 1 requests between dispatch and their last
@@ -199,6 +199,8 @@ wire q_empty = qw == qr;
 
 // The burst splitter.
 reg             sp_act;
+reg [8:0]       sp_nr;             // the next burst's beats, computed the clock before
+reg             sp_nv, sp_lastr;   // sp_nr valid; it is the request's last burst
 reg [63:0]      sp_addr;
 reg [32:0]      sp_beats;
 reg             ar_v;
@@ -239,6 +241,7 @@ always @(posedge clk) begin
         qw <= qw + 1'b1;
         if (q_ok) begin
             sp_act <= 1'b1;
+            sp_nv <= 1'b0;
             sp_addr <= {q_addr[63:LGB], {LGB{1'b0}}};
             sp_beats <= q_in_beats;
         end else begin
@@ -254,13 +257,21 @@ always @(posedge clk) begin
 
     // Bursts: up to the 4 KiB boundary, at most 256 beats.
     if (ar_v && m_axi_arready) ar_v <= 1'b0;
-    if (sp_act && (!ar_v || m_axi_arready)) begin
+    // (Two clocks a burst: its size, then its AR. The loop through the
+    // address and the size's minimum is cut in two.)
+    if (sp_act && !sp_nv) begin
+        sp_nr <= sp_n;
+        sp_lastr <= sp_beats == {24'd0, sp_n};
+        sp_nv <= 1'b1;
+    end
+    if (sp_act && sp_nv && (!ar_v || m_axi_arready)) begin
         ar_v <= 1'b1;
         ar_addr <= sp_addr;
-        ar_len <= sp_n[7:0] - 1'b1;
-        sp_addr <= sp_addr + ({55'd0, sp_n} << LGB);
-        sp_beats <= sp_beats - {24'd0, sp_n};
-        if (sp_beats == {24'd0, sp_n}) sp_act <= 1'b0;
+        ar_len <= sp_nr[7:0] - 1'b1;
+        sp_addr <= sp_addr + ({55'd0, sp_nr} << LGB);
+        sp_beats <= sp_beats - {24'd0, sp_nr};
+        sp_nv <= 1'b0;
+        if (sp_lastr) sp_act <= 1'b0;
     end
 
     if (rst) begin
@@ -306,15 +317,15 @@ reg               h_v, h_ref;
 reg  [CL_W-1:0]   h_cl;
 reg  [LGB-1:0]    h_off, h_tail;
 reg  [32:0]       in_rem, out_rem;   // read beats to take, output beats to give
+reg               in_left, out_one;  // in_rem != 0, out_rem == 1 (kept beside them, for timing)
 reg               aligned;
 reg  [DATA_W-1:0] prev;
 reg               prev_v, prev_err, err_st;
 
-wire in_left   = in_rem != 33'd0;
 wire need_prev = !aligned;
 wire need_cur  = aligned || in_left;
 wire cur_ok    = m_axi_rvalid && in_left;
-wire o_last    = h_ref || out_rem == 33'd1;
+wire o_last    = h_ref || out_one;
 wire o_valid   = h_v && (h_ref || ((!need_prev || prev_v) && (!need_cur || cur_ok)));
 wire o_fire    = o_valid && rd_ready[h_cl];
 wire r_take    = h_v && !h_ref && cur_ok && (aligned ? o_fire : (!prev_v || o_fire));
@@ -335,6 +346,7 @@ wire [BYTES-1:0]    o_keep = h_ref ? {BYTES{1'b0}} : o_last ? tail_keep : {BYTES
 always @(posedge clk) begin
     if (r_take) begin
         in_rem <= in_rem - 1'b1;
+        in_left <= in_rem != 33'd1;
         prev <= m_axi_rdata;
         prev_err <= cur_err;
         prev_v <= 1'b1;
@@ -343,6 +355,7 @@ always @(posedge clk) begin
     end
     if (o_fire) begin
         out_rem <= out_rem - 1'b1;
+        out_one <= out_rem == 33'd2;
         err_st <= o_err;
     end
     if (h_pop) begin
@@ -354,6 +367,8 @@ always @(posedge clk) begin
         h_v <= 1'b1;
         {h_cl, h_ref, h_off, h_tail, in_rem, out_rem} <= qh;
         aligned <= qh[66 + LGB +: LGB] == {LGB{1'b0}};
+        in_left <= qh[33 +: 33] != 33'd0;
+        out_one <= qh[0 +: 33] == 33'd1;
         qr <= qr + 1'b1;
     end
     if (rst) begin

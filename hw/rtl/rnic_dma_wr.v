@@ -58,8 +58,9 @@
 // is free; the data stage takes it in the clock the previous request's
 // last W beat goes (or a refused one's report), issues its first AW the
 // next clock and its W beats one a clock from the clock after, bursts back
-// to back (the next burst is granted in the clock the last W beat of the
-// current one goes): one idle W clock between long requests. Done follows
+// to back (the next burst's size is computed the clock after the current
+// one's grant, and it is granted in the clock the current one's last W
+// beat goes): one idle W clock between long requests. Done follows
 // a request's last B response by one clock. tests/dma measures beats per
 // clock on long requests.
 //
@@ -197,6 +198,10 @@ reg [31:0]      q_len;
 reg [2:0]       q_what;
 reg [64:0]      q_end;
 reg             q_ok;
+reg [32:0]      q_inb, q_memb;     // client beats, W beats (registered in A_END)
+reg             q_in1, q_mem1;     // each == 1
+reg [8:0]       q_n1;              // the first burst's beats
+reg             q_last1;           // ... all of them
 reg [CL_W-1:0]  d_cl;              // the data stage's request
 reg [63:0]      d_addr;
 reg [31:0]      d_len;
@@ -240,8 +245,13 @@ wire [LGB-1:0]  q_end_off   = q_off + q_len[LGB-1:0];   // (off + len) mod BYTES
 // The request being written: the burst splitter and the realigner.
 reg [63:0]      sp_addr;           // the next burst's address (beat aligned)
 reg [32:0]      sp_left;           // beats not yet in a granted burst
+reg [8:0]       sp_nr;             // the next burst's beats, computed the clock before
+reg             sp_nv, sp_lastr;   // sp_nr valid; it is the request's last burst
+reg             sp_nz;             // sp_left != 0
 reg [32:0]      in_left;           // client beats not yet taken
 reg [32:0]      out_left;          // W beats not yet sent
+reg             in_nz, in_one;     // in_left != 0, == 1; out_left == 1 (kept beside
+reg             out_one;           // the counts, for timing)
 reg             w_first;           // the next W beat is the request's first
 reg [LGB-1:0]   w_off, w_end_off;
 reg [DATA_W-1:0] prev;
@@ -281,7 +291,7 @@ end
 // CE's W beat: out = the client's beats shifted to the address.
 wire             cur_v     = wr_valid[d_cl];
 wire [DATA_W-1:0] cur_d    = wr_data[d_cl * DATA_W +: DATA_W];
-wire             need_cur  = in_left != 33'd0;
+wire             need_cur  = in_nz;
 wire             ce_w_v    = stb == B_DATA && w_busy && !w_pt && (!need_cur || cur_v);
 wire             ce_w_last = w_left == 9'd1;
 /* verilator lint_off UNUSEDSIGNAL */
@@ -289,7 +299,7 @@ wire [2*DATA_W-1:0] ce_sh  = {need_cur ? cur_d : {DATA_W{1'b0}}, prev} << {w_off
 /* verilator lint_on UNUSEDSIGNAL */
 wire [BYTES-1:0] all_ones  = {BYTES{1'b1}};
 wire [BYTES-1:0] ce_strb   = (w_first ? all_ones << w_off : all_ones) &
-                             ((out_left == 33'd1 && w_end_off != {LGB{1'b0}}) ? ~(all_ones << w_end_off) : all_ones);
+                             ((out_one && w_end_off != {LGB{1'b0}}) ? ~(all_ones << w_end_off) : all_ones);
 
 wire m_w_v    = w_busy && (w_pt ? s_axi_wvalid : ce_w_v);
 wire m_w_last = w_pt ? s_axi_wlast : ce_w_last;
@@ -299,7 +309,7 @@ wire ce_take  = ce_fire && need_cur;
 
 // A grant: when no burst's W is going, or its last beat goes now, and the
 // AW register is free, and the burst queue has room.
-wire ce_aw   = stb == B_DATA && sp_left != 33'd0;
+wire ce_aw   = stb == B_DATA && sp_nz && sp_nv;
 wire can_gnt = (!w_busy || (w_fire && m_w_last)) && (!aw_v || m_axi_awready) && !bq_full;
 wire gnt_pt  = can_gnt && s_axi_awvalid && (!ce_aw || !last_pt);
 wire gnt_ce  = can_gnt && ce_aw && !gnt_pt;
@@ -322,7 +332,18 @@ wire             bh_pt = bh[2];
 wire             b_v = m_axi_bvalid && !bq_empty;
 wire             b_fire = b_v && (bh_pt ? s_axi_bready : 1'b1);
 
-wire b_free = stb == B_FREE || (stb == B_DATA && ce_fire && out_left == 33'd1);
+// The first burst's beats, from the checked request; the next ones are
+// computed in the clock after a burst's grant (the loop through the
+// address and the minimum cut in two).
+wire [12:0] q_to4k = PAGE_BEATS - {{(LGB + 1){1'b0}}, q_addr[11:LGB]};
+reg  [8:0]  q_first;
+always @* begin
+    q_first = 9'd256;
+    if (q_to4k < 13'd256) q_first = q_to4k[8:0];
+    if (q_memb < {24'd0, q_first}) q_first = q_memb[8:0];
+end
+
+wire b_free = stb == B_FREE || (stb == B_DATA && ce_fire && out_one);
 wire hand = sta == A_HOLD && b_free && !oq_full;
 
 always @(posedge clk) begin
@@ -337,31 +358,47 @@ always @(posedge clk) begin
     end
     A_END: begin
         q_end <= {1'b0, q_addr} + {33'd0, q_len};
+        q_inb <= q_in_beats;
+        q_memb <= q_mem_beats;
         sta <= A_CHK;
     end
     A_CHK: begin
         q_ok <= hit;
+        q_in1 <= q_inb == 33'd1;
+        q_mem1 <= q_memb == 33'd1;
+        q_n1 <= q_first;
+        q_last1 <= q_memb == {24'd0, q_first};
         sta <= A_HOLD;
     end
     default: ;   // A_HOLD: until the data stage takes the request (below)
     endcase
 
+    if (stb == B_DATA && sp_nz && !sp_nv) begin
+        sp_nr <= sp_n;
+        sp_lastr <= sp_left == {24'd0, sp_n};
+        sp_nv <= 1'b1;
+    end
     case (stb)
     B_DATA: begin
         if (ce_fire) begin
             out_left <= out_left - 1'b1;
+            out_one <= out_left == 33'd2;
             w_first <= 1'b0;
-            if (out_left == 33'd1) stb <= B_FREE;
+            if (out_one) stb <= B_FREE;
         end
         if (ce_take) begin
             in_left <= in_left - 1'b1;
+            in_nz <= !in_one;
+            in_one <= in_left == 33'd2;
             prev <= cur_d;
         end
     end
     B_DRAIN: begin
         if (cur_v) begin
             in_left <= in_left - 1'b1;
-            if (in_left == 33'd1) stb <= B_REF;
+            in_nz <= !in_one;
+            in_one <= in_left == 33'd2;
+            if (in_one) stb <= B_REF;
         end
     end
     B_REF: if (!oq_full && !ref_v) begin
@@ -382,14 +419,21 @@ always @(posedge clk) begin
         d_addr <= q_addr;
         d_len <= q_len;
         d_what <= q_what;
-        in_left <= q_in_beats;
+        in_left <= q_inb;
+        in_nz <= 1'b1;                                   // len >= 1
+        in_one <= q_in1;
         sta <= A_IDLE;
         if (q_ok) begin
             oq[oqw[OUT_LOG2-1:0]] <= {q_cl, 1'b0};
             oqw <= oqw + 1'b1;
             sp_addr <= {q_addr[63:LGB], {LGB{1'b0}}};
-            sp_left <= q_mem_beats;
-            out_left <= q_mem_beats;
+            sp_left <= q_memb;
+            sp_nr <= q_n1;
+            sp_lastr <= q_last1;
+            sp_nv <= 1'b1;
+            sp_nz <= 1'b1;
+            out_left <= q_memb;
+            out_one <= q_mem1;
             w_first <= 1'b1;
             w_off <= q_off;
             w_end_off <= q_end_off;
@@ -421,19 +465,21 @@ always @(posedge clk) begin
     if (gnt_ce) begin
         aw_v <= 1'b1;
         aw_addr <= sp_addr;
-        aw_len <= sp_n[7:0] - 1'b1;
+        aw_len <= sp_nr[7:0] - 1'b1;
         aw_size <= LGB[2:0];
         aw_burst <= 2'b01;
         aw_cache <= 4'b0011;
         aw_prot <= 3'b010;
-        bq[bqw[BQ_LOG2-1:0]] <= {2'b00, sp_left == {24'd0, sp_n}};
+        bq[bqw[BQ_LOG2-1:0]] <= {2'b00, sp_lastr};
         bqw <= bqw + 1'b1;
         w_busy <= 1'b1;
         w_pt <= 1'b0;
-        w_left <= sp_n;
+        w_left <= sp_nr;
         last_pt <= 1'b0;
-        sp_addr <= sp_addr + ({55'd0, sp_n} << LGB);
-        sp_left <= sp_left - {24'd0, sp_n};
+        sp_addr <= sp_addr + ({55'd0, sp_nr} << LGB);
+        sp_left <= sp_left - {24'd0, sp_nr};
+        sp_nv <= 1'b0;
+        sp_nz <= !sp_lastr;
     end
 
     // B responses; done.
@@ -467,7 +513,8 @@ always @(posedge clk) begin
         aw_v <= 1'b0;
         w_busy <= 1'b0;
         last_pt <= 1'b0;
-        sp_left <= 33'd0;
+        sp_nz <= 1'b0;
+        sp_nv <= 1'b0;
     end
 end
 
