@@ -50,8 +50,11 @@
 // waits for ev_* at a time; a second bad doorbell while it waits is
 // dropped and counted (ev_lost pulse): rnic_dev's BAR takes a write in
 // several clocks, so only an event port stalled for that long loses one.
-// A doorbell in the clock the writer reads the CQ's CI is not seen by that
-// record (the driver gave the room one clock too late for it).
+// A doorbell in the clock the writer reads the CQ's CI (the clock it takes
+// the record) is seen by that record (kept beside the table's word, which
+// is read as it was before the write); one in the clock after, while the
+// writer checks, is not (the driver gave the room one clock too late for
+// it: the record sees the CI before it).
 //
 // cq_cfg_valid, cq_cfg_cqn, cq_cfg_create: rnic_admin's pulse per
 // CREATE_CQ (create 1: the CQ is created, PI = CI = 0, no overrun, no arm)
@@ -175,7 +178,11 @@ wire [63:0]      ctx_ring = cq_rd_ctx[64+5+VEC_W-1:5+VEC_W];
 wire [4:0]       ctx_log2 = cq_rd_ctx[5+VEC_W-1:VEC_W];
 wire [VEC_W-1:0] ctx_vec  = cq_rd_ctx[VEC_W-1:0];
 wire [15:0] pi = pi_fresh_reg[cqn_reg] ? 16'd0 : pi_rd_data;
-wire [15:0] ci = ci_fresh_reg[cqn_reg] ? 16'd0 : ci_rd_data;
+// A doorbell of the same CQ in the clock of the read wrote the CI word as
+// it was read (and cleared the fresh bit): its value, kept beside.
+reg         ci_byp_reg;
+reg  [15:0] ci_byp_val_reg;
+wire [15:0] ci = ci_byp_reg ? ci_byp_val_reg : ci_fresh_reg[cqn_reg] ? 16'd0 : ci_rd_data;
 wire [16:0] used = {1'b0, pi - ci};
 wire [16:0] size = 17'd1 << ctx_log2;
 wire        full = used >= size;
@@ -227,6 +234,8 @@ always @(posedge clk) begin
         if (eng_rd) begin
             cqn_reg <= cq_cqn;
             entry_reg <= cq_entry;
+            ci_byp_reg <= db_ci_wr && db_cqn == cq_cqn;
+            ci_byp_val_reg <= cqdb_value[15:0];
             state_reg <= S_CHK;
         end
     end

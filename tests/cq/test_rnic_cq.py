@@ -22,6 +22,9 @@ as rnic_dma_wr will, what lies outside every declared DMA window.
                      with the cqn, every later entry lost; DESTROY_CQ and
                      CREATE_CQ start it afresh; a CQE write the window check
                      refuses: lost, DMA_REFUSED with the cqn and address
+  doorbell_beside_record  a CQ_CI doorbell in the clock the writer takes
+                     a record of the same CQ (a CQ created again: its CI
+                     word still holds the old CQ's index)
   doorbells_events   events before EVENT_RING lost (counted); bad doorbells
                      (cqn beyond the build, CQ not created, bits 29:16) give
                      DOORBELL_BAD; the event ring wraps, overwriting the
@@ -491,6 +494,42 @@ async def overrun_refusal(dut):
     await tb.window(1, buf2, 0x2000)
     await tb.cqe(4, random_cqe(rng))      # PI stayed: slot 0
     tb.compare(buf2 + 0x1000, 128, "CQ 4")
+    tb.counts()
+
+
+@cocotb.test()
+async def doorbell_beside_record(dut):
+    """A CQ_CI doorbell in the clock the writer takes a record for the same
+    CQ: the record sees it (the driver gave the room first). On a CQ
+    created again, whose CI table word still holds the old CQ's index,
+    a writer reading that stale word would find the ring full."""
+    tb, buf = await setup(dut)
+    rng = tb.rng
+    await tb.create_cq(5, buf, 1, 1)
+    for _ in range(2):
+        await tb.cqe(5, random_cqe(rng))
+    await tb.doorbell(5, 2)
+    await tb.cmd(DESTROY_CQ, [5])
+    await tb.create_cq(5, buf + 0x1000, 1, 1)
+    for i in range(4):
+        d = tb.dut
+        entry = random_cqe(rng)
+        await FallingEdge(d.clk)
+        assert d.cpl_ready.value
+        d.cpl_valid.value = 1
+        d.cpl_cqn.value = 5
+        d.cpl_entry.value = int.from_bytes(entry[:31], "little")
+        d.cqdb_valid.value = 1
+        d.cqdb_cqn.value = 5
+        d.cqdb_value.value = i
+        await FallingEdge(d.clk)
+        d.cpl_valid.value = 0
+        d.cqdb_valid.value = 0
+        tb.o.request("model_write32", session=tb.s, off=CQDB_BASE + 4 * 5, value=i)
+        tb.o.request("model_cqe", session=tb.s, cqn=5, cqe=entry.hex())
+        await tb.quiet()
+        tb.compare(buf + 0x1000, 64, "CQ 5")
+    assert tb.ovf == [] and tb.lost_cqes == 0
     tb.counts()
 
 
