@@ -23,7 +23,8 @@
 //      cqn) goes out on ev_*, then cq_ovf_valid/cq_ovf_cqn asks whoever owns
 //      the QPs to move every QP that completes into the CQ to the error
 //      state (the model's fail(): RTS or created QPs whose send or recv CQ
-//      it is). The CQ then takes nothing until DESTROY_CQ and CREATE_CQ;
+//      it is; the writer takes no record until cq_ovf_ready). The CQ then
+//      takes nothing until DESTROY_CQ and CREATE_CQ;
 //   3. write: one request of 32 octets at ring + (PI mod 2^log2) * 32,
 //      what 5 (CQE write), its data the record with octet 31 = phase
 //      (bit 0: 1 on the ring's first pass, 0 on the second, ...: the bit
@@ -62,6 +63,9 @@
 //
 // Events (ev_valid, ev_ready, ev_entry: octets 0..14 of the event, the
 // event writer adds the phase octet): DOORBELL_BAD first when both wait.
+// The CQE write's DMA_REFUSED is this block's (it knows the cqn); a
+// refusal report (ref_*) of the DMA engine for what 5 repeats it and is
+// not to be turned into a second event.
 //
 // Outputs: int_valid, int_vector: one clock per armed entry, to rnic_irq;
 // lost: one clock per CQE not written (overrun, overrun CQ, refused); the
