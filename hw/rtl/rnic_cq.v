@@ -310,7 +310,9 @@ always @(posedge clk) begin
             state_reg <= S_IDLE;
         end
     end
-    default: state_reg <= S_IDLE;
+    // verilator coverage_off
+    default: state_reg <= S_IDLE;   // unreachable: every state is named above
+    // verilator coverage_on
     endcase
 
     // The event output register: the doorbell's event first.
