@@ -70,6 +70,9 @@ COST = {
     "mpa_tx/test_mpa_tx.py::test_mpa_tx[icarus-W512]": 22,
     "ddp_tx/test_ddp_tx.py::test_ddp_tx[ghdl-W512]": 20,
     "rx_join/test_rx_join.py::test_rx_join[icarus-W64]": 20,
+    # Almost all of it the C++ build (admin, CQ writer, event writer, vectors).
+    "cq/test_rnic_cq.py::test_rnic_cq[verilator-W64]": 35,
+    "cq/test_rnic_cq.py::test_rnic_cq[verilator-W512]": 35,
     # Almost all of it the C++ build of the generated register block.
     "regs/test_regs.py::test_regs[verilator]": 40,
     # tests/dma, measured on 2 cores shared with other simulations.

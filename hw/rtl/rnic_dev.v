@@ -432,12 +432,18 @@ function automatic [119:0] refused_event(input [2:0] what, input [63:0] addr, in
 endfunction
 /* verilator lint_on UNUSEDSIGNAL */
 
-rnic_evq #(.DATA_W(DATA_W), .N_SRC(4)) evq (
+// The write engine's refusals are not events of their own: its clients
+// are the CQ writer, which raises a refused CQE's DMA_REFUSED itself (with
+// the cqn), and the event writer, whose refused write has no event ring
+// to be told on (rnic_evq counts it lost). Placement writes are not
+// window-checked (rnic_dma_wr's header).
+assign rwr_ready = 1'b1;
+
+rnic_evq #(.DATA_W(DATA_W), .N_SRC(3)) evq (
     .clk(clk), .rst(rst),
-    .ev_valid({rwr_valid, rrd_valid, cq_ev_valid, sq_ev_valid}),
-    .ev_ready({rwr_ready, rrd_ready, cq_ev_ready, sq_ev_ready}),
-    .ev_entry({refused_event(rwr_what, rwr_addr, rwr_len), refused_event(rrd_what, rrd_addr, rrd_len),
-               cq_ev_entry, sq_ev_entry}),
+    .ev_valid({rrd_valid, cq_ev_valid, sq_ev_valid}),
+    .ev_ready({rrd_ready, cq_ev_ready, sq_ev_ready}),
+    .ev_entry({refused_event(rrd_what, rrd_addr, rrd_len), cq_ev_entry, sq_ev_entry}),
     .evr_valid(evr_valid), .evr_set(evr_set), .evr_ring(evr_ring), .evr_log2(evr_log2),
     .wr_req_valid(wrc_req_valid[1]), .wr_req_ready(wrc_req_ready[1]), .wr_req_addr(wrc_req_addr[127:64]),
     .wr_req_len(wrc_req_len[63:32]), .wr_req_what(wrc_req_what[5:3]),
@@ -654,7 +660,7 @@ localparam IDLE_CLOCKS = 4096;
 wire moving = adm_busy || sqdb_valid || cqdb_valid || qp_rts_valid || qp_state_wr_valid || win_wr_valid ||
               cq_cfg_valid || evr_valid || (|rdc_req_valid) || (|rdc_valid) || (|wrc_req_valid) || (|wrc_valid) ||
               (|wrc_done_valid) || desc_valid || txp_valid || fp_valid || sq_cq_valid || sq_ev_valid ||
-              cq_ev_valid || rrd_valid || rwr_valid || irq_valid || m_axi_arvalid || m_axi_rvalid ||
+              cq_ev_valid || rrd_valid || irq_valid || m_axi_arvalid || m_axi_rvalid ||
               m_axi_awvalid || m_axi_wvalid || m_axi_bvalid || tcfg_valid_reg || cq_int_valid || evq_int_valid ||
               s_net_tvalid || rcfg_valid || ccfg_valid || stg_valid || cpl_valid || rx_err_valid || pl_awvalid ||
               pl_wvalid || pl_bvalid;
@@ -666,7 +672,8 @@ always @(posedge clk) begin
 end
 assign idle = quiet_reg == IDLE_CLOCKS[12:0];
 /* verilator lint_off UNUSEDSIGNAL */
-wire unused_ports = &{1'b0, s_net_tuser[63:48+CONN_W], evq_lost, mr_wr_access[1:0],
+wire unused_ports = &{1'b0, s_net_tuser[63:48+CONN_W], evq_lost, mr_wr_access[1:0], rwr_valid, rwr_what, rwr_addr,
+                      rwr_len,
                       qpdb_wr_biten, cqdb_wr_biten, qpdb_addr[1:0], cqdb_addr[1:0]};
 /* verilator lint_on UNUSEDSIGNAL */
 // --- the BAR ---------------------------------------------------------------------

@@ -79,10 +79,10 @@ end
 localparam VECS = 1 << VEC_W;
 
 reg [VECS-1:0] en_reg, mask_reg, pend_reg, owe_reg;
-reg [15:0]     modc_reg [0:VECS-1];
-reg [31:0]     modt_reg [0:VECS-1];
-reg [15:0]     u_reg    [0:VECS-1];
-reg [31:0]     age_reg  [0:VECS-1];
+// Per vector v, packed (Yosys then keeps them as plain registers):
+// MOD_COUNT, MOD_TIME, the unsignalled entries, the age.
+reg [VECS*16-1:0] modc_reg, u_reg;
+reg [VECS*32-1:0] modt_reg, age_reg;
 reg            out_valid_reg;
 reg [VEC_W-1:0] out_vec_reg, rr_reg;
 
@@ -109,8 +109,8 @@ always @* begin
     if (rv_ok) begin
         case (fn)
         2'd0: rd_data = {30'd0, mask_reg[rvi], en_reg[rvi]};
-        2'd1: rd_data = {16'd0, modc_reg[rvi]};
-        2'd2: rd_data = modt_reg[rvi];
+        2'd1: rd_data = {16'd0, modc_reg[rvi * 16 +: 16]};
+        2'd2: rd_data = modt_reg[rvi * 32 +: 32];
         default: rd_data = {31'd0, pend_reg[rvi]};
         endcase
     end
@@ -120,13 +120,13 @@ assign vec_rd_data = rd_data;
 assign vec_wr_ack = vec_req && vec_req_is_wr;
 
 // The entries of each vector this clock.
-reg [3:0] inc [0:VECS-1];
+reg [VECS*4-1:0] inc;
 integer a, i;
 always @* begin
     for (a = 0; a < VECS; a = a + 1) begin
-        inc[a] = 4'd0;
+        inc[a * 4 +: 4] = 4'd0;
         for (i = 0; i < N_SRC; i = i + 1) begin
-            if (int_valid[i] && int_vector[i * VEC_W +: VEC_W] == a[VEC_W-1:0]) inc[a] = inc[a] + 4'd1;
+            if (int_valid[i] && int_vector[i * VEC_W +: VEC_W] == a[VEC_W-1:0]) inc[a * 4 +: 4] = inc[a * 4 +: 4] + 4'd1;
         end
     end
 end
@@ -154,16 +154,19 @@ wire load = (!out_valid_reg || irq_ready) && pick_valid;
 
 // Each vector's count after this clock's entries, and whether its
 // interrupt is due at this clock.
-reg [16:0]     u_sum;
-reg [15:0]     u_new [0:VECS-1];
-reg [VECS-1:0] due;
-integer        c;
+reg [16:0]        u_sum;
+reg [VECS*16-1:0] u_new;
+reg [VECS-1:0]    due;
+reg [15:0]        mc;
+integer           c;
 always @* begin
     for (c = 0; c < VECS; c = c + 1) begin
-        u_sum = {1'b0, u_reg[c]} + {13'd0, inc[c]};
-        u_new[c] = u_sum[16] ? 16'hffff : u_sum[15:0];   // saturates
-        due[c] = (u_new[c] != 16'd0 && u_new[c] >= (modc_reg[c] == 16'd0 ? 16'd1 : modc_reg[c])) ||
-                 (u_reg[c] != 16'd0 && modt_reg[c] != 32'd0 && {1'b0, age_reg[c]} + 33'd1 >= {1'b0, modt_reg[c]});
+        u_sum = {1'b0, u_reg[c * 16 +: 16]} + {13'd0, inc[c * 4 +: 4]};
+        u_new[c * 16 +: 16] = u_sum[16] ? 16'hffff : u_sum[15:0];   // saturates
+        mc = modc_reg[c * 16 +: 16] == 16'd0 ? 16'd1 : modc_reg[c * 16 +: 16];
+        due[c] = (u_new[c * 16 +: 16] != 16'd0 && u_new[c * 16 +: 16] >= mc) ||
+                 (u_reg[c * 16 +: 16] != 16'd0 && modt_reg[c * 32 +: 32] != 32'd0 &&
+                  {1'b0, age_reg[c * 32 +: 32]} + 33'd1 >= {1'b0, modt_reg[c * 32 +: 32]});
     end
 end
 
@@ -178,13 +181,13 @@ always @(posedge clk) begin
     end
     for (v = 0; v < VECS; v = v + 1) begin
         if (due[v]) begin
-            u_reg[v] <= 16'd0;
+            u_reg[v * 16 +: 16] <= 16'd0;
             pend_reg[v] <= 1'b1;
             if (en_reg[v]) owe_reg[v] <= 1'b1;
         end else begin
-            u_reg[v] <= u_new[v];
-            if (u_reg[v] == 16'd0) age_reg[v] <= 32'd0;
-            else if (age_reg[v] != 32'hffff_ffff) age_reg[v] <= age_reg[v] + 32'd1;
+            u_reg[v * 16 +: 16] <= u_new[v * 16 +: 16];
+            if (u_reg[v * 16 +: 16] == 16'd0) age_reg[v * 32 +: 32] <= 32'd0;
+            else if (age_reg[v * 32 +: 32] != 32'hffff_ffff) age_reg[v * 32 +: 32] <= age_reg[v * 32 +: 32] + 32'd1;
         end
         if (wr && rvi == v[VEC_W-1:0]) begin
             case (fn)
@@ -192,8 +195,8 @@ always @(posedge clk) begin
                 if (vec_wr_biten[0]) en_reg[v] <= vec_wr_data[0];
                 if (vec_wr_biten[1]) mask_reg[v] <= vec_wr_data[1];
             end
-            2'd1: modc_reg[v] <= merge16_f(modc_reg[v], vec_wr_data[15:0], vec_wr_biten[15:0]);
-            2'd2: modt_reg[v] <= merge_f(modt_reg[v], vec_wr_data, vec_wr_biten);
+            2'd1: modc_reg[v * 16 +: 16] <= merge16_f(modc_reg[v * 16 +: 16], vec_wr_data[15:0], vec_wr_biten[15:0]);
+            2'd2: modt_reg[v * 32 +: 32] <= merge_f(modt_reg[v * 32 +: 32], vec_wr_data, vec_wr_biten);
             default: if (vec_wr_biten[0] && vec_wr_data[0] && !due[v]) pend_reg[v] <= 1'b0;
             endcase
         end
@@ -206,12 +209,10 @@ always @(posedge clk) begin
         owe_reg <= {VECS{1'b0}};
         out_valid_reg <= 1'b0;
         rr_reg <= {VEC_W{1'b1}};   // vector 0 first
-        for (v = 0; v < VECS; v = v + 1) begin
-            modc_reg[v] <= 16'd0;
-            modt_reg[v] <= 32'd0;
-            u_reg[v] <= 16'd0;
-            age_reg[v] <= 32'd0;
-        end
+        modc_reg <= {(VECS * 16){1'b0}};
+        modt_reg <= {(VECS * 32){1'b0}};
+        u_reg <= {(VECS * 16){1'b0}};
+        age_reg <= {(VECS * 32){1'b0}};
     end
 end
 
