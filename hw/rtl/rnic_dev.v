@@ -166,6 +166,13 @@ wire [255:0] args_wr;                     // ARG0..ARG7 as the driver wrote them
 wire         adm_busy, adm_out_we, adm_overrun;
 wire [7:0]   adm_code, adm_last_op;
 wire [255:0] adm_out;
+// The datapath has not yet taken a command's effect (rnic_rx's and
+// ddp_rx's configuration queues below): STATUS.BUSY stays set and a CMD
+// write is refused as while the mailbox runs. ddp_rx takes an STag write
+// or a connection's disable only once no placement write before it is
+// queued or unanswered (its fence), so a driver that waits for BUSY to
+// clear after MR_INVALIDATE or QP_DRAIN may reuse the memory.
+wire         dp_busy;
 // rnic_admin toward the engines.
 localparam QP_CTX_W = 16 + 64 + 64 + 5 + 5 + 2 * CQ_W;
 wire                qp_rts_valid, qp_state_wr_valid, qp_rd_en, rts_rd_en, mr_rd_en, mr_rd_valid;
@@ -204,7 +211,7 @@ rnic_admin #(
 ) admin (
     .clk(clk),
     .rst(rst),
-    .cmd_wr(cmd_req && cmd_is_wr),
+    .cmd_wr(cmd_req && cmd_is_wr && !dp_busy),
     .cmd_op(cmd_wr_data[7:0]),
     .cmd_args(args_wr),
     .busy(adm_busy),
@@ -585,6 +592,8 @@ always @(posedge clk) begin
         stg_rp_reg <= 0;
     end
 end
+// (The pulses count too: in their clock the queues are not yet written.)
+assign dp_busy = rcfg_valid || ccfg_valid || stg_valid || rts_go || dis_go || mr_wr_valid || mr_inv_valid;
 `ifndef SYNTHESIS
 always @(posedge clk) begin
     if (!rst && (rcfg_wp_reg - rcfg_rp_reg > (1 << CFGQ_LOG2) || rcfg_wp_reg - ccfg_rp_reg > (1 << CFGQ_LOG2) ||
@@ -732,7 +741,7 @@ rnic_regs regs (
     .hwif_in_counters_rx_exc_empty_count_incr(1'b0),
     .hwif_in_counters_dma_reads_count_incr(1'b0),
     .hwif_in_counters_dma_writes_count_incr(1'b0),
-    .hwif_in_counters_admin_overrun_count_incr(adm_overrun),
+    .hwif_in_counters_admin_overrun_count_incr(adm_overrun || (cmd_req && cmd_is_wr && dp_busy)),
     .hwif_out_admin_cmd_req(cmd_req),
     .hwif_out_admin_cmd_req_is_wr(cmd_is_wr),
     .hwif_in_admin_cmd_rd_ack(cmd_req && !cmd_is_wr),
@@ -740,7 +749,7 @@ rnic_regs regs (
     .hwif_in_admin_cmd_rd_data({24'd0, adm_last_op}),
     .hwif_out_admin_cmd_wr_data(cmd_wr_data),
     .hwif_out_admin_cmd_wr_biten(cmd_wr_biten),
-    .hwif_in_admin_status_busy(adm_busy),
+    .hwif_in_admin_status_busy(adm_busy || dp_busy),
     .hwif_in_admin_status_code(adm_code),
     .hwif_in_admin_arg0_value(adm_out[31:0]), .hwif_out_admin_arg0_value(args_wr[31:0]), .hwif_in_admin_arg0_value_we(adm_out_we),
     .hwif_in_admin_arg1_value(adm_out[63:32]), .hwif_out_admin_arg1_value(args_wr[63:32]), .hwif_in_admin_arg1_value_we(adm_out_we),

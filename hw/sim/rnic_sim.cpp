@@ -208,6 +208,10 @@ public:
         for (int i = 0; i < 16; i++) tick();
         top_->rst = 0;
         top_->eval();
+        // The device sweeps its tables after reset (ddp_rx: 2^max(CONN_W,
+        // STAG_AW) clocks, its ready outputs low): run it until it is idle,
+        // so the driver meets a device ready for commands, lockstep or not.
+        for (int i = 0; i < 1 << 20 && !top_->idle; i++) tick();
         clocks_ = 0;
     }
 
