@@ -3,7 +3,11 @@
 -- VHDL-2008 twin of hw/rtl/ddp_rx.v: same generics, same ports, same
 -- registers and clock counts, so tests/ddp_rx/test_ddp_rx.py drives both
 -- (the Verilog header has the interface, the order of the checks, the
--- structure and the figures in full). In brief:
+-- structure and the figures in full). Like the Verilog, this is the top of
+-- the stage entities, hw/rtl/vhdl/ddp_rx_<stage>.vhd (the same stages, port
+-- names and registers as hw/rtl/ddp_rx_<stage>.v), with the records that
+-- pass between them (hw/rtl/vhdl/ddp_rx_pkg.vhd) in place of vectors with
+-- fields at offsets. In brief:
 --
 -- Takes the ULPDUs (DDP Segments) that mpa_rx finds, as pieces (s_axis,
 -- tuser = early & ulpdu_len(15 downto 0) & conn & first & last), checks
@@ -56,6 +60,7 @@ use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
 use work.rnic_pkg.all;
 use work.rnic_codes_pkg.all;  -- ERR_*: generated from the Go model (internal/hdlcodes)
+use work.ddp_rx_pkg.all;
 
 entity ddp_rx is
     generic (
@@ -237,22 +242,48 @@ architecture rtl of ddp_rx is
                      BURST => BURST, REC_AW => REC_AW, BQ_AW => BQ_AW, AXI_W => AXI_W, WR_REQ => WR_REQ);
     use cfg.all;
 
+    -- The records (ddp_rx_pkg) with this block's widths.
+    subtype rec_t is rec_r(id(ID_W - 1 downto 0));
+    subtype cx_t is cx_r(qs(3 * Q_W_c - 1 downto 0));
+    subtype dx_t is dx_r(nxt(ADDR_W - 1 downto 0), rec(id(ID_W - 1 downto 0)));
+    subtype rf_t is rf_r(mark(MK_W_c - 1 downto 0), conn(CONN_W - 1 downto 0), rec(id(ID_W - 1 downto 0)));
+    subtype hf_t is hf_r(conn(CONN_W - 1 downto 0));
+    subtype df_t is df_r(data(DATA_W - 1 downto 0), keep(KEEP_W_c - 1 downto 0));
+    subtype dc_t is dc_r(conn(CONN_W - 1 downto 0), dest(ADDR_W - 1 downto 0), rec(id(ID_W - 1 downto 0)),
+                         su(SU_W_c - 1 downto 0));
+    -- C1b to C2 and D0 to D1, bundled.
+    subtype c1b_t is c1b_r(conn(CONN_W - 1 downto 0), cx(qs(3 * Q_W_c - 1 downto 0)), id(ID_W - 1 downto 0),
+                           st(ST_W_c - 2 downto 0));
+    subtype d0_t is d0_r(conn(CONN_W - 1 downto 0), dest(ADDR_W - 1 downto 0), rec(id(ID_W - 1 downto 0)),
+                         r(LG_c - 1 downto 0), win0(KEEP_W_c - 1 downto 0), win1(KEEP_W_c - 1 downto 0),
+                         lo(KEEP_W_c - 1 downto 0), hi(KEEP_W_c - 1 downto 0), waddr(ADDR_W - 1 downto 0),
+                         bofs(BW_c - 1 downto 0));
+    constant REC_ZERO_c : rec_t := rec_zero(ID_W);
+    constant CX_ZERO_c : cx_t := cx_zero(RQ_AW);
+    constant DX_ZERO_c : dx_t := dx_zero(ADDR_W, ID_W);
+    constant RF_ZERO_c : rf_t := rf_zero(CONN_W, ID_W, BQ_AW);
+    constant HF_ZERO_c : hf_t := hf_zero(CONN_W);
+    constant DF_ZERO_c : df_t := df_zero(DATA_W);
+    constant DC_ZERO_c : dc_t := dc_zero(DATA_W, CONN_W, ADDR_W, ID_W);
+
+    -- --- wires between the stages --------------------------------------------------
+
     signal herr_reg : std_ulogic_vector(NCONN_c - 1 downto 0) := (others => '0');
     signal herr_set : std_ulogic := '0';
     signal herr_set_conn : conn_t := (others => '0');
-    signal cx_rd_data : std_logic_vector(CX_W_c - 1 downto 0) := (others => '0');
+    signal cx_rd_data : cx_t := CX_ZERO_c;
     signal dx_rd_en : std_ulogic := '0';
     signal dx_rd_addr : conn_t := (others => '0');
-    signal dx_rd_data : std_logic_vector(DX_W_c - 1 downto 0) := (others => '0');
+    signal dx_rd_data : dx_t := DX_ZERO_c;
     signal st_rd_data : std_logic_vector(ST_W_c - 1 downto 0) := (others => '0');
     signal rg_rd_data : std_logic_vector(RG_W_c - 1 downto 0) := (others => '0');
     signal cf_post_reg : std_ulogic := '0';
     signal i_inpiece_reg : std_ulogic := '0';
-    signal df_out : std_logic_vector(DF_W_c - 1 downto 0) := (others => '0');
+    signal df_out : df_t := DF_ZERO_c;
     signal df_out_valid, df_out_ready : std_ulogic := '0';
     signal hf_out_valid, c_adv : std_ulogic := '0';
     signal h_valid : std_ulogic := '0';
-    signal h_rec : std_logic_vector(HF_W_c - 1 downto 0) := (others => '0');
+    signal h_rec : hf_t := HF_ZERO_c;
     signal dc_in_ready : std_ulogic := '0';
     signal hf_conn : conn_t := (others => '0');
     signal hf_hdr : hdr_t := (others => '0');
@@ -260,24 +291,6 @@ architecture rtl of ddp_rx is
     signal c1_valid_reg : std_ulogic := '0';
     signal p1_conn : conn_t := (others => '0');
     signal b_valid_reg : std_ulogic := '0';
-    signal b_conn_reg : conn_t := (others => '0');
-    signal b_first_reg, b_early_reg : std_ulogic := '0';
-    signal b_cx_reg : cx_t := (others => '0');
-    signal b_t_reg, b_l_reg : std_ulogic := '0';
-    signal b_op_reg : u4_t := (others => '0');
-    signal b_stag_reg, b_msn_reg, b_msn1_reg : u32_t := (others => '0');
-    signal b_qn_reg : u2_t := (others => '0');
-    signal b_n_reg : u16_t := (others => '0');
-    signal b_hlen_reg : u5_t := (others => '0');
-    signal b_cerr_reg : std_ulogic := '0';
-    signal b_cerr_code_reg : w16_t := (others => '0');
-    signal b_stag_bad_reg, b_assoc_bad_reg, b_acc_reg, b_wrap_reg : std_ulogic := '0';
-    signal b_mo_gt_reg, b_rr_eq_reg : std_ulogic := '0';
-    signal b_z_reg : std_ulogic_vector(3 downto 0) := (others => '0');
-    signal b_id_reg : id_t := (others => '0');
-    signal b_st_reg : std_ulogic_vector(ST_W_c - 2 downto 0) := (others => '0');
-    signal bs_lt, bs_gt, bs_dt, bs_du, bs_mon, bs_long : u73_t := (others => '0');
-    signal bs_nobuf, bs_behind : std_ulogic_vector(3 downto 0) := (others => '0');
     signal c2_valid_reg : std_ulogic := '0';
     signal c2_conn_reg : conn_t := (others => '0');
     signal c2_first_reg, c2_early_reg : std_ulogic := '0';
@@ -285,9 +298,9 @@ architecture rtl of ddp_rx is
     signal k_idx : stagi_t := (others => '0');
     signal r_inval : std_ulogic := '0';
     signal c_en : std_ulogic := '0';
-    signal r_cx : cx_t := (others => '0');
+    signal r_cx : cx_t := CX_ZERO_c;
     signal c2_go, c2_decide : std_ulogic := '0';
-    signal dc_out : std_logic_vector(DC_W_c - 1 downto 0) := (others => '0');
+    signal dc_out : dc_t := DC_ZERO_c;
     signal dc_out_valid, dc_out_ready : std_ulogic := '0';
     signal aw_in_valid : std_ulogic := '0';
     signal aw_in_data : aww_t := (others => '0');
@@ -300,9 +313,9 @@ architecture rtl of ddp_rx is
     signal w2_in_data : ww_t := (others => '0');
     signal w_in_ready2 : std_ulogic := '0';
     signal rf_in_valid : std_ulogic := '0';
-    signal rf_in_data : rf_t := (others => '0');
+    signal rf_in_data : rf_t := RF_ZERO_c;
     signal rf_in_ready : std_ulogic := '0';
-    signal rf_out_data : std_logic_vector(RF_W_c - 1 downto 0) := (others => '0');
+    signal rf_out_data : rf_t := RF_ZERO_c;
     signal rf_out_valid, rf_out_ready : std_ulogic := '0';
     signal bq_in_ready : std_ulogic := '0';
     signal bq_out_data : std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
@@ -319,27 +332,13 @@ architecture rtl of ddp_rx is
     signal d0_valid_reg, d1_active_reg, d2_valid_reg, d3_valid_reg : std_ulogic := '0';
     signal d4_valid_reg : std_ulogic := '0';
     signal d0_take, pl_empty : std_ulogic := '0';
-    signal d0_first_reg, d0_en_reg, d0_place_reg, d0_early_reg : std_ulogic := '0';
-    signal d0_conn_reg : conn_t := (others => '0');
-    signal d0_dest_reg : addr_t := (others => '0');
-    signal d0_s_reg : u5_t := (others => '0');
-    signal d0_remain_reg : u16_t := (others => '0');
-    signal d0_rec_reg : rec_t := (others => '0');
-    signal d0_rr_reg : rr_t := (others => '0');
-    signal d0_r_reg : lane_t := (others => '0');
-    signal d0_win0_reg, d0_win1_reg, d0_lo_reg, d0_hi_reg : keep_t := (others => '0');
-    signal d0_q0_reg, d0_q1_reg : u20_t := (others => '0');
-    signal d0_left_reg : u18_t := (others => '0');
-    signal d0_waddr_reg : addr_t := (others => '0');
-    signal d0_bofs_reg : bofs_t := (others => '0');
-    signal d0_wst_reg : std_ulogic := '0';
     signal e2_last_reg, e2_en_reg, e2_early_reg : std_ulogic := '0';
     signal e2_conn_reg : conn_t := (others => '0');
-    signal e2_rec_reg : rec_t := (others => '0');
+    signal e2_rec_reg : rec_t := REC_ZERO_c;
     signal e2_rr_reg : rr_t := (others => '0');
     signal e4_place_reg : std_ulogic := '0';
     signal e4_conn_reg : conn_t := (others => '0');
-    signal e4_rec_reg : rec_t := (others => '0');
+    signal e4_rec_reg : rec_t := REC_ZERO_c;
     signal e4_rr_reg : rr_t := (others => '0');
     signal e4_nxt : addr_t := (others => '0');
     signal e4_left : u16_t := (others => '0');
@@ -352,52 +351,18 @@ architecture rtl of ddp_rx is
     signal o_ok : std_ulogic := '0';
     signal rs_busy : std_ulogic := '0';
 
+    signal c1b : c1b_t := c1b_zero(CONN_W, RQ_AW, ID_W, ST_W_c - 1);
+    signal d0 : d0_t := d0_zero(DATA_W, CONN_W, ADDR_W, ID_W, BW_c);
+
 begin
+
+    -- The stages, each once (hw/rtl/ddp_rx.v has the map).
 
     u_tables : entity work.ddp_rx_tables
         generic map (DATA_W => DATA_W, CONN_W => CONN_W, STAG_AW => STAG_AW, RQ_AW => RQ_AW, ADDR_W => ADDR_W, ID_W => ID_W,
                      BURST => BURST, REC_AW => REC_AW, BQ_AW => BQ_AW, AXI_W => AXI_W, WR_REQ => WR_REQ)
         port map (
             clk => clk, rst => rst,
-            dx_rd_en => dx_rd_en,
-            dx_rd_addr => dx_rd_addr,
-            i_inpiece_reg => i_inpiece_reg,
-            df_out_valid => df_out_valid,
-            hf_out_valid => hf_out_valid,
-            c_adv => c_adv,
-            h_valid => h_valid,
-            hf_conn => hf_conn,
-            hf_hdr => hf_hdr,
-            hf_idx32 => hf_idx32,
-            c1_valid_reg => c1_valid_reg,
-            b_valid_reg => b_valid_reg,
-            c2_valid_reg => c2_valid_reg,
-            c2_conn_reg => c2_conn_reg,
-            e_st_reg => e_st_reg,
-            k_idx => k_idx,
-            r_inval => r_inval,
-            r_cx => r_cx,
-            c2_decide => c2_decide,
-            dc_out_valid => dc_out_valid,
-            bq_out_valid => bq_out_valid,
-            aw_cnt_reg => aw_cnt_reg,
-            d2_valid_reg => d2_valid_reg,
-            d4_valid_reg => d4_valid_reg,
-            pl_empty => pl_empty,
-            e2_last_reg => e2_last_reg,
-            e2_en_reg => e2_en_reg,
-            e2_early_reg => e2_early_reg,
-            e2_conn_reg => e2_conn_reg,
-            e2_rec_reg => e2_rec_reg,
-            e2_rr_reg => e2_rr_reg,
-            e4_place_reg => e4_place_reg,
-            e4_conn_reg => e4_conn_reg,
-            e4_rec_reg => e4_rec_reg,
-            e4_rr_reg => e4_rr_reg,
-            e4_nxt => e4_nxt,
-            e4_left => e4_left,
-            wq_busy => wq_busy,
-            rs_busy => rs_busy,
             s_conn_valid => s_conn_valid,
             s_conn_conn => s_conn_conn,
             s_conn_enable => s_conn_enable,
@@ -419,6 +384,45 @@ begin
             s_post_addr => s_post_addr,
             s_post_len => s_post_len,
             s_post_id => s_post_id,
+            dx_rd_en => dx_rd_en,
+            dx_rd_addr => dx_rd_addr,
+            i_inpiece_reg => i_inpiece_reg,
+            df_out_valid => df_out_valid,
+            hf_out_valid => hf_out_valid,
+            c_adv => c_adv,
+            h_valid => h_valid,
+            hf_conn => hf_conn,
+            hf_hdr => hf_hdr,
+            hf_idx32 => hf_idx32,
+            c1_valid_reg => c1_valid_reg,
+            b_valid_reg => b_valid_reg,
+            c2_valid_reg => c2_valid_reg,
+            c2_conn_reg => c2_conn_reg,
+            e_st_reg => e_st_reg,
+            k_idx => k_idx,
+            r_inval => r_inval,
+            r_cx => r_cx,
+            c2_decide => c2_decide,
+            dc_out_valid => dc_out_valid,
+            aw_cnt_reg => aw_cnt_reg,
+            d2_valid_reg => d2_valid_reg,
+            d4_valid_reg => d4_valid_reg,
+            pl_empty => pl_empty,
+            e2_last_reg => e2_last_reg,
+            e2_en_reg => e2_en_reg,
+            e2_early_reg => e2_early_reg,
+            e2_conn_reg => e2_conn_reg,
+            e2_rec_reg => e2_rec_reg,
+            e2_rr_reg => e2_rr_reg,
+            e4_place_reg => e4_place_reg,
+            e4_conn_reg => e4_conn_reg,
+            e4_rec_reg => e4_rec_reg,
+            e4_rr_reg => e4_rr_reg,
+            e4_nxt => e4_nxt,
+            e4_left => e4_left,
+            s_conn_ready => s_conn_ready,
+            s_stag_ready => s_stag_ready,
+            s_post_ready => s_post_ready,
             cx_rd_data => cx_rd_data,
             dx_rd_data => dx_rd_data,
             st_rd_data => st_rd_data,
@@ -426,16 +430,16 @@ begin
             cf_post_reg => cf_post_reg,
             rf_in_valid => rf_in_valid,
             rf_in_data => rf_in_data,
-            clr_busy_reg => clr_busy_reg,
             cf_conn => cf_conn,
             cf_stag => cf_stag,
+            clr_busy_reg => clr_busy_reg,
             o_conn_reg => o_conn_reg,
             o_qn_reg => o_qn_reg,
             o_ent_reg => o_ent_reg,
             o_ok => o_ok,
-            s_conn_ready => s_conn_ready,
-            s_stag_ready => s_stag_ready,
-            s_post_ready => s_post_ready
+            wq_busy => wq_busy,
+            bq_out_valid => bq_out_valid,
+            rs_busy => rs_busy
         );
 
     u_intake : entity work.ddp_rx_intake
@@ -443,10 +447,6 @@ begin
                      BURST => BURST, REC_AW => REC_AW, BQ_AW => BQ_AW, AXI_W => AXI_W, WR_REQ => WR_REQ)
         port map (
             clk => clk, rst => rst,
-            cf_post_reg => cf_post_reg,
-            df_out_ready => df_out_ready,
-            c_adv => c_adv,
-            clr_busy_reg => clr_busy_reg,
             s_axis_tdata => s_axis_tdata,
             s_axis_tkeep => s_axis_tkeep,
             s_axis_tvalid => s_axis_tvalid,
@@ -455,13 +455,17 @@ begin
             s_conn_valid => s_conn_valid,
             s_stag_valid => s_stag_valid,
             s_post_valid => s_post_valid,
+            cf_post_reg => cf_post_reg,
+            clr_busy_reg => clr_busy_reg,
+            df_out_ready => df_out_ready,
+            c_adv => c_adv,
+            s_axis_tready => s_axis_tready,
             i_inpiece_reg => i_inpiece_reg,
             df_out => df_out,
             df_out_valid => df_out_valid,
             hf_out_valid => hf_out_valid,
             h_valid => h_valid,
-            h_rec => h_rec,
-            s_axis_tready => s_axis_tready
+            h_rec => h_rec
         );
 
     u_check : entity work.ddp_rx_check
@@ -469,6 +473,7 @@ begin
                      BURST => BURST, REC_AW => REC_AW, BQ_AW => BQ_AW, AXI_W => AXI_W, WR_REQ => WR_REQ)
         port map (
             clk => clk, rst => rst,
+            c1b => c1b,
             cx_rd_data => cx_rd_data,
             st_rd_data => st_rd_data,
             rg_rd_data => rg_rd_data,
@@ -481,39 +486,7 @@ begin
             hf_idx32 => hf_idx32,
             c1_valid_reg => c1_valid_reg,
             p1_conn => p1_conn,
-            b_valid_reg => b_valid_reg,
-            b_conn_reg => b_conn_reg,
-            b_first_reg => b_first_reg,
-            b_early_reg => b_early_reg,
-            b_cx_reg => b_cx_reg,
-            b_t_reg => b_t_reg,
-            b_l_reg => b_l_reg,
-            b_op_reg => b_op_reg,
-            b_stag_reg => b_stag_reg,
-            b_msn_reg => b_msn_reg,
-            b_msn1_reg => b_msn1_reg,
-            b_qn_reg => b_qn_reg,
-            b_n_reg => b_n_reg,
-            b_hlen_reg => b_hlen_reg,
-            b_cerr_reg => b_cerr_reg,
-            b_cerr_code_reg => b_cerr_code_reg,
-            b_stag_bad_reg => b_stag_bad_reg,
-            b_assoc_bad_reg => b_assoc_bad_reg,
-            b_acc_reg => b_acc_reg,
-            b_wrap_reg => b_wrap_reg,
-            b_mo_gt_reg => b_mo_gt_reg,
-            b_rr_eq_reg => b_rr_eq_reg,
-            b_z_reg => b_z_reg,
-            b_id_reg => b_id_reg,
-            b_st_reg => b_st_reg,
-            bs_lt => bs_lt,
-            bs_gt => bs_gt,
-            bs_dt => bs_dt,
-            bs_du => bs_du,
-            bs_mon => bs_mon,
-            bs_long => bs_long,
-            bs_nobuf => bs_nobuf,
-            bs_behind => bs_behind
+            b_valid_reg => b_valid_reg
         );
 
     u_decide : entity work.ddp_rx_decide
@@ -521,48 +494,17 @@ begin
                      BURST => BURST, REC_AW => REC_AW, BQ_AW => BQ_AW, AXI_W => AXI_W, WR_REQ => WR_REQ)
         port map (
             clk => clk, rst => rst,
+            c1b => c1b,
             herr_reg => herr_reg,
             herr_set => herr_set,
             herr_set_conn => herr_set_conn,
-            c_adv => c_adv,
-            p1_conn => p1_conn,
-            b_valid_reg => b_valid_reg,
-            b_conn_reg => b_conn_reg,
-            b_first_reg => b_first_reg,
-            b_early_reg => b_early_reg,
-            b_cx_reg => b_cx_reg,
-            b_t_reg => b_t_reg,
-            b_l_reg => b_l_reg,
-            b_op_reg => b_op_reg,
-            b_stag_reg => b_stag_reg,
-            b_msn_reg => b_msn_reg,
-            b_msn1_reg => b_msn1_reg,
-            b_qn_reg => b_qn_reg,
-            b_n_reg => b_n_reg,
-            b_hlen_reg => b_hlen_reg,
-            b_cerr_reg => b_cerr_reg,
-            b_cerr_code_reg => b_cerr_code_reg,
-            b_stag_bad_reg => b_stag_bad_reg,
-            b_assoc_bad_reg => b_assoc_bad_reg,
-            b_acc_reg => b_acc_reg,
-            b_wrap_reg => b_wrap_reg,
-            b_mo_gt_reg => b_mo_gt_reg,
-            b_rr_eq_reg => b_rr_eq_reg,
-            b_z_reg => b_z_reg,
-            b_id_reg => b_id_reg,
-            b_st_reg => b_st_reg,
-            bs_lt => bs_lt,
-            bs_gt => bs_gt,
-            bs_dt => bs_dt,
-            bs_du => bs_du,
-            bs_mon => bs_mon,
-            bs_long => bs_long,
-            bs_nobuf => bs_nobuf,
-            bs_behind => bs_behind,
-            dc_out_ready => dc_out_ready,
             cut_reg => cut_reg,
             cut_set => cut_set,
             cut_set_conn => cut_set_conn,
+            c_adv => c_adv,
+            p1_conn => p1_conn,
+            b_valid_reg => b_valid_reg,
+            dc_out_ready => dc_out_ready,
             dc_in_ready => dc_in_ready,
             c2_valid_reg => c2_valid_reg,
             c2_conn_reg => c2_conn_reg,
@@ -584,39 +526,24 @@ begin
                      BURST => BURST, REC_AW => REC_AW, BQ_AW => BQ_AW, AXI_W => AXI_W, WR_REQ => WR_REQ)
         port map (
             clk => clk, rst => rst,
-            aw_in_valid => aw_in_valid,
-            aw_in_data => aw_in_data,
-            w_in_valid => w_in_valid,
-            w_in_data => w_in_data,
-            w_in_half => w_in_half,
-            w2_in_half => w2_in_half,
-            w2_in_valid => w2_in_valid,
-            w2_in_data => w2_in_data,
-            rf_in_valid => rf_in_valid,
-            rf_in_data => rf_in_data,
-            rf_out_ready => rf_out_ready,
-            b_go => b_go,
-            d_conn_reg => d_conn_reg,
             m_axi_awready => m_axi_awready,
             m_axi_wready => m_axi_wready,
             m_axi_bresp => m_axi_bresp,
             m_axi_bvalid => m_axi_bvalid,
             m_wr_ready => m_wr_ready,
-            aw_in_ready => aw_in_ready,
-            w_in_ready => w_in_ready,
-            w_in_ready2 => w_in_ready2,
-            rf_in_ready => rf_in_ready,
-            rf_out_data => rf_out_data,
-            rf_out_valid => rf_out_valid,
-            bq_in_ready => bq_in_ready,
-            bq_out_data => bq_out_data,
-            bq_out_valid => bq_out_valid,
-            aw_cnt_reg => aw_cnt_reg,
-            b_cnt_reg => b_cnt_reg,
-            b_cnt1_reg => b_cnt1_reg,
-            b_valid => b_valid,
-            b_resp => b_resp,
-            wq_busy => wq_busy,
+            aw_in_valid => aw_in_valid,
+            aw_in_data => aw_in_data,
+            w_in_valid => w_in_valid,
+            w_in_data => w_in_data,
+            w2_in_valid => w2_in_valid,
+            w2_in_data => w2_in_data,
+            w_in_half => w_in_half,
+            w2_in_half => w2_in_half,
+            rf_in_valid => rf_in_valid,
+            rf_in_data => rf_in_data,
+            rf_out_ready => rf_out_ready,
+            b_go => b_go,
+            d_conn_reg => d_conn_reg,
             m_axi_awid => m_axi_awid,
             m_axi_awaddr => m_axi_awaddr,
             m_axi_awlen => m_axi_awlen,
@@ -633,7 +560,22 @@ begin
             m_wr_data => m_wr_data,
             m_wr_strb => m_wr_strb,
             m_wr_last => m_wr_last,
-            m_wr_valid => m_wr_valid
+            m_wr_valid => m_wr_valid,
+            aw_in_ready => aw_in_ready,
+            w_in_ready => w_in_ready,
+            w_in_ready2 => w_in_ready2,
+            b_valid => b_valid,
+            b_resp => b_resp,
+            rf_in_ready => rf_in_ready,
+            rf_out_data => rf_out_data,
+            rf_out_valid => rf_out_valid,
+            bq_in_ready => bq_in_ready,
+            bq_out_data => bq_out_data,
+            bq_out_valid => bq_out_valid,
+            aw_cnt_reg => aw_cnt_reg,
+            b_cnt_reg => b_cnt_reg,
+            b_cnt1_reg => b_cnt1_reg,
+            wq_busy => wq_busy
         );
 
     u_setup : entity work.ddp_rx_setup
@@ -641,9 +583,14 @@ begin
                      BURST => BURST, REC_AW => REC_AW, BQ_AW => BQ_AW, AXI_W => AXI_W, WR_REQ => WR_REQ)
         port map (
             clk => clk, rst => rst,
+            d0 => d0,
             herr_reg => herr_reg,
             herr_set => herr_set,
             herr_set_conn => herr_set_conn,
+            cf_conn => cf_conn,
+            s_conn_conn => s_conn_conn,
+            cf_stag => cf_stag,
+            s_stag_index => s_stag_index,
             dx_rd_data => dx_rd_data,
             dc_out => dc_out,
             dc_out_valid => dc_out_valid,
@@ -652,39 +599,14 @@ begin
             d3_valid_reg => d3_valid_reg,
             d4_valid_reg => d4_valid_reg,
             d0_take => d0_take,
-            cf_conn => cf_conn,
-            cf_stag => cf_stag,
-            s_conn_conn => s_conn_conn,
-            s_stag_index => s_stag_index,
             dx_rd_en => dx_rd_en,
             dx_rd_addr => dx_rd_addr,
             dc_out_ready => dc_out_ready,
-            cut_reg => cut_reg,
-            cut_set => cut_set,
-            cut_set_conn => cut_set_conn,
             d0_valid_reg => d0_valid_reg,
             pl_empty => pl_empty,
-            d0_first_reg => d0_first_reg,
-            d0_en_reg => d0_en_reg,
-            d0_place_reg => d0_place_reg,
-            d0_early_reg => d0_early_reg,
-            d0_conn_reg => d0_conn_reg,
-            d0_dest_reg => d0_dest_reg,
-            d0_s_reg => d0_s_reg,
-            d0_remain_reg => d0_remain_reg,
-            d0_rec_reg => d0_rec_reg,
-            d0_rr_reg => d0_rr_reg,
-            d0_r_reg => d0_r_reg,
-            d0_win0_reg => d0_win0_reg,
-            d0_win1_reg => d0_win1_reg,
-            d0_lo_reg => d0_lo_reg,
-            d0_hi_reg => d0_hi_reg,
-            d0_q0_reg => d0_q0_reg,
-            d0_q1_reg => d0_q1_reg,
-            d0_left_reg => d0_left_reg,
-            d0_waddr_reg => d0_waddr_reg,
-            d0_bofs_reg => d0_bofs_reg,
-            d0_wst_reg => d0_wst_reg
+            cut_reg => cut_reg,
+            cut_set => cut_set,
+            cut_set_conn => cut_set_conn
         );
 
     u_place : entity work.ddp_rx_place
@@ -692,6 +614,7 @@ begin
                      BURST => BURST, REC_AW => REC_AW, BQ_AW => BQ_AW, AXI_W => AXI_W, WR_REQ => WR_REQ)
         port map (
             clk => clk, rst => rst,
+            d0 => d0,
             df_out => df_out,
             df_out_valid => df_out_valid,
             aw_in_ready => aw_in_ready,
@@ -700,36 +623,15 @@ begin
             rf_in_ready => rf_in_ready,
             bq_in_ready => bq_in_ready,
             d0_valid_reg => d0_valid_reg,
-            d0_first_reg => d0_first_reg,
-            d0_en_reg => d0_en_reg,
-            d0_place_reg => d0_place_reg,
-            d0_early_reg => d0_early_reg,
-            d0_conn_reg => d0_conn_reg,
-            d0_dest_reg => d0_dest_reg,
-            d0_s_reg => d0_s_reg,
-            d0_remain_reg => d0_remain_reg,
-            d0_rec_reg => d0_rec_reg,
-            d0_rr_reg => d0_rr_reg,
-            d0_r_reg => d0_r_reg,
-            d0_win0_reg => d0_win0_reg,
-            d0_win1_reg => d0_win1_reg,
-            d0_lo_reg => d0_lo_reg,
-            d0_hi_reg => d0_hi_reg,
-            d0_q0_reg => d0_q0_reg,
-            d0_q1_reg => d0_q1_reg,
-            d0_left_reg => d0_left_reg,
-            d0_waddr_reg => d0_waddr_reg,
-            d0_bofs_reg => d0_bofs_reg,
-            d0_wst_reg => d0_wst_reg,
             df_out_ready => df_out_ready,
             aw_in_valid => aw_in_valid,
             aw_in_data => aw_in_data,
             w_in_valid => w_in_valid,
             w_in_data => w_in_data,
-            w_in_half => w_in_half,
-            w2_in_half => w2_in_half,
             w2_in_valid => w2_in_valid,
             w2_in_data => w2_in_data,
+            w_in_half => w_in_half,
+            w2_in_half => w2_in_half,
             d_conn_reg => d_conn_reg,
             d1_active_reg => d1_active_reg,
             d2_valid_reg => d2_valid_reg,
@@ -755,6 +657,11 @@ begin
                      BURST => BURST, REC_AW => REC_AW, BQ_AW => BQ_AW, AXI_W => AXI_W, WR_REQ => WR_REQ)
         port map (
             clk => clk, rst => rst,
+            s_verdict_tdata => s_verdict_tdata,
+            s_verdict_tvalid => s_verdict_tvalid,
+            s_conn_conn => s_conn_conn,
+            m_cpl_ready => m_cpl_ready,
+            m_err_ready => m_err_ready,
             cx_rd_data => cx_rd_data,
             cf_post_reg => cf_post_reg,
             c2_conn_reg => c2_conn_reg,
@@ -762,6 +669,8 @@ begin
             c2_early_reg => c2_early_reg,
             c_en => c_en,
             c2_go => c2_go,
+            b_valid => b_valid,
+            b_resp => b_resp,
             rf_in_ready => rf_in_ready,
             rf_out_data => rf_out_data,
             rf_out_valid => rf_out_valid,
@@ -769,8 +678,6 @@ begin
             bq_out_valid => bq_out_valid,
             b_cnt_reg => b_cnt_reg,
             b_cnt1_reg => b_cnt1_reg,
-            b_valid => b_valid,
-            b_resp => b_resp,
             d2_valid_reg => d2_valid_reg,
             e2_last_reg => e2_last_reg,
             e2_early_reg => e2_early_reg,
@@ -780,17 +687,6 @@ begin
             o_qn_reg => o_qn_reg,
             o_ent_reg => o_ent_reg,
             o_ok => o_ok,
-            s_verdict_tdata => s_verdict_tdata,
-            s_verdict_tvalid => s_verdict_tvalid,
-            s_conn_conn => s_conn_conn,
-            m_cpl_ready => m_cpl_ready,
-            m_err_ready => m_err_ready,
-            herr_reg => herr_reg,
-            herr_set => herr_set,
-            herr_set_conn => herr_set_conn,
-            rf_out_ready => rf_out_ready,
-            b_go => b_go,
-            rs_busy => rs_busy,
             s_verdict_tready => s_verdict_tready,
             m_axi_bready => m_axi_bready,
             m_cpl_valid => m_cpl_valid,
@@ -823,7 +719,13 @@ begin
             m_berr_conn => m_berr_conn,
             m_berr_resp => m_berr_resp,
             m_done_valid => m_done_valid,
-            m_done_conn => m_done_conn
+            m_done_conn => m_done_conn,
+            herr_reg => herr_reg,
+            herr_set => herr_set,
+            herr_set_conn => herr_set_conn,
+            rf_out_ready => rf_out_ready,
+            b_go => b_go,
+            rs_busy => rs_busy
         );
 
 end architecture rtl;

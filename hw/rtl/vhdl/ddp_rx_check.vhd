@@ -28,11 +28,11 @@ entity ddp_rx_check is
     port (
         clk : in std_logic;
         rst : in std_logic;
-        cx_rd_data : in std_logic_vector(cx_w(RQ_AW) - 1 downto 0);
+        cx_rd_data : in cx_r(qs(3 * (32 + RQ_AW + 1) - 1 downto 0));
         st_rd_data : in std_logic_vector(st_w(CONN_W, ADDR_W) - 1 downto 0);
         rg_rd_data : in std_logic_vector(rg_w(ADDR_W, ID_W) - 1 downto 0);
         h_valid : in std_ulogic;
-        h_rec : in std_logic_vector(hf_w(CONN_W) - 1 downto 0);
+        h_rec : in hf_r(conn(CONN_W - 1 downto 0));
         dc_in_ready : in std_ulogic;
         c_adv : out std_ulogic := '0';
         hf_conn : out std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
@@ -41,38 +41,8 @@ entity ddp_rx_check is
         c1_valid_reg : out std_ulogic := '0';
         p1_conn : out std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
         b_valid_reg : out std_ulogic := '0';
-        b_conn_reg : out std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
-        b_first_reg : out std_ulogic := '0';
-        b_early_reg : out std_ulogic := '0';
-        b_cx_reg : out std_ulogic_vector(cx_w(RQ_AW) - 1 downto 0) := (others => '0');
-        b_t_reg : out std_ulogic := '0';
-        b_l_reg : out std_ulogic := '0';
-        b_op_reg : out unsigned(3 downto 0) := (others => '0');
-        b_stag_reg : out unsigned(31 downto 0) := (others => '0');
-        b_msn_reg : out unsigned(31 downto 0) := (others => '0');
-        b_msn1_reg : out unsigned(31 downto 0) := (others => '0');
-        b_qn_reg : out unsigned(1 downto 0) := (others => '0');
-        b_n_reg : out unsigned(15 downto 0) := (others => '0');
-        b_hlen_reg : out unsigned(4 downto 0) := (others => '0');
-        b_cerr_reg : out std_ulogic := '0';
-        b_cerr_code_reg : out std_ulogic_vector(15 downto 0) := (others => '0');
-        b_stag_bad_reg : out std_ulogic := '0';
-        b_assoc_bad_reg : out std_ulogic := '0';
-        b_acc_reg : out std_ulogic := '0';
-        b_wrap_reg : out std_ulogic := '0';
-        b_mo_gt_reg : out std_ulogic := '0';
-        b_rr_eq_reg : out std_ulogic := '0';
-        b_z_reg : out std_ulogic_vector(3 downto 0) := (others => '0');
-        b_id_reg : out std_ulogic_vector(ID_W - 1 downto 0) := (others => '0');
-        b_st_reg : out std_ulogic_vector(st_w(CONN_W, ADDR_W) - 2 downto 0) := (others => '0');
-        bs_lt : out u73_t := (others => '0');
-        bs_gt : out u73_t := (others => '0');
-        bs_dt : out u73_t := (others => '0');
-        bs_du : out u73_t := (others => '0');
-        bs_mon : out u73_t := (others => '0');
-        bs_long : out u73_t := (others => '0');
-        bs_nobuf : out std_ulogic_vector(3 downto 0) := (others => '0');
-        bs_behind : out std_ulogic_vector(3 downto 0) := (others => '0')
+        c1b : out c1b_r(conn(CONN_W - 1 downto 0), cx(qs(3 * (32 + RQ_AW + 1) - 1 downto 0)), id(ID_W - 1 downto 0),
+                   st(st_w(CONN_W, ADDR_W) - 2 downto 0)) := c1b_zero(CONN_W, RQ_AW, ID_W, st_w(CONN_W, ADDR_W) - 1)
     );
 end entity ddp_rx_check;
 
@@ -83,7 +53,13 @@ architecture rtl of ddp_rx_check is
                      BURST => BURST, REC_AW => REC_AW, BQ_AW => BQ_AW, AXI_W => AXI_W, WR_REQ => WR_REQ);
     use cfg.all;
 
-    signal c1_rec_reg : hf_t := (others => '0');
+    -- The records (ddp_rx_pkg) with this block's widths.
+    subtype cx_t is cx_r(qs(3 * Q_W_c - 1 downto 0));
+    subtype hf_t is hf_r(conn(CONN_W - 1 downto 0));
+    constant HF_ZERO_c : hf_t := hf_zero(CONN_W);
+    constant CX_ZERO_c : cx_t := cx_zero(RQ_AW);
+
+    signal c1_rec_reg : hf_t := HF_ZERO_c;
     signal p1_drop, p1_early, p1_short, p1_first : std_ulogic := '0';
     signal p1_n : u16_t := (others => '0');
     -- C1 results.
@@ -110,14 +86,46 @@ architecture rtl of ddp_rx_check is
     signal b_low_reg : low4_t := (others => '0');
     signal b_cm_reg : cm4_t := (others => '0');
 
+    -- C1b's registers and sums, out to C2 as one record (c1b).
+    signal b_conn_reg : std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
+    signal b_first_reg : std_ulogic := '0';
+    signal b_early_reg : std_ulogic := '0';
+    signal b_cx_reg : cx_t := CX_ZERO_c;
+    signal b_t_reg : std_ulogic := '0';
+    signal b_l_reg : std_ulogic := '0';
+    signal b_op_reg : unsigned(3 downto 0) := (others => '0');
+    signal b_stag_reg : unsigned(31 downto 0) := (others => '0');
+    signal b_msn_reg : unsigned(31 downto 0) := (others => '0');
+    signal b_msn1_reg : unsigned(31 downto 0) := (others => '0');
+    signal b_qn_reg : unsigned(1 downto 0) := (others => '0');
+    signal b_n_reg : unsigned(15 downto 0) := (others => '0');
+    signal b_hlen_reg : unsigned(4 downto 0) := (others => '0');
+    signal b_cerr_reg : std_ulogic := '0';
+    signal b_cerr_code_reg : std_ulogic_vector(15 downto 0) := (others => '0');
+    signal b_stag_bad_reg : std_ulogic := '0';
+    signal b_assoc_bad_reg : std_ulogic := '0';
+    signal b_acc_reg : std_ulogic := '0';
+    signal b_wrap_reg : std_ulogic := '0';
+    signal b_mo_gt_reg : std_ulogic := '0';
+    signal b_rr_eq_reg : std_ulogic := '0';
+    signal b_z_reg : std_ulogic_vector(3 downto 0) := (others => '0');
+    signal b_id_reg : std_ulogic_vector(ID_W - 1 downto 0) := (others => '0');
+    signal b_st_reg : std_ulogic_vector(st_w(CONN_W, ADDR_W) - 2 downto 0) := (others => '0');
+    signal bs_lt : u73_t := (others => '0');
+    signal bs_gt : u73_t := (others => '0');
+    signal bs_dt : u73_t := (others => '0');
+    signal bs_du : u73_t := (others => '0');
+    signal bs_mon : u73_t := (others => '0');
+    signal bs_long : u73_t := (others => '0');
+    signal bs_nobuf : std_ulogic_vector(3 downto 0) := (others => '0');
+    signal bs_behind : std_ulogic_vector(3 downto 0) := (others => '0');
+
 begin
 
     c_adv <= dc_in_ready;
 
-    hf_conn <= h_rec(145 + CONN_W - 1 downto 145);
-
-    hf_hdr <= h_rec(143 downto 0);
-
+    hf_conn <= h_rec.conn;
+    hf_hdr <= h_rec.hdr;
     hf_idx32 <= be32(hf_hdr, 2);
 
     p_c1_reg : process (clk) is
@@ -134,17 +142,12 @@ begin
     end process p_c1_reg;
 
     -- C1: the header's fields, the context and the table entries.
-    p1_drop <= c1_rec_reg(HF_W_c - 1);
-
-    p1_early <= c1_rec_reg(HF_W_c - 2);
-
-    p1_short <= c1_rec_reg(HF_W_c - 3);
-
-    p1_n <= unsigned(c1_rec_reg(HF_W_c - 4 downto HF_W_c - 19));
-
-    p1_conn <= c1_rec_reg(145 + CONN_W - 1 downto 145);
-
-    p1_first <= c1_rec_reg(144);
+    p1_drop <= c1_rec_reg.drop;
+    p1_early <= c1_rec_reg.early;
+    p1_short <= c1_rec_reg.short;
+    p1_n <= c1_rec_reg.n;
+    p1_conn <= c1_rec_reg.conn;
+    p1_first <= c1_rec_reg.first;
 
     p_c1 : process (all) is
         variable hdr : hdr_t;
@@ -157,7 +160,7 @@ begin
         variable n : u16_t;
         variable q : q_t;
         variable first : u32_t;
-        variable cx : std_ulogic_vector(CX_W_c - 1 downto 0);
+        variable cx : cx_t;
         variable st : st_t;
         variable rg : rg_t;
         variable st_valid, st_bound : std_ulogic;
@@ -177,7 +180,7 @@ begin
         variable fl, dl : unsigned(LQ_c downto 0);   -- first + j, MSN - (first + j): low bits, carry/borrow
         variable hc : u2_t;
     begin
-        hdr := c1_rec_reg(143 downto 0);
+        hdr := c1_rec_reg.hdr;
         t := hdr(7);
         dv := unsigned(hdr(1 downto 0));
         rv := unsigned(hdr(15 downto 14));
@@ -237,7 +240,7 @@ begin
             h_cerr_code <= x"0000";
         end if;
         cx := cx_rd_data;
-        q := cx_q(cx(3 * Q_W_c - 1 downto 0), std_ulogic_vector(qn(1 downto 0)));
+        q := cx_q(cx.qs, std_ulogic_vector(qn(1 downto 0)));
         first := unsigned(q(Q_W_c - 1 downto RQ_AW + 1));
         cnt := unsigned(q(RQ_AW downto 0));
         h_cnt <= cnt;
@@ -289,7 +292,7 @@ begin
         a_mo_gt <= gt33('0' & mo, '0' & rg_len);
         c1_stag_bad <= (not st_valid) or to_sl(st_key /= std_ulogic_vector(stag(7 downto 0)))
                        or to_sl(shift_right(stag, 8 + STAG_AW) /= 0);
-        c1_assoc_bad <= to_sl(st_pd /= cx(CX_W_c - 2 downto CX_W_c - 33))
+        c1_assoc_bad <= to_sl(st_pd /= cx.pd)
                         or (st_bound and to_sl(st_conn /= p1_conn));
         -- d_j = MSN - first - j = MSN + not first + (1 - j), for j
         -- deliveries of the queue that the context read has not seen (j =
@@ -386,5 +389,40 @@ begin
                                     >= b_cm_reg((LQ_c + 1) * j + LQ_c downto (LQ_c + 1) * j));
         end loop;
     end process p_c1b_sums;
+
+    c1b <= (
+           conn => b_conn_reg,
+           first => b_first_reg,
+           early => b_early_reg,
+           cx => b_cx_reg,
+           t => b_t_reg,
+           l => b_l_reg,
+           op => b_op_reg,
+           stag => b_stag_reg,
+           msn => b_msn_reg,
+           msn1 => b_msn1_reg,
+           qn => b_qn_reg,
+           n => b_n_reg,
+           hlen => b_hlen_reg,
+           cerr => b_cerr_reg,
+           cerr_code => b_cerr_code_reg,
+           stag_bad => b_stag_bad_reg,
+           assoc_bad => b_assoc_bad_reg,
+           acc => b_acc_reg,
+           wrap => b_wrap_reg,
+           mo_gt => b_mo_gt_reg,
+           rr_eq => b_rr_eq_reg,
+           z => b_z_reg,
+           id => b_id_reg,
+           st => b_st_reg,
+           lt => bs_lt,
+           gt => bs_gt,
+           dt => bs_dt,
+           du => bs_du,
+           mon => bs_mon,
+           long => bs_long,
+           nobuf => bs_nobuf,
+           behind => bs_behind
+    );
 
 end architecture rtl;

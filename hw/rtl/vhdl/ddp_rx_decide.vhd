@@ -31,45 +31,15 @@ entity ddp_rx_decide is
         herr_reg : in std_ulogic_vector(2 ** CONN_W - 1 downto 0);
         herr_set : in std_ulogic;
         herr_set_conn : in std_ulogic_vector(CONN_W - 1 downto 0);
-        c_adv : in std_ulogic;
-        p1_conn : in std_ulogic_vector(CONN_W - 1 downto 0);
-        b_valid_reg : in std_ulogic;
-        b_conn_reg : in std_ulogic_vector(CONN_W - 1 downto 0);
-        b_first_reg : in std_ulogic;
-        b_early_reg : in std_ulogic;
-        b_cx_reg : in std_ulogic_vector(cx_w(RQ_AW) - 1 downto 0);
-        b_t_reg : in std_ulogic;
-        b_l_reg : in std_ulogic;
-        b_op_reg : in unsigned(3 downto 0);
-        b_stag_reg : in unsigned(31 downto 0);
-        b_msn_reg : in unsigned(31 downto 0);
-        b_msn1_reg : in unsigned(31 downto 0);
-        b_qn_reg : in unsigned(1 downto 0);
-        b_n_reg : in unsigned(15 downto 0);
-        b_hlen_reg : in unsigned(4 downto 0);
-        b_cerr_reg : in std_ulogic;
-        b_cerr_code_reg : in std_ulogic_vector(15 downto 0);
-        b_stag_bad_reg : in std_ulogic;
-        b_assoc_bad_reg : in std_ulogic;
-        b_acc_reg : in std_ulogic;
-        b_wrap_reg : in std_ulogic;
-        b_mo_gt_reg : in std_ulogic;
-        b_rr_eq_reg : in std_ulogic;
-        b_z_reg : in std_ulogic_vector(3 downto 0);
-        b_id_reg : in std_ulogic_vector(ID_W - 1 downto 0);
-        b_st_reg : in std_ulogic_vector(st_w(CONN_W, ADDR_W) - 2 downto 0);
-        bs_lt : in u73_t;
-        bs_gt : in u73_t;
-        bs_dt : in u73_t;
-        bs_du : in u73_t;
-        bs_mon : in u73_t;
-        bs_long : in u73_t;
-        bs_nobuf : in std_ulogic_vector(3 downto 0);
-        bs_behind : in std_ulogic_vector(3 downto 0);
-        dc_out_ready : in std_ulogic;
         cut_reg : in std_ulogic_vector(2 ** CONN_W - 1 downto 0);
         cut_set : in std_ulogic;
         cut_set_conn : in std_ulogic_vector(CONN_W - 1 downto 0);
+        c_adv : in std_ulogic;
+        p1_conn : in std_ulogic_vector(CONN_W - 1 downto 0);
+        b_valid_reg : in std_ulogic;
+        c1b : in c1b_r(conn(CONN_W - 1 downto 0), cx(qs(3 * (32 + RQ_AW + 1) - 1 downto 0)), id(ID_W - 1 downto 0),
+                   st(st_w(CONN_W, ADDR_W) - 2 downto 0));
+        dc_out_ready : in std_ulogic;
         dc_in_ready : out std_ulogic := '0';
         c2_valid_reg : out std_ulogic := '0';
         c2_conn_reg : out std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
@@ -79,10 +49,11 @@ entity ddp_rx_decide is
         k_idx : out std_ulogic_vector(STAG_AW - 1 downto 0) := (others => '0');
         r_inval : out std_ulogic := '0';
         c_en : out std_ulogic := '0';
-        r_cx : out std_ulogic_vector(cx_w(RQ_AW) - 1 downto 0) := (others => '0');
+        r_cx : out cx_r(qs(3 * (32 + RQ_AW + 1) - 1 downto 0)) := cx_zero(RQ_AW);
         c2_go : out std_ulogic := '0';
         c2_decide : out std_ulogic := '0';
-        dc_out : out std_logic_vector(dc_w(DATA_W, CONN_W, ADDR_W, ID_W) - 1 downto 0) := (others => '0');
+        dc_out : out dc_r(conn(CONN_W - 1 downto 0), dest(ADDR_W - 1 downto 0), rec(id(ID_W - 1 downto 0)),
+                      su(su_w(DATA_W) - 1 downto 0)) := dc_zero(DATA_W, CONN_W, ADDR_W, ID_W);
         dc_out_valid : out std_ulogic := '0'
     );
 end entity ddp_rx_decide;
@@ -94,7 +65,16 @@ architecture rtl of ddp_rx_decide is
                      BURST => BURST, REC_AW => REC_AW, BQ_AW => BQ_AW, AXI_W => AXI_W, WR_REQ => WR_REQ);
     use cfg.all;
 
-    signal c2_cx_reg : cx_t := (others => '0');
+    -- The records (ddp_rx_pkg) with this block's widths.
+    subtype rec_t is rec_r(id(ID_W - 1 downto 0));
+    subtype cx_t is cx_r(qs(3 * Q_W_c - 1 downto 0));
+    subtype dc_t is dc_r(conn(CONN_W - 1 downto 0), dest(ADDR_W - 1 downto 0), rec(id(ID_W - 1 downto 0)),
+                         su(SU_W_c - 1 downto 0));
+    constant REC_ZERO_c : rec_t := rec_zero(ID_W);
+    constant CX_ZERO_c : cx_t := cx_zero(RQ_AW);
+    constant DC_ZERO_c : dc_t := dc_zero(DATA_W, CONN_W, ADDR_W, ID_W);
+
+    signal c2_cx_reg : cx_t := CX_ZERO_c;
     signal k_tagged_reg, k_l_reg : std_ulogic := '0';
     signal k_op_reg : u4_t := (others => '0');
     signal k_stag_reg, k_msn_reg, k_msn1_reg : u32_t := (others => '0');
@@ -115,7 +95,7 @@ architecture rtl of ddp_rx_decide is
     -- needs only what fs/fq/fk (below) do not say.
     signal hs0_valid_reg, hs1_valid_reg : std_ulogic := '0';
     signal hs0_conn_reg, hs1_conn_reg : conn_t := (others => '0');
-    signal hs0_cx_reg, hs1_cx_reg, hs2_cx_reg : cx_t := (others => '0');
+    signal hs0_cx_reg, hs1_cx_reg, hs2_cx_reg : cx_t := CX_ZERO_c;
     signal hs0_pop_reg, hs1_pop_reg, hs2_pop_reg : std_ulogic := '0';
     signal hs0_qn_reg, hs1_qn_reg : u2_t := (others => '0');
     signal hs0_inv_reg, hs1_inv_reg, hs2_inv_reg : std_ulogic := '0';
@@ -132,9 +112,44 @@ architecture rtl of ddp_rx_decide is
     signal r_kind : u2_t := (others => '0');
     signal r_place, r_pop : std_ulogic := '0';
     signal r_dest : addr_t := (others => '0');
-    signal r_rec : rec_t := (others => '0');
+    signal r_rec : rec_t := REC_ZERO_c;
     signal c2_su_t, c2_su_u, c2_su : su_t := (others => '0');
-    signal dc_in_data : dc_t := (others => '0');
+    signal dc_in_data : dc_t := DC_ZERO_c;
+    signal dc_out_bits : std_logic_vector(DC_W_c - 1 downto 0) := (others => '0');
+
+    -- C1b's registers and sums (ddp_rx_check), by their names there.
+    alias b_conn_reg is c1b.conn;
+    alias b_first_reg is c1b.first;
+    alias b_early_reg is c1b.early;
+    alias b_cx_reg is c1b.cx;
+    alias b_t_reg is c1b.t;
+    alias b_l_reg is c1b.l;
+    alias b_op_reg is c1b.op;
+    alias b_stag_reg is c1b.stag;
+    alias b_msn_reg is c1b.msn;
+    alias b_msn1_reg is c1b.msn1;
+    alias b_qn_reg is c1b.qn;
+    alias b_n_reg is c1b.n;
+    alias b_hlen_reg is c1b.hlen;
+    alias b_cerr_reg is c1b.cerr;
+    alias b_cerr_code_reg is c1b.cerr_code;
+    alias b_stag_bad_reg is c1b.stag_bad;
+    alias b_assoc_bad_reg is c1b.assoc_bad;
+    alias b_acc_reg is c1b.acc;
+    alias b_wrap_reg is c1b.wrap;
+    alias b_mo_gt_reg is c1b.mo_gt;
+    alias b_rr_eq_reg is c1b.rr_eq;
+    alias b_z_reg is c1b.z;
+    alias b_id_reg is c1b.id;
+    alias b_st_reg is c1b.st;
+    alias bs_lt is c1b.lt;
+    alias bs_gt is c1b.gt;
+    alias bs_dt is c1b.dt;
+    alias bs_du is c1b.du;
+    alias bs_mon is c1b.mon;
+    alias bs_long is c1b.long;
+    alias bs_nobuf is c1b.nobuf;
+    alias bs_behind is c1b.behind;
 
 begin
 
@@ -187,7 +202,6 @@ begin
     end process p_c2_reg;
 
     k_idx <= std_ulogic_vector(k_stag_reg(8 + STAG_AW - 1 downto 8));
-
     b_idx <= std_ulogic_vector(b_stag_reg(8 + STAG_AW - 1 downto 8));
 
     p_herr_reg : process (clk) is
@@ -254,8 +268,8 @@ begin
         u_behind := e_u_behind_reg(pops);
         u_lorder := e_u_lorder_reg(pops);
 
-        en := c2_cx_reg(CX_W_c - 1);
-        fail := f_cx(CX_W_c - 34);
+        en := c2_cx_reg.en;
+        fail := f_cx.fail;
         nz := to_sl(k_n_reg /= 0);
         kind := K_NONE_c;
         err := x"0000";
@@ -338,33 +352,33 @@ begin
             pop := '0';
             inval := '0';
         end if;
-        cx := c2_cx_reg(CX_W_c - 1 downto CX_W_c - 33)
-              & (fail or to_sl(kind = K_ERR_c) or to_sl(kind = K_TERM_c))
-              & f_cx(3 * Q_W_c - 1 downto 0);
+        cx := (en => c2_cx_reg.en, pd => c2_cx_reg.pd,
+               fail => fail or to_sl(kind = K_ERR_c) or to_sl(kind = K_TERM_c), qs => f_cx.qs);
         if pop = '1' then
             case k_qn_reg is
                 when "01" =>
-                    cx(2 * Q_W_c - 1 downto Q_W_c) := q_pop(unsigned(f_cx(Q_W_c + RQ_AW downto Q_W_c)), k_msn1_reg);
+                    cx.qs(2 * Q_W_c - 1 downto Q_W_c) := q_pop(unsigned(f_cx.qs(Q_W_c + RQ_AW downto Q_W_c)), k_msn1_reg);
                 when "10" =>
-                    cx(3 * Q_W_c - 1 downto 2 * Q_W_c) :=
-                        q_pop(unsigned(f_cx(2 * Q_W_c + RQ_AW downto 2 * Q_W_c)), k_msn1_reg);
+                    cx.qs(3 * Q_W_c - 1 downto 2 * Q_W_c) :=
+                        q_pop(unsigned(f_cx.qs(2 * Q_W_c + RQ_AW downto 2 * Q_W_c)), k_msn1_reg);
                 when others =>
-                    cx(Q_W_c - 1 downto 0) := q_pop(unsigned(f_cx(RQ_AW downto 0)), k_msn1_reg);
+                    cx.qs(Q_W_c - 1 downto 0) := q_pop(unsigned(f_cx.qs(RQ_AW downto 0)), k_msn1_reg);
             end case;
         end if;
         if k_tagged_reg = '1' then
-            r_rec <= std_ulogic_vector(kind) & std_ulogic_vector(k_op_reg) & '1' & "00"
-                     & (63 downto 0 => '0') & (ID_W - 1 downto 0 => '0')
-                     & std_ulogic_vector(k_stag_reg) & (31 downto 0 => '0') & err;
+            r_rec <= (kind => kind, opcode => std_ulogic_vector(k_op_reg), tagged => '1', qn => "00",
+                      msn => (others => '0'), len => (others => '0'), id => (ID_W - 1 downto 0 => '0'),
+                      stag => std_ulogic_vector(k_stag_reg), inv_stag => (others => '0'), err => err);
         else
             if inval = '1' then
                 inv_stag := k_stag_reg;
             else
                 inv_stag := (others => '0');
             end if;
-            r_rec <= std_ulogic_vector(kind) & std_ulogic_vector(k_op_reg) & '0' & std_ulogic_vector(k_qn_reg)
-                     & std_ulogic_vector(k_msn_reg) & std_ulogic_vector(e_len_reg) & e_id_reg
-                     & (31 downto 0 => '0') & std_ulogic_vector(inv_stag) & err;
+            r_rec <= (kind => kind, opcode => std_ulogic_vector(k_op_reg), tagged => '0',
+                      qn => std_ulogic_vector(k_qn_reg), msn => std_ulogic_vector(k_msn_reg),
+                      len => std_ulogic_vector(e_len_reg), id => e_id_reg, stag => (others => '0'),
+                      inv_stag => std_ulogic_vector(inv_stag), err => err);
         end if;
         c_en <= en;
         r_kind <= kind;
@@ -376,7 +390,6 @@ begin
     end process p_c2;
 
     c2_go <= c_adv and c2_valid_reg;
-
     c2_decide <= c2_go and c2_first_reg;
 
     p_hs_reg : process (clk) is
@@ -427,21 +440,20 @@ begin
     -- the one not picked only matters when nothing is placed), so that D0
     -- only selects it.
     c2_su_t <= pl_setup(e_dt_reg(LG_c - 1 downto 0), k_hlen_reg, k_n_reg);
-
     c2_su_u <= pl_setup(e_du_reg(LG_c - 1 downto 0), k_hlen_reg, k_n_reg);
-
     c2_su <= c2_su_t when k_tagged_reg = '1' else c2_su_u;
-
-    dc_in_data <= c2_early_reg & c2_conn_reg & c2_first_reg & c_en & r_place & std_ulogic_vector(r_dest)
-                  & std_ulogic_vector(k_hlen_reg) & std_ulogic_vector(k_n_reg) & r_rec & c2_su;
+    dc_in_data <= (early => c2_early_reg, conn => c2_conn_reg, first => c2_first_reg, en => c_en, place => r_place,
+                   dest => r_dest, s => k_hlen_reg, remain => k_n_reg, rec => r_rec, su => c2_su);
 
     dc_fifo : entity work.ddp_rx_fifo
         generic map (WIDTH => DC_W_c, AW => 2)
         port map (
             clk => clk, rst => rst,
-            in_data => dc_in_data, in_valid => c2_go, in_ready => dc_in_ready,
-            in_data2 => dc_in_data, in_valid2 => '0', in_ready2 => open,
-            out_data => dc_out, out_valid => dc_out_valid, out_ready => dc_out_ready
+            in_data => to_slv(dc_in_data), in_valid => c2_go, in_ready => dc_in_ready,
+            in_data2 => to_slv(dc_in_data), in_valid2 => '0', in_ready2 => open,
+            out_data => dc_out_bits, out_valid => dc_out_valid, out_ready => dc_out_ready
         );
+
+    dc_out <= to_dc(dc_out_bits, DATA_W, CONN_W, ADDR_W, ID_W);
 
 end architecture rtl;

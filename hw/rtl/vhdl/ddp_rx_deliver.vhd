@@ -28,22 +28,27 @@ entity ddp_rx_deliver is
     port (
         clk : in std_logic;
         rst : in std_logic;
-        cx_rd_data : in std_logic_vector(cx_w(RQ_AW) - 1 downto 0);
+        s_verdict_tdata : in std_logic_vector(2 downto 0);
+        s_verdict_tvalid : in std_logic;
+        s_conn_conn : in std_logic_vector(CONN_W - 1 downto 0);
+        m_cpl_ready : in std_logic;
+        m_err_ready : in std_logic;
+        cx_rd_data : in cx_r(qs(3 * (32 + RQ_AW + 1) - 1 downto 0));
         cf_post_reg : in std_ulogic;
         c2_conn_reg : in std_ulogic_vector(CONN_W - 1 downto 0);
         c2_first_reg : in std_ulogic;
         c2_early_reg : in std_ulogic;
         c_en : in std_ulogic;
         c2_go : in std_ulogic;
+        b_valid : in std_ulogic;
+        b_resp : in std_logic_vector(1 downto 0);
         rf_in_ready : in std_ulogic;
-        rf_out_data : in std_logic_vector(rf_w(CONN_W, ID_W, BQ_AW) - 1 downto 0);
+        rf_out_data : in rf_r(mark(BQ_AW + 2 downto 0), conn(CONN_W - 1 downto 0), rec(id(ID_W - 1 downto 0)));
         rf_out_valid : in std_ulogic;
         bq_out_data : in std_logic_vector(CONN_W - 1 downto 0);
         bq_out_valid : in std_ulogic;
         b_cnt_reg : in unsigned(BQ_AW + 3 - 1 downto 0);
         b_cnt1_reg : in unsigned(BQ_AW + 3 - 1 downto 0);
-        b_valid : in std_ulogic;
-        b_resp : in std_logic_vector(1 downto 0);
         d2_valid_reg : in std_ulogic;
         e2_last_reg : in std_ulogic;
         e2_early_reg : in std_ulogic;
@@ -53,17 +58,6 @@ entity ddp_rx_deliver is
         o_qn_reg : in unsigned(1 downto 0);
         o_ent_reg : in std_ulogic_vector(rg_w(ADDR_W, ID_W) - 1 downto 0);
         o_ok : in std_ulogic;
-        s_verdict_tdata : in std_logic_vector(2 downto 0);
-        s_verdict_tvalid : in std_logic;
-        s_conn_conn : in std_logic_vector(CONN_W - 1 downto 0);
-        m_cpl_ready : in std_logic;
-        m_err_ready : in std_logic;
-        herr_reg : out std_ulogic_vector(2 ** CONN_W - 1 downto 0) := (others => '0');
-        herr_set : out std_ulogic := '0';
-        herr_set_conn : out std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
-        rf_out_ready : out std_ulogic := '0';
-        b_go : out std_ulogic := '0';
-        rs_busy : out std_ulogic := '0';
         s_verdict_tready : out std_logic;
         m_axi_bready : out std_logic;
         m_cpl_valid : out std_logic;
@@ -96,7 +90,13 @@ entity ddp_rx_deliver is
         m_berr_conn : out std_logic_vector(CONN_W - 1 downto 0);
         m_berr_resp : out std_logic_vector(1 downto 0);
         m_done_valid : out std_logic;
-        m_done_conn : out std_logic_vector(CONN_W - 1 downto 0)
+        m_done_conn : out std_logic_vector(CONN_W - 1 downto 0);
+        herr_reg : out std_ulogic_vector(2 ** CONN_W - 1 downto 0) := (others => '0');
+        herr_set : out std_ulogic := '0';
+        herr_set_conn : out std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
+        rf_out_ready : out std_ulogic := '0';
+        b_go : out std_ulogic := '0';
+        rs_busy : out std_ulogic := '0'
     );
 end entity ddp_rx_deliver;
 
@@ -107,18 +107,24 @@ architecture rtl of ddp_rx_deliver is
                      BURST => BURST, REC_AW => REC_AW, BQ_AW => BQ_AW, AXI_W => AXI_W, WR_REQ => WR_REQ);
     use cfg.all;
 
+    -- The records (ddp_rx_pkg) with this block's widths.
+    subtype rec_t is rec_r(id(ID_W - 1 downto 0));
+    subtype rf_t is rf_r(mark(MK_W_c - 1 downto 0), conn(CONN_W - 1 downto 0), rec(id(ID_W - 1 downto 0)));
+    constant REC_ZERO_c : rec_t := rec_zero(ID_W);
+    constant RF_ZERO_c : rf_t := rf_zero(CONN_W, ID_W, BQ_AW);
+
     signal dead_reg : std_ulogic_vector(NCONN_c - 1 downto 0) := (others => '0');
     signal axi_bready : std_ulogic := '0';
     signal cpl_valid_reg : std_ulogic := '0';
     signal err_valid_reg : std_ulogic := '0';
     signal ev_conn_reg : conn_t := (others => '0');
-    signal ev_rec_reg : rec_t := (others => '0');
+    signal ev_rec_reg : rec_t := REC_ZERO_c;
     signal ev_rr_reg : rr_t := (others => '0');
     signal ev_err_reg : w16_t := (others => '0');
     -- V0: the oldest undelivered record, with its connection's dead and
     -- herr bits (see the Verilog), and the changes to those bits a clock ago.
     signal v0_valid_reg : std_ulogic := '0';
-    signal v0_data_reg : std_logic_vector(RF_W_c - 1 downto 0) := (others => '0');
+    signal v0_data_reg : rf_t := RF_ZERO_c;
     signal v0_dead_reg, v0_herr_reg : std_ulogic := '0';
     signal dl_set_reg : std_ulogic := '0';            -- a delivery set dead_reg(dl_conn_reg)
     signal dl_conn_reg : conn_t := (others => '0');
@@ -129,7 +135,7 @@ architecture rtl of ddp_rx_deliver is
     signal rf_en : std_ulogic := '0';
     signal rf_mark : mk_t := (others => '0');
     signal rf_conn : conn_t := (others => '0');
-    signal rf_rec : rec_t := (others => '0');
+    signal rf_rec : rec_t := REC_ZERO_c;
     signal rf_kind : u2_t := (others => '0');
     signal rh_conn : conn_t := (others => '0');       -- rec_fifo's head
     signal rh_mark : mk_t := (others => '0');
@@ -168,28 +174,17 @@ begin
     -- after it is made, in the clock's order (a clear last); the lookup
     -- misses only the changes of the clock it is made in, which come in the
     -- same way.
-    rf_en <= v0_data_reg(RF_W_c - 1);
-
-    rf_mark <= unsigned(v0_data_reg(RF_W_c - 2 downto RF_W_c - 1 - MK_W_c));
-
-    rf_conn <= v0_data_reg(RF_W_c - MK_W_c - 2 downto RF_W_c - MK_W_c - 1 - CONN_W);
-
-    rf_rec <= v0_data_reg(224 + RECC_W_c - 1 downto 224);
-
-    rf_kind <= unsigned(rf_rec(RECC_W_c - 1 downto RECC_W_c - 2));
-
-    rh_conn <= rf_out_data(RF_W_c - MK_W_c - 2 downto RF_W_c - MK_W_c - 1 - CONN_W);
-
-    rh_mark <= unsigned(rf_out_data(RF_W_c - 2 downto RF_W_c - 1 - MK_W_c));
-
+    rf_en <= v0_data_reg.en;
+    rf_mark <= v0_data_reg.mark;
+    rf_conn <= v0_data_reg.conn;
+    rf_rec <= v0_data_reg.rec;
+    rf_kind <= rf_rec.kind;
+    rh_conn <= rf_out_data.conn;
+    rh_mark <= rf_out_data.mark;
     v0_clr <= cc_clr_reg and to_sl(cc_conn_reg = rf_conn);
-
     v0_dead <= (v0_dead_reg or (dl_set_reg and to_sl(dl_conn_reg = rf_conn))) and not v0_clr;
-
     v0_herr <= (v0_herr_reg or (hs_set_reg and to_sl(hs_conn_reg = rf_conn))) and not v0_clr;
-
     ev_free <= ((not cpl_valid_reg) or m_cpl_ready) and ((not err_valid_reg) or m_err_ready);
-
     -- A record waits for the B responses of every burst queued before it; an
     -- error response past V0's mark waits for V0's delivery. OKAY responses
     -- go on, up to 2**(MK_W-2) past that mark; while V0 is empty and a
@@ -199,52 +194,34 @@ begin
     -- (>= 0, >= 2**(MK_W-2)) are registers made at the edge before from the
     -- four values b_cnt and the mark can take there (see the Verilog).
     bd_h0 <= b_cnt_reg - rh_mark;
-
     bd_h1 <= b_cnt1_reg - rh_mark;
-
     bd_v0 <= b_cnt_reg - rf_mark;
-
     bd_v1 <= b_cnt1_reg - rf_mark;
-
     dv_bdone <= v0_bdone_reg;
-
     dv_go <= v0_valid_reg and s_verdict_tvalid and ev_free and dv_bdone;
-
     b_hold <= sel(v0_valid_reg, dv_bdone and (v0_bahead_reg or b_resp(1)), rf_out_valid)
               and b_valid;
-
     rq_push <= d2_valid_reg and e2_last_reg and (not e2_early_reg) and rf_in_ready;
-
     rs_busy <= to_sl(rs_left_reg /= 0);
-
     v0_stale <= rs_busy and to_sl(rs_conn_reg = rf_conn);
-
     v0_cstale <= cf_conn and to_sl(s_conn_conn = rf_conn);
-
     -- A ULPDU of a connection that is not enabled reports nothing here
     -- (m_drop reported its pieces), whatever its verdict; nor a stale one.
     dv_del <= dv_go and (not v0_dead) and rf_en and not v0_stale;
-
     -- RFC 5044 8: an MPA error is fatal to the stream; a write's error
     -- response is an RDMAP Local Catastrophic Error (RFC 5040 7) in place of
     -- what the ULPDU would have reported; an error record and a Terminate
     -- end the stream.
     dv_bad <= to_sl(s_verdict_tdata /= "000");
-
     dv_kills <= dv_bad or v0_herr or to_sl(rf_kind = K_ERR_c) or to_sl(rf_kind = K_TERM_c);
 
     b_go <= b_valid and bq_out_valid and not b_hold;
-
     herr_set <= b_go and b_resp(1);
-
     herr_set_conn <= bq_out_data;
-
     axi_bready <= bq_out_valid and not b_hold and to_sl(WR_REQ = 0);
-
     m_axi_bready <= axi_bready;
 
     rf_out_ready <= (not v0_valid_reg) or dv_go;
-
     s_verdict_tready <= dv_go;
 
     p_dv_reg : process (clk) is
@@ -290,7 +267,7 @@ begin
             if dv_del = '1' then
                 ev_conn_reg <= rf_conn;
                 ev_rec_reg <= rf_rec;
-                ev_rr_reg <= v0_data_reg(223 downto 0);
+                ev_rr_reg <= v0_data_reg.rr;
                 if dv_bad = '1' then
                     err_valid_reg <= not v0_cstale;
                     ev_err_reg <= LAYER_LLP & ETYPE_MPA & "00000" & s_verdict_tdata;
@@ -299,7 +276,7 @@ begin
                     ev_err_reg <= ERR_RDMAP_LOCAL_CATASTROPHIC;
                 elsif rf_kind = K_ERR_c then
                     err_valid_reg <= not v0_cstale;
-                    ev_err_reg <= rf_rec(15 downto 0);
+                    ev_err_reg <= rf_rec.err;
                 elsif rf_kind = K_CPL_c or rf_kind = K_TERM_c then
                     cpl_valid_reg <= not v0_cstale;
                 end if;
@@ -363,7 +340,7 @@ begin
             perr_conn_reg <= o_conn_reg;
             perr_qn_reg <= o_qn_reg;
             perr_id_reg <= o_ent_reg(ID_W - 1 downto 0);
-            if cx_rd_data(CX_W_c - 1) = '0' then
+            if cx_rd_data.en = '0' then
                 perr_reason_reg <= "11";
             elsif o_qn_reg = 3 then
                 perr_reason_reg <= "10";
@@ -387,67 +364,38 @@ begin
     end process p_status_reg;
 
     m_drop_valid <= drop_valid_reg;
-
     m_drop_conn <= drop_conn_reg;
-
     m_drop_reason <= "01";
-
     m_drop_first <= drop_first_reg;
-
     m_drop_count <= std_logic_vector(drop_count_reg);
-
     m_post_err_valid <= perr_valid_reg;
-
     m_post_err_conn <= perr_conn_reg;
-
     m_post_err_qn <= std_logic_vector(perr_qn_reg);
-
     m_post_err_id <= perr_id_reg;
-
     m_post_err_reason <= std_logic_vector(perr_reason_reg);
-
     m_berr_valid <= berr_valid_reg;
-
     m_berr_conn <= berr_conn_reg;
-
     m_berr_resp <= berr_resp_reg;
-
     m_done_valid <= done_valid_reg;
-
     m_done_conn <= done_conn_reg;
 
     -- m_cpl: opcode & tagged & qn & msn & len & id & stag & inv_stag =
     -- ev_rec(RECC_W - 3 downto 16).
     m_cpl_valid <= cpl_valid_reg;
-
     m_cpl_conn <= ev_conn_reg;
-
-    m_cpl_opcode <= ev_rec_reg(ID_W + 150 downto ID_W + 147);
-
-    m_cpl_tagged <= ev_rec_reg(ID_W + 146);
-
-    m_cpl_qn <= ev_rec_reg(ID_W + 145 downto ID_W + 144);
-
-    m_cpl_msn <= ev_rec_reg(ID_W + 143 downto ID_W + 112);
-
-    m_cpl_len <= ev_rec_reg(ID_W + 111 downto ID_W + 80);
-
-    m_cpl_id <= ev_rec_reg(ID_W + 79 downto 80);
-
-    m_cpl_stag <= ev_rec_reg(79 downto 48);
-
-    m_cpl_inv_stag <= ev_rec_reg(47 downto 16);
-
+    m_cpl_opcode <= ev_rec_reg.opcode;
+    m_cpl_tagged <= ev_rec_reg.tagged;
+    m_cpl_qn <= ev_rec_reg.qn;
+    m_cpl_msn <= ev_rec_reg.msn;
+    m_cpl_len <= ev_rec_reg.len;
+    m_cpl_id <= ev_rec_reg.id;
+    m_cpl_stag <= ev_rec_reg.stag;
+    m_cpl_inv_stag <= ev_rec_reg.inv_stag;
     m_cpl_rr <= ev_rr_reg;
-
     m_err_valid <= err_valid_reg;
-
     m_err_conn <= ev_conn_reg;
-
     m_err_layer <= ev_err_reg(15 downto 12);
-
     m_err_etype <= ev_err_reg(11 downto 8);
-
     m_err_code <= ev_err_reg(7 downto 0);
 
 end architecture rtl;

@@ -37,8 +37,184 @@ package ddp_rx_pkg is
     function hf_w(conn_w : natural) return positive;
     -- Input beat (DF).
     function df_w(data_w : natural) return positive;
+    -- Placement set-up of a piece (SU, pl_setup).
+    function su_w(data_w : natural) return positive;
     -- Placement descriptor of a piece (DC).
     function dc_w(data_w : natural; conn_w : natural; addr_w : natural; id_w : natural) return positive;
+    -- --- records ----------------------------------------------------------------
+    --
+    -- The records that pass between the stages or sit in a queue or a table,
+    -- field by field (ddp_rx_defs.vh has the same records as offsets into a
+    -- vector). The fields whose width is a generic's are unconstrained here;
+    -- a stage constrains them (subtype hf_t is hf_r(conn(CONN_W - 1 downto
+    -- 0)), ...) in its architecture and in its ports. A queue or a table
+    -- stores a record as a vector: to_slv packs it, fields in the order
+    -- below from the top bit down, and to_<record>(v, widths) unpacks it.
+
+    -- REC, the delivery record of a ULPDU: what V0 reports for it.
+    type rec_r is record
+        kind     : unsigned(1 downto 0);           -- K_*
+        opcode   : std_ulogic_vector(3 downto 0);
+        tagged   : std_ulogic;
+        qn       : std_ulogic_vector(1 downto 0);
+        msn      : std_ulogic_vector(31 downto 0);
+        len      : std_ulogic_vector(31 downto 0); -- the message length (untagged)
+        id       : std_ulogic_vector;              -- ID_W: the posted buffer's
+        stag     : std_ulogic_vector(31 downto 0); -- a tagged record's STag
+        inv_stag : std_ulogic_vector(31 downto 0);
+        err      : std_ulogic_vector(15 downto 0); -- layer & etype & code (an ERR_* word)
+    end record rec_r;
+
+    -- CX, the check context of a connection.
+    type cx_r is record
+        en   : std_ulogic;                         -- the connection is enabled
+        pd   : std_ulogic_vector(31 downto 0);
+        fail : std_ulogic;                         -- its stream has failed
+        qs   : std_ulogic_vector;                  -- 3 * Q_W: q2 & q1 & q0, each first MSN & count
+    end record cx_r;
+
+    -- DX, the placement context of a connection, between the pieces of a ULPDU.
+    type dx_r is record
+        place  : std_ulogic;
+        nxt    : unsigned;                         -- ADDR_W: where the next piece's payload goes
+        remain : unsigned(15 downto 0);            -- payload octets to the end of the ULPDU
+        rec    : rec_r;
+        rr     : std_ulogic_vector(223 downto 0);  -- octets 18..45 of the first piece
+    end record dx_r;
+
+    -- RF, a delivery record queued for V0 (rec_fifo).
+    type rf_r is record
+        en   : std_ulogic;                         -- the connection was enabled
+        mark : unsigned;                           -- MK_W: bursts queued before it (see b_hold)
+        conn : std_ulogic_vector;                  -- CONN_W
+        rec  : rec_r;
+        rr   : std_ulogic_vector(223 downto 0);
+    end record rf_r;
+
+    -- HF, the header record of a piece (hf_fifo).
+    type hf_r is record
+        drop  : std_ulogic;                        -- its beat 0 was not queued for placement (W=64)
+        early : std_ulogic;
+        short : std_ulogic;                        -- ulen < header length
+        n     : unsigned(15 downto 0);             -- ulen - header length
+        ulen  : std_ulogic_vector(15 downto 0);
+        conn  : std_ulogic_vector;                 -- CONN_W
+        first : std_ulogic;
+        hdr   : std_ulogic_vector(143 downto 0);   -- octets 0..17
+    end record hf_r;
+
+    -- DF, an input beat (df_fifo).
+    type df_r is record
+        data  : std_ulogic_vector;                 -- DATA_W
+        keep  : std_ulogic_vector;                 -- DATA_W / 8
+        tlast : std_ulogic;
+        ulast : std_ulogic;                        -- the ULPDU's last beat
+    end record df_r;
+
+    -- DC, the placement descriptor of a piece (dc_fifo).
+    type dc_r is record
+        early  : std_ulogic;
+        conn   : std_ulogic_vector;                -- CONN_W
+        first  : std_ulogic;
+        en     : std_ulogic;
+        place  : std_ulogic;
+        dest   : unsigned;                         -- ADDR_W
+        s      : unsigned(4 downto 0);             -- the payload's first octet in the piece
+        remain : unsigned(15 downto 0);
+        rec    : rec_r;
+        su     : std_ulogic_vector;                -- SU_W: pl_setup's result
+    end record dc_r;
+
+    -- C1B, what C1b hands C2 (ddp_rx_check to ddp_rx_decide, beside
+    -- b_valid_reg): the piece's fields and the checks' first results,
+    -- registered at C1b (the Verilog's b_<field>_reg), and the sums' second
+    -- clock (bs_<field>). ddp_rx_check.v has what each one is.
+    type c1b_r is record
+        conn      : std_ulogic_vector;             -- CONN_W
+        first     : std_ulogic;
+        early     : std_ulogic;
+        cx        : cx_r;
+        t         : std_ulogic;
+        l         : std_ulogic;
+        op        : unsigned(3 downto 0);
+        stag      : unsigned(31 downto 0);
+        msn       : unsigned(31 downto 0);
+        msn1      : unsigned(31 downto 0);
+        qn        : unsigned(1 downto 0);
+        n         : unsigned(15 downto 0);
+        hlen      : unsigned(4 downto 0);
+        cerr      : std_ulogic;
+        cerr_code : std_ulogic_vector(15 downto 0);
+        stag_bad  : std_ulogic;
+        assoc_bad : std_ulogic;
+        acc       : std_ulogic;
+        wrap      : std_ulogic;
+        mo_gt     : std_ulogic;
+        rr_eq     : std_ulogic;
+        z         : std_ulogic_vector(3 downto 0);
+        id        : std_ulogic_vector;             -- ID_W
+        st        : std_ulogic_vector;             -- the STag entry but its valid bit
+        lt        : unsigned(72 downto 0);
+        gt        : unsigned(72 downto 0);
+        dt        : unsigned(72 downto 0);
+        du        : unsigned(72 downto 0);
+        mon       : unsigned(72 downto 0);
+        long      : unsigned(72 downto 0);
+        nobuf     : std_ulogic_vector(3 downto 0);
+        behind    : std_ulogic_vector(3 downto 0);
+    end record c1b_r;
+
+    -- D0, a piece's placement set-up (ddp_rx_setup to ddp_rx_place, beside
+    -- d0_valid_reg): the Verilog's d0_<field>_reg.
+    type d0_r is record
+        first  : std_ulogic;
+        en     : std_ulogic;
+        place  : std_ulogic;
+        early  : std_ulogic;
+        conn   : std_ulogic_vector;                -- CONN_W
+        dest   : unsigned;                         -- ADDR_W
+        s      : unsigned(4 downto 0);
+        remain : unsigned(15 downto 0);
+        rec    : rec_r;
+        rr     : std_ulogic_vector(223 downto 0);
+        r      : unsigned;                         -- LG: the rotation
+        win0   : std_ulogic_vector;                -- KEEP_W each: the window's masks
+        win1   : std_ulogic_vector;
+        lo     : std_ulogic_vector;
+        hi     : std_ulogic_vector;
+        q0     : unsigned(19 downto 0);
+        q1     : unsigned(19 downto 0);
+        left   : unsigned(17 downto 0);
+        waddr  : unsigned;                         -- ADDR_W
+        bofs   : unsigned;                         -- BW
+        wst    : std_ulogic;
+    end record d0_r;
+
+    function to_slv(r : rec_r) return std_ulogic_vector;
+    function to_slv(r : cx_r) return std_ulogic_vector;
+    function to_slv(r : dx_r) return std_ulogic_vector;
+    function to_slv(r : rf_r) return std_ulogic_vector;
+    function to_slv(r : hf_r) return std_ulogic_vector;
+    function to_slv(r : df_r) return std_ulogic_vector;
+    function to_slv(r : dc_r) return std_ulogic_vector;
+    function to_rec(v : std_ulogic_vector; id_w : natural) return rec_r;
+    function to_cx(v : std_ulogic_vector; rq_aw : natural) return cx_r;
+    function to_dx(v : std_ulogic_vector; addr_w : natural; id_w : natural) return dx_r;
+    function to_rf(v : std_ulogic_vector; conn_w : natural; id_w : natural; bq_aw : natural) return rf_r;
+    function to_hf(v : std_ulogic_vector; conn_w : natural) return hf_r;
+    function to_df(v : std_ulogic_vector; data_w : natural) return df_r;
+    function to_dc(v : std_ulogic_vector; data_w : natural; conn_w : natural; addr_w : natural;
+                   id_w : natural) return dc_r;
+    -- The records with every bit zero (initial values).
+    function rec_zero(id_w : natural) return rec_r;
+    function c1b_zero(conn_w : natural; rq_aw : natural; id_w : natural; st_w1 : natural) return c1b_r;
+    function d0_zero(data_w : natural; conn_w : natural; addr_w : natural; id_w : natural; bw : natural) return d0_r;
+    function cx_zero(rq_aw : natural) return cx_r;
+    function dx_zero(addr_w : natural; id_w : natural) return dx_r;
+    function rf_zero(conn_w : natural; id_w : natural; bq_aw : natural) return rf_r;
+    function hf_zero(conn_w : natural) return hf_r;
+    function df_zero(data_w : natural) return df_r;
+    function dc_zero(data_w : natural; conn_w : natural; addr_w : natural; id_w : natural) return dc_r;
 end package ddp_rx_pkg;
 
 package body ddp_rx_pkg is
@@ -82,11 +258,268 @@ package body ddp_rx_pkg is
         return data_w + data_w / 8 + 2;
     end function df_w;
 
-    function dc_w(data_w : natural; conn_w : natural; addr_w : natural; id_w : natural) return positive is
+    function su_w(data_w : natural) return positive is
         constant lg : natural := clog2(data_w / 8);
     begin
-        return 1 + conn_w + 3 + addr_w + 5 + 16 + recc_w(id_w) + (lg + 3 + lg + 18 + 20);
+        return lg + 3 + lg + 18 + 20;
+    end function su_w;
+
+    function dc_w(data_w : natural; conn_w : natural; addr_w : natural; id_w : natural) return positive is
+    begin
+        return 1 + conn_w + 3 + addr_w + 5 + 16 + recc_w(id_w) + su_w(data_w);
     end function dc_w;
+
+    -- --- records ----------------------------------------------------------------
+
+    function to_slv(r : rec_r) return std_ulogic_vector is
+    begin
+        return std_ulogic_vector(r.kind) & r.opcode & r.tagged & r.qn & r.msn & r.len & r.id & r.stag
+               & r.inv_stag & r.err;
+    end function to_slv;
+
+    function to_slv(r : cx_r) return std_ulogic_vector is
+    begin
+        return r.en & r.pd & r.fail & r.qs;
+    end function to_slv;
+
+    function to_slv(r : dx_r) return std_ulogic_vector is
+    begin
+        return r.place & std_ulogic_vector(r.nxt) & std_ulogic_vector(r.remain) & to_slv(r.rec) & r.rr;
+    end function to_slv;
+
+    function to_slv(r : rf_r) return std_ulogic_vector is
+    begin
+        return r.en & std_ulogic_vector(r.mark) & r.conn & to_slv(r.rec) & r.rr;
+    end function to_slv;
+
+    function to_slv(r : hf_r) return std_ulogic_vector is
+    begin
+        return r.drop & r.early & r.short & std_ulogic_vector(r.n) & r.ulen & r.conn & r.first & r.hdr;
+    end function to_slv;
+
+    function to_slv(r : df_r) return std_ulogic_vector is
+    begin
+        return r.data & r.keep & r.tlast & r.ulast;
+    end function to_slv;
+
+    function to_slv(r : dc_r) return std_ulogic_vector is
+    begin
+        return r.early & r.conn & r.first & r.en & r.place & std_ulogic_vector(r.dest) & std_ulogic_vector(r.s)
+               & std_ulogic_vector(r.remain) & to_slv(r.rec) & r.su;
+    end function to_slv;
+
+    -- The unpacking functions take the fields from the bottom bit up.
+
+    function to_rec(v : std_ulogic_vector; id_w : natural) return rec_r is
+        constant x : std_ulogic_vector(v'length - 1 downto 0) := v;
+        variable r : rec_r(id(id_w - 1 downto 0));
+    begin
+        r.err := x(15 downto 0);
+        r.inv_stag := x(47 downto 16);
+        r.stag := x(79 downto 48);
+        r.id := x(id_w + 79 downto 80);
+        r.len := x(id_w + 111 downto id_w + 80);
+        r.msn := x(id_w + 143 downto id_w + 112);
+        r.qn := x(id_w + 145 downto id_w + 144);
+        r.tagged := x(id_w + 146);
+        r.opcode := x(id_w + 150 downto id_w + 147);
+        r.kind := unsigned(x(id_w + 152 downto id_w + 151));
+        return r;
+    end function to_rec;
+
+    function to_cx(v : std_ulogic_vector; rq_aw : natural) return cx_r is
+        constant x : std_ulogic_vector(v'length - 1 downto 0) := v;
+        constant qs_w : natural := 3 * (32 + rq_aw + 1);
+        variable r : cx_r(qs(qs_w - 1 downto 0));
+    begin
+        r.qs := x(qs_w - 1 downto 0);
+        r.fail := x(qs_w);
+        r.pd := x(qs_w + 32 downto qs_w + 1);
+        r.en := x(qs_w + 33);
+        return r;
+    end function to_cx;
+
+    function to_dx(v : std_ulogic_vector; addr_w : natural; id_w : natural) return dx_r is
+        constant x : std_ulogic_vector(v'length - 1 downto 0) := v;
+        constant rw : natural := recc_w(id_w);
+        variable r : dx_r(nxt(addr_w - 1 downto 0), rec(id(id_w - 1 downto 0)));
+    begin
+        r.rr := x(223 downto 0);
+        r.rec := to_rec(x(rw + 223 downto 224), id_w);
+        r.remain := unsigned(x(rw + 239 downto rw + 224));
+        r.nxt := unsigned(x(rw + 239 + addr_w downto rw + 240));
+        r.place := x(rw + 240 + addr_w);
+        return r;
+    end function to_dx;
+
+    function to_rf(v : std_ulogic_vector; conn_w : natural; id_w : natural; bq_aw : natural) return rf_r is
+        constant x : std_ulogic_vector(v'length - 1 downto 0) := v;
+        constant rw : natural := recc_w(id_w);
+        variable r : rf_r(mark(bq_aw + 2 downto 0), conn(conn_w - 1 downto 0), rec(id(id_w - 1 downto 0)));
+    begin
+        r.rr := x(223 downto 0);
+        r.rec := to_rec(x(rw + 223 downto 224), id_w);
+        r.conn := x(rw + 223 + conn_w downto rw + 224);
+        r.mark := unsigned(x(rw + 226 + conn_w + bq_aw downto rw + 224 + conn_w));
+        r.en := x(rw + 227 + conn_w + bq_aw);
+        return r;
+    end function to_rf;
+
+    function to_hf(v : std_ulogic_vector; conn_w : natural) return hf_r is
+        constant x : std_ulogic_vector(v'length - 1 downto 0) := v;
+        variable r : hf_r(conn(conn_w - 1 downto 0));
+    begin
+        r.hdr := x(143 downto 0);
+        r.first := x(144);
+        r.conn := x(144 + conn_w downto 145);
+        r.ulen := x(160 + conn_w downto 145 + conn_w);
+        r.n := unsigned(x(176 + conn_w downto 161 + conn_w));
+        r.short := x(177 + conn_w);
+        r.early := x(178 + conn_w);
+        r.drop := x(179 + conn_w);
+        return r;
+    end function to_hf;
+
+    function to_df(v : std_ulogic_vector; data_w : natural) return df_r is
+        constant x : std_ulogic_vector(v'length - 1 downto 0) := v;
+        variable r : df_r(data(data_w - 1 downto 0), keep(data_w / 8 - 1 downto 0));
+    begin
+        r.ulast := x(0);
+        r.tlast := x(1);
+        r.keep := x(data_w / 8 + 1 downto 2);
+        r.data := x(data_w + data_w / 8 + 1 downto data_w / 8 + 2);
+        return r;
+    end function to_df;
+
+    function to_dc(v : std_ulogic_vector; data_w : natural; conn_w : natural; addr_w : natural;
+                   id_w : natural) return dc_r is
+        constant x : std_ulogic_vector(v'length - 1 downto 0) := v;
+        constant sw : natural := su_w(data_w);
+        constant rw : natural := recc_w(id_w);
+        variable r : dc_r(conn(conn_w - 1 downto 0), dest(addr_w - 1 downto 0), rec(id(id_w - 1 downto 0)),
+                          su(sw - 1 downto 0));
+        variable p : natural;
+    begin
+        r.su := x(sw - 1 downto 0);
+        p := sw;
+        r.rec := to_rec(x(p + rw - 1 downto p), id_w);
+        p := p + rw;
+        r.remain := unsigned(x(p + 15 downto p));
+        r.s := unsigned(x(p + 20 downto p + 16));
+        p := p + 21;
+        r.dest := unsigned(x(p + addr_w - 1 downto p));
+        p := p + addr_w;
+        r.place := x(p);
+        r.en := x(p + 1);
+        r.first := x(p + 2);
+        r.conn := x(p + conn_w + 2 downto p + 3);
+        r.early := x(p + conn_w + 3);
+        return r;
+    end function to_dc;
+    function rec_zero(id_w : natural) return rec_r is
+    begin
+        return to_rec((recc_w(id_w) - 1 downto 0 => '0'), id_w);
+    end function rec_zero;
+
+    function cx_zero(rq_aw : natural) return cx_r is
+    begin
+        return to_cx((cx_w(rq_aw) - 1 downto 0 => '0'), rq_aw);
+    end function cx_zero;
+
+    function dx_zero(addr_w : natural; id_w : natural) return dx_r is
+    begin
+        return to_dx((dx_w(addr_w, id_w) - 1 downto 0 => '0'), addr_w, id_w);
+    end function dx_zero;
+
+    function rf_zero(conn_w : natural; id_w : natural; bq_aw : natural) return rf_r is
+    begin
+        return to_rf((rf_w(conn_w, id_w, bq_aw) - 1 downto 0 => '0'), conn_w, id_w, bq_aw);
+    end function rf_zero;
+
+    function hf_zero(conn_w : natural) return hf_r is
+    begin
+        return to_hf((hf_w(conn_w) - 1 downto 0 => '0'), conn_w);
+    end function hf_zero;
+
+    function df_zero(data_w : natural) return df_r is
+    begin
+        return to_df((df_w(data_w) - 1 downto 0 => '0'), data_w);
+    end function df_zero;
+
+    function dc_zero(data_w : natural; conn_w : natural; addr_w : natural; id_w : natural) return dc_r is
+    begin
+        return to_dc((dc_w(data_w, conn_w, addr_w, id_w) - 1 downto 0 => '0'), data_w, conn_w, addr_w, id_w);
+    end function dc_zero;
+
+    function c1b_zero(conn_w : natural; rq_aw : natural; id_w : natural; st_w1 : natural) return c1b_r is
+        variable r : c1b_r(conn(conn_w - 1 downto 0), cx(qs(3 * (32 + rq_aw + 1) - 1 downto 0)), id(id_w - 1 downto 0),
+                           st(st_w1 - 1 downto 0));
+    begin
+        r.conn := (others => '0');
+        r.first := '0';
+        r.early := '0';
+        r.cx := cx_zero(rq_aw);
+        r.t := '0';
+        r.l := '0';
+        r.op := (others => '0');
+        r.stag := (others => '0');
+        r.msn := (others => '0');
+        r.msn1 := (others => '0');
+        r.qn := (others => '0');
+        r.n := (others => '0');
+        r.hlen := (others => '0');
+        r.cerr := '0';
+        r.cerr_code := (others => '0');
+        r.stag_bad := '0';
+        r.assoc_bad := '0';
+        r.acc := '0';
+        r.wrap := '0';
+        r.mo_gt := '0';
+        r.rr_eq := '0';
+        r.z := (others => '0');
+        r.id := (others => '0');
+        r.st := (others => '0');
+        r.lt := (others => '0');
+        r.gt := (others => '0');
+        r.dt := (others => '0');
+        r.du := (others => '0');
+        r.mon := (others => '0');
+        r.long := (others => '0');
+        r.nobuf := (others => '0');
+        r.behind := (others => '0');
+        return r;
+    end function c1b_zero;
+
+    function d0_zero(data_w : natural; conn_w : natural; addr_w : natural; id_w : natural; bw : natural) return d0_r is
+        constant n : natural := data_w / 8;
+        variable r : d0_r(conn(conn_w - 1 downto 0), dest(addr_w - 1 downto 0), rec(id(id_w - 1 downto 0)),
+                          r(clog2(n) - 1 downto 0), win0(n - 1 downto 0), win1(n - 1 downto 0), lo(n - 1 downto 0),
+                          hi(n - 1 downto 0), waddr(addr_w - 1 downto 0), bofs(bw - 1 downto 0));
+    begin
+        r.first := '0';
+        r.en := '0';
+        r.place := '0';
+        r.early := '0';
+        r.conn := (others => '0');
+        r.dest := (others => '0');
+        r.s := (others => '0');
+        r.remain := (others => '0');
+        r.rec := rec_zero(id_w);
+        r.rr := (others => '0');
+        r.r := (others => '0');
+        r.win0 := (others => '0');
+        r.win1 := (others => '0');
+        r.lo := (others => '0');
+        r.hi := (others => '0');
+        r.q0 := (others => '0');
+        r.q1 := (others => '0');
+        r.left := (others => '0');
+        r.waddr := (others => '0');
+        r.bofs := (others => '0');
+        r.wst := '0';
+        return r;
+    end function d0_zero;
+
 end package body ddp_rx_pkg;
 
 library ieee;
@@ -168,20 +601,13 @@ package ddp_rx_cfg_pkg is
     subtype keep_t is std_ulogic_vector(KEEP_W_c - 1 downto 0);
     subtype conn_t is std_ulogic_vector(CONN_W - 1 downto 0);
     subtype addr_t is unsigned(ADDR_W - 1 downto 0);
-    subtype rec_t is std_ulogic_vector(RECC_W_c - 1 downto 0);
     subtype rr_t is std_ulogic_vector(223 downto 0);
     subtype hdr_t is std_ulogic_vector(143 downto 0);
-    subtype cx_t is std_ulogic_vector(CX_W_c - 1 downto 0);
     subtype q_t is std_ulogic_vector(Q_W_c - 1 downto 0);
     subtype qs_t is std_ulogic_vector(3 * Q_W_c - 1 downto 0);
     subtype qcnt_t is unsigned(RQ_AW downto 0);
     subtype st_t is std_ulogic_vector(ST_W_c - 1 downto 0);
     subtype rg_t is std_ulogic_vector(RG_W_c - 1 downto 0);
-    subtype dx_t is std_ulogic_vector(DX_W_c - 1 downto 0);
-    subtype rf_t is std_ulogic_vector(RF_W_c - 1 downto 0);
-    subtype hf_t is std_ulogic_vector(HF_W_c - 1 downto 0);
-    subtype df_t is std_ulogic_vector(DF_W_c - 1 downto 0);
-    subtype dc_t is std_ulogic_vector(DC_W_c - 1 downto 0);
     subtype gen_t is std_ulogic_vector(GEN_W_c - 1 downto 0);
     subtype su_t is std_ulogic_vector(SU_W_c - 1 downto 0);
     subtype ww_t is std_ulogic_vector(W_W_c - 1 downto 0);

@@ -28,7 +28,7 @@ entity ddp_rx_place is
     port (
         clk : in std_logic;
         rst : in std_logic;
-        df_out : in std_logic_vector(df_w(DATA_W) - 1 downto 0);
+        df_out : in df_r(data(DATA_W - 1 downto 0), keep(DATA_W / 8 - 1 downto 0));
         df_out_valid : in std_ulogic;
         aw_in_ready : in std_ulogic;
         w_in_ready : in std_ulogic;
@@ -36,36 +36,19 @@ entity ddp_rx_place is
         rf_in_ready : in std_ulogic;
         bq_in_ready : in std_ulogic;
         d0_valid_reg : in std_ulogic;
-        d0_first_reg : in std_ulogic;
-        d0_en_reg : in std_ulogic;
-        d0_place_reg : in std_ulogic;
-        d0_early_reg : in std_ulogic;
-        d0_conn_reg : in std_ulogic_vector(CONN_W - 1 downto 0);
-        d0_dest_reg : in unsigned(ADDR_W - 1 downto 0);
-        d0_s_reg : in unsigned(4 downto 0);
-        d0_remain_reg : in unsigned(15 downto 0);
-        d0_rec_reg : in std_ulogic_vector(recc_w(ID_W) - 1 downto 0);
-        d0_rr_reg : in std_ulogic_vector(223 downto 0);
-        d0_r_reg : in unsigned(clog2(DATA_W / 8) - 1 downto 0);
-        d0_win0_reg : in std_ulogic_vector(DATA_W / 8 - 1 downto 0);
-        d0_win1_reg : in std_ulogic_vector(DATA_W / 8 - 1 downto 0);
-        d0_lo_reg : in std_ulogic_vector(DATA_W / 8 - 1 downto 0);
-        d0_hi_reg : in std_ulogic_vector(DATA_W / 8 - 1 downto 0);
-        d0_q0_reg : in unsigned(19 downto 0);
-        d0_q1_reg : in unsigned(19 downto 0);
-        d0_left_reg : in unsigned(17 downto 0);
-        d0_waddr_reg : in unsigned(ADDR_W - 1 downto 0);
-        d0_bofs_reg : in unsigned(clog2(BURST) - 1 downto 0);
-        d0_wst_reg : in std_ulogic;
+        d0 : in d0_r(conn(CONN_W - 1 downto 0), dest(ADDR_W - 1 downto 0), rec(id(ID_W - 1 downto 0)),
+                 r(clog2(DATA_W / 8) - 1 downto 0), win0(DATA_W / 8 - 1 downto 0), win1(DATA_W / 8 - 1 downto 0),
+                 lo(DATA_W / 8 - 1 downto 0), hi(DATA_W / 8 - 1 downto 0), waddr(ADDR_W - 1 downto 0),
+                 bofs(clog2(BURST) - 1 downto 0));
         df_out_ready : out std_ulogic := '0';
         aw_in_valid : out std_ulogic := '0';
         aw_in_data : out std_ulogic_vector(ADDR_W + 8 - 1 downto 0) := (others => '0');
         w_in_valid : out std_ulogic := '0';
         w_in_data : out std_ulogic_vector(DATA_W + DATA_W / 8 + 1 - 1 downto 0) := (others => '0');
-        w_in_half : out std_ulogic := '0';
-        w2_in_half : out std_ulogic := '0';
         w2_in_valid : out std_ulogic := '0';
         w2_in_data : out std_ulogic_vector(DATA_W + DATA_W / 8 + 1 - 1 downto 0) := (others => '0');
+        w_in_half : out std_ulogic := '0';
+        w2_in_half : out std_ulogic := '0';
         d_conn_reg : out std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
         d1_active_reg : out std_ulogic := '0';
         d2_valid_reg : out std_ulogic := '0';
@@ -76,11 +59,11 @@ entity ddp_rx_place is
         e2_en_reg : out std_ulogic := '0';
         e2_early_reg : out std_ulogic := '0';
         e2_conn_reg : out std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
-        e2_rec_reg : out std_ulogic_vector(recc_w(ID_W) - 1 downto 0) := (others => '0');
+        e2_rec_reg : out rec_r(id(ID_W - 1 downto 0)) := rec_zero(ID_W);
         e2_rr_reg : out std_ulogic_vector(223 downto 0) := (others => '0');
         e4_place_reg : out std_ulogic := '0';
         e4_conn_reg : out std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
-        e4_rec_reg : out std_ulogic_vector(recc_w(ID_W) - 1 downto 0) := (others => '0');
+        e4_rec_reg : out rec_r(id(ID_W - 1 downto 0)) := rec_zero(ID_W);
         e4_rr_reg : out std_ulogic_vector(223 downto 0) := (others => '0');
         e4_nxt : out unsigned(ADDR_W - 1 downto 0) := (others => '0');
         e4_left : out unsigned(15 downto 0) := (others => '0')
@@ -94,6 +77,10 @@ architecture rtl of ddp_rx_place is
                      BURST => BURST, REC_AW => REC_AW, BQ_AW => BQ_AW, AXI_W => AXI_W, WR_REQ => WR_REQ);
     use cfg.all;
 
+    -- The records (ddp_rx_pkg) with this block's widths.
+    subtype rec_t is rec_r(id(ID_W - 1 downto 0));
+    constant REC_ZERO_c : rec_t := rec_zero(ID_W);
+
     signal d2_free : std_ulogic := '0';
     -- D1.
     signal d_state_reg : u2_t := D_DATA_c;
@@ -101,7 +88,7 @@ architecture rtl of ddp_rx_place is
     signal d_dest_reg : addr_t := (others => '0');
     signal d_s_reg : u5_t := (others => '0');
     signal d_remain_reg : u16_t := (others => '0');
-    signal d_rec_reg : rec_t := (others => '0');
+    signal d_rec_reg : rec_t := REC_ZERO_c;
     signal d_rr_reg : rr_t := (others => '0');
     signal d_r_reg : lane_t := (others => '0');
     signal d_win_reg, d_winn_reg, d_lo_reg, d_hi_reg : keep_t := (others => '0');
@@ -164,7 +151,7 @@ architecture rtl of ddp_rx_place is
     signal e3_dest_reg : addr_t := (others => '0');
     signal e3_remain_reg : u16_t := (others => '0');
     signal e3_diff_reg : u17_t := (others => '0');
-    signal e3_rec_reg : rec_t := (others => '0');
+    signal e3_rec_reg : rec_t := REC_ZERO_c;
     signal e3_rr_reg : rr_t := (others => '0');
     signal e3_hi1 : unsigned(ADDR_W - 18 downto 0) := (others => '0');
     signal e3_rd : u33_t := (others => '0');
@@ -174,17 +161,36 @@ architecture rtl of ddp_rx_place is
     signal e4_nd_reg, e4_nr_reg : u33_t := (others => '0');   -- (bits 17..0 used)
     signal e4_remain_reg, e4_rd_reg : u16_t := (others => '0');
 
+    -- D0's registers (ddp_rx_setup), by their names there.
+    alias d0_first_reg is d0.first;
+    alias d0_en_reg is d0.en;
+    alias d0_place_reg is d0.place;
+    alias d0_early_reg is d0.early;
+    alias d0_conn_reg is d0.conn;
+    alias d0_dest_reg is d0.dest;
+    alias d0_s_reg is d0.s;
+    alias d0_remain_reg is d0.remain;
+    alias d0_rec_reg is d0.rec;
+    alias d0_rr_reg is d0.rr;
+    alias d0_r_reg is d0.r;
+    alias d0_win0_reg is d0.win0;
+    alias d0_win1_reg is d0.win1;
+    alias d0_lo_reg is d0.lo;
+    alias d0_hi_reg is d0.hi;
+    alias d0_q0_reg is d0.q0;
+    alias d0_q1_reg is d0.q1;
+    alias d0_left_reg is d0.left;
+    alias d0_waddr_reg is d0.waddr;
+    alias d0_bofs_reg is d0.bofs;
+    alias d0_wst_reg is d0.wst;
+
 begin
 
     -- D1: the piece being placed.
-    d_cur_data <= df_out(DF_W_c - 1 downto DF_W_c - DATA_W);
-
-    d_cur_keep <= df_out(KEEP_W_c + 1 downto 2);
-
-    d_cur_tlast <= df_out(1);
-
-    d_cur_ulast <= df_out(0);
-
+    d_cur_data <= df_out.data;
+    d_cur_keep <= df_out.keep;
+    d_cur_tlast <= df_out.tlast;
+    d_cur_ulast <= df_out.ulast;
     out_ok <= aw_in_ready and w_in_ready and bq_in_ready;
 
     -- Output beat: lanes at or above the rotation from the current beat,
@@ -228,54 +234,34 @@ begin
     -- of left = 0 included, is worked out on left's low BW + 1 bits: any
     -- higher bit set makes left >= 2 BURST.)
     f_left3 <= to_sl(d_left_reg = 3);
-
     f_left4 <= to_sl(d_left_reg = 4);
-
     f_bl3 <= to_sl(d_bleft_reg = 3);
-
     f_nb <= not d_bofs_reg;                                   -- BURST - 1 - bofs
-
     f_bend <= to_sl(d_bofs_reg = (BW_c - 1 downto 0 => '1'));  -- last beat of a block
-
     f_bend1 <= to_sl(d_bofs_reg = BEND1_c);
-
     f_llo <= d_left_reg(BW_c downto 0);
-
     f_llom1 <= d_left_reg(BW_c downto 0) - 1;
-
     f_lge <= to_sl(d_left_reg(17 downto BW_c + 1) /= 0 or f_llo = 0 or f_llom1 >= resize(f_nb, BW_c + 1));
-
     f_nbm1 <= resize(f_nb, 8) when f_lge = '1' else resize(f_llom1(BW_c - 1 downto 0), 8);
-
     f_nbm1_0 <= f_left1 or f_bend;
-
     f_nbm1_1 <= (f_left2 and not f_bend) or (f_bend1 and not f_left0 and not f_left1);
-
     f_nbm1_2 <= to_sl(f_nbm1 = 2);
 
     -- The counters' steps, from their registers alone, so that the control
     -- only picks them (the Verilog's rnic_incdec: here inc64, dec64,
     -- on the zero-extended counter, low bits taken).
     d_leftm1 <= resize(dec64(resize(d_left_reg, 64)), 18);
-
     d_leftm2h <= resize(dec64(resize(d_left_reg(17 downto 1), 64)), 17);
-
     d_leftm2 <= d_leftm2h & d_left_reg(0);
-
     d_k1 <= resize(inc64(resize(d_k_reg, 64)), 13);
-
     d_q0m1 <= resize(dec64(resize(d_q0_reg, 64)), 20);
-
     d_q1m1 <= resize(dec64(resize(d_q1_reg, 64)), 20);
-
     d_wan <= resize(inc64(resize(d_waddr_reg(ADDR_W - 1 downto LG_c), 64)), ADDR_W - LG_c);
-
     -- The next output beat's address: waddr + N from the window's first
     -- beat on (d_wst), before it the first beat's address.
     d_waddr_n <= d_wan & (LG_c - 1 downto 0 => '0') when d_wst_reg = '1' else d_waddr_reg;
 
     d0_take <= d0_valid_reg and ((not d1_active_reg) or d_end);
-
     -- A piece that D1 takes while idle whose first input beat writes
     -- nothing (its output beat is outside the write window: the payload's
     -- first output beat needs the next input beat too) takes that beat at
@@ -284,20 +270,14 @@ begin
     -- still in D1 (its beat at df_out would be that piece's).
     d_prime <= d0_valid_reg and not d1_active_reg and df_out_valid and not d_cur_tlast
                and not (or d0_win0_reg);
-
     df_out_ready <= d_beat or d_prime;
-
     -- D1's step over that beat, from D0's registers.
     d0_q0m1 <= resize(dec64(resize(d0_q0_reg, 64)), 20);
-
     d0_q1m1 <= resize(dec64(resize(d0_q1_reg, 64)), 20);
-
     d0_wan <= resize(inc64(resize(d0_waddr_reg(ADDR_W - 1 downto LG_c), 64)), ADDR_W - LG_c);
-
     d0_win2 <= win_mask(d0_q0_reg, d0_q1_reg, d0_lo_reg, d0_hi_reg);
 
     w2_in_data <= fl_data & fl_strb & '1';
-
     w2_in_half <= d_waddr_n(LG_c);
 
     -- What a data or flush beat would do, from registers alone (the
@@ -308,20 +288,13 @@ begin
     -- (t_w2), or with a flush beat alone (t_fl); otherwise a flush beat
     -- follows. (The Verilog keeps the three as nets of their own.)
     d_wrx <= d_place_reg and d_wne_reg;
-
     d_lft_n0x <= sel(d_wrx, f_left1, f_left0);
-
     d_bl_n0x <= sel(d_wrx, sel(f_bl0, f_nbm1_0, f_bl1), f_bl0);
-
     d_bl_n1x <= sel(d_wrx, sel(f_bl0, f_nbm1_1, f_bl2), f_bl1);
-
     d_t_end1 <= d_cur_ulast and ((not d_place_reg) or d_lft_n0x);
-
     d_t_w2 <= d_cur_ulast and (not d_t_end1) and d_wrx and w_in_ready2 and d_bl_n1x;
-
     d_t_w2b <= d_cur_ulast and (not d_t_end1) and d_wrx and w_in_ready2
                and (f_bl1 or (to_sl(WR_REQ /= 0) and f_bl0 and f_bend));
-
     d_t_fl <= d_cur_ulast and (not d_t_end1) and (not d_wrx) and f_bl0 and f_left1;
 
     p_d1 : process (all) is
@@ -577,7 +550,6 @@ begin
     -- D2: the piece's end. An early ULPDU has no delivery record (and takes
     -- no verdict).
     d2_done <= d2_valid_reg and ((not e2_last_reg) or e2_early_reg or rf_in_ready);
-
     d2_free <= (not d2_valid_reg) or d2_done;
 
     e2_diff <= fadd(resize(e2_octs_reg, 32), (31 downto 5 => '1') & not e2_s_reg, '1');
@@ -589,7 +561,6 @@ begin
     -- diff, diff > remain, and dest's high bits + 1), D4 picks them and
     -- writes the placement context.
     e3_hi1 <= resize(inc64(resize(e3_dest_reg(ADDR_W - 1 downto 17), 64)), ADDR_W - 17);
-
     e3_rd <= fadd(resize(e3_remain_reg, 32), (31 downto 17 => '1') & not e3_diff_reg, '1');
 
     p_e4 : process (all) is

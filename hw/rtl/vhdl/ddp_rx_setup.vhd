@@ -31,47 +31,31 @@ entity ddp_rx_setup is
         herr_reg : in std_ulogic_vector(2 ** CONN_W - 1 downto 0);
         herr_set : in std_ulogic;
         herr_set_conn : in std_ulogic_vector(CONN_W - 1 downto 0);
-        dx_rd_data : in std_logic_vector(dx_w(ADDR_W, ID_W) - 1 downto 0);
-        dc_out : in std_logic_vector(dc_w(DATA_W, CONN_W, ADDR_W, ID_W) - 1 downto 0);
+        cf_conn : in std_ulogic;
+        s_conn_conn : in std_logic_vector(CONN_W - 1 downto 0);
+        cf_stag : in std_ulogic;
+        s_stag_index : in std_logic_vector(STAG_AW - 1 downto 0);
+        dx_rd_data : in dx_r(nxt(ADDR_W - 1 downto 0), rec(id(ID_W - 1 downto 0)));
+        dc_out : in dc_r(conn(CONN_W - 1 downto 0), dest(ADDR_W - 1 downto 0), rec(id(ID_W - 1 downto 0)),
+                      su(su_w(DATA_W) - 1 downto 0));
         dc_out_valid : in std_ulogic;
         d1_active_reg : in std_ulogic;
         d2_valid_reg : in std_ulogic;
         d3_valid_reg : in std_ulogic;
         d4_valid_reg : in std_ulogic;
         d0_take : in std_ulogic;
-        cf_conn : in std_ulogic;
-        cf_stag : in std_ulogic;
-        s_conn_conn : in std_logic_vector(CONN_W - 1 downto 0);
-        s_stag_index : in std_logic_vector(STAG_AW - 1 downto 0);
         dx_rd_en : out std_ulogic := '0';
         dx_rd_addr : out std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
         dc_out_ready : out std_ulogic := '0';
-        cut_reg : out std_ulogic_vector(2 ** CONN_W - 1 downto 0) := (others => '0');
-        cut_set : out std_ulogic := '0';
-        cut_set_conn : out std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
         d0_valid_reg : out std_ulogic := '0';
         pl_empty : out std_ulogic := '0';
-        d0_first_reg : out std_ulogic := '0';
-        d0_en_reg : out std_ulogic := '0';
-        d0_place_reg : out std_ulogic := '0';
-        d0_early_reg : out std_ulogic := '0';
-        d0_conn_reg : out std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
-        d0_dest_reg : out unsigned(ADDR_W - 1 downto 0) := (others => '0');
-        d0_s_reg : out unsigned(4 downto 0) := (others => '0');
-        d0_remain_reg : out unsigned(15 downto 0) := (others => '0');
-        d0_rec_reg : out std_ulogic_vector(recc_w(ID_W) - 1 downto 0) := (others => '0');
-        d0_rr_reg : out std_ulogic_vector(223 downto 0) := (others => '0');
-        d0_r_reg : out unsigned(clog2(DATA_W / 8) - 1 downto 0) := (others => '0');
-        d0_win0_reg : out std_ulogic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
-        d0_win1_reg : out std_ulogic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
-        d0_lo_reg : out std_ulogic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
-        d0_hi_reg : out std_ulogic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
-        d0_q0_reg : out unsigned(19 downto 0) := (others => '0');
-        d0_q1_reg : out unsigned(19 downto 0) := (others => '0');
-        d0_left_reg : out unsigned(17 downto 0) := (others => '0');
-        d0_waddr_reg : out unsigned(ADDR_W - 1 downto 0) := (others => '0');
-        d0_bofs_reg : out unsigned(clog2(BURST) - 1 downto 0) := (others => '0');
-        d0_wst_reg : out std_ulogic := '0'
+        d0 : out d0_r(conn(CONN_W - 1 downto 0), dest(ADDR_W - 1 downto 0), rec(id(ID_W - 1 downto 0)),
+                 r(clog2(DATA_W / 8) - 1 downto 0), win0(DATA_W / 8 - 1 downto 0), win1(DATA_W / 8 - 1 downto 0),
+                 lo(DATA_W / 8 - 1 downto 0), hi(DATA_W / 8 - 1 downto 0), waddr(ADDR_W - 1 downto 0),
+                 bofs(clog2(BURST) - 1 downto 0)) := d0_zero(DATA_W, CONN_W, ADDR_W, ID_W, clog2(BURST));
+        cut_reg : out std_ulogic_vector(2 ** CONN_W - 1 downto 0) := (others => '0');
+        cut_set : out std_ulogic := '0';
+        cut_set_conn : out std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0')
     );
 end entity ddp_rx_setup;
 
@@ -82,12 +66,17 @@ architecture rtl of ddp_rx_setup is
                      BURST => BURST, REC_AW => REC_AW, BQ_AW => BQ_AW, AXI_W => AXI_W, WR_REQ => WR_REQ);
     use cfg.all;
 
+    -- The records (ddp_rx_pkg) with this block's widths.
+    subtype rec_t is rec_r(id(ID_W - 1 downto 0));
+    subtype dx_t is dx_r(nxt(ADDR_W - 1 downto 0), rec(id(ID_W - 1 downto 0)));
+    constant REC_ZERO_c : rec_t := rec_zero(ID_W);
+
     signal g_early, g_first, g_en, g_dplace : std_ulogic := '0';
     signal g_conn : conn_t := (others => '0');
     signal g_ddest : addr_t := (others => '0');
     signal g_ds : u5_t := (others => '0');
     signal g_dremain : u16_t := (others => '0');
-    signal g_drec : rec_t := (others => '0');
+    signal g_drec : rec_t := REC_ZERO_c;
     signal g_dsu : su_t := (others => '0');
     signal g_fetch_reg, g_fetch2_reg : std_ulogic := '0';
     signal g_fconn_reg : conn_t := (others => '0');
@@ -95,7 +84,7 @@ architecture rtl of ddp_rx_setup is
     signal gx_place_reg : std_ulogic := '0';
     signal gx_dest_reg : addr_t := (others => '0');
     signal gx_remain_reg : u16_t := (others => '0');
-    signal gx_rec_reg : rec_t := (others => '0');
+    signal gx_rec_reg : rec_t := REC_ZERO_c;
     signal gx_rr_reg : rr_t := (others => '0');
     signal gx_su_reg : su_t := (others => '0');
     signal gx_tag_reg : std_ulogic := '0';               -- the ULPDU is tagged
@@ -120,7 +109,7 @@ architecture rtl of ddp_rx_setup is
     signal g_dest : addr_t := (others => '0');
     signal g_s : u5_t := (others => '0');
     signal g_remain : u16_t := (others => '0');
-    signal g_rec : rec_t := (others => '0');
+    signal g_rec : rec_t := REC_ZERO_c;
     signal g_rr : rr_t := (others => '0');
     signal g_su : su_t := (others => '0');
     signal g_r, g_ylo : lane_t := (others => '0');
@@ -129,6 +118,29 @@ architecture rtl of ddp_rx_setup is
     signal g_left : u18_t := (others => '0');
     signal g_q1, g_q0 : u20_t := (others => '0');
     signal g_lo, g_hi, g_win0, g_win1 : keep_t := (others => '0');
+
+    -- D0's registers, out to D1 as one record (d0).
+    signal d0_first_reg : std_ulogic := '0';
+    signal d0_en_reg : std_ulogic := '0';
+    signal d0_place_reg : std_ulogic := '0';
+    signal d0_early_reg : std_ulogic := '0';
+    signal d0_conn_reg : std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
+    signal d0_dest_reg : unsigned(ADDR_W - 1 downto 0) := (others => '0');
+    signal d0_s_reg : unsigned(4 downto 0) := (others => '0');
+    signal d0_remain_reg : unsigned(15 downto 0) := (others => '0');
+    signal d0_rec_reg : rec_t := REC_ZERO_c;
+    signal d0_rr_reg : std_ulogic_vector(223 downto 0) := (others => '0');
+    signal d0_r_reg : unsigned(clog2(DATA_W / 8) - 1 downto 0) := (others => '0');
+    signal d0_win0_reg : std_ulogic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
+    signal d0_win1_reg : std_ulogic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
+    signal d0_lo_reg : std_ulogic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
+    signal d0_hi_reg : std_ulogic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
+    signal d0_q0_reg : unsigned(19 downto 0) := (others => '0');
+    signal d0_q1_reg : unsigned(19 downto 0) := (others => '0');
+    signal d0_left_reg : unsigned(17 downto 0) := (others => '0');
+    signal d0_waddr_reg : unsigned(ADDR_W - 1 downto 0) := (others => '0');
+    signal d0_bofs_reg : unsigned(clog2(BURST) - 1 downto 0) := (others => '0');
+    signal d0_wst_reg : std_ulogic := '0';
 
 begin
 
@@ -151,25 +163,16 @@ begin
         );
 
     -- A descriptor's fields (the set-up, SU_W_c bits, below the record).
-    g_early <= dc_out(DC_W_c - 1);
-
-    g_conn <= dc_out(DC_W_c - 2 downto DC_W_c - 1 - CONN_W);
-
-    g_first <= dc_out(DC_W_c - CONN_W - 2);
-
-    g_en <= dc_out(DC_W_c - CONN_W - 3);
-
-    g_dplace <= dc_out(DC_W_c - CONN_W - 4);
-
-    g_ddest <= unsigned(dc_out(SU_W_c + RECC_W_c + 21 + ADDR_W - 1 downto SU_W_c + RECC_W_c + 21));
-
-    g_ds <= unsigned(dc_out(SU_W_c + RECC_W_c + 20 downto SU_W_c + RECC_W_c + 16));
-
-    g_dremain <= unsigned(dc_out(SU_W_c + RECC_W_c + 15 downto SU_W_c + RECC_W_c));
-
-    g_drec <= dc_out(SU_W_c + RECC_W_c - 1 downto SU_W_c);
-
-    g_dsu <= dc_out(SU_W_c - 1 downto 0);
+    g_early <= dc_out.early;
+    g_conn <= dc_out.conn;
+    g_first <= dc_out.first;
+    g_en <= dc_out.en;
+    g_dplace <= dc_out.place;
+    g_ddest <= dc_out.dest;
+    g_ds <= dc_out.s;
+    g_dremain <= dc_out.remain;
+    g_drec <= dc_out.rec;
+    g_dsu <= dc_out.su;
 
     pl_empty <= (not d0_valid_reg) and (not d1_active_reg) and (not d2_valid_reg) and (not d3_valid_reg)
                 and (not d4_valid_reg) and (not g_fetch_reg) and not g_fetch2_reg;
@@ -219,8 +222,8 @@ begin
             remain := gx_remain_reg;
             rec := gx_rec_reg;
             if g_cut = '1' then
-                rec(RECC_W_c - 1 downto RECC_W_c - 2) := std_ulogic_vector(K_ERR_c);
-                rec(15 downto 0) := ERR_DDP_INVALID_STAG;     -- DDP tagged: invalid STag
+                rec.kind := K_ERR_c;
+                rec.err := ERR_DDP_INVALID_STAG;     -- DDP tagged: invalid STag
             end if;
             rr := gx_rr_reg;
             su := gx_su_reg;
@@ -298,17 +301,15 @@ begin
                 g_fetch_reg <= '0';
                 g_fetch2_reg <= '1';
                 dx := dx_rd_data;
-                gx_place_reg <= dx(DX_W_c - 1) and g_fen_reg and not herr_reg(ci(g_fconn_reg))
+                gx_place_reg <= dx.place and g_fen_reg and not herr_reg(ci(g_fconn_reg))
                                 and not (herr_set and to_sl(herr_set_conn = g_fconn_reg));
-                gx_dest_reg <= unsigned(dx(DX_W_c - 2 downto DX_W_c - 1 - ADDR_W));
-                gx_remain_reg <= unsigned(dx(RECC_W_c + 224 + 15 downto RECC_W_c + 224));
-                gx_rec_reg <= dx(RECC_W_c + 223 downto 224);
-                gx_rr_reg <= dx(223 downto 0);
-                gx_tag_reg <= dx(224 + REC_TAGGED_c);
+                gx_dest_reg <= dx.nxt;
+                gx_remain_reg <= dx.remain;
+                gx_rec_reg <= dx.rec;
+                gx_rr_reg <= dx.rr;
+                gx_tag_reg <= dx.rec.tagged;
                 gx_gen_reg <= tg_rd_data;
-                gx_su_reg <= pl_setup(unsigned(dx(DX_W_c - 1 - ADDR_W + LG_c - 1 downto DX_W_c - 1 - ADDR_W)),
-                                      (others => '0'),
-                                      unsigned(dx(RECC_W_c + 224 + 15 downto RECC_W_c + 224)));
+                gx_su_reg <= pl_setup(dx.nxt(LG_c - 1 downto 0), (others => '0'), dx.remain);
             elsif dc_out_ready = '1' and g_first = '0' then
                 g_fetch_reg <= '1';
                 g_fconn_reg <= g_conn;
@@ -356,11 +357,9 @@ begin
 
     -- STag generations (ddp_rx_setup.v): the entry's count now against the
     -- ULPDU's at its first piece; the cut connection's bit.
-    sg_rd_addr <= dx_rd_data(224 + REC_STAG_c + 8 + STAG_AW - 1 downto 224 + REC_STAG_c + 8) when g_fetch_reg = '1'
-                  else g_drec(REC_STAG_c + 8 + STAG_AW - 1 downto REC_STAG_c + 8);
-
+    sg_rd_addr <= dx_rd_data.rec.stag(8 + STAG_AW - 1 downto 8) when g_fetch_reg = '1'
+                  else g_drec.stag(8 + STAG_AW - 1 downto 8);
     g_cut <= gx_place_reg and gx_tag_reg and to_sl(sg_rd_data /= gx_gen_reg);
-
     d0_place_reg <= d0_place_q and not (d0_first_reg and (d0_cut_reg or d0_cutf_reg));
 
     p_gen_reg : process (clk) is
@@ -387,5 +386,29 @@ begin
             end if;
         end if;
     end process p_gen_reg;
+
+    d0 <= (
+          first => d0_first_reg,
+          en => d0_en_reg,
+          place => d0_place_reg,
+          early => d0_early_reg,
+          conn => d0_conn_reg,
+          dest => d0_dest_reg,
+          s => d0_s_reg,
+          remain => d0_remain_reg,
+          rec => d0_rec_reg,
+          rr => d0_rr_reg,
+          r => d0_r_reg,
+          win0 => d0_win0_reg,
+          win1 => d0_win1_reg,
+          lo => d0_lo_reg,
+          hi => d0_hi_reg,
+          q0 => d0_q0_reg,
+          q1 => d0_q1_reg,
+          left => d0_left_reg,
+          waddr => d0_waddr_reg,
+          bofs => d0_bofs_reg,
+          wst => d0_wst_reg
+    );
 
 end architecture rtl;

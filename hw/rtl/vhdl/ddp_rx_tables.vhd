@@ -28,45 +28,6 @@ entity ddp_rx_tables is
     port (
         clk : in std_logic;
         rst : in std_logic;
-        dx_rd_en : in std_ulogic;
-        dx_rd_addr : in std_ulogic_vector(CONN_W - 1 downto 0);
-        i_inpiece_reg : in std_ulogic;
-        df_out_valid : in std_ulogic;
-        hf_out_valid : in std_ulogic;
-        c_adv : in std_ulogic;
-        h_valid : in std_ulogic;
-        hf_conn : in std_ulogic_vector(CONN_W - 1 downto 0);
-        hf_hdr : in std_ulogic_vector(143 downto 0);
-        hf_idx32 : in unsigned(31 downto 0);
-        c1_valid_reg : in std_ulogic;
-        b_valid_reg : in std_ulogic;
-        c2_valid_reg : in std_ulogic;
-        c2_conn_reg : in std_ulogic_vector(CONN_W - 1 downto 0);
-        e_st_reg : in std_ulogic_vector(st_w(CONN_W, ADDR_W) - 2 downto 0);
-        k_idx : in std_ulogic_vector(STAG_AW - 1 downto 0);
-        r_inval : in std_ulogic;
-        r_cx : in std_ulogic_vector(cx_w(RQ_AW) - 1 downto 0);
-        c2_decide : in std_ulogic;
-        dc_out_valid : in std_ulogic;
-        bq_out_valid : in std_ulogic;
-        aw_cnt_reg : in unsigned(BQ_AW + 3 - 1 downto 0);
-        d2_valid_reg : in std_ulogic;
-        d4_valid_reg : in std_ulogic;
-        pl_empty : in std_ulogic;
-        e2_last_reg : in std_ulogic;
-        e2_en_reg : in std_ulogic;
-        e2_early_reg : in std_ulogic;
-        e2_conn_reg : in std_ulogic_vector(CONN_W - 1 downto 0);
-        e2_rec_reg : in std_ulogic_vector(recc_w(ID_W) - 1 downto 0);
-        e2_rr_reg : in std_ulogic_vector(223 downto 0);
-        e4_place_reg : in std_ulogic;
-        e4_conn_reg : in std_ulogic_vector(CONN_W - 1 downto 0);
-        e4_rec_reg : in std_ulogic_vector(recc_w(ID_W) - 1 downto 0);
-        e4_rr_reg : in std_ulogic_vector(223 downto 0);
-        e4_nxt : in unsigned(ADDR_W - 1 downto 0);
-        e4_left : in unsigned(15 downto 0);
-        wq_busy : in std_ulogic;
-        rs_busy : in std_ulogic;
         s_conn_valid : in std_logic;
         s_conn_conn : in std_logic_vector(CONN_W - 1 downto 0);
         s_conn_enable : in std_logic;
@@ -88,23 +49,62 @@ entity ddp_rx_tables is
         s_post_addr : in std_logic_vector(ADDR_W - 1 downto 0);
         s_post_len : in std_logic_vector(31 downto 0);
         s_post_id : in std_logic_vector(ID_W - 1 downto 0);
-        cx_rd_data : out std_logic_vector(cx_w(RQ_AW) - 1 downto 0) := (others => '0');
-        dx_rd_data : out std_logic_vector(dx_w(ADDR_W, ID_W) - 1 downto 0) := (others => '0');
+        dx_rd_en : in std_ulogic;
+        dx_rd_addr : in std_ulogic_vector(CONN_W - 1 downto 0);
+        i_inpiece_reg : in std_ulogic;
+        df_out_valid : in std_ulogic;
+        hf_out_valid : in std_ulogic;
+        c_adv : in std_ulogic;
+        h_valid : in std_ulogic;
+        hf_conn : in std_ulogic_vector(CONN_W - 1 downto 0);
+        hf_hdr : in std_ulogic_vector(143 downto 0);
+        hf_idx32 : in unsigned(31 downto 0);
+        c1_valid_reg : in std_ulogic;
+        b_valid_reg : in std_ulogic;
+        c2_valid_reg : in std_ulogic;
+        c2_conn_reg : in std_ulogic_vector(CONN_W - 1 downto 0);
+        e_st_reg : in std_ulogic_vector(st_w(CONN_W, ADDR_W) - 2 downto 0);
+        k_idx : in std_ulogic_vector(STAG_AW - 1 downto 0);
+        r_inval : in std_ulogic;
+        r_cx : in cx_r(qs(3 * (32 + RQ_AW + 1) - 1 downto 0));
+        c2_decide : in std_ulogic;
+        dc_out_valid : in std_ulogic;
+        aw_cnt_reg : in unsigned(BQ_AW + 3 - 1 downto 0);
+        d2_valid_reg : in std_ulogic;
+        d4_valid_reg : in std_ulogic;
+        pl_empty : in std_ulogic;
+        e2_last_reg : in std_ulogic;
+        e2_en_reg : in std_ulogic;
+        e2_early_reg : in std_ulogic;
+        e2_conn_reg : in std_ulogic_vector(CONN_W - 1 downto 0);
+        e2_rec_reg : in rec_r(id(ID_W - 1 downto 0));
+        e2_rr_reg : in std_ulogic_vector(223 downto 0);
+        e4_place_reg : in std_ulogic;
+        e4_conn_reg : in std_ulogic_vector(CONN_W - 1 downto 0);
+        e4_rec_reg : in rec_r(id(ID_W - 1 downto 0));
+        e4_rr_reg : in std_ulogic_vector(223 downto 0);
+        e4_nxt : in unsigned(ADDR_W - 1 downto 0);
+        e4_left : in unsigned(15 downto 0);
+        s_conn_ready : out std_logic;
+        s_stag_ready : out std_logic;
+        s_post_ready : out std_logic;
+        cx_rd_data : out cx_r(qs(3 * (32 + RQ_AW + 1) - 1 downto 0)) := cx_zero(RQ_AW);
+        dx_rd_data : out dx_r(nxt(ADDR_W - 1 downto 0), rec(id(ID_W - 1 downto 0))) := dx_zero(ADDR_W, ID_W);
         st_rd_data : out std_logic_vector(st_w(CONN_W, ADDR_W) - 1 downto 0) := (others => '0');
         rg_rd_data : out std_logic_vector(rg_w(ADDR_W, ID_W) - 1 downto 0) := (others => '0');
         cf_post_reg : out std_ulogic := '0';
         rf_in_valid : out std_ulogic := '0';
-        rf_in_data : out std_ulogic_vector(rf_w(CONN_W, ID_W, BQ_AW) - 1 downto 0) := (others => '0');
-        clr_busy_reg : out std_ulogic := '0';
+        rf_in_data : out rf_r(mark(BQ_AW + 2 downto 0), conn(CONN_W - 1 downto 0), rec(id(ID_W - 1 downto 0))) := rf_zero(CONN_W, ID_W, BQ_AW);
         cf_conn : out std_ulogic := '0';
         cf_stag : out std_ulogic := '0';
+        clr_busy_reg : out std_ulogic := '0';
         o_conn_reg : out std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
         o_qn_reg : out unsigned(1 downto 0) := (others => '0');
         o_ent_reg : out std_ulogic_vector(rg_w(ADDR_W, ID_W) - 1 downto 0) := (others => '0');
         o_ok : out std_ulogic := '0';
-        s_conn_ready : out std_logic;
-        s_stag_ready : out std_logic;
-        s_post_ready : out std_logic
+        wq_busy : in std_ulogic;
+        bq_out_valid : in std_ulogic;
+        rs_busy : in std_ulogic
     );
 end entity ddp_rx_tables;
 
@@ -115,14 +115,20 @@ architecture rtl of ddp_rx_tables is
                      BURST => BURST, REC_AW => REC_AW, BQ_AW => BQ_AW, AXI_W => AXI_W, WR_REQ => WR_REQ);
     use cfg.all;
 
+    -- The records (ddp_rx_pkg) with this block's widths.
+    subtype cx_t is cx_r(qs(3 * Q_W_c - 1 downto 0));
+    subtype dx_t is dx_r(nxt(ADDR_W - 1 downto 0), rec(id(ID_W - 1 downto 0)));
+    constant CX_ZERO_c : cx_t := cx_zero(RQ_AW);
+    constant DX_ZERO_c : dx_t := dx_zero(ADDR_W, ID_W);
+
     signal cx_wr_en   : std_ulogic := '0';
     signal cx_wr_addr : conn_t := (others => '0');
-    signal cx_wr_data : cx_t := (others => '0');
+    signal cx_wr_data : cx_t := CX_ZERO_c;
     signal cx_rd_en   : std_ulogic := '0';
     signal cx_rd_addr : conn_t := (others => '0');
     signal dx_wr_en   : std_ulogic := '0';
     signal dx_wr_addr : conn_t := (others => '0');
-    signal dx_wr_data : dx_t := (others => '0');
+    signal dx_wr_data : dx_t := DX_ZERO_c;
     signal st_wr_en   : std_ulogic := '0';
     signal st_wr_addr : stagi_t := (others => '0');
     signal st_wr_data : st_t := (others => '0');
@@ -139,7 +145,10 @@ architecture rtl of ddp_rx_tables is
     signal cf_post : std_ulogic := '0';
     signal o_first : u32_t := (others => '0');
     signal o_cnt : qcnt_t := (others => '0');
-    signal o_cx : cx_t := (others => '0');
+    signal o_cx : cx_t := CX_ZERO_c;
+    -- The tables' words (to_slv of a record).
+    signal cx_rd_bits : std_logic_vector(CX_W_c - 1 downto 0) := (others => '0');
+    signal dx_rd_bits : std_logic_vector(DX_W_c - 1 downto 0) := (others => '0');
 
 begin
 
@@ -147,8 +156,8 @@ begin
         generic map (WIDTH => CX_W_c, ADDR_W => CONN_W)
         port map (
             clk => clk,
-            wr_en => cx_wr_en, wr_addr => cx_wr_addr, wr_data => cx_wr_data,
-            rd_en => cx_rd_en, rd_addr => cx_rd_addr, rd_data => cx_rd_data
+            wr_en => cx_wr_en, wr_addr => cx_wr_addr, wr_data => to_slv(cx_wr_data),
+            rd_en => cx_rd_en, rd_addr => cx_rd_addr, rd_data => cx_rd_bits
         );
 
     -- The placement context, written at the end of every piece that does not
@@ -157,8 +166,8 @@ begin
         generic map (WIDTH => DX_W_c, ADDR_W => CONN_W)
         port map (
             clk => clk,
-            wr_en => dx_wr_en, wr_addr => dx_wr_addr, wr_data => dx_wr_data,
-            rd_en => dx_rd_en, rd_addr => dx_rd_addr, rd_data => dx_rd_data
+            wr_en => dx_wr_en, wr_addr => dx_wr_addr, wr_data => to_slv(dx_wr_data),
+            rd_en => dx_rd_en, rd_addr => dx_rd_addr, rd_data => dx_rd_bits
         );
 
     stag_ram : entity work.sdp_ram
@@ -182,23 +191,15 @@ begin
                 and not cf_post_reg;
 
     fence_idle <= all_idle and (not wq_busy) and not bq_out_valid;
-
     conn_ready <= fence_idle and (not rs_busy) and not clr_busy_reg;
-
     stag_ready <= fence_idle and (not clr_busy_reg) and not s_conn_valid;
-
     post_ready <= all_idle and (not clr_busy_reg) and (not s_conn_valid) and not s_stag_valid;
-
     s_conn_ready <= conn_ready;
-
     s_stag_ready <= stag_ready;
-
     s_post_ready <= post_ready;
 
     cf_conn <= s_conn_valid and conn_ready;
-
     cf_stag <= s_stag_valid and stag_ready;
-
     cf_post <= s_post_valid and post_ready;
 
     -- After reset: every context, placement context and STag entry cleared,
@@ -242,17 +243,17 @@ begin
         variable nq : q_t;
     begin
         cx := cx_rd_data;
-        q := cx_q(cx(3 * Q_W_c - 1 downto 0), std_ulogic_vector(o_qn_reg));
+        q := cx_q(cx.qs, std_ulogic_vector(o_qn_reg));
         first := unsigned(q(Q_W_c - 1 downto RQ_AW + 1));
         cnt := unsigned(q(RQ_AW downto 0));
         o_first <= first;
         o_cnt <= cnt;
-        o_ok <= cx(CX_W_c - 1) and to_sl(o_qn_reg /= 3) and to_sl(cnt /= QFULL_c);
+        o_ok <= cx.en and to_sl(o_qn_reg /= 3) and to_sl(cnt /= QFULL_c);
         nq := std_ulogic_vector(first) & std_ulogic_vector(cnt + 1);
         case o_qn_reg is
-            when "01" => cx(2 * Q_W_c - 1 downto Q_W_c) := nq;
-            when "10" => cx(3 * Q_W_c - 1 downto 2 * Q_W_c) := nq;
-            when others => cx(Q_W_c - 1 downto 0) := nq;
+            when "01" => cx.qs(2 * Q_W_c - 1 downto Q_W_c) := nq;
+            when "10" => cx.qs(3 * Q_W_c - 1 downto 2 * Q_W_c) := nq;
+            when others => cx.qs(Q_W_c - 1 downto 0) := nq;
         end case;
         o_cx <= cx;
     end process p_o;
@@ -278,17 +279,17 @@ begin
         rg_wr_data <= o_ent_reg;
         dx_wr_en <= d4_valid_reg;
         dx_wr_addr <= e4_conn_reg;
-        dx_wr_data <= e4_place_reg & std_ulogic_vector(e4_nxt) & std_ulogic_vector(e4_left) & e4_rec_reg & e4_rr_reg;
+        dx_wr_data <= (place => e4_place_reg, nxt => e4_nxt, remain => e4_left, rec => e4_rec_reg, rr => e4_rr_reg);
         rf_in_valid <= d2_valid_reg and e2_last_reg and not e2_early_reg;
-        rf_in_data <= e2_en_reg & std_ulogic_vector(aw_cnt_reg) & e2_conn_reg & e2_rec_reg & e2_rr_reg;
+        rf_in_data <= (en => e2_en_reg, mark => aw_cnt_reg, conn => e2_conn_reg, rec => e2_rec_reg, rr => e2_rr_reg);
         if cf_conn = '1' then
             -- (Re)start a connection (RFC 5041 4.3: every queue at MSN 1).
             cx_wr_en <= '1';
             cx_wr_addr <= s_conn_conn;
-            cx_wr_data <= s_conn_enable & s_conn_pd & '0' & Q_INIT_c & Q_INIT_c & Q_INIT_c;
+            cx_wr_data <= (en => s_conn_enable, pd => s_conn_pd, fail => '0', qs => Q_INIT_c & Q_INIT_c & Q_INIT_c);
             dx_wr_en <= '1';
             dx_wr_addr <= s_conn_conn;
-            dx_wr_data <= (others => '0');
+            dx_wr_data <= DX_ZERO_c;
         elsif cf_stag = '1' then
             st_wr_en <= '1';
             st_wr_addr <= s_stag_index;
@@ -309,14 +310,17 @@ begin
             -- The clear after reset (nothing else moves meanwhile).
             cx_wr_en <= '1';
             cx_wr_addr <= std_ulogic_vector(clr_addr_reg(CONN_W - 1 downto 0));
-            cx_wr_data <= '0' & x"00000000" & '0' & Q_INIT_c & Q_INIT_c & Q_INIT_c;
+            cx_wr_data <= (en => '0', pd => x"00000000", fail => '0', qs => Q_INIT_c & Q_INIT_c & Q_INIT_c);
             dx_wr_en <= '1';
             dx_wr_addr <= std_ulogic_vector(clr_addr_reg(CONN_W - 1 downto 0));
-            dx_wr_data <= (others => '0');
+            dx_wr_data <= DX_ZERO_c;
             st_wr_en <= '1';
             st_wr_addr <= std_ulogic_vector(clr_addr_reg(STAG_AW - 1 downto 0));
             st_wr_data <= (others => '0');
         end if;
     end process p_tables;
+
+    cx_rd_data <= to_cx(cx_rd_bits, RQ_AW);
+    dx_rd_data <= to_dx(dx_rd_bits, ADDR_W, ID_W);
 
 end architecture rtl;

@@ -28,39 +28,24 @@ entity ddp_rx_wport is
     port (
         clk : in std_logic;
         rst : in std_logic;
-        aw_in_valid : in std_ulogic;
-        aw_in_data : in std_ulogic_vector(ADDR_W + 8 - 1 downto 0);
-        w_in_valid : in std_ulogic;
-        w_in_data : in std_ulogic_vector(DATA_W + DATA_W / 8 + 1 - 1 downto 0);
-        w_in_half : in std_ulogic;
-        w2_in_half : in std_ulogic;
-        w2_in_valid : in std_ulogic;
-        w2_in_data : in std_ulogic_vector(DATA_W + DATA_W / 8 + 1 - 1 downto 0);
-        rf_in_valid : in std_ulogic;
-        rf_in_data : in std_ulogic_vector(rf_w(CONN_W, ID_W, BQ_AW) - 1 downto 0);
-        rf_out_ready : in std_ulogic;
-        b_go : in std_ulogic;
-        d_conn_reg : in std_ulogic_vector(CONN_W - 1 downto 0);
         m_axi_awready : in std_logic;
         m_axi_wready : in std_logic;
         m_axi_bresp : in std_logic_vector(1 downto 0);
         m_axi_bvalid : in std_logic;
         m_wr_ready : in std_logic;
-        aw_in_ready : out std_ulogic := '0';
-        w_in_ready : out std_ulogic := '0';
-        w_in_ready2 : out std_ulogic := '0';
-        rf_in_ready : out std_ulogic := '0';
-        rf_out_data : out std_logic_vector(rf_w(CONN_W, ID_W, BQ_AW) - 1 downto 0) := (others => '0');
-        rf_out_valid : out std_ulogic := '0';
-        bq_in_ready : out std_ulogic := '0';
-        bq_out_data : out std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
-        bq_out_valid : out std_ulogic := '0';
-        aw_cnt_reg : out unsigned(BQ_AW + 3 - 1 downto 0) := (others => '0');
-        b_cnt_reg : out unsigned(BQ_AW + 3 - 1 downto 0) := (others => '0');
-        b_cnt1_reg : out unsigned(BQ_AW + 3 - 1 downto 0) := to_unsigned(1, (BQ_AW + 3));
-        b_valid : out std_ulogic := '0';
-        b_resp : out std_logic_vector(1 downto 0) := (others => '0');
-        wq_busy : out std_ulogic := '0';
+        aw_in_valid : in std_ulogic;
+        aw_in_data : in std_ulogic_vector(ADDR_W + 8 - 1 downto 0);
+        w_in_valid : in std_ulogic;
+        w_in_data : in std_ulogic_vector(DATA_W + DATA_W / 8 + 1 - 1 downto 0);
+        w2_in_valid : in std_ulogic;
+        w2_in_data : in std_ulogic_vector(DATA_W + DATA_W / 8 + 1 - 1 downto 0);
+        w_in_half : in std_ulogic;
+        w2_in_half : in std_ulogic;
+        rf_in_valid : in std_ulogic;
+        rf_in_data : in rf_r(mark(BQ_AW + 2 downto 0), conn(CONN_W - 1 downto 0), rec(id(ID_W - 1 downto 0)));
+        rf_out_ready : in std_ulogic;
+        b_go : in std_ulogic;
+        d_conn_reg : in std_ulogic_vector(CONN_W - 1 downto 0);
         m_axi_awid : out std_logic_vector(0 downto 0);
         m_axi_awaddr : out std_logic_vector(ADDR_W - 1 downto 0);
         m_axi_awlen : out std_logic_vector(7 downto 0);
@@ -77,7 +62,22 @@ entity ddp_rx_wport is
         m_wr_data : out std_logic_vector(AXI_W - 1 downto 0);
         m_wr_strb : out std_logic_vector(AXI_W / 8 - 1 downto 0);
         m_wr_last : out std_logic;
-        m_wr_valid : out std_logic
+        m_wr_valid : out std_logic;
+        aw_in_ready : out std_ulogic := '0';
+        w_in_ready : out std_ulogic := '0';
+        w_in_ready2 : out std_ulogic := '0';
+        b_valid : out std_ulogic := '0';
+        b_resp : out std_logic_vector(1 downto 0) := (others => '0');
+        rf_in_ready : out std_ulogic := '0';
+        rf_out_data : out rf_r(mark(BQ_AW + 2 downto 0), conn(CONN_W - 1 downto 0), rec(id(ID_W - 1 downto 0))) := rf_zero(CONN_W, ID_W, BQ_AW);
+        rf_out_valid : out std_ulogic := '0';
+        bq_in_ready : out std_ulogic := '0';
+        bq_out_data : out std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+        bq_out_valid : out std_ulogic := '0';
+        aw_cnt_reg : out unsigned(BQ_AW + 3 - 1 downto 0) := (others => '0');
+        b_cnt_reg : out unsigned(BQ_AW + 3 - 1 downto 0) := (others => '0');
+        b_cnt1_reg : out unsigned(BQ_AW + 3 - 1 downto 0) := to_unsigned(1, (BQ_AW + 3));
+        wq_busy : out std_ulogic := '0'
     );
 end entity ddp_rx_wport;
 
@@ -109,6 +109,8 @@ architecture rtl of ddp_rx_wport is
     -- request has gone: see the Verilog)
     signal aw_pop : std_ulogic := '0';
 
+    signal rf_out_bits : std_logic_vector(RF_W_c - 1 downto 0) := (others => '0');   -- rec_fifo's head, packed
+
 begin
 
     aw_fifo : entity work.ddp_rx_fifo
@@ -123,13 +125,9 @@ begin
     w_ok <= to_sl(w_credit_reg > 0) or (to_sl(w_credit_reg = 0) and axi_awvalid);
 
     m_axi_awid <= "0";
-
     m_axi_awburst <= "01";                  -- INCR
-
     m_axi_awcache <= "0011";
-
     m_axi_awprot <= "010";
-
     m_axi_awvalid <= axi_awvalid;
 
     g_axiport : if WR_REQ = 0 generate
@@ -341,9 +339,9 @@ begin
         generic map (WIDTH => RF_W_c, AW => REC_AW)
         port map (
             clk => clk, rst => rst,
-            in_data => rf_in_data, in_valid => rf_in_valid, in_ready => rf_in_ready,
-            in_data2 => rf_in_data, in_valid2 => '0', in_ready2 => open,
-            out_data => rf_out_data, out_valid => rf_out_valid, out_ready => rf_out_ready
+            in_data => to_slv(rf_in_data), in_valid => rf_in_valid, in_ready => rf_in_ready,
+            in_data2 => to_slv(rf_in_data), in_valid2 => '0', in_ready2 => open,
+            out_data => rf_out_bits, out_valid => rf_out_valid, out_ready => rf_out_ready
         );
 
     -- Bursts whose B response is outstanding: the connection of each, in AW
@@ -379,5 +377,6 @@ begin
     -- every write placed so far taken by the port and answered; and not
     -- while the tables are cleared after reset.
     wq_busy <= aw_out_valid or w_out_valid;
+    rf_out_data <= to_rf(rf_out_bits, CONN_W, ID_W, BQ_AW);
 
 end architecture rtl;
