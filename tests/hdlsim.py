@@ -65,8 +65,27 @@ RTL_DIR = REPO_ROOT / "hw" / "rtl"
 # HDLSIM_VHDL_DIR replaces hw/rtl/vhdl with a copy (`make equiv-mutation`
 # runs a changed twin from build/ this way, never touching hw/).
 VHDL_DIR = Path(os.environ.get("HDLSIM_VHDL_DIR") or RTL_DIR / "vhdl")
-# VHDL packages the twins share; every VHDL build analyses them first.
-VHDL_PACKAGES = sorted(VHDL_DIR.glob("*_pkg.vhd"))
+
+
+def _package_order(paths: list[Path]) -> list[Path]:
+    """The packages in an order GHDL can analyse them in: each after the
+    packages of this set it names in a `use work.<name>` clause (e.g.
+    ddp_rx_pkg after rnic_pkg), otherwise by name."""
+    left = sorted(paths)
+    uses = {p: set(re.findall(r"\buse\s+work\.(\w+)\.", p.read_text(), re.IGNORECASE)) for p in left}
+    done: list[Path] = []
+    while left:
+        names = {p.stem for p in left}
+        ready = [p for p in left if not ({u.lower() for u in uses[p]} & {n.lower() for n in names} - {p.stem.lower()})]
+        nxt = ready[0] if ready else left[0]  # a cycle: let GHDL report it
+        done.append(nxt)
+        left.remove(nxt)
+    return done
+
+
+# VHDL packages the twins share; every VHDL build analyses them first, each
+# after the packages it uses.
+VHDL_PACKAGES = _package_order(list(VHDL_DIR.glob("*_pkg.vhd")))
 BUILD_ROOT = REPO_ROOT / "build" / "cocotb"
 COVERAGE_ROOT = REPO_ROOT / "build" / "coverage"
 

@@ -396,14 +396,9 @@ wire [CONN_W-1:0]           dx_rd_addr;
 wire [DX_W-1:0]             dx_rd_data;
 wire [ST_W-1:0]             st_rd_data;
 wire [RG_W-1:0]             rg_rd_data;
-wire                        cf_post_reg;
-wire                        i_inpiece_reg;
+wire                        cf_post_reg, i_inpiece_reg;
 wire [DF_W-1:0]             df_out;
-wire                        df_out_valid;
-wire                        df_out_ready;
-wire                        hf_out_valid;
-wire                        c_adv;
-wire                        h_valid;
+wire                        df_out_valid, df_out_ready, hf_out_valid, c_adv, h_valid;
 wire [HF_W-1:0]             h_rec;
 wire                        dc_in_ready;
 wire [CONN_W-1:0]           hf_conn;
@@ -413,92 +408,50 @@ wire                        c1_valid_reg;
 wire [CONN_W-1:0]           p1_conn;
 wire                        b_valid_reg;
 wire [CONN_W-1:0]           b_conn_reg;
-wire                        b_first_reg;
-wire                        b_early_reg;
+wire                        b_first_reg, b_early_reg;
 wire [CX_W-1:0]             b_cx_reg;
-wire                        b_t_reg;
-wire                        b_l_reg;
+wire                        b_t_reg, b_l_reg;
 wire [3:0]                  b_op_reg;
-wire [31:0]                 b_stag_reg;
-wire [31:0]                 b_msn_reg;
-wire [31:0]                 b_msn1_reg;
+wire [31:0]                 b_stag_reg, b_msn_reg, b_msn1_reg;
 wire [1:0]                  b_qn_reg;
 wire [15:0]                 b_n_reg;
 wire [4:0]                  b_hlen_reg;
 wire                        b_cerr_reg;
 wire [15:0]                 b_cerr_code_reg;
-wire                        b_stag_bad_reg;
-wire                        b_assoc_bad_reg;
-wire                        b_acc_reg;
-wire                        b_wrap_reg;
-wire                        b_mo_gt_reg;
-wire                        b_rr_eq_reg;
+wire                        b_stag_bad_reg, b_assoc_bad_reg, b_acc_reg, b_wrap_reg, b_mo_gt_reg, b_rr_eq_reg;
 wire [3:0]                  b_z_reg;
 wire [ID_W-1:0]             b_id_reg;
 wire [ST_W-2:0]             b_st_reg;
-wire [72:0]                 bs_lt;
-wire [72:0]                 bs_gt;
-wire [72:0]                 bs_dt;
-wire [72:0]                 bs_du;
-wire [72:0]                 bs_mon;
-wire [72:0]                 bs_long;
-wire [3:0]                  bs_nobuf;
-wire [3:0]                  bs_behind;
+wire [72:0]                 bs_lt, bs_gt, bs_dt, bs_du, bs_mon, bs_long;
+wire [3:0]                  bs_nobuf, bs_behind;
 wire                        c2_valid_reg;
 wire [CONN_W-1:0]           c2_conn_reg;
-wire                        c2_first_reg;
-wire                        c2_early_reg;
+wire                        c2_first_reg, c2_early_reg;
 wire [ST_W-2:0]             e_st_reg;
 wire [STAG_AW-1:0]          k_idx;
-wire                        r_inval;
-wire                        c_en;
+wire                        r_inval, c_en;
 wire [CX_W-1:0]             r_cx;
-wire                        c2_go;
-wire                        c2_decide;
+wire                        c2_go, c2_decide;
 wire [DC_W-1:0]             dc_out;
-wire                        dc_out_valid;
-wire                        dc_out_ready;
-wire                        aw_in_valid;
+wire                        dc_out_valid, dc_out_ready, aw_in_valid;
 wire [ADDR_W+8-1:0]         aw_in_data;
-wire                        aw_in_ready;
-wire                        w_in_valid;
+wire                        aw_in_ready, w_in_valid;
 wire [DATA_W+KEEP_W:0]      w_in_data;
-wire                        w_in_ready;
-wire                        w2_in_valid;
+wire                        w_in_ready, w2_in_valid;
 wire [DATA_W+KEEP_W:0]      w2_in_data;
-wire                        w_in_ready2;
-wire                        w_in_half;
-wire                        w2_in_half;
-wire                        b_valid;
+wire                        w_in_ready2, w_in_half, w2_in_half, b_valid;
 wire [1:0]                  b_resp;
 wire                        rf_in_valid;
 wire [RF_W-1:0]             rf_in_data;
 wire                        rf_in_ready;
 wire [RF_W-1:0]             rf_out_data;
-wire                        rf_out_valid;
-wire                        rf_out_ready;
-wire                        bq_in_ready;
+wire                        rf_out_valid, rf_out_ready, bq_in_ready;
 wire [CONN_W-1:0]           bq_out_data;
-wire                        bq_out_valid;
-wire                        wq_busy;
-wire                        rs_busy;
-wire                        b_go;
-wire [MK_W-1:0]             aw_cnt_reg;
-wire [MK_W-1:0]             b_cnt_reg;
-wire [MK_W-1:0]             b_cnt1_reg;
+wire                        bq_out_valid, wq_busy, rs_busy, b_go;
+wire [MK_W-1:0]             aw_cnt_reg, b_cnt_reg, b_cnt1_reg;
 wire [CONN_W-1:0]           d_conn_reg;
-wire                        d0_valid_reg;
-wire                        d1_active_reg;
-wire                        d2_valid_reg;
-wire                        d3_valid_reg;
-wire                        d4_valid_reg;
-wire                        d0_take;
-wire                        pl_empty;
-wire                        d_end_w;
-wire                        d0_first_reg;
-wire                        d0_en_reg;
-wire                        d0_place_reg;
-wire                        d0_early_reg;
+wire                        d0_valid_reg, d1_active_reg, d2_valid_reg, d3_valid_reg, d4_valid_reg, d0_take,
+                            pl_empty, d_end_w, d0_first_reg, d0_en_reg, d0_place_reg, d0_early_reg;
 wire [CONN_W-1:0]           d0_conn_reg;
 wire [ADDR_W-1:0]           d0_dest_reg;
 wire [4:0]                  d0_s_reg;
@@ -506,21 +459,13 @@ wire [15:0]                 d0_remain_reg;
 wire [RECC_W-1:0]           d0_rec_reg;
 wire [223:0]                d0_rr_reg;
 wire [LG-1:0]               d0_r_reg;
-wire [KEEP_W-1:0]           d0_win0_reg;
-wire [KEEP_W-1:0]           d0_win1_reg;
-wire [KEEP_W-1:0]           d0_lo_reg;
-wire [KEEP_W-1:0]           d0_hi_reg;
-wire                        d0_wz_reg;
-wire                        d0_lhne_reg;
-wire [19:0]                 d0_q0_reg;
-wire [19:0]                 d0_q1_reg;
+wire [KEEP_W-1:0]           d0_win0_reg, d0_win1_reg, d0_lo_reg, d0_hi_reg;
+wire                        d0_wz_reg, d0_lhne_reg;
+wire [19:0]                 d0_q0_reg, d0_q1_reg;
 wire [17:0]                 d0_left_reg;
 wire [ADDR_W-1:0]           d0_waddr_reg;
 wire [BW-1:0]               d0_bofs_reg;
-wire                        d0_wst_reg;
-wire                        e2_last_reg;
-wire                        e2_en_reg;
-wire                        e2_early_reg;
+wire                        d0_wst_reg, e2_last_reg, e2_en_reg, e2_early_reg;
 wire [CONN_W-1:0]           e2_conn_reg;
 wire [RECC_W-1:0]           e2_rec_reg;
 wire [223:0]                e2_rr_reg;
@@ -530,477 +475,150 @@ wire [RECC_W-1:0]           e4_rec_reg;
 wire [223:0]                e4_rr_reg;
 wire [ADDR_W-1:0]           e4_nxt;
 wire [15:0]                 e4_left;
-wire                        cf_conn;
-wire                        cf_stag;
-wire                        clr_busy_reg;
+wire                        cf_conn, cf_stag, clr_busy_reg;
 wire [NCONN-1:0]            cut_reg;
 wire                        cut_set;
-wire [CONN_W-1:0]           cut_set_conn;
-wire [CONN_W-1:0]           o_conn_reg;
+wire [CONN_W-1:0]           cut_set_conn, o_conn_reg;
 wire [1:0]                  o_qn_reg;
 wire [RG_W-1:0]             o_ent_reg;
 wire                        o_ok;
 
 ddp_rx_tables #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW)) u_tables (
-    .clk(clk),
-    .rst(rst),
-    .s_conn_valid(s_conn_valid),
-    .s_conn_conn(s_conn_conn),
-    .s_conn_enable(s_conn_enable),
-    .s_conn_pd(s_conn_pd),
-    .s_stag_valid(s_stag_valid),
-    .s_stag_index(s_stag_index),
-    .s_stag_entry_valid(s_stag_entry_valid),
-    .s_stag_key(s_stag_key),
-    .s_stag_pd(s_stag_pd),
-    .s_stag_bound(s_stag_bound),
-    .s_stag_conn(s_stag_conn),
-    .s_stag_access(s_stag_access),
-    .s_stag_base(s_stag_base),
-    .s_stag_len(s_stag_len),
-    .s_stag_addr(s_stag_addr),
-    .s_post_valid(s_post_valid),
-    .s_post_conn(s_post_conn),
-    .s_post_qn(s_post_qn),
-    .s_post_addr(s_post_addr),
-    .s_post_len(s_post_len),
-    .s_post_id(s_post_id),
-    .dx_rd_en(dx_rd_en),
-    .dx_rd_addr(dx_rd_addr),
-    .i_inpiece_reg(i_inpiece_reg),
-    .df_out_valid(df_out_valid),
-    .hf_out_valid(hf_out_valid),
-    .c_adv(c_adv),
-    .h_valid(h_valid),
-    .hf_conn(hf_conn),
-    .hf_hdr(hf_hdr),
-    .hf_idx32(hf_idx32),
-    .c1_valid_reg(c1_valid_reg),
-    .b_valid_reg(b_valid_reg),
-    .c2_valid_reg(c2_valid_reg),
-    .c2_conn_reg(c2_conn_reg),
-    .e_st_reg(e_st_reg),
-    .k_idx(k_idx),
-    .r_inval(r_inval),
-    .r_cx(r_cx),
-    .c2_decide(c2_decide),
-    .dc_out_valid(dc_out_valid),
-    .aw_cnt_reg(aw_cnt_reg),
-    .d2_valid_reg(d2_valid_reg),
-    .d4_valid_reg(d4_valid_reg),
-    .pl_empty(pl_empty),
-    .e2_last_reg(e2_last_reg),
-    .e2_en_reg(e2_en_reg),
-    .e2_early_reg(e2_early_reg),
-    .e2_conn_reg(e2_conn_reg),
-    .e2_rec_reg(e2_rec_reg),
-    .e2_rr_reg(e2_rr_reg),
-    .e4_place_reg(e4_place_reg),
-    .e4_conn_reg(e4_conn_reg),
-    .e4_rec_reg(e4_rec_reg),
-    .e4_rr_reg(e4_rr_reg),
-    .e4_nxt(e4_nxt),
-    .e4_left(e4_left),
-    .s_conn_ready(s_conn_ready),
-    .s_stag_ready(s_stag_ready),
-    .s_post_ready(s_post_ready),
-    .cx_rd_data(cx_rd_data),
-    .dx_rd_data(dx_rd_data),
-    .st_rd_data(st_rd_data),
-    .rg_rd_data(rg_rd_data),
-    .cf_post_reg(cf_post_reg),
-    .rf_in_valid(rf_in_valid),
-    .rf_in_data(rf_in_data),
-    .cf_conn(cf_conn),
-    .cf_stag(cf_stag),
-    .clr_busy_reg(clr_busy_reg),
-    .o_conn_reg(o_conn_reg),
-    .o_qn_reg(o_qn_reg),
-    .o_ent_reg(o_ent_reg),
-    .o_ok(o_ok),
-    .wq_busy(wq_busy),
-    .bq_out_valid(bq_out_valid),
-    .rs_busy(rs_busy)
+    .clk(clk), .rst(rst), .s_conn_valid(s_conn_valid), .s_conn_conn(s_conn_conn), .s_conn_enable(s_conn_enable),
+    .s_conn_pd(s_conn_pd), .s_stag_valid(s_stag_valid), .s_stag_index(s_stag_index),
+    .s_stag_entry_valid(s_stag_entry_valid), .s_stag_key(s_stag_key), .s_stag_pd(s_stag_pd),
+    .s_stag_bound(s_stag_bound), .s_stag_conn(s_stag_conn), .s_stag_access(s_stag_access),
+    .s_stag_base(s_stag_base), .s_stag_len(s_stag_len), .s_stag_addr(s_stag_addr), .s_post_valid(s_post_valid),
+    .s_post_conn(s_post_conn), .s_post_qn(s_post_qn), .s_post_addr(s_post_addr), .s_post_len(s_post_len),
+    .s_post_id(s_post_id), .dx_rd_en(dx_rd_en), .dx_rd_addr(dx_rd_addr), .i_inpiece_reg(i_inpiece_reg),
+    .df_out_valid(df_out_valid), .hf_out_valid(hf_out_valid), .c_adv(c_adv), .h_valid(h_valid),
+    .hf_conn(hf_conn), .hf_hdr(hf_hdr), .hf_idx32(hf_idx32), .c1_valid_reg(c1_valid_reg),
+    .b_valid_reg(b_valid_reg), .c2_valid_reg(c2_valid_reg), .c2_conn_reg(c2_conn_reg), .e_st_reg(e_st_reg),
+    .k_idx(k_idx), .r_inval(r_inval), .r_cx(r_cx), .c2_decide(c2_decide), .dc_out_valid(dc_out_valid),
+    .aw_cnt_reg(aw_cnt_reg), .d2_valid_reg(d2_valid_reg), .d4_valid_reg(d4_valid_reg), .pl_empty(pl_empty),
+    .e2_last_reg(e2_last_reg), .e2_en_reg(e2_en_reg), .e2_early_reg(e2_early_reg), .e2_conn_reg(e2_conn_reg),
+    .e2_rec_reg(e2_rec_reg), .e2_rr_reg(e2_rr_reg), .e4_place_reg(e4_place_reg), .e4_conn_reg(e4_conn_reg),
+    .e4_rec_reg(e4_rec_reg), .e4_rr_reg(e4_rr_reg), .e4_nxt(e4_nxt), .e4_left(e4_left),
+    .s_conn_ready(s_conn_ready), .s_stag_ready(s_stag_ready), .s_post_ready(s_post_ready),
+    .cx_rd_data(cx_rd_data), .dx_rd_data(dx_rd_data), .st_rd_data(st_rd_data), .rg_rd_data(rg_rd_data),
+    .cf_post_reg(cf_post_reg), .rf_in_valid(rf_in_valid), .rf_in_data(rf_in_data), .cf_conn(cf_conn),
+    .cf_stag(cf_stag), .clr_busy_reg(clr_busy_reg), .o_conn_reg(o_conn_reg), .o_qn_reg(o_qn_reg),
+    .o_ent_reg(o_ent_reg), .o_ok(o_ok), .wq_busy(wq_busy), .bq_out_valid(bq_out_valid), .rs_busy(rs_busy)
 );
 
 ddp_rx_intake #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW)) u_intake (
-    .clk(clk),
-    .rst(rst),
-    .s_axis_tdata(s_axis_tdata),
-    .s_axis_tkeep(s_axis_tkeep),
-    .s_axis_tvalid(s_axis_tvalid),
-    .s_axis_tlast(s_axis_tlast),
-    .s_axis_tuser(s_axis_tuser),
-    .s_conn_valid(s_conn_valid),
-    .s_stag_valid(s_stag_valid),
-    .s_post_valid(s_post_valid),
-    .cf_post_reg(cf_post_reg),
-    .clr_busy_reg(clr_busy_reg),
-    .df_out_ready(df_out_ready),
-    .c_adv(c_adv),
-    .s_axis_tready(s_axis_tready),
-    .i_inpiece_reg(i_inpiece_reg),
-    .df_out(df_out),
-    .df_out_valid(df_out_valid),
-    .hf_out_valid(hf_out_valid),
-    .h_valid(h_valid),
-    .h_rec(h_rec)
+    .clk(clk), .rst(rst), .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep),
+    .s_axis_tvalid(s_axis_tvalid), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
+    .s_conn_valid(s_conn_valid), .s_stag_valid(s_stag_valid), .s_post_valid(s_post_valid),
+    .cf_post_reg(cf_post_reg), .clr_busy_reg(clr_busy_reg), .df_out_ready(df_out_ready), .c_adv(c_adv),
+    .s_axis_tready(s_axis_tready), .i_inpiece_reg(i_inpiece_reg), .df_out(df_out), .df_out_valid(df_out_valid),
+    .hf_out_valid(hf_out_valid), .h_valid(h_valid), .h_rec(h_rec)
 );
 
 ddp_rx_check #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW)) u_check (
-    .clk(clk),
-    .rst(rst),
-    .cx_rd_data(cx_rd_data),
-    .st_rd_data(st_rd_data),
-    .rg_rd_data(rg_rd_data),
-    .h_valid(h_valid),
-    .h_rec(h_rec),
-    .dc_in_ready(dc_in_ready),
-    .c_adv(c_adv),
-    .hf_conn(hf_conn),
-    .hf_hdr(hf_hdr),
-    .hf_idx32(hf_idx32),
-    .c1_valid_reg(c1_valid_reg),
-    .p1_conn(p1_conn),
-    .b_valid_reg(b_valid_reg),
-    .b_conn_reg(b_conn_reg),
-    .b_first_reg(b_first_reg),
-    .b_early_reg(b_early_reg),
-    .b_cx_reg(b_cx_reg),
-    .b_t_reg(b_t_reg),
-    .b_l_reg(b_l_reg),
-    .b_op_reg(b_op_reg),
-    .b_stag_reg(b_stag_reg),
-    .b_msn_reg(b_msn_reg),
-    .b_msn1_reg(b_msn1_reg),
-    .b_qn_reg(b_qn_reg),
-    .b_n_reg(b_n_reg),
-    .b_hlen_reg(b_hlen_reg),
-    .b_cerr_reg(b_cerr_reg),
-    .b_cerr_code_reg(b_cerr_code_reg),
-    .b_stag_bad_reg(b_stag_bad_reg),
-    .b_assoc_bad_reg(b_assoc_bad_reg),
-    .b_acc_reg(b_acc_reg),
-    .b_wrap_reg(b_wrap_reg),
-    .b_mo_gt_reg(b_mo_gt_reg),
-    .b_rr_eq_reg(b_rr_eq_reg),
-    .b_z_reg(b_z_reg),
-    .b_id_reg(b_id_reg),
-    .b_st_reg(b_st_reg),
-    .bs_lt(bs_lt),
-    .bs_gt(bs_gt),
-    .bs_dt(bs_dt),
-    .bs_du(bs_du),
-    .bs_mon(bs_mon),
-    .bs_long(bs_long),
-    .bs_nobuf(bs_nobuf),
-    .bs_behind(bs_behind)
+    .clk(clk), .rst(rst), .cx_rd_data(cx_rd_data), .st_rd_data(st_rd_data), .rg_rd_data(rg_rd_data),
+    .h_valid(h_valid), .h_rec(h_rec), .dc_in_ready(dc_in_ready), .c_adv(c_adv), .hf_conn(hf_conn),
+    .hf_hdr(hf_hdr), .hf_idx32(hf_idx32), .c1_valid_reg(c1_valid_reg), .p1_conn(p1_conn),
+    .b_valid_reg(b_valid_reg), .b_conn_reg(b_conn_reg), .b_first_reg(b_first_reg), .b_early_reg(b_early_reg),
+    .b_cx_reg(b_cx_reg), .b_t_reg(b_t_reg), .b_l_reg(b_l_reg), .b_op_reg(b_op_reg), .b_stag_reg(b_stag_reg),
+    .b_msn_reg(b_msn_reg), .b_msn1_reg(b_msn1_reg), .b_qn_reg(b_qn_reg), .b_n_reg(b_n_reg),
+    .b_hlen_reg(b_hlen_reg), .b_cerr_reg(b_cerr_reg), .b_cerr_code_reg(b_cerr_code_reg),
+    .b_stag_bad_reg(b_stag_bad_reg), .b_assoc_bad_reg(b_assoc_bad_reg), .b_acc_reg(b_acc_reg),
+    .b_wrap_reg(b_wrap_reg), .b_mo_gt_reg(b_mo_gt_reg), .b_rr_eq_reg(b_rr_eq_reg), .b_z_reg(b_z_reg),
+    .b_id_reg(b_id_reg), .b_st_reg(b_st_reg), .bs_lt(bs_lt), .bs_gt(bs_gt), .bs_dt(bs_dt), .bs_du(bs_du),
+    .bs_mon(bs_mon), .bs_long(bs_long), .bs_nobuf(bs_nobuf), .bs_behind(bs_behind)
 );
 
 ddp_rx_decide #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW)) u_decide (
-    .clk(clk),
-    .rst(rst),
-    .herr_reg(herr_reg),
-    .herr_set(herr_set),
-    .herr_set_conn(herr_set_conn),
-    .cut_reg(cut_reg),
-    .cut_set(cut_set),
-    .cut_set_conn(cut_set_conn),
-    .c_adv(c_adv),
-    .p1_conn(p1_conn),
-    .b_valid_reg(b_valid_reg),
-    .b_conn_reg(b_conn_reg),
-    .b_first_reg(b_first_reg),
-    .b_early_reg(b_early_reg),
-    .b_cx_reg(b_cx_reg),
-    .b_t_reg(b_t_reg),
-    .b_l_reg(b_l_reg),
-    .b_op_reg(b_op_reg),
-    .b_stag_reg(b_stag_reg),
-    .b_msn_reg(b_msn_reg),
-    .b_msn1_reg(b_msn1_reg),
-    .b_qn_reg(b_qn_reg),
-    .b_n_reg(b_n_reg),
-    .b_hlen_reg(b_hlen_reg),
-    .b_cerr_reg(b_cerr_reg),
-    .b_cerr_code_reg(b_cerr_code_reg),
-    .b_stag_bad_reg(b_stag_bad_reg),
-    .b_assoc_bad_reg(b_assoc_bad_reg),
-    .b_acc_reg(b_acc_reg),
-    .b_wrap_reg(b_wrap_reg),
-    .b_mo_gt_reg(b_mo_gt_reg),
-    .b_rr_eq_reg(b_rr_eq_reg),
-    .b_z_reg(b_z_reg),
-    .b_id_reg(b_id_reg),
-    .b_st_reg(b_st_reg),
-    .bs_lt(bs_lt),
-    .bs_gt(bs_gt),
-    .bs_dt(bs_dt),
-    .bs_du(bs_du),
-    .bs_mon(bs_mon),
-    .bs_long(bs_long),
-    .bs_nobuf(bs_nobuf),
-    .bs_behind(bs_behind),
-    .dc_out_ready(dc_out_ready),
-    .dc_in_ready(dc_in_ready),
-    .c2_valid_reg(c2_valid_reg),
-    .c2_conn_reg(c2_conn_reg),
-    .c2_first_reg(c2_first_reg),
-    .c2_early_reg(c2_early_reg),
-    .e_st_reg(e_st_reg),
-    .k_idx(k_idx),
-    .r_inval(r_inval),
-    .c_en(c_en),
-    .r_cx(r_cx),
-    .c2_go(c2_go),
-    .c2_decide(c2_decide),
-    .dc_out(dc_out),
+    .clk(clk), .rst(rst), .herr_reg(herr_reg), .herr_set(herr_set), .herr_set_conn(herr_set_conn),
+    .cut_reg(cut_reg), .cut_set(cut_set), .cut_set_conn(cut_set_conn), .c_adv(c_adv), .p1_conn(p1_conn),
+    .b_valid_reg(b_valid_reg), .b_conn_reg(b_conn_reg), .b_first_reg(b_first_reg), .b_early_reg(b_early_reg),
+    .b_cx_reg(b_cx_reg), .b_t_reg(b_t_reg), .b_l_reg(b_l_reg), .b_op_reg(b_op_reg), .b_stag_reg(b_stag_reg),
+    .b_msn_reg(b_msn_reg), .b_msn1_reg(b_msn1_reg), .b_qn_reg(b_qn_reg), .b_n_reg(b_n_reg),
+    .b_hlen_reg(b_hlen_reg), .b_cerr_reg(b_cerr_reg), .b_cerr_code_reg(b_cerr_code_reg),
+    .b_stag_bad_reg(b_stag_bad_reg), .b_assoc_bad_reg(b_assoc_bad_reg), .b_acc_reg(b_acc_reg),
+    .b_wrap_reg(b_wrap_reg), .b_mo_gt_reg(b_mo_gt_reg), .b_rr_eq_reg(b_rr_eq_reg), .b_z_reg(b_z_reg),
+    .b_id_reg(b_id_reg), .b_st_reg(b_st_reg), .bs_lt(bs_lt), .bs_gt(bs_gt), .bs_dt(bs_dt), .bs_du(bs_du),
+    .bs_mon(bs_mon), .bs_long(bs_long), .bs_nobuf(bs_nobuf), .bs_behind(bs_behind), .dc_out_ready(dc_out_ready),
+    .dc_in_ready(dc_in_ready), .c2_valid_reg(c2_valid_reg), .c2_conn_reg(c2_conn_reg),
+    .c2_first_reg(c2_first_reg), .c2_early_reg(c2_early_reg), .e_st_reg(e_st_reg), .k_idx(k_idx),
+    .r_inval(r_inval), .c_en(c_en), .r_cx(r_cx), .c2_go(c2_go), .c2_decide(c2_decide), .dc_out(dc_out),
     .dc_out_valid(dc_out_valid)
 );
 
 ddp_rx_wport #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .REC_AW(REC_AW), .BQ_AW(BQ_AW), .AXI_W(AXI_W), .WR_REQ(WR_REQ)) u_wport (
-    .clk(clk),
-    .rst(rst),
-    .m_axi_awready(m_axi_awready),
-    .m_axi_wready(m_axi_wready),
-    .m_axi_bresp(m_axi_bresp),
-    .m_axi_bvalid(m_axi_bvalid),
-    .m_wr_ready(m_wr_ready),
-    .aw_in_valid(aw_in_valid),
-    .aw_in_data(aw_in_data),
-    .w_in_valid(w_in_valid),
-    .w_in_data(w_in_data),
-    .w2_in_valid(w2_in_valid),
-    .w2_in_data(w2_in_data),
-    .w_in_half(w_in_half),
-    .w2_in_half(w2_in_half),
-    .rf_in_valid(rf_in_valid),
-    .rf_in_data(rf_in_data),
-    .rf_out_ready(rf_out_ready),
-    .b_go(b_go),
-    .d_conn_reg(d_conn_reg),
-    .m_axi_awid(m_axi_awid),
-    .m_axi_awaddr(m_axi_awaddr),
-    .m_axi_awlen(m_axi_awlen),
-    .m_axi_awsize(m_axi_awsize),
-    .m_axi_awburst(m_axi_awburst),
-    .m_axi_awcache(m_axi_awcache),
-    .m_axi_awprot(m_axi_awprot),
-    .m_axi_awvalid(m_axi_awvalid),
-    .m_axi_wdata(m_axi_wdata),
-    .m_axi_wstrb(m_axi_wstrb),
-    .m_axi_wlast(m_axi_wlast),
-    .m_axi_wvalid(m_axi_wvalid),
-    .m_wr_addr(m_wr_addr),
-    .m_wr_data(m_wr_data),
-    .m_wr_strb(m_wr_strb),
-    .m_wr_last(m_wr_last),
-    .m_wr_valid(m_wr_valid),
-    .aw_in_ready(aw_in_ready),
-    .w_in_ready(w_in_ready),
-    .w_in_ready2(w_in_ready2),
-    .b_valid(b_valid),
-    .b_resp(b_resp),
-    .rf_in_ready(rf_in_ready),
-    .rf_out_data(rf_out_data),
-    .rf_out_valid(rf_out_valid),
-    .bq_in_ready(bq_in_ready),
-    .bq_out_data(bq_out_data),
-    .bq_out_valid(bq_out_valid),
-    .aw_cnt_reg(aw_cnt_reg),
-    .b_cnt_reg(b_cnt_reg),
-    .b_cnt1_reg(b_cnt1_reg),
-    .wq_busy(wq_busy)
+    .clk(clk), .rst(rst), .m_axi_awready(m_axi_awready), .m_axi_wready(m_axi_wready), .m_axi_bresp(m_axi_bresp),
+    .m_axi_bvalid(m_axi_bvalid), .m_wr_ready(m_wr_ready), .aw_in_valid(aw_in_valid), .aw_in_data(aw_in_data),
+    .w_in_valid(w_in_valid), .w_in_data(w_in_data), .w2_in_valid(w2_in_valid), .w2_in_data(w2_in_data),
+    .w_in_half(w_in_half), .w2_in_half(w2_in_half), .rf_in_valid(rf_in_valid), .rf_in_data(rf_in_data),
+    .rf_out_ready(rf_out_ready), .b_go(b_go), .d_conn_reg(d_conn_reg), .m_axi_awid(m_axi_awid),
+    .m_axi_awaddr(m_axi_awaddr), .m_axi_awlen(m_axi_awlen), .m_axi_awsize(m_axi_awsize),
+    .m_axi_awburst(m_axi_awburst), .m_axi_awcache(m_axi_awcache), .m_axi_awprot(m_axi_awprot),
+    .m_axi_awvalid(m_axi_awvalid), .m_axi_wdata(m_axi_wdata), .m_axi_wstrb(m_axi_wstrb),
+    .m_axi_wlast(m_axi_wlast), .m_axi_wvalid(m_axi_wvalid), .m_wr_addr(m_wr_addr), .m_wr_data(m_wr_data),
+    .m_wr_strb(m_wr_strb), .m_wr_last(m_wr_last), .m_wr_valid(m_wr_valid), .aw_in_ready(aw_in_ready),
+    .w_in_ready(w_in_ready), .w_in_ready2(w_in_ready2), .b_valid(b_valid), .b_resp(b_resp),
+    .rf_in_ready(rf_in_ready), .rf_out_data(rf_out_data), .rf_out_valid(rf_out_valid),
+    .bq_in_ready(bq_in_ready), .bq_out_data(bq_out_data), .bq_out_valid(bq_out_valid), .aw_cnt_reg(aw_cnt_reg),
+    .b_cnt_reg(b_cnt_reg), .b_cnt1_reg(b_cnt1_reg), .wq_busy(wq_busy)
 );
 
 ddp_rx_setup #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW)) u_setup (
-    .clk(clk),
-    .rst(rst),
-    .herr_reg(herr_reg),
-    .herr_set(herr_set),
-    .herr_set_conn(herr_set_conn),
-    .cf_conn(cf_conn),
-    .s_conn_conn(s_conn_conn),
-    .cf_stag(cf_stag),
-    .s_stag_index(s_stag_index),
-    .dx_rd_data(dx_rd_data),
-    .dc_out(dc_out),
-    .dc_out_valid(dc_out_valid),
-    .d1_active_reg(d1_active_reg),
-    .d2_valid_reg(d2_valid_reg),
-    .d3_valid_reg(d3_valid_reg),
-    .d4_valid_reg(d4_valid_reg),
-    .d0_take(d0_take),
-    .d_end_w(d_end_w),
-    .dx_rd_en(dx_rd_en),
-    .dx_rd_addr(dx_rd_addr),
-    .dc_out_ready(dc_out_ready),
-    .d0_valid_reg(d0_valid_reg),
-    .pl_empty(pl_empty),
-    .d0_first_reg(d0_first_reg),
-    .d0_en_reg(d0_en_reg),
-    .d0_place_reg(d0_place_reg),
-    .d0_early_reg(d0_early_reg),
-    .d0_conn_reg(d0_conn_reg),
-    .d0_dest_reg(d0_dest_reg),
-    .d0_s_reg(d0_s_reg),
-    .d0_remain_reg(d0_remain_reg),
-    .d0_rec_reg(d0_rec_reg),
-    .d0_rr_reg(d0_rr_reg),
-    .d0_r_reg(d0_r_reg),
-    .d0_win0_reg(d0_win0_reg),
-    .d0_win1_reg(d0_win1_reg),
-    .d0_lo_reg(d0_lo_reg),
-    .d0_hi_reg(d0_hi_reg),
-    .d0_wz_reg(d0_wz_reg),
-    .d0_lhne_reg(d0_lhne_reg),
-    .d0_q0_reg(d0_q0_reg),
-    .d0_q1_reg(d0_q1_reg),
-    .d0_left_reg(d0_left_reg),
-    .d0_waddr_reg(d0_waddr_reg),
-    .d0_bofs_reg(d0_bofs_reg),
-    .d0_wst_reg(d0_wst_reg),
-    .cut_reg(cut_reg),
-    .cut_set(cut_set),
+    .clk(clk), .rst(rst), .herr_reg(herr_reg), .herr_set(herr_set), .herr_set_conn(herr_set_conn),
+    .cf_conn(cf_conn), .s_conn_conn(s_conn_conn), .cf_stag(cf_stag), .s_stag_index(s_stag_index),
+    .dx_rd_data(dx_rd_data), .dc_out(dc_out), .dc_out_valid(dc_out_valid), .d1_active_reg(d1_active_reg),
+    .d2_valid_reg(d2_valid_reg), .d3_valid_reg(d3_valid_reg), .d4_valid_reg(d4_valid_reg), .d0_take(d0_take),
+    .d_end_w(d_end_w), .dx_rd_en(dx_rd_en), .dx_rd_addr(dx_rd_addr), .dc_out_ready(dc_out_ready),
+    .d0_valid_reg(d0_valid_reg), .pl_empty(pl_empty), .d0_first_reg(d0_first_reg), .d0_en_reg(d0_en_reg),
+    .d0_place_reg(d0_place_reg), .d0_early_reg(d0_early_reg), .d0_conn_reg(d0_conn_reg),
+    .d0_dest_reg(d0_dest_reg), .d0_s_reg(d0_s_reg), .d0_remain_reg(d0_remain_reg), .d0_rec_reg(d0_rec_reg),
+    .d0_rr_reg(d0_rr_reg), .d0_r_reg(d0_r_reg), .d0_win0_reg(d0_win0_reg), .d0_win1_reg(d0_win1_reg),
+    .d0_lo_reg(d0_lo_reg), .d0_hi_reg(d0_hi_reg), .d0_wz_reg(d0_wz_reg), .d0_lhne_reg(d0_lhne_reg),
+    .d0_q0_reg(d0_q0_reg), .d0_q1_reg(d0_q1_reg), .d0_left_reg(d0_left_reg), .d0_waddr_reg(d0_waddr_reg),
+    .d0_bofs_reg(d0_bofs_reg), .d0_wst_reg(d0_wst_reg), .cut_reg(cut_reg), .cut_set(cut_set),
     .cut_set_conn(cut_set_conn)
 );
 
 ddp_rx_place #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW), .WR_REQ(WR_REQ)) u_place (
-    .clk(clk),
-    .rst(rst),
-    .df_out(df_out),
-    .df_out_valid(df_out_valid),
-    .aw_in_ready(aw_in_ready),
-    .w_in_ready(w_in_ready),
-    .w_in_ready2(w_in_ready2),
-    .rf_in_ready(rf_in_ready),
-    .bq_in_ready(bq_in_ready),
-    .d0_valid_reg(d0_valid_reg),
-    .d0_first_reg(d0_first_reg),
-    .d0_en_reg(d0_en_reg),
-    .d0_place_reg(d0_place_reg),
-    .d0_early_reg(d0_early_reg),
-    .d0_conn_reg(d0_conn_reg),
-    .d0_dest_reg(d0_dest_reg),
-    .d0_s_reg(d0_s_reg),
-    .d0_remain_reg(d0_remain_reg),
-    .d0_rec_reg(d0_rec_reg),
-    .d0_rr_reg(d0_rr_reg),
-    .d0_r_reg(d0_r_reg),
-    .d0_win0_reg(d0_win0_reg),
-    .d0_win1_reg(d0_win1_reg),
-    .d0_lo_reg(d0_lo_reg),
-    .d0_hi_reg(d0_hi_reg),
-    .d0_wz_reg(d0_wz_reg),
-    .d0_lhne_reg(d0_lhne_reg),
-    .d0_q0_reg(d0_q0_reg),
-    .d0_q1_reg(d0_q1_reg),
-    .d0_left_reg(d0_left_reg),
-    .d0_waddr_reg(d0_waddr_reg),
-    .d0_bofs_reg(d0_bofs_reg),
-    .d0_wst_reg(d0_wst_reg),
-    .df_out_ready(df_out_ready),
-    .aw_in_valid(aw_in_valid),
-    .aw_in_data(aw_in_data),
-    .w_in_valid(w_in_valid),
-    .w_in_data(w_in_data),
-    .w2_in_valid(w2_in_valid),
-    .w2_in_data(w2_in_data),
-    .w_in_half(w_in_half),
-    .w2_in_half(w2_in_half),
-    .d_conn_reg(d_conn_reg),
-    .d1_active_reg(d1_active_reg),
-    .d2_valid_reg(d2_valid_reg),
-    .d3_valid_reg(d3_valid_reg),
-    .d4_valid_reg(d4_valid_reg),
-    .d0_take(d0_take),
-    .d_end_w(d_end_w),
-    .e2_last_reg(e2_last_reg),
-    .e2_en_reg(e2_en_reg),
-    .e2_early_reg(e2_early_reg),
-    .e2_conn_reg(e2_conn_reg),
-    .e2_rec_reg(e2_rec_reg),
-    .e2_rr_reg(e2_rr_reg),
-    .e4_place_reg(e4_place_reg),
-    .e4_conn_reg(e4_conn_reg),
-    .e4_rec_reg(e4_rec_reg),
-    .e4_rr_reg(e4_rr_reg),
-    .e4_nxt(e4_nxt),
-    .e4_left(e4_left)
+    .clk(clk), .rst(rst), .df_out(df_out), .df_out_valid(df_out_valid), .aw_in_ready(aw_in_ready),
+    .w_in_ready(w_in_ready), .w_in_ready2(w_in_ready2), .rf_in_ready(rf_in_ready), .bq_in_ready(bq_in_ready),
+    .d0_valid_reg(d0_valid_reg), .d0_first_reg(d0_first_reg), .d0_en_reg(d0_en_reg),
+    .d0_place_reg(d0_place_reg), .d0_early_reg(d0_early_reg), .d0_conn_reg(d0_conn_reg),
+    .d0_dest_reg(d0_dest_reg), .d0_s_reg(d0_s_reg), .d0_remain_reg(d0_remain_reg), .d0_rec_reg(d0_rec_reg),
+    .d0_rr_reg(d0_rr_reg), .d0_r_reg(d0_r_reg), .d0_win0_reg(d0_win0_reg), .d0_win1_reg(d0_win1_reg),
+    .d0_lo_reg(d0_lo_reg), .d0_hi_reg(d0_hi_reg), .d0_wz_reg(d0_wz_reg), .d0_lhne_reg(d0_lhne_reg),
+    .d0_q0_reg(d0_q0_reg), .d0_q1_reg(d0_q1_reg), .d0_left_reg(d0_left_reg), .d0_waddr_reg(d0_waddr_reg),
+    .d0_bofs_reg(d0_bofs_reg), .d0_wst_reg(d0_wst_reg), .df_out_ready(df_out_ready), .aw_in_valid(aw_in_valid),
+    .aw_in_data(aw_in_data), .w_in_valid(w_in_valid), .w_in_data(w_in_data), .w2_in_valid(w2_in_valid),
+    .w2_in_data(w2_in_data), .w_in_half(w_in_half), .w2_in_half(w2_in_half), .d_conn_reg(d_conn_reg),
+    .d1_active_reg(d1_active_reg), .d2_valid_reg(d2_valid_reg), .d3_valid_reg(d3_valid_reg),
+    .d4_valid_reg(d4_valid_reg), .d0_take(d0_take), .d_end_w(d_end_w), .e2_last_reg(e2_last_reg),
+    .e2_en_reg(e2_en_reg), .e2_early_reg(e2_early_reg), .e2_conn_reg(e2_conn_reg), .e2_rec_reg(e2_rec_reg),
+    .e2_rr_reg(e2_rr_reg), .e4_place_reg(e4_place_reg), .e4_conn_reg(e4_conn_reg), .e4_rec_reg(e4_rec_reg),
+    .e4_rr_reg(e4_rr_reg), .e4_nxt(e4_nxt), .e4_left(e4_left)
 );
 
 ddp_rx_deliver #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W), .ID_W(ID_W), .BURST(BURST), .BQ_AW(BQ_AW), .REC_AW(REC_AW), .WR_REQ(WR_REQ)) u_deliver (
-    .clk(clk),
-    .rst(rst),
-    .s_verdict_tdata(s_verdict_tdata),
-    .s_verdict_tvalid(s_verdict_tvalid),
-    .s_conn_conn(s_conn_conn),
-    .m_cpl_ready(m_cpl_ready),
-    .m_err_ready(m_err_ready),
-    .cx_rd_data(cx_rd_data),
-    .cf_post_reg(cf_post_reg),
-    .c2_conn_reg(c2_conn_reg),
-    .c2_first_reg(c2_first_reg),
-    .c2_early_reg(c2_early_reg),
-    .c_en(c_en),
-    .c2_go(c2_go),
-    .b_valid(b_valid),
-    .b_resp(b_resp),
-    .rf_in_ready(rf_in_ready),
-    .rf_out_data(rf_out_data),
-    .rf_out_valid(rf_out_valid),
-    .bq_out_data(bq_out_data),
-    .bq_out_valid(bq_out_valid),
-    .b_cnt_reg(b_cnt_reg),
-    .b_cnt1_reg(b_cnt1_reg),
-    .d2_valid_reg(d2_valid_reg),
-    .e2_last_reg(e2_last_reg),
-    .e2_early_reg(e2_early_reg),
-    .e2_conn_reg(e2_conn_reg),
-    .cf_conn(cf_conn),
-    .o_conn_reg(o_conn_reg),
-    .o_qn_reg(o_qn_reg),
-    .o_ent_reg(o_ent_reg),
-    .o_ok(o_ok),
-    .s_verdict_tready(s_verdict_tready),
-    .m_axi_bready(m_axi_bready),
-    .m_cpl_valid(m_cpl_valid),
-    .m_cpl_conn(m_cpl_conn),
-    .m_cpl_opcode(m_cpl_opcode),
-    .m_cpl_tagged(m_cpl_tagged),
-    .m_cpl_qn(m_cpl_qn),
-    .m_cpl_msn(m_cpl_msn),
-    .m_cpl_len(m_cpl_len),
-    .m_cpl_id(m_cpl_id),
-    .m_cpl_stag(m_cpl_stag),
-    .m_cpl_inv_stag(m_cpl_inv_stag),
-    .m_cpl_rr(m_cpl_rr),
-    .m_err_valid(m_err_valid),
-    .m_err_conn(m_err_conn),
-    .m_err_layer(m_err_layer),
-    .m_err_etype(m_err_etype),
-    .m_err_code(m_err_code),
-    .m_drop_valid(m_drop_valid),
-    .m_drop_conn(m_drop_conn),
-    .m_drop_reason(m_drop_reason),
-    .m_drop_first(m_drop_first),
-    .m_drop_count(m_drop_count),
-    .m_post_err_valid(m_post_err_valid),
-    .m_post_err_conn(m_post_err_conn),
-    .m_post_err_qn(m_post_err_qn),
-    .m_post_err_id(m_post_err_id),
-    .m_post_err_reason(m_post_err_reason),
-    .m_berr_valid(m_berr_valid),
-    .m_berr_conn(m_berr_conn),
-    .m_berr_resp(m_berr_resp),
-    .m_done_valid(m_done_valid),
-    .m_done_conn(m_done_conn),
-    .herr_reg(herr_reg),
-    .herr_set(herr_set),
-    .herr_set_conn(herr_set_conn),
-    .rf_out_ready(rf_out_ready),
-    .b_go(b_go),
-    .rs_busy(rs_busy)
+    .clk(clk), .rst(rst), .s_verdict_tdata(s_verdict_tdata), .s_verdict_tvalid(s_verdict_tvalid),
+    .s_conn_conn(s_conn_conn), .m_cpl_ready(m_cpl_ready), .m_err_ready(m_err_ready), .cx_rd_data(cx_rd_data),
+    .cf_post_reg(cf_post_reg), .c2_conn_reg(c2_conn_reg), .c2_first_reg(c2_first_reg),
+    .c2_early_reg(c2_early_reg), .c_en(c_en), .c2_go(c2_go), .b_valid(b_valid), .b_resp(b_resp),
+    .rf_in_ready(rf_in_ready), .rf_out_data(rf_out_data), .rf_out_valid(rf_out_valid),
+    .bq_out_data(bq_out_data), .bq_out_valid(bq_out_valid), .b_cnt_reg(b_cnt_reg), .b_cnt1_reg(b_cnt1_reg),
+    .d2_valid_reg(d2_valid_reg), .e2_last_reg(e2_last_reg), .e2_early_reg(e2_early_reg),
+    .e2_conn_reg(e2_conn_reg), .cf_conn(cf_conn), .o_conn_reg(o_conn_reg), .o_qn_reg(o_qn_reg),
+    .o_ent_reg(o_ent_reg), .o_ok(o_ok), .s_verdict_tready(s_verdict_tready), .m_axi_bready(m_axi_bready),
+    .m_cpl_valid(m_cpl_valid), .m_cpl_conn(m_cpl_conn), .m_cpl_opcode(m_cpl_opcode),
+    .m_cpl_tagged(m_cpl_tagged), .m_cpl_qn(m_cpl_qn), .m_cpl_msn(m_cpl_msn), .m_cpl_len(m_cpl_len),
+    .m_cpl_id(m_cpl_id), .m_cpl_stag(m_cpl_stag), .m_cpl_inv_stag(m_cpl_inv_stag), .m_cpl_rr(m_cpl_rr),
+    .m_err_valid(m_err_valid), .m_err_conn(m_err_conn), .m_err_layer(m_err_layer), .m_err_etype(m_err_etype),
+    .m_err_code(m_err_code), .m_drop_valid(m_drop_valid), .m_drop_conn(m_drop_conn),
+    .m_drop_reason(m_drop_reason), .m_drop_first(m_drop_first), .m_drop_count(m_drop_count),
+    .m_post_err_valid(m_post_err_valid), .m_post_err_conn(m_post_err_conn), .m_post_err_qn(m_post_err_qn),
+    .m_post_err_id(m_post_err_id), .m_post_err_reason(m_post_err_reason), .m_berr_valid(m_berr_valid),
+    .m_berr_conn(m_berr_conn), .m_berr_resp(m_berr_resp), .m_done_valid(m_done_valid),
+    .m_done_conn(m_done_conn), .herr_reg(herr_reg), .herr_set(herr_set), .herr_set_conn(herr_set_conn),
+    .rf_out_ready(rf_out_ready), .b_go(b_go), .rs_busy(rs_busy)
 );
 
 // Not needed: s_verdict_tuser, m_axi_bid.

@@ -78,6 +78,32 @@ module ddp_rx_check #(
     bs_nobuf,
     bs_behind
 );
+reg [ST_W-2:0] b_st_next;
+reg [ID_W-1:0] b_id_next;
+reg [3:0] b_z_next;
+reg b_rr_eq_next;
+reg b_mo_gt_next;
+reg b_wrap_next;
+reg b_acc_next;
+reg b_assoc_bad_next;
+reg b_stag_bad_next;
+reg [15:0] b_cerr_code_next;
+reg b_cerr_next;
+reg [4:0] b_hlen_next;
+reg [15:0] b_n_next;
+reg [1:0] b_qn_next;
+reg [31:0] b_msn1_next;
+reg [31:0] b_msn_next;
+reg [31:0] b_stag_next;
+reg [3:0] b_op_next;
+reg b_l_next;
+reg b_t_next;
+reg [CX_W-1:0] b_cx_next;
+reg b_early_next;
+reg b_first_next;
+reg [CONN_W-1:0] b_conn_next;
+reg b_valid_next;
+reg c1_valid_next;
 
 `include "ddp_rx_defs.vh"
 
@@ -145,13 +171,20 @@ assign hf_conn = h_rec[HF_CONN +: CONN_W];
 assign hf_hdr = h_rec[HF_HDR +: 144];
 assign hf_idx32 = be32(hf_hdr, 2);
 
-reg  [HF_W-1:0]      c1_rec_reg;
+reg  [HF_W-1:0]      c1_rec_reg, c1_rec_next;
+
+always @* begin
+    c1_valid_next = c1_valid_reg;
+    c1_rec_next = c1_rec_reg;
+    if (c_adv) begin
+        c1_valid_next = h_valid;
+        c1_rec_next = h_rec;
+    end
+end
 
 always @(posedge clk) begin
-    if (c_adv) begin
-        c1_valid_reg <= h_valid;
-        c1_rec_reg <= h_rec;
-    end
+    c1_valid_reg <= c1_valid_next;
+    c1_rec_reg <= c1_rec_next;
     if (rst) begin
         c1_valid_reg <= 1'b0;
     end
@@ -349,55 +382,128 @@ always @* begin : c1_arith
 end
 
 // C1b registers.
-reg [161:0]            b_lt_a;
-reg [161:0]            b_gt_a;
-reg [161:0]            b_dt_a;
-reg [161:0]            b_du_a;
-reg [161:0]            b_mon_a;
-reg [161:0]            b_long_a;
-reg [4*162-1:0]        b_sg_a;
-reg [3:0]              b_uz_reg;
-reg [4*LQ-1:0]         b_low_reg;
-reg [4*(LQ+1)-1:0]     b_cm_reg;
+reg [161:0]            b_lt_a, b_lt_a_next;
+reg [161:0]            b_gt_a, b_gt_a_next;
+reg [161:0]            b_dt_a, b_dt_a_next;
+reg [161:0]            b_du_a, b_du_a_next;
+reg [161:0]            b_mon_a, b_mon_a_next;
+reg [161:0]            b_long_a, b_long_a_next;
+reg [4*162-1:0]        b_sg_a, b_sg_a_next;
+reg [3:0]              b_uz_reg, b_uz_next;
+reg [4*LQ-1:0]         b_low_reg, b_low_next;
+reg [4*(LQ+1)-1:0]     b_cm_reg, b_cm_next;
+
+always @* begin
+    b_valid_next = b_valid_reg;
+    b_conn_next = b_conn_reg;
+    b_first_next = b_first_reg;
+    b_early_next = b_early_reg;
+    b_cx_next = b_cx_reg;
+    b_t_next = b_t_reg;
+    b_l_next = b_l_reg;
+    b_op_next = b_op_reg;
+    b_stag_next = b_stag_reg;
+    b_msn_next = b_msn_reg;
+    b_msn1_next = b_msn1_reg;
+    b_qn_next = b_qn_reg;
+    b_n_next = b_n_reg;
+    b_hlen_next = b_hlen_reg;
+    b_cerr_next = b_cerr_reg;
+    b_cerr_code_next = b_cerr_code_reg;
+    b_stag_bad_next = b_stag_bad_reg;
+    b_assoc_bad_next = b_assoc_bad_reg;
+    b_acc_next = b_acc_reg;
+    b_wrap_next = b_wrap_reg;
+    b_mo_gt_next = b_mo_gt_reg;
+    b_rr_eq_next = b_rr_eq_reg;
+    b_lt_a_next = b_lt_a;
+    b_gt_a_next = b_gt_a;
+    b_dt_a_next = b_dt_a;
+    b_du_a_next = b_du_a;
+    b_mon_a_next = b_mon_a;
+    b_long_a_next = b_long_a;
+    b_sg_a_next = b_sg_a;
+    b_uz_next = b_uz_reg;
+    b_z_next = b_z_reg;
+    b_low_next = b_low_reg;
+    b_cm_next = b_cm_reg;
+    b_id_next = b_id_reg;
+    b_st_next = b_st_reg;
+    if (c_adv) begin
+        b_valid_next = c1_valid_reg;
+        b_conn_next = p1_conn;
+        b_first_next = p1_first;
+        b_early_next = p1_early;
+        b_cx_next = cx_rd_data;
+        b_t_next = h_t;
+        b_l_next = h_l;
+        b_op_next = h_op;
+        b_stag_next = h_stag;
+        b_msn_next = h_msn;
+        b_msn1_next = a_msn1;
+        b_qn_next = h_qn[1:0];
+        b_n_next = h_n;
+        b_hlen_next = h_hlen;
+        b_cerr_next = h_cerr;
+        b_cerr_code_next = h_cerr_code;
+        b_stag_bad_next = c1_stag_bad;
+        b_assoc_bad_next = c1_assoc_bad;
+        b_acc_next = !st_acc[0];
+        b_wrap_next = a_wrap;
+        b_mo_gt_next = a_mo_gt;
+        b_rr_eq_next = a_rr_eq;
+        b_lt_a_next = a_lt;
+        b_gt_a_next = a_gt;
+        b_dt_a_next = a_dt;
+        b_du_a_next = a_du;
+        b_mon_a_next = a_mon;
+        b_long_a_next = a_long;
+        b_sg_a_next = a_sg;
+        b_uz_next = a_uz;
+        b_z_next = a_z;
+        b_low_next = a_low;
+        b_cm_next = a_cm;
+        b_id_next = rg_id;
+        b_st_next = st_rd_data[ST_VALID-1:0];
+    end
+end
 
 always @(posedge clk) begin
-    if (c_adv) begin
-        b_valid_reg <= c1_valid_reg;
-        b_conn_reg <= p1_conn;
-        b_first_reg <= p1_first;
-        b_early_reg <= p1_early;
-        b_cx_reg <= cx_rd_data;
-        b_t_reg <= h_t;
-        b_l_reg <= h_l;
-        b_op_reg <= h_op;
-        b_stag_reg <= h_stag;
-        b_msn_reg <= h_msn;
-        b_msn1_reg <= a_msn1;
-        b_qn_reg <= h_qn[1:0];
-        b_n_reg <= h_n;
-        b_hlen_reg <= h_hlen;
-        b_cerr_reg <= h_cerr;
-        b_cerr_code_reg <= h_cerr_code;
-        b_stag_bad_reg <= c1_stag_bad;
-        b_assoc_bad_reg <= c1_assoc_bad;
-        b_acc_reg <= !st_acc[0];
-        b_wrap_reg <= a_wrap;
-        b_mo_gt_reg <= a_mo_gt;
-        b_rr_eq_reg <= a_rr_eq;
-        b_lt_a <= a_lt;
-        b_gt_a <= a_gt;
-        b_dt_a <= a_dt;
-        b_du_a <= a_du;
-        b_mon_a <= a_mon;
-        b_long_a <= a_long;
-        b_sg_a <= a_sg;
-        b_uz_reg <= a_uz;
-        b_z_reg <= a_z;
-        b_low_reg <= a_low;
-        b_cm_reg <= a_cm;
-        b_id_reg <= rg_id;
-        b_st_reg <= st_rd_data[ST_VALID-1:0];
-    end
+    b_valid_reg <= b_valid_next;
+    b_conn_reg <= b_conn_next;
+    b_first_reg <= b_first_next;
+    b_early_reg <= b_early_next;
+    b_cx_reg <= b_cx_next;
+    b_t_reg <= b_t_next;
+    b_l_reg <= b_l_next;
+    b_op_reg <= b_op_next;
+    b_stag_reg <= b_stag_next;
+    b_msn_reg <= b_msn_next;
+    b_msn1_reg <= b_msn1_next;
+    b_qn_reg <= b_qn_next;
+    b_n_reg <= b_n_next;
+    b_hlen_reg <= b_hlen_next;
+    b_cerr_reg <= b_cerr_next;
+    b_cerr_code_reg <= b_cerr_code_next;
+    b_stag_bad_reg <= b_stag_bad_next;
+    b_assoc_bad_reg <= b_assoc_bad_next;
+    b_acc_reg <= b_acc_next;
+    b_wrap_reg <= b_wrap_next;
+    b_mo_gt_reg <= b_mo_gt_next;
+    b_rr_eq_reg <= b_rr_eq_next;
+    b_lt_a <= b_lt_a_next;
+    b_gt_a <= b_gt_a_next;
+    b_dt_a <= b_dt_a_next;
+    b_du_a <= b_du_a_next;
+    b_mon_a <= b_mon_a_next;
+    b_long_a <= b_long_a_next;
+    b_sg_a <= b_sg_a_next;
+    b_uz_reg <= b_uz_next;
+    b_z_reg <= b_z_next;
+    b_low_reg <= b_low_next;
+    b_cm_reg <= b_cm_next;
+    b_id_reg <= b_id_next;
+    b_st_reg <= b_st_next;
     if (rst) begin
         b_valid_reg <= 1'b0;
     end

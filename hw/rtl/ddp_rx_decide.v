@@ -89,6 +89,11 @@ module ddp_rx_decide #(
     dc_out,
     dc_out_valid
 );
+reg [ST_W-2:0] e_st_next;
+reg c2_early_next;
+reg c2_first_next;
+reg [CONN_W-1:0] c2_conn_next;
+reg c2_valid_next;
 
 `include "ddp_rx_defs.vh"
 
@@ -155,74 +160,143 @@ output wire                        dc_out_valid;
 wire                  fifo_ready2_unused;   // second push port not used
 
 // C2 registers.
-reg [CX_W-1:0]         c2_cx_reg;
-reg                    k_tagged_reg;
-reg                    k_l_reg;
-reg [3:0]              k_op_reg;
-reg [31:0]             k_stag_reg;
-reg [31:0]             k_msn_reg;
-reg [31:0]             k_msn1_reg;
-reg [1:0]              k_qn_reg;
-reg [15:0]             k_n_reg;
-reg [4:0]              k_hlen_reg;
-reg                    k_cerr_reg;
-reg [15:0]             k_cerr_code_reg;
-reg                    e_t_inv_reg;
-reg                    e_t_assoc_reg;
-reg                    e_t_acc_reg;
-reg                    e_t_wrap_reg;
-reg                    e_t_bounds_reg;
-reg [3:0]              e_u_nobuf_reg;
-reg [3:0]              e_u_behind_reg;
-reg [3:0]              e_u_lorder_reg;
-reg                    e_u_mo_reg;
-reg                    e_u_long_reg;
-reg                    e_i_bad_reg;
-reg                    e_rr_bad_reg;
-reg [ADDR_W-1:0]       e_dt_reg;
-reg [ADDR_W-1:0]       e_du_reg;
-reg [31:0]             e_len_reg;
-reg [ID_W-1:0]         e_id_reg;
+reg [CX_W-1:0]         c2_cx_reg, c2_cx_next;
+reg                    k_tagged_reg, k_tagged_next;
+reg                    k_l_reg, k_l_next;
+reg [3:0]              k_op_reg, k_op_next;
+reg [31:0]             k_stag_reg, k_stag_next;
+reg [31:0]             k_msn_reg, k_msn_next;
+reg [31:0]             k_msn1_reg, k_msn1_next;
+reg [1:0]              k_qn_reg, k_qn_next;
+reg [15:0]             k_n_reg, k_n_next;
+reg [4:0]              k_hlen_reg, k_hlen_next;
+reg                    k_cerr_reg, k_cerr_next;
+reg [15:0]             k_cerr_code_reg, k_cerr_code_next;
+reg                    e_t_inv_reg, e_t_inv_next;
+reg                    e_t_assoc_reg, e_t_assoc_next;
+reg                    e_t_acc_reg, e_t_acc_next;
+reg                    e_t_wrap_reg, e_t_wrap_next;
+reg                    e_t_bounds_reg, e_t_bounds_next;
+reg [3:0]              e_u_nobuf_reg, e_u_nobuf_next;
+reg [3:0]              e_u_behind_reg, e_u_behind_next;
+reg [3:0]              e_u_lorder_reg, e_u_lorder_next;
+reg                    e_u_mo_reg, e_u_mo_next;
+reg                    e_u_long_reg, e_u_long_next;
+reg                    e_i_bad_reg, e_i_bad_next;
+reg                    e_rr_bad_reg, e_rr_bad_next;
+reg [ADDR_W-1:0]       e_dt_reg, e_dt_next;
+reg [ADDR_W-1:0]       e_du_reg, e_du_next;
+reg [31:0]             e_len_reg, e_len_next;
+reg [ID_W-1:0]         e_id_reg, e_id_next;
 
-always @(posedge clk) begin
+always @* begin
+    c2_valid_next = c2_valid_reg;
+    c2_conn_next = c2_conn_reg;
+    c2_first_next = c2_first_reg;
+    c2_early_next = c2_early_reg;
+    c2_cx_next = c2_cx_reg;
+    k_tagged_next = k_tagged_reg;
+    k_l_next = k_l_reg;
+    k_op_next = k_op_reg;
+    k_stag_next = k_stag_reg;
+    k_msn_next = k_msn_reg;
+    k_msn1_next = k_msn1_reg;
+    k_qn_next = k_qn_reg;
+    k_n_next = k_n_reg;
+    k_hlen_next = k_hlen_reg;
+    k_cerr_next = k_cerr_reg;
+    k_cerr_code_next = k_cerr_code_reg;
+    e_t_inv_next = e_t_inv_reg;
+    e_t_assoc_next = e_t_assoc_reg;
+    e_t_acc_next = e_t_acc_reg;
+    e_t_wrap_next = e_t_wrap_reg;
+    e_t_bounds_next = e_t_bounds_reg;
+    e_dt_next = e_dt_reg;
+    e_u_nobuf_next = e_u_nobuf_reg;
+    e_u_behind_next = e_u_behind_reg;
+    e_u_lorder_next = e_u_lorder_reg;
+    e_u_mo_next = e_u_mo_reg;
+    e_u_long_next = e_u_long_reg;
+    e_du_next = e_du_reg;
+    e_len_next = e_len_reg;
+    e_id_next = e_id_reg;
+    e_i_bad_next = e_i_bad_reg;
+    e_rr_bad_next = e_rr_bad_reg;
+    e_st_next = e_st_reg;
     if (c_adv) begin
-        c2_valid_reg <= b_valid_reg;
-        c2_conn_reg <= b_conn_reg;
-        c2_first_reg <= b_first_reg;
-        c2_early_reg <= b_early_reg;
-        c2_cx_reg <= b_cx_reg;
-        k_tagged_reg <= b_t_reg;
-        k_l_reg <= b_l_reg;
-        k_op_reg <= b_op_reg;
-        k_stag_reg <= b_stag_reg;
-        k_msn_reg <= b_msn_reg;
-        k_msn1_reg <= b_msn1_reg;
-        k_qn_reg <= b_qn_reg;
-        k_n_reg <= b_n_reg;
-        k_hlen_reg <= b_hlen_reg;
-        k_cerr_reg <= b_cerr_reg;
-        k_cerr_code_reg <= b_cerr_code_reg;
+        c2_valid_next = b_valid_reg;
+        c2_conn_next = b_conn_reg;
+        c2_first_next = b_first_reg;
+        c2_early_next = b_early_reg;
+        c2_cx_next = b_cx_reg;
+        k_tagged_next = b_t_reg;
+        k_l_next = b_l_reg;
+        k_op_next = b_op_reg;
+        k_stag_next = b_stag_reg;
+        k_msn_next = b_msn_reg;
+        k_msn1_next = b_msn1_reg;
+        k_qn_next = b_qn_reg;
+        k_n_next = b_n_reg;
+        k_hlen_next = b_hlen_reg;
+        k_cerr_next = b_cerr_reg;
+        k_cerr_code_next = b_cerr_code_reg;
         // ddp.STagTable.checkLocked (RFC 5041 7.1, 8.2) for the whole
         // segment, and ddp.Sink.checkUntagged.
-        e_t_inv_reg <= b_stag_bad_reg;
-        e_t_assoc_reg <= b_assoc_bad_reg;
-        e_t_acc_reg <= b_acc_reg;
-        e_t_wrap_reg <= b_wrap_reg;
-        e_t_bounds_reg <= bs_lt[71] || !bs_gt[71];
-        e_dt_reg <= bs_dt[ADDR_W-1:0];
-        e_u_nobuf_reg <= bs_nobuf;
-        e_u_behind_reg <= bs_behind;
-        e_u_lorder_reg <= {4{b_l_reg}} & ~b_z_reg;
-        e_u_mo_reg <= b_mo_gt_reg;
-        e_u_long_reg <= !bs_long[71];
-        e_du_reg <= bs_du[ADDR_W-1:0];
-        e_len_reg <= bs_mon[31:0];
-        e_id_reg <= b_id_reg;
+        e_t_inv_next = b_stag_bad_reg;
+        e_t_assoc_next = b_assoc_bad_reg;
+        e_t_acc_next = b_acc_reg;
+        e_t_wrap_next = b_wrap_reg;
+        e_t_bounds_next = bs_lt[71] || !bs_gt[71];
+        e_dt_next = bs_dt[ADDR_W-1:0];
+        e_u_nobuf_next = bs_nobuf;
+        e_u_behind_next = bs_behind;
+        e_u_lorder_next = {4{b_l_reg}} & ~b_z_reg;
+        e_u_mo_next = b_mo_gt_reg;
+        e_u_long_next = !bs_long[71];
+        e_du_next = bs_du[ADDR_W-1:0];
+        e_len_next = bs_mon[31:0];
+        e_id_next = b_id_reg;
         // rdmap.Invalidate: ddp.STagTable.InvalidateRemote's checks.
-        e_i_bad_reg <= b_stag_bad_reg || b_assoc_bad_reg;
-        e_rr_bad_reg <= !b_rr_eq_reg;
-        e_st_reg <= b_st_reg;
+        e_i_bad_next = b_stag_bad_reg || b_assoc_bad_reg;
+        e_rr_bad_next = !b_rr_eq_reg;
+        e_st_next = b_st_reg;
     end
+end
+
+always @(posedge clk) begin
+    c2_valid_reg <= c2_valid_next;
+    c2_conn_reg <= c2_conn_next;
+    c2_first_reg <= c2_first_next;
+    c2_early_reg <= c2_early_next;
+    c2_cx_reg <= c2_cx_next;
+    k_tagged_reg <= k_tagged_next;
+    k_l_reg <= k_l_next;
+    k_op_reg <= k_op_next;
+    k_stag_reg <= k_stag_next;
+    k_msn_reg <= k_msn_next;
+    k_msn1_reg <= k_msn1_next;
+    k_qn_reg <= k_qn_next;
+    k_n_reg <= k_n_next;
+    k_hlen_reg <= k_hlen_next;
+    k_cerr_reg <= k_cerr_next;
+    k_cerr_code_reg <= k_cerr_code_next;
+    e_t_inv_reg <= e_t_inv_next;
+    e_t_assoc_reg <= e_t_assoc_next;
+    e_t_acc_reg <= e_t_acc_next;
+    e_t_wrap_reg <= e_t_wrap_next;
+    e_t_bounds_reg <= e_t_bounds_next;
+    e_dt_reg <= e_dt_next;
+    e_u_nobuf_reg <= e_u_nobuf_next;
+    e_u_behind_reg <= e_u_behind_next;
+    e_u_lorder_reg <= e_u_lorder_next;
+    e_u_mo_reg <= e_u_mo_next;
+    e_u_long_reg <= e_u_long_next;
+    e_du_reg <= e_du_next;
+    e_len_reg <= e_len_next;
+    e_id_reg <= e_id_next;
+    e_i_bad_reg <= e_i_bad_next;
+    e_rr_bad_reg <= e_rr_bad_next;
+    e_st_reg <= e_st_next;
     if (rst) begin
         c2_valid_reg <= 1'b0;
     end
@@ -231,29 +305,29 @@ end
 // The last three decisions (0 the newest): {valid, conn, context written,
 // popped, popped QN, invalidated, invalidated index}; the oldest needs
 // only what fs/fq/fk (below) do not say.
-reg                    hs0_valid_reg = 1'b0, hs1_valid_reg = 1'b0;
-reg [CONN_W-1:0]       hs0_conn_reg;
-reg [CONN_W-1:0]       hs1_conn_reg;
-reg [CX_W-1:0]         hs0_cx_reg;
-reg [CX_W-1:0]         hs1_cx_reg;
-reg [CX_W-1:0]         hs2_cx_reg;
-reg                    hs0_pop_reg;
-reg                    hs1_pop_reg;
-reg                    hs2_pop_reg;
-reg [1:0]              hs0_qn_reg;
-reg [1:0]              hs1_qn_reg;
-reg                    hs0_inv_reg;
-reg                    hs1_inv_reg;
-reg                    hs2_inv_reg;
-reg [STAG_AW-1:0]      hs0_idx_reg;
-reg [STAG_AW-1:0]      hs1_idx_reg;
+reg                    hs0_valid_reg = 1'b0, hs1_valid_reg = 1'b0, hs1_valid_next, hs0_valid_next;
+reg [CONN_W-1:0]       hs0_conn_reg, hs0_conn_next;
+reg [CONN_W-1:0]       hs1_conn_reg, hs1_conn_next;
+reg [CX_W-1:0]         hs0_cx_reg, hs0_cx_next;
+reg [CX_W-1:0]         hs1_cx_reg, hs1_cx_next;
+reg [CX_W-1:0]         hs2_cx_reg, hs2_cx_next;
+reg                    hs0_pop_reg, hs0_pop_next;
+reg                    hs1_pop_reg, hs1_pop_next;
+reg                    hs2_pop_reg, hs2_pop_next;
+reg [1:0]              hs0_qn_reg, hs0_qn_next;
+reg [1:0]              hs1_qn_reg, hs1_qn_next;
+reg                    hs0_inv_reg, hs0_inv_next;
+reg                    hs1_inv_reg, hs1_inv_next;
+reg                    hs2_inv_reg, hs2_inv_next;
+reg [STAG_AW-1:0]      hs0_idx_reg, hs0_idx_next;
+reg [STAG_AW-1:0]      hs1_idx_reg, hs1_idx_next;
 
 // Which of the last three decisions C2's piece must take in, worked out
 // as the pieces move up (so C2 has no comparison of its own to make):
 // fs, the decision is of the same connection; fq, and of the same queue;
 // fk, it invalidated (if it did) the STag index the piece uses. Bit k is
 // for hs<k> as it will be after the next move.
-reg  [2:0]             fs_reg = 3'd0, fq_reg = 3'd0, fk_reg = 3'd0;
+reg  [2:0]             fs_reg = 3'd0, fq_reg = 3'd0, fk_reg = 3'd0, fs_next, fq_next, fk_next;
 wire [STAG_AW-1:0]     b_idx = b_stag_reg[8 +: STAG_AW];
 
 // herr_reg's bit for C2's piece, looked up over two clocks as the piece
@@ -266,8 +340,8 @@ localparam integer HG = CONN_W < 4 ? CONN_W : 4;
 localparam integer NHG = 1 << HG;
 localparam integer HG_MASK_I = NHG - 1;
 localparam [CONN_W-1:0] HG_MASK = HG_MASK_I[CONN_W-1:0];
-reg  [NHG-1:0]         b_hgrp_reg = {NHG{1'b0}};
-reg                    c2_herr_reg = 1'b0;
+reg  [NHG-1:0]         b_hgrp_reg = {NHG{1'b0}}, b_hgrp_next;
+reg                    c2_herr_reg = 1'b0, c2_herr_next;
 
 function [NHG-1:0] herr_group(input [NCONN-1:0] h, input [CONN_W-1:0] c);
     herr_group = h[c & ~HG_MASK +: NHG];
@@ -293,16 +367,23 @@ function [NHG-1:0] herr_group_set(input [CONN_W-1:0] c);
                         ? ({{(NHG-1){1'b0}}, 1'b1} << (cut_set_conn & HG_MASK)) : {NHG{1'b0}});
 endfunction
 
-always @(posedge clk) begin
+always @* begin
+    b_hgrp_next = b_hgrp_reg;
+    c2_herr_next = c2_herr_reg;
     if (c_adv) begin
-        b_hgrp_reg <= herr_group(herr_reg | cut_reg, p1_conn) | herr_group_set(p1_conn);
-        c2_herr_reg <= herr_bit(b_hgrp_reg, b_conn_reg) || (herr_set && herr_set_conn == b_conn_reg)
+        b_hgrp_next = herr_group(herr_reg | cut_reg, p1_conn) | herr_group_set(p1_conn);
+        c2_herr_next = herr_bit(b_hgrp_reg, b_conn_reg) || (herr_set && herr_set_conn == b_conn_reg)
                        || (cut_set && cut_set_conn == b_conn_reg);
     end else begin
-        b_hgrp_reg <= b_hgrp_reg | herr_group_set(b_conn_reg);
-        c2_herr_reg <= c2_herr_reg || (herr_set && herr_set_conn == c2_conn_reg)
+        b_hgrp_next = b_hgrp_reg | herr_group_set(b_conn_reg);
+        c2_herr_next = c2_herr_reg || (herr_set && herr_set_conn == c2_conn_reg)
                        || (cut_set && cut_set_conn == c2_conn_reg);
     end
+end
+
+always @(posedge clk) begin
+    b_hgrp_reg <= b_hgrp_next;
+    c2_herr_reg <= c2_herr_next;
 end
 
 // C2: decision, with the effects of the decisions the tables had not seen.
@@ -442,33 +523,76 @@ end
 assign c2_go = c_adv && c2_valid_reg;
 assign c2_decide = c2_go && c2_first_reg;
 
-always @(posedge clk) begin
+always @* begin
+    hs2_cx_next = hs2_cx_reg;
+    hs2_pop_next = hs2_pop_reg;
+    hs2_inv_next = hs2_inv_reg;
+    hs1_valid_next = hs1_valid_reg;
+    hs1_conn_next = hs1_conn_reg;
+    hs1_cx_next = hs1_cx_reg;
+    hs1_pop_next = hs1_pop_reg;
+    hs1_qn_next = hs1_qn_reg;
+    hs1_inv_next = hs1_inv_reg;
+    hs1_idx_next = hs1_idx_reg;
+    hs0_valid_next = hs0_valid_reg;
+    fs_next = fs_reg;
+    fq_next = fq_reg;
+    fk_next = fk_reg;
+    hs0_conn_next = hs0_conn_reg;
+    hs0_cx_next = hs0_cx_reg;
+    hs0_pop_next = hs0_pop_reg;
+    hs0_qn_next = hs0_qn_reg;
+    hs0_inv_next = hs0_inv_reg;
+    hs0_idx_next = hs0_idx_reg;
     if (c_adv) begin
-        hs2_cx_reg <= hs1_cx_reg;
-        hs2_pop_reg <= hs1_pop_reg;
-        hs2_inv_reg <= hs1_inv_reg;
-        hs1_valid_reg <= hs0_valid_reg;
-        hs1_conn_reg <= hs0_conn_reg;
-        hs1_cx_reg <= hs0_cx_reg;
-        hs1_pop_reg <= hs0_pop_reg;
-        hs1_qn_reg <= hs0_qn_reg;
-        hs1_inv_reg <= hs0_inv_reg;
-        hs1_idx_reg <= hs0_idx_reg;
-        hs0_valid_reg <= c2_valid_reg && c2_first_reg;
-        fs_reg <= {hs1_valid_reg && hs1_conn_reg == b_conn_reg, hs0_valid_reg && hs0_conn_reg == b_conn_reg,
+        hs2_cx_next = hs1_cx_reg;
+        hs2_pop_next = hs1_pop_reg;
+        hs2_inv_next = hs1_inv_reg;
+        hs1_valid_next = hs0_valid_reg;
+        hs1_conn_next = hs0_conn_reg;
+        hs1_cx_next = hs0_cx_reg;
+        hs1_pop_next = hs0_pop_reg;
+        hs1_qn_next = hs0_qn_reg;
+        hs1_inv_next = hs0_inv_reg;
+        hs1_idx_next = hs0_idx_reg;
+        hs0_valid_next = c2_valid_reg && c2_first_reg;
+        fs_next = {hs1_valid_reg && hs1_conn_reg == b_conn_reg, hs0_valid_reg && hs0_conn_reg == b_conn_reg,
                    c2_valid_reg && c2_first_reg && c2_conn_reg == b_conn_reg};
-        fq_reg <= {hs1_valid_reg && hs1_conn_reg == b_conn_reg && hs1_qn_reg == b_qn_reg,
+        fq_next = {hs1_valid_reg && hs1_conn_reg == b_conn_reg && hs1_qn_reg == b_qn_reg,
                    hs0_valid_reg && hs0_conn_reg == b_conn_reg && hs0_qn_reg == b_qn_reg,
                    c2_valid_reg && c2_first_reg && c2_conn_reg == b_conn_reg && k_qn_reg == b_qn_reg};
-        fk_reg <= {hs1_valid_reg && hs1_idx_reg == b_idx, hs0_valid_reg && hs0_idx_reg == b_idx,
+        fk_next = {hs1_valid_reg && hs1_idx_reg == b_idx, hs0_valid_reg && hs0_idx_reg == b_idx,
                    c2_valid_reg && c2_first_reg && k_idx == b_idx};
-        hs0_conn_reg <= c2_conn_reg;
-        hs0_cx_reg <= r_cx;
-        hs0_pop_reg <= r_pop;
-        hs0_qn_reg <= k_qn_reg;
-        hs0_inv_reg <= r_inval;
-        hs0_idx_reg <= k_idx;
+        hs0_conn_next = c2_conn_reg;
+        hs0_cx_next = r_cx;
+        hs0_pop_next = r_pop;
+        hs0_qn_next = k_qn_reg;
+        hs0_inv_next = r_inval;
+        hs0_idx_next = k_idx;
     end
+end
+
+always @(posedge clk) begin
+    hs2_cx_reg <= hs2_cx_next;
+    hs2_pop_reg <= hs2_pop_next;
+    hs2_inv_reg <= hs2_inv_next;
+    hs1_valid_reg <= hs1_valid_next;
+    hs1_conn_reg <= hs1_conn_next;
+    hs1_cx_reg <= hs1_cx_next;
+    hs1_pop_reg <= hs1_pop_next;
+    hs1_qn_reg <= hs1_qn_next;
+    hs1_inv_reg <= hs1_inv_next;
+    hs1_idx_reg <= hs1_idx_next;
+    hs0_valid_reg <= hs0_valid_next;
+    fs_reg <= fs_next;
+    fq_reg <= fq_next;
+    fk_reg <= fk_next;
+    hs0_conn_reg <= hs0_conn_next;
+    hs0_cx_reg <= hs0_cx_next;
+    hs0_pop_reg <= hs0_pop_next;
+    hs0_qn_reg <= hs0_qn_next;
+    hs0_inv_reg <= hs0_inv_next;
+    hs0_idx_reg <= hs0_idx_next;
     if (rst) begin
         hs0_valid_reg <= 1'b0;
         hs1_valid_reg <= 1'b0;

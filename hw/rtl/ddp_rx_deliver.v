@@ -126,6 +126,7 @@ module ddp_rx_deliver #(
     b_go,
     rs_busy
 );
+reg [NCONN-1:0] herr_next;
 
 `include "ddp_rx_defs.vh"
 
@@ -202,16 +203,16 @@ output wire                        rf_out_ready;
 output wire                        b_go;
 output wire                        rs_busy;
 
-reg [NCONN-1:0]        dead_reg = {NCONN{1'b0}};
+reg [NCONN-1:0]        dead_reg = {NCONN{1'b0}}, dead_next;
 
 // --- delivery: records and verdicts, in the order of last pieces ------------
 
-reg                    cpl_valid_reg = 1'b0;
-reg                    err_valid_reg = 1'b0;
-reg [CONN_W-1:0]       ev_conn_reg;
-reg [RECC_W-1:0]       ev_rec_reg;
-reg [223:0]            ev_rr_reg;
-reg [15:0]             ev_err_reg;
+reg                    cpl_valid_reg = 1'b0, cpl_valid_next;
+reg                    err_valid_reg = 1'b0, err_valid_next;
+reg [CONN_W-1:0]       ev_conn_reg, ev_conn_next;
+reg [RECC_W-1:0]       ev_rec_reg, ev_rec_next;
+reg [223:0]            ev_rr_reg, ev_rr_next;
+reg [15:0]             ev_err_reg, ev_err_next;
 
 // V0: the oldest undelivered record, taken from rec_fifo's head, with its
 // connection's dead and herr bits looked up as it comes in (a 2^CONN_W-way
@@ -221,27 +222,27 @@ reg [15:0]             ev_err_reg;
 // clock after it is made, in the clock's order (a clear last); the lookup
 // misses only the changes of the clock it is made in, which come in the
 // same way.
-reg                    v0_valid_reg = 1'b0;
-reg [RF_W-1:0]         v0_data_reg;
+reg                    v0_valid_reg = 1'b0, v0_valid_next;
+reg [RF_W-1:0]         v0_data_reg, v0_data_next;
 // The bits as V0 holds them: the lookup itself (lk) in the clock after
 // the load, from then on the bits with the changes applied (up), so that
 // the 1024-way lookup is a register's input alone (a mux behind it made
 // it 6 levels).
-reg                    v0_dlk_reg;
-reg                    v0_hlk_reg;
-reg                    v0_dup_reg;
-reg                    v0_hup_reg;
-reg                    v0_src_reg = 1'b0;         // the lookup (1) or the applied bits (0)
+reg                    v0_dlk_reg, v0_dlk_next;
+reg                    v0_hlk_reg, v0_hlk_next;
+reg                    v0_dup_reg, v0_dup_next;
+reg                    v0_hup_reg, v0_hup_next;
+reg                    v0_src_reg = 1'b0, v0_src_next;         // the lookup (1) or the applied bits (0)
 wire                   v0_dlk;
 wire                   v0_hlk;
 wire                   v0_dead_reg = v0_src_reg ? v0_dlk_reg : v0_dup_reg;
 wire                   v0_herr_reg = v0_src_reg ? v0_hlk_reg : v0_hup_reg;
-reg                    dl_set_reg = 1'b0;         // a delivery set dead_reg[dl_conn_reg]
-reg [CONN_W-1:0]       dl_conn_reg;
-reg                    hs_set_reg = 1'b0;         // herr_set, a clock ago
-reg [CONN_W-1:0]       hs_conn_reg;
-reg                    cc_clr_reg = 1'b0;         // s_conn cleared both bits, a clock ago
-reg [CONN_W-1:0]       cc_conn_reg;
+reg                    dl_set_reg = 1'b0, dl_set_next;         // a delivery set dead_reg[dl_conn_reg]
+reg [CONN_W-1:0]       dl_conn_reg, dl_conn_next;
+reg                    hs_set_reg = 1'b0, hs_set_next;         // herr_set, a clock ago
+reg [CONN_W-1:0]       hs_conn_reg, hs_conn_next;
+reg                    cc_clr_reg = 1'b0, cc_clr_next;         // s_conn cleared both bits, a clock ago
+reg [CONN_W-1:0]       cc_conn_reg, cc_conn_next;
 
 wire                   rf_en = v0_data_reg[RF_EN];
 wire [MK_W-1:0]        rf_mark = v0_data_reg[RF_MARK +: MK_W];
@@ -273,7 +274,7 @@ wire                   ev_free = (!cpl_valid_reg || m_cpl_ready) && (!err_valid_
 // the mark can take there (b_go or not; V0 loading the head or keeping
 // its record), so that BREADY and the delivery start at registers rather
 // than at a subtraction (b_cnt to bq_fifo was 7 LUT levels).
-reg                    v0_bdone_reg = 1'b0, v0_bahead_reg = 1'b0;
+reg                    v0_bdone_reg = 1'b0, v0_bahead_reg = 1'b0, v0_bdone_next, v0_bahead_next;
 wire [MK_W-1:0]        bd_h0 = b_cnt_reg - rh_mark;
 wire [MK_W-1:0]        bd_h1 = b_cnt1_reg - rh_mark;
 wire [MK_W-1:0]        bd_v0 = b_cnt_reg - rf_mark;
@@ -285,9 +286,9 @@ wire                   b_hold = (v0_valid_reg ? dv_bdone && (v0_bahead_reg || b_
 // Restarts (header): records queued (rec_fifo and V0, at most
 // 2^REC_AW + 1), and those of the last restart's old stream still to be
 // delivered.
-reg  [REC_AW:0]        rq_cnt_reg = 0;
-reg  [REC_AW:0]        rs_left_reg = 0;
-reg  [CONN_W-1:0]      rs_conn_reg = 0;
+reg  [REC_AW:0]        rq_cnt_reg = 0, rq_cnt_next;
+reg  [REC_AW:0]        rs_left_reg = 0, rs_left_next;
+reg  [CONN_W-1:0]      rs_conn_reg = 0, rs_conn_next;
 wire                   rq_push = d2_valid_reg && e2_last_reg && !e2_early_reg && rf_in_ready;   // rec_fifo's push
 wire                   v0_stale = rs_busy && rs_conn_reg == rf_conn;
 wire                   v0_cstale = cf_conn && s_conn_conn == rf_conn;     // the handshake's clock
@@ -310,71 +311,126 @@ assign m_axi_bready = (WR_REQ == 0) && bq_out_valid && !b_hold;
 assign rf_out_ready = !v0_valid_reg || dv_go;
 assign s_verdict_tready = dv_go;
 
-always @(posedge clk) begin
+always @* begin
+    v0_bdone_next = v0_bdone_reg;
+    v0_bahead_next = v0_bahead_reg;
+    v0_valid_next = v0_valid_reg;
+    v0_data_next = v0_data_reg;
+    v0_dlk_next = v0_dlk_reg;
+    v0_hlk_next = v0_hlk_reg;
+    v0_src_next = v0_src_reg;
+    v0_dup_next = v0_dup_reg;
+    v0_hup_next = v0_hup_reg;
+    dl_set_next = dl_set_reg;
+    dl_conn_next = dl_conn_reg;
+    hs_set_next = hs_set_reg;
+    hs_conn_next = hs_conn_reg;
+    cc_clr_next = cc_clr_reg;
+    cc_conn_next = cc_conn_reg;
+    cpl_valid_next = cpl_valid_reg;
+    err_valid_next = err_valid_reg;
+    ev_conn_next = ev_conn_reg;
+    ev_rec_next = ev_rec_reg;
+    ev_rr_next = ev_rr_reg;
+    ev_err_next = ev_err_reg;
+    dead_next = dead_reg;
+    herr_next = herr_reg;
+    rq_cnt_next = rq_cnt_reg;
+    rs_left_next = rs_left_reg;
+    rs_conn_next = rs_conn_reg;
     case ({rf_out_ready, b_go})
-    2'b00: {v0_bdone_reg, v0_bahead_reg} <= {!bd_v0[MK_W-1], bd_v0[MK_W-2]};
-    2'b01: {v0_bdone_reg, v0_bahead_reg} <= {!bd_v1[MK_W-1], bd_v1[MK_W-2]};
-    2'b10: {v0_bdone_reg, v0_bahead_reg} <= {!bd_h0[MK_W-1], bd_h0[MK_W-2]};
-    default: {v0_bdone_reg, v0_bahead_reg} <= {!bd_h1[MK_W-1], bd_h1[MK_W-2]};
+    2'b00: {v0_bdone_next, v0_bahead_next} = {!bd_v0[MK_W-1], bd_v0[MK_W-2]};
+    2'b01: {v0_bdone_next, v0_bahead_next} = {!bd_v1[MK_W-1], bd_v1[MK_W-2]};
+    2'b10: {v0_bdone_next, v0_bahead_next} = {!bd_h0[MK_W-1], bd_h0[MK_W-2]};
+    default: {v0_bdone_next, v0_bahead_next} = {!bd_h1[MK_W-1], bd_h1[MK_W-2]};
     endcase
     if (rf_out_ready) begin
-        v0_valid_reg <= rf_out_valid;
-        v0_data_reg <= rf_out_data;
-        v0_dlk_reg <= v0_dlk;
-        v0_hlk_reg <= v0_hlk;
-        v0_src_reg <= 1'b1;
+        v0_valid_next = rf_out_valid;
+        v0_data_next = rf_out_data;
+        v0_dlk_next = v0_dlk;
+        v0_hlk_next = v0_hlk;
+        v0_src_next = 1'b1;
     end else begin
-        v0_dup_reg <= v0_dead;
-        v0_hup_reg <= v0_herr;
-        v0_src_reg <= 1'b0;
+        v0_dup_next = v0_dead;
+        v0_hup_next = v0_herr;
+        v0_src_next = 1'b0;
     end
-    dl_set_reg <= dv_del && dv_kills;
-    dl_conn_reg <= rf_conn;
-    hs_set_reg <= herr_set;
-    hs_conn_reg <= herr_set_conn;
-    cc_clr_reg <= cf_conn;
-    cc_conn_reg <= s_conn_conn;
+    dl_set_next = dv_del && dv_kills;
+    dl_conn_next = rf_conn;
+    hs_set_next = herr_set;
+    hs_conn_next = herr_set_conn;
+    cc_clr_next = cf_conn;
+    cc_conn_next = s_conn_conn;
     if (cpl_valid_reg && m_cpl_ready) begin
-        cpl_valid_reg <= 1'b0;
+        cpl_valid_next = 1'b0;
     end
     if (err_valid_reg && m_err_ready) begin
-        err_valid_reg <= 1'b0;
+        err_valid_next = 1'b0;
     end
     if (dv_del) begin
-        ev_conn_reg <= rf_conn;
-        ev_rec_reg <= rf_rec;
-        ev_rr_reg <= v0_data_reg[RF_RR +: 224];
+        ev_conn_next = rf_conn;
+        ev_rec_next = rf_rec;
+        ev_rr_next = v0_data_reg[RF_RR +: 224];
         if (dv_bad) begin
-            err_valid_reg <= !v0_cstale;
-            ev_err_reg <= {LAYER_LLP, ETYPE_MPA, 5'd0, s_verdict_tdata};
+            err_valid_next = !v0_cstale;
+            ev_err_next = {LAYER_LLP, ETYPE_MPA, 5'd0, s_verdict_tdata};
         end else if (v0_herr) begin
-            err_valid_reg <= !v0_cstale;
-            ev_err_reg <= ERR_RDMAP_LOCAL_CATASTROPHIC;
+            err_valid_next = !v0_cstale;
+            ev_err_next = ERR_RDMAP_LOCAL_CATASTROPHIC;
         end else if (rf_kind == K_ERR) begin
-            err_valid_reg <= !v0_cstale;
-            ev_err_reg <= rf_rec[REC_ERR +: 16];
+            err_valid_next = !v0_cstale;
+            ev_err_next = rf_rec[REC_ERR +: 16];
         end else if (rf_kind == K_CPL || rf_kind == K_TERM) begin
-            cpl_valid_reg <= !v0_cstale;
+            cpl_valid_next = !v0_cstale;
         end
         if (dv_kills) begin
-            dead_reg[rf_conn] <= 1'b1;
+            dead_next[rf_conn] = 1'b1;
         end
     end
     if (herr_set) begin
-        herr_reg[herr_set_conn] <= 1'b1;
+        herr_next[herr_set_conn] = 1'b1;
     end
     if (cf_conn) begin
-        dead_reg[s_conn_conn] <= 1'b0;
-        herr_reg[s_conn_conn] <= 1'b0;
+        dead_next[s_conn_conn] = 1'b0;
+        herr_next[s_conn_conn] = 1'b0;
     end
-    rq_cnt_reg <= rq_cnt_reg + {{REC_AW{1'b0}}, rq_push} - {{REC_AW{1'b0}}, dv_go};
+    rq_cnt_next = rq_cnt_reg + {{REC_AW{1'b0}}, rq_push} - {{REC_AW{1'b0}}, dv_go};
     if (cf_conn) begin
         // (rs_left is 0 here: s_conn_ready waits for it; no push now.)
-        rs_left_reg <= rq_cnt_reg - {{REC_AW{1'b0}}, dv_go};
-        rs_conn_reg <= s_conn_conn;
+        rs_left_next = rq_cnt_reg - {{REC_AW{1'b0}}, dv_go};
+        rs_conn_next = s_conn_conn;
     end else if (dv_go && rs_busy) begin
-        rs_left_reg <= rs_left_reg - 1'b1;
+        rs_left_next = rs_left_reg - 1'b1;
     end
+end
+
+always @(posedge clk) begin
+    v0_bdone_reg <= v0_bdone_next;
+    v0_bahead_reg <= v0_bahead_next;
+    v0_valid_reg <= v0_valid_next;
+    v0_data_reg <= v0_data_next;
+    v0_dlk_reg <= v0_dlk_next;
+    v0_hlk_reg <= v0_hlk_next;
+    v0_src_reg <= v0_src_next;
+    v0_dup_reg <= v0_dup_next;
+    v0_hup_reg <= v0_hup_next;
+    dl_set_reg <= dl_set_next;
+    dl_conn_reg <= dl_conn_next;
+    hs_set_reg <= hs_set_next;
+    hs_conn_reg <= hs_conn_next;
+    cc_clr_reg <= cc_clr_next;
+    cc_conn_reg <= cc_conn_next;
+    cpl_valid_reg <= cpl_valid_next;
+    err_valid_reg <= err_valid_next;
+    ev_conn_reg <= ev_conn_next;
+    ev_rec_reg <= ev_rec_next;
+    ev_rr_reg <= ev_rr_next;
+    ev_err_reg <= ev_err_next;
+    dead_reg <= dead_next;
+    herr_reg <= herr_next;
+    rq_cnt_reg <= rq_cnt_next;
+    rs_left_reg <= rs_left_next;
+    rs_conn_reg <= rs_conn_next;
     if (rst) begin
         rq_cnt_reg <= 0;
         rs_left_reg <= 0;
@@ -391,46 +447,79 @@ end
 
 // --- status pulses ----------------------------------------------------------
 
-reg                    drop_valid_reg = 1'b0;
-reg [CONN_W-1:0]       drop_conn_reg = 0;
-reg                    drop_first_reg = 1'b0;
-reg [31:0]             drop_count_reg = 32'd0;
-reg [31:0]             drop_count1_reg = 32'd1;   // drop_count_reg + 1, stepped beside it
+reg                    drop_valid_reg = 1'b0, drop_valid_next;
+reg [CONN_W-1:0]       drop_conn_reg = 0, drop_conn_next;
+reg                    drop_first_reg = 1'b0, drop_first_next;
+reg [31:0]             drop_count_reg = 32'd0, drop_count_next;
+reg [31:0]             drop_count1_reg = 32'd1, drop_count1_next;   // drop_count_reg + 1, stepped beside it
 wire [31:0]            drop_count2;
 rnic_incdec #(.W(32), .DEC(0)) u_drop2 (.x(drop_count1_reg), .y(drop_count2));
-reg                    perr_valid_reg = 1'b0;
-reg [CONN_W-1:0]       perr_conn_reg = 0;
-reg [1:0]              perr_qn_reg = 2'd0;
-reg [ID_W-1:0]         perr_id_reg = 0;
-reg [1:0]              perr_reason_reg = 2'd0;
-reg                    berr_valid_reg = 1'b0;
-reg [CONN_W-1:0]       berr_conn_reg = 0;
-reg [1:0]              berr_resp_reg = 2'd0;
-reg                    done_valid_reg = 1'b0;
-reg [CONN_W-1:0]       done_conn_reg = 0;
+reg                    perr_valid_reg = 1'b0, perr_valid_next;
+reg [CONN_W-1:0]       perr_conn_reg = 0, perr_conn_next;
+reg [1:0]              perr_qn_reg = 2'd0, perr_qn_next;
+reg [ID_W-1:0]         perr_id_reg = 0, perr_id_next;
+reg [1:0]              perr_reason_reg = 2'd0, perr_reason_next;
+reg                    berr_valid_reg = 1'b0, berr_valid_next;
+reg [CONN_W-1:0]       berr_conn_reg = 0, berr_conn_next;
+reg [1:0]              berr_resp_reg = 2'd0, berr_resp_next;
+reg                    done_valid_reg = 1'b0, done_valid_next;
+reg [CONN_W-1:0]       done_conn_reg = 0, done_conn_next;
 
-always @(posedge clk) begin
+always @* begin
+    drop_valid_next = drop_valid_reg;
+    drop_conn_next = drop_conn_reg;
+    drop_first_next = drop_first_reg;
+    drop_count_next = drop_count_reg;
+    drop_count1_next = drop_count1_reg;
+    perr_valid_next = perr_valid_reg;
+    perr_conn_next = perr_conn_reg;
+    perr_qn_next = perr_qn_reg;
+    perr_id_next = perr_id_reg;
+    perr_reason_next = perr_reason_reg;
+    berr_valid_next = berr_valid_reg;
+    berr_conn_next = berr_conn_reg;
+    berr_resp_next = berr_resp_reg;
+    done_valid_next = done_valid_reg;
+    done_conn_next = done_conn_reg;
     // A piece of a connection that is not enabled (C2 has its context).
     // (Not an early one: its in-order copy is reported when it comes.)
-    drop_valid_reg <= c2_go && !c_en && !c2_early_reg;
-    drop_conn_reg <= c2_conn_reg;
-    drop_first_reg <= c2_first_reg;
+    drop_valid_next = c2_go && !c_en && !c2_early_reg;
+    drop_conn_next = c2_conn_reg;
+    drop_first_next = c2_first_reg;
     if (c2_go && !c_en && !c2_early_reg) begin
-        drop_count_reg <= drop_count1_reg;
-        drop_count1_reg <= drop_count2;
+        drop_count_next = drop_count1_reg;
+        drop_count1_next = drop_count2;
     end
     // A post not taken: a connection not enabled, QN 3, a full ring.
-    perr_valid_reg <= cf_post_reg && !o_ok;
-    perr_conn_reg <= o_conn_reg;
-    perr_qn_reg <= o_qn_reg;
-    perr_id_reg <= o_ent_reg[RG_ID +: ID_W];
-    perr_reason_reg <= !cx_rd_data[CX_EN] ? 2'd3 : o_qn_reg == 2'd3 ? 2'd2 : 2'd1;
-    berr_valid_reg <= b_go && b_resp[1];
-    berr_conn_reg <= bq_out_data;
-    berr_resp_reg <= b_resp;
+    perr_valid_next = cf_post_reg && !o_ok;
+    perr_conn_next = o_conn_reg;
+    perr_qn_next = o_qn_reg;
+    perr_id_next = o_ent_reg[RG_ID +: ID_W];
+    perr_reason_next = !cx_rd_data[CX_EN] ? 2'd3 : o_qn_reg == 2'd3 ? 2'd2 : 2'd1;
+    berr_valid_next = b_go && b_resp[1];
+    berr_conn_next = bq_out_data;
+    berr_resp_next = b_resp;
     // A ULPDU's last piece has left placement: all its writes are queued.
-    done_valid_reg <= d2_valid_reg && e2_last_reg && (e2_early_reg || rf_in_ready);
-    done_conn_reg <= e2_conn_reg;
+    done_valid_next = d2_valid_reg && e2_last_reg && (e2_early_reg || rf_in_ready);
+    done_conn_next = e2_conn_reg;
+end
+
+always @(posedge clk) begin
+    drop_valid_reg <= drop_valid_next;
+    drop_conn_reg <= drop_conn_next;
+    drop_first_reg <= drop_first_next;
+    drop_count_reg <= drop_count_next;
+    drop_count1_reg <= drop_count1_next;
+    perr_valid_reg <= perr_valid_next;
+    perr_conn_reg <= perr_conn_next;
+    perr_qn_reg <= perr_qn_next;
+    perr_id_reg <= perr_id_next;
+    perr_reason_reg <= perr_reason_next;
+    berr_valid_reg <= berr_valid_next;
+    berr_conn_reg <= berr_conn_next;
+    berr_resp_reg <= berr_resp_next;
+    done_valid_reg <= done_valid_next;
+    done_conn_reg <= done_conn_next;
     if (rst) begin
         drop_valid_reg <= 1'b0;
         drop_count_reg <= 32'd0;

@@ -51,6 +51,7 @@ module ddp_rx_intake #(
     h_valid,
     h_rec
 );
+reg i_inpiece_next;
 
 `include "ddp_rx_defs.vh"
 
@@ -83,10 +84,10 @@ wire [1:0]            fifo_ready2_unused;   // second push ports not used
 
 wire                 cfg_pending = s_conn_valid || s_stag_valid || s_post_valid || cf_post_reg;
 
-reg  [1:0]           i_hcnt_reg = 2'd0;       // header beats taken (saturates at HB)
-reg                  i_hdone_reg = 1'b0;      // the piece's header record is out
-reg  [143:0]         i_hdr_reg = 144'd0;
-reg  [17+CONN_W:0]   i_user_reg = 0;          // {early, ulen, conn, first}
+reg  [1:0]           i_hcnt_reg = 2'd0, i_hcnt_next;       // header beats taken (saturates at HB)
+reg                  i_hdone_reg = 1'b0, i_hdone_next;      // the piece's header record is out
+reg  [143:0]         i_hdr_reg = 144'd0, i_hdr_next;
+reg  [17+CONN_W:0]   i_user_reg = 0, i_user_next;          // {early, ulen, conn, first}
 
 wire                 df_in_ready;
 wire                 hf_in_ready;
@@ -113,13 +114,13 @@ wire [32:0]          i_n14_t = fadd({16'd0, i_ulen_t}, 32'h0000fff1, 1'b1);
 wire [32:0]          i_n18_t = fadd({16'd0, i_ulen_t}, 32'h0000ffed, 1'b1);
 wire                 i_t_t = s_axis_tdata[7];
 wire [16:0]          i_ns_t = i_t_t ? {i_ulen_t < 16'd14, i_n14_t[15:0]} : {i_ulen_t < 16'd18, i_n18_t[15:0]};
-reg  [16:0]          i_ns_reg = 17'd0;       // {short, n}
+reg  [16:0]          i_ns_reg = 17'd0, i_ns_next;       // {short, n}
 wire [16:0]          i_ns = i_inpiece_reg ? i_ns_reg : i_ns_t;
 // Beat 0 of a first piece that goes on (W=64): header only, so it goes
 // into the header record but not into df_fifo; the record says so (drop)
 // and placement counts the piece from its beat 1, as if its header were
 // KEEP_W octets shorter (C1's h_hlen).
-reg                  i_drop_reg = 1'b0;
+reg                  i_drop_reg = 1'b0, i_drop_next;
 wire                 i_drop0 = DROP0 != 0 && !i_inpiece_reg && i_user[0] && !s_axis_tlast;
 wire                 i_drop = i_inpiece_reg ? i_drop_reg : i_drop0;
 
@@ -140,16 +141,33 @@ always @* begin : intake_hdr
                                      || (i_hdr[7] && {30'd0, i_hcnt} == HBT - 1));
 end
 
-always @(posedge clk) begin
+always @* begin
+    i_inpiece_next = i_inpiece_reg;
+    i_user_next = i_user_reg;
+    i_hdr_next = i_hdr_reg;
+    i_hcnt_next = i_hcnt_reg;
+    i_hdone_next = i_hdone_reg;
+    i_ns_next = i_ns_reg;
+    i_drop_next = i_drop_reg;
     if (i_take) begin
-        i_inpiece_reg <= !s_axis_tlast;
-        i_user_reg <= i_user;
-        i_hdr_reg <= i_hdr;
-        i_hcnt_reg <= ({30'd0, i_hcnt} == HB) ? i_hcnt : i_hcnt + 2'd1;
-        i_hdone_reg <= i_hdone || i_hpush;
-        i_ns_reg <= i_ns;
-        i_drop_reg <= i_drop;
+        i_inpiece_next = !s_axis_tlast;
+        i_user_next = i_user;
+        i_hdr_next = i_hdr;
+        i_hcnt_next = ({30'd0, i_hcnt} == HB) ? i_hcnt : i_hcnt + 2'd1;
+        i_hdone_next = i_hdone || i_hpush;
+        i_ns_next = i_ns;
+        i_drop_next = i_drop;
     end
+end
+
+always @(posedge clk) begin
+    i_inpiece_reg <= i_inpiece_next;
+    i_user_reg <= i_user_next;
+    i_hdr_reg <= i_hdr_next;
+    i_hcnt_reg <= i_hcnt_next;
+    i_hdone_reg <= i_hdone_next;
+    i_ns_reg <= i_ns_next;
+    i_drop_reg <= i_drop_next;
     if (rst) begin
         i_inpiece_reg <= 1'b0;
         i_hcnt_reg <= 2'd0;

@@ -91,6 +91,21 @@ module ddp_rx_place #(
     e4_nxt,
     e4_left
 );
+reg [223:0] e2_rr_next;
+reg [RECC_W-1:0] e2_rec_next;
+reg [CONN_W-1:0] e2_conn_next;
+reg e2_early_next;
+reg e2_en_next;
+reg e2_last_next;
+reg d2_valid_next;
+reg [223:0] e4_rr_next;
+reg [RECC_W-1:0] e4_rec_next;
+reg [CONN_W-1:0] e4_conn_next;
+reg e4_place_next;
+reg d4_valid_next;
+reg d3_valid_next;
+reg [CONN_W-1:0] d_conn_next;
+reg d1_active_next;
 
 `include "ddp_rx_defs.vh"
 
@@ -164,37 +179,37 @@ wire                   d2_free;              // D2 can take a piece end this clo
 // at a time by the counts q0, q1 to the window's ends), flags of the
 // counts of output beats left (left) and of beats left in the open burst
 // (bleft), and the block offset of the output beat (bofs).
-reg [1:0]              d_state_reg = D_DATA;
-reg                    d_first_reg;
-reg                    d_en_reg;
-reg                    d_place_reg;
-reg                    d_last_reg;
-reg                    d_early_reg;
-reg [ADDR_W-1:0]       d_dest_reg;
-reg [4:0]              d_s_reg;
-reg [15:0]             d_remain_reg;
-reg [RECC_W-1:0]       d_rec_reg;
-reg [223:0]            d_rr_reg;
-reg [LG-1:0]           d_r_reg;
-reg [KEEP_W-1:0]       d_win_reg;
-reg [KEEP_W-1:0]       d_winn_reg;
-reg [KEEP_W-1:0]       d_lo_reg;
-reg [KEEP_W-1:0]       d_hi_reg;
-reg                    d_wne_reg;    // the masks are not empty
-reg                    d_wnen_reg;
-reg                    d_lhne_reg;               // |(d_lo_reg & d_hi_reg)
-reg [19:0]             d_q0_reg;       // window ends minus (output beat + 2)
-reg [19:0]             d_q1_reg;
-reg [ADDR_W-1:0]       d_waddr_reg;
-reg [ADDR_W-LG-1:0]    d_wan_reg;        // d_waddr_reg / N + 1, kept beside it
-reg                    d_wst_reg;       // the output beat is the window's first (m0) or later
-reg [BW-1:0]           d_bofs_reg;      // output beat's place in its BURST block
-reg [17:0]             d_left_reg;       // output beats to the end of the ULPDU's payload
-reg [BW-1:0]           d_bleft_reg = {BW{1'b0}};   // beats left in the open burst (< BURST)
-reg [12:0]             d_k_reg;          // input beat index (a piece of 65535 octets: 8192 at W=64)
-reg [DATA_W-1:0]       d_prev_reg;
-reg [KEEP_W-1:0]       d_prevk_reg;
-reg [16:0]             d_octs_reg;       // octets of the piece
+reg [1:0]              d_state_reg = D_DATA, d_state_next;
+reg                    d_first_reg, d_first_next;
+reg                    d_en_reg, d_en_next;
+reg                    d_place_reg, d_place_next;
+reg                    d_last_reg, d_last_next;
+reg                    d_early_reg, d_early_next;
+reg [ADDR_W-1:0]       d_dest_reg, d_dest_next;
+reg [4:0]              d_s_reg, d_s_next;
+reg [15:0]             d_remain_reg, d_remain_next;
+reg [RECC_W-1:0]       d_rec_reg, d_rec_next;
+reg [223:0]            d_rr_reg, d_rr_next;
+reg [LG-1:0]           d_r_reg, d_r_next;
+reg [KEEP_W-1:0]       d_win_reg, d_win_next;
+reg [KEEP_W-1:0]       d_winn_reg, d_winn_next;
+reg [KEEP_W-1:0]       d_lo_reg, d_lo_next;
+reg [KEEP_W-1:0]       d_hi_reg, d_hi_next;
+reg                    d_wne_reg, d_wne_next;    // the masks are not empty
+reg                    d_wnen_reg, d_wnen_next;
+reg                    d_lhne_reg, d_lhne_next;               // |(d_lo_reg & d_hi_reg)
+reg [19:0]             d_q0_reg, d_q0_next;       // window ends minus (output beat + 2)
+reg [19:0]             d_q1_reg, d_q1_next;
+reg [ADDR_W-1:0]       d_waddr_reg, d_waddr_next;
+reg [ADDR_W-LG-1:0]    d_wan_reg, d_wan_next;        // d_waddr_reg / N + 1, kept beside it
+reg                    d_wst_reg, d_wst_next;       // the output beat is the window's first (m0) or later
+reg [BW-1:0]           d_bofs_reg, d_bofs_next;      // output beat's place in its BURST block
+reg [17:0]             d_left_reg, d_left_next;       // output beats to the end of the ULPDU's payload
+reg [BW-1:0]           d_bleft_reg = {BW{1'b0}}, d_bleft_next;   // beats left in the open burst (< BURST)
+reg [12:0]             d_k_reg, d_k_next;          // input beat index (a piece of 65535 octets: 8192 at W=64)
+reg [DATA_W-1:0]       d_prev_reg, d_prev_next;
+reg [KEEP_W-1:0]       d_prevk_reg, d_prevk_next;
+reg [16:0]             d_octs_reg, d_octs_next;       // octets of the piece
 
 wire [DATA_W-1:0]      d_cur_data = df_out[DF_DATA +: DATA_W];
 wire [KEEP_W-1:0]      d_cur_keep = df_out[DF_KEEP +: KEEP_W];
@@ -274,8 +289,8 @@ endfunction
 // from the registers.)
 // left = 0, 1, 2 and bleft = 0, 1, 2 are registers of their own, kept
 // with the counts.
-reg                    f_left0 = 1'b1, f_left1 = 1'b0, f_left2 = 1'b0;
-reg                    f_bl0 = 1'b1, f_bl1 = 1'b0, f_bl2 = 1'b0;
+reg                    f_left0 = 1'b1, f_left1 = 1'b0, f_left2 = 1'b0, f_left0_next, f_left1_next, f_left2_next;
+reg                    f_bl0 = 1'b1, f_bl1 = 1'b0, f_bl2 = 1'b0, f_bl0_next, f_bl1_next, f_bl2_next;
 wire                   f_left3 = d_left_reg == 18'd3;
 wire                   f_left4 = d_left_reg == 18'd4;
 wire                   f_bl3 = d_bleft_reg == 3;
@@ -315,8 +330,8 @@ reg                    d_beat;      // an input beat taken
 reg                    d_wr;        // a W beat of the payload's window (and maybe an AW) queued
 reg                    d_aw;
 reg                    d_go;
-reg [1:0]              d_state_next;
-reg [223:0]            d_rr_next;
+reg [1:0]              d_state_step;
+reg [223:0]            d_rr_step;
 reg [16:0]             d_octs;
 reg [LG:0]             d_kc;
 
@@ -377,10 +392,10 @@ always @* begin
     d_wr = 1'b0;
     d_aw = 1'b0;
     d_go = 1'b0;
-    d_state_next = d_state_reg;
+    d_state_step = d_state_reg;
     d_octs = d_octs_reg;
     d_kc = {(LG+1){1'b0}};
-    d_rr_next = d_rr_reg;
+    d_rr_step = d_rr_reg;
     aw_in_valid = 1'b0;
     aw_in_data = {d_waddr_reg, f_nbm1};
     w_in_valid = 1'b0;
@@ -402,7 +417,7 @@ always @* begin
         aw_in_valid = d_aw;
     end
     if (d_beat && d_first_reg) begin
-        d_rr_next = rr_capture(d_rr_reg, d_cur_data, d_k_reg);
+        d_rr_step = rr_capture(d_rr_reg, d_cur_data, d_k_reg);
     end
     if (d_beat && d_cur_tlast) begin
         // k N + the beat's octets, N of them or fewer (no carry chain)
@@ -437,13 +452,13 @@ always @* begin
                 aw_in_valid = 1'b1;
                 aw_in_data = {d_waddr_n, 8'd0};
             end else if (!d_t_end1) begin
-                d_state_next = D_FLUSH;
+                d_state_step = D_FLUSH;
             end
         end
     end
     D_FLUSH: begin
         if (d_go && !d_bl_n0x) begin
-            d_state_next = D_PAD;
+            d_state_step = D_PAD;
         end
     end
     default: begin
@@ -454,7 +469,7 @@ always @* begin
     end
     endcase
     if (d_end_w) begin
-        d_state_next = D_DATA;
+        d_state_step = D_DATA;
     end
 end
 
@@ -465,102 +480,183 @@ assign w2_in_half = d_waddr_n[LG];
 wire [1:0]             d_nw = {1'b0, d_wr} + {1'b0, w2_in_valid}
                              + {1'b0, !d_wr && w_in_valid && d_state_reg == D_DATA};
 
-always @(posedge clk) begin
+always @* begin
+    d1_active_next = d1_active_reg;
+    d_state_next = d_state_reg;
+    d_conn_next = d_conn_reg;
+    d_first_next = d_first_reg;
+    d_early_next = d_early_reg;
+    d_en_next = d_en_reg;
+    d_place_next = d_place_reg;
+    d_dest_next = d_dest_reg;
+    d_s_next = d_s_reg;
+    d_remain_next = d_remain_reg;
+    d_rec_next = d_rec_reg;
+    d_r_next = d_r_reg;
+    d_lo_next = d_lo_reg;
+    d_hi_next = d_hi_reg;
+    d_lhne_next = d_lhne_reg;
+    d_rr_next = d_rr_reg;
+    d_win_next = d_win_reg;
+    d_winn_next = d_winn_reg;
+    d_wne_next = d_wne_reg;
+    d_wnen_next = d_wnen_reg;
+    d_q0_next = d_q0_reg;
+    d_q1_next = d_q1_reg;
+    d_waddr_next = d_waddr_reg;
+    d_wan_next = d_wan_reg;
+    d_bofs_next = d_bofs_reg;
+    d_wst_next = d_wst_reg;
+    d_left_next = d_left_reg;
+    f_left0_next = f_left0;
+    f_left1_next = f_left1;
+    f_left2_next = f_left2;
+    d_bleft_next = d_bleft_reg;
+    f_bl0_next = f_bl0;
+    f_bl1_next = f_bl1;
+    f_bl2_next = f_bl2;
+    d_k_next = d_k_reg;
+    d_prev_next = d_prev_reg;
+    d_prevk_next = d_prevk_reg;
+    d_last_next = d_last_reg;
+    d_octs_next = d_octs_reg;
     if (d0_take) begin
-        d1_active_reg <= 1'b1;
-        d_state_reg <= D_DATA;
-        d_conn_reg <= d0_conn_reg;
-        d_first_reg <= d0_first_reg;
-        d_early_reg <= d0_early_reg;
-        d_en_reg <= d0_en_reg;
-        d_place_reg <= d0_place_reg;
-        d_dest_reg <= d0_dest_reg;
-        d_s_reg <= d0_s_reg;
-        d_remain_reg <= d0_remain_reg;
-        d_rec_reg <= d0_rec_reg;
-        d_r_reg <= d0_r_reg;
-        d_lo_reg <= d0_lo_reg;
-        d_hi_reg <= d0_hi_reg;
-        d_lhne_reg <= d0_lhne_reg;
+        d1_active_next = 1'b1;
+        d_state_next = D_DATA;
+        d_conn_next = d0_conn_reg;
+        d_first_next = d0_first_reg;
+        d_early_next = d0_early_reg;
+        d_en_next = d0_en_reg;
+        d_place_next = d0_place_reg;
+        d_dest_next = d0_dest_reg;
+        d_s_next = d0_s_reg;
+        d_remain_next = d0_remain_reg;
+        d_rec_next = d0_rec_reg;
+        d_r_next = d0_r_reg;
+        d_lo_next = d0_lo_reg;
+        d_hi_next = d0_hi_reg;
+        d_lhne_next = d0_lhne_reg;
         if (d_prime) begin
             // (as a D1 beat that writes nothing: see there)
-            d_rr_reg <= d0_first_reg ? rr_capture(d0_rr_reg, d_cur_data, 13'd0) : d0_rr_reg;
-            d_win_reg <= d0_win1_reg;
-            d_winn_reg <= d0_win2;
-            d_wne_reg <= |d0_win1_reg;
-            d_wnen_reg <= win_ne(d0_q0_reg, d0_q1_reg, d0_lhne_reg);
-            d_q0_reg <= d0_q0m1;
-            d_q1_reg <= d0_q1m1;
-            d_waddr_reg <= d0_wst_reg ? {d0_wan, {LG{1'b0}}} : d0_waddr_reg;
-            d_wan_reg <= d0_wst_reg ? {d0_wan2h, d0_waddr_reg[LG]} : d0_wan;
-            d_bofs_reg <= d0_bofs_reg + 1'b1;
-            d_wst_reg <= d0_q0_reg[19];
+            d_rr_next = d0_first_reg ? rr_capture(d0_rr_reg, d_cur_data, 13'd0) : d0_rr_reg;
+            d_win_next = d0_win1_reg;
+            d_winn_next = d0_win2;
+            d_wne_next = |d0_win1_reg;
+            d_wnen_next = win_ne(d0_q0_reg, d0_q1_reg, d0_lhne_reg);
+            d_q0_next = d0_q0m1;
+            d_q1_next = d0_q1m1;
+            d_waddr_next = d0_wst_reg ? {d0_wan, {LG{1'b0}}} : d0_waddr_reg;
+            d_wan_next = d0_wst_reg ? {d0_wan2h, d0_waddr_reg[LG]} : d0_wan;
+            d_bofs_next = d0_bofs_reg + 1'b1;
+            d_wst_next = d0_q0_reg[19];
         end else begin
-            d_rr_reg <= d0_rr_reg;
-            d_win_reg <= d0_win0_reg;
-            d_winn_reg <= d0_win1_reg;
-            d_wne_reg <= |d0_win0_reg;
-            d_wnen_reg <= |d0_win1_reg;
-            d_q0_reg <= d0_q0_reg;
-            d_q1_reg <= d0_q1_reg;
-            d_waddr_reg <= d0_waddr_reg;
-            d_wan_reg <= d0_wan;
-            d_bofs_reg <= d0_bofs_reg;
-            d_wst_reg <= d0_wst_reg;
+            d_rr_next = d0_rr_reg;
+            d_win_next = d0_win0_reg;
+            d_winn_next = d0_win1_reg;
+            d_wne_next = |d0_win0_reg;
+            d_wnen_next = |d0_win1_reg;
+            d_q0_next = d0_q0_reg;
+            d_q1_next = d0_q1_reg;
+            d_waddr_next = d0_waddr_reg;
+            d_wan_next = d0_wan;
+            d_bofs_next = d0_bofs_reg;
+            d_wst_next = d0_wst_reg;
         end
-        d_left_reg <= d0_left_reg;
-        f_left0 <= d0_left_reg == 18'd0;
-        f_left1 <= d0_left_reg == 18'd1;
-        f_left2 <= d0_left_reg == 18'd2;
-        d_bleft_reg <= {BW{1'b0}};
-        {f_bl0, f_bl1, f_bl2} <= 3'b100;
-        d_k_reg <= d_prime ? 13'd1 : 13'd0;
-        d_prev_reg <= d_prime ? d_cur_data : {DATA_W{1'b0}};
-        d_prevk_reg <= d_prime ? d_cur_keep : {KEEP_W{1'b0}};
+        d_left_next = d0_left_reg;
+        f_left0_next = d0_left_reg == 18'd0;
+        f_left1_next = d0_left_reg == 18'd1;
+        f_left2_next = d0_left_reg == 18'd2;
+        d_bleft_next = {BW{1'b0}};
+        {f_bl0_next, f_bl1_next, f_bl2_next} = 3'b100;
+        d_k_next = d_prime ? 13'd1 : 13'd0;
+        d_prev_next = d_prime ? d_cur_data : {DATA_W{1'b0}};
+        d_prevk_next = d_prime ? d_cur_keep : {KEEP_W{1'b0}};
     end else begin
         if (d_end_w) begin
-            d1_active_reg <= 1'b0;
+            d1_active_next = 1'b0;
         end
-        d_state_reg <= d_state_next;
-        d_rr_reg <= d_rr_next;
+        d_state_next = d_state_step;
+        d_rr_next = d_rr_step;
         if (d_go) begin
             if (d_state_reg == D_PAD || (d_wr && !d_aw)) begin
-                d_bleft_reg <= d_bleft_reg - 1'b1;
-                {f_bl0, f_bl1, f_bl2} <= {f_bl1, f_bl2, f_bl3};
+                d_bleft_next = d_bleft_reg - 1'b1;
+                {f_bl0_next, f_bl1_next, f_bl2_next} = {f_bl1, f_bl2, f_bl3};
             end else if (d_wr) begin
-                d_bleft_reg <= f_nbm1[BW-1:0];
-                {f_bl0, f_bl1, f_bl2} <= {f_nbm1_0, f_nbm1_1, f_nbm1_2};
+                d_bleft_next = f_nbm1[BW-1:0];
+                {f_bl0_next, f_bl1_next, f_bl2_next} = {f_nbm1_0, f_nbm1_1, f_nbm1_2};
             end
         end
         // left - d_nw: both differences worked out from the register, one
         // picked by d_nw.
         if (d_nw == 2'd1) begin
-            d_left_reg <= d_leftm1;
-            {f_left0, f_left1, f_left2} <= {f_left1, f_left2, f_left3};
+            d_left_next = d_leftm1;
+            {f_left0_next, f_left1_next, f_left2_next} = {f_left1, f_left2, f_left3};
         end else if (d_nw == 2'd2) begin
-            d_left_reg <= d_leftm2;
-            {f_left0, f_left1, f_left2} <= {f_left2, f_left3, f_left4};
+            d_left_next = d_leftm2;
+            {f_left0_next, f_left1_next, f_left2_next} = {f_left2, f_left3, f_left4};
         end
         if (d_beat) begin
-            d_prev_reg <= d_cur_data;
-            d_prevk_reg <= d_cur_keep;
-            d_k_reg <= d_k1;
-            d_waddr_reg <= d_waddr_n;
-            d_wan_reg <= d_wan_n;
-            d_wst_reg <= d_q0_reg[19];
-            d_bofs_reg <= d_bofs_reg + 1'b1;
-            d_win_reg <= d_winn_reg;
-            d_wne_reg <= d_wnen_reg;
-            d_winn_reg <= win_mask(d_q0_reg, d_q1_reg, d_lo_reg, d_hi_reg);
-            d_wnen_reg <= win_ne(d_q0_reg, d_q1_reg, d_lhne_reg);
-            d_q0_reg <= d_q0m1;
-            d_q1_reg <= d_q1m1;
+            d_prev_next = d_cur_data;
+            d_prevk_next = d_cur_keep;
+            d_k_next = d_k1;
+            d_waddr_next = d_waddr_n;
+            d_wan_next = d_wan_n;
+            d_wst_next = d_q0_reg[19];
+            d_bofs_next = d_bofs_reg + 1'b1;
+            d_win_next = d_winn_reg;
+            d_wne_next = d_wnen_reg;
+            d_winn_next = win_mask(d_q0_reg, d_q1_reg, d_lo_reg, d_hi_reg);
+            d_wnen_next = win_ne(d_q0_reg, d_q1_reg, d_lhne_reg);
+            d_q0_next = d_q0m1;
+            d_q1_next = d_q1m1;
         end
     end
     if (d_beat && d_cur_tlast) begin
-        d_last_reg <= d_cur_ulast;
-        d_octs_reg <= d_octs;
+        d_last_next = d_cur_ulast;
+        d_octs_next = d_octs;
     end
+end
+
+always @(posedge clk) begin
+    d1_active_reg <= d1_active_next;
+    d_state_reg <= d_state_next;
+    d_conn_reg <= d_conn_next;
+    d_first_reg <= d_first_next;
+    d_early_reg <= d_early_next;
+    d_en_reg <= d_en_next;
+    d_place_reg <= d_place_next;
+    d_dest_reg <= d_dest_next;
+    d_s_reg <= d_s_next;
+    d_remain_reg <= d_remain_next;
+    d_rec_reg <= d_rec_next;
+    d_r_reg <= d_r_next;
+    d_lo_reg <= d_lo_next;
+    d_hi_reg <= d_hi_next;
+    d_lhne_reg <= d_lhne_next;
+    d_rr_reg <= d_rr_next;
+    d_win_reg <= d_win_next;
+    d_winn_reg <= d_winn_next;
+    d_wne_reg <= d_wne_next;
+    d_wnen_reg <= d_wnen_next;
+    d_q0_reg <= d_q0_next;
+    d_q1_reg <= d_q1_next;
+    d_waddr_reg <= d_waddr_next;
+    d_wan_reg <= d_wan_next;
+    d_bofs_reg <= d_bofs_next;
+    d_wst_reg <= d_wst_next;
+    d_left_reg <= d_left_next;
+    f_left0 <= f_left0_next;
+    f_left1 <= f_left1_next;
+    f_left2 <= f_left2_next;
+    d_bleft_reg <= d_bleft_next;
+    f_bl0 <= f_bl0_next;
+    f_bl1 <= f_bl1_next;
+    f_bl2 <= f_bl2_next;
+    d_k_reg <= d_k_next;
+    d_prev_reg <= d_prev_next;
+    d_prevk_reg <= d_prevk_next;
+    d_last_reg <= d_last_next;
+    d_octs_reg <= d_octs_next;
     if (rst) begin
         d1_active_reg <= 1'b0;
         d_state_reg <= D_DATA;
@@ -573,11 +669,11 @@ end
 // header, up to the end of the ULPDU's payload; a piece that does not end
 // its ULPDU leaves the placement context for the next one, a last piece
 // queues the ULPDU's delivery record.
-reg                    e2_place_reg;
-reg [ADDR_W-1:0]       e2_dest_reg;
-reg [4:0]              e2_s_reg;
-reg [16:0]             e2_octs_reg;
-reg [15:0]             e2_remain_reg;
+reg                    e2_place_reg, e2_place_next;
+reg [ADDR_W-1:0]       e2_dest_reg, e2_dest_next;
+reg [4:0]              e2_s_reg, e2_s_next;
+reg [16:0]             e2_octs_reg, e2_octs_next;
+reg [15:0]             e2_remain_reg, e2_remain_next;
 reg [32:0]             e2_diff;          // {octs >= s, octs - s}
 // An early ULPDU has no delivery record (and takes no verdict).
 wire                   d2_done = d2_valid_reg && (!e2_last_reg || e2_early_reg || rf_in_ready);
@@ -594,25 +690,25 @@ end
 // of dest + diff and dest + remain with their carries, remain - diff,
 // diff > remain, and dest's high bits + 1), D4 picks them and writes the
 // placement context.
-reg                    e3_place_reg;
-reg                    e3_pos_reg;
-reg [CONN_W-1:0]       e3_conn_reg;
-reg [ADDR_W-1:0]       e3_dest_reg;
-reg [15:0]             e3_remain_reg;
-reg [16:0]             e3_diff_reg;
-reg [RECC_W-1:0]       e3_rec_reg;
-reg [223:0]            e3_rr_reg;
+reg                    e3_place_reg, e3_place_next;
+reg                    e3_pos_reg, e3_pos_next;
+reg [CONN_W-1:0]       e3_conn_reg, e3_conn_next;
+reg [ADDR_W-1:0]       e3_dest_reg, e3_dest_next;
+reg [15:0]             e3_remain_reg, e3_remain_next;
+reg [16:0]             e3_diff_reg, e3_diff_next;
+reg [RECC_W-1:0]       e3_rec_reg, e3_rec_next;
+reg [223:0]            e3_rr_reg, e3_rr_next;
 wire [ADDR_W-18:0]     e3_hi1;
 rnic_incdec #(.W(ADDR_W-17), .DEC(0)) u_e3_hi1 (.x(e3_dest_reg[ADDR_W-1:17]), .y(e3_hi1));
 
-reg                    e4_pos_reg;
-reg                    e4_big_reg;
-reg [ADDR_W-1:0]       e4_dest_reg;
-reg [ADDR_W-18:0]      e4_hi1_reg;
-reg [32:0]             e4_nd_reg;     // (bits 17..0 used)
-reg [32:0]             e4_nr_reg;
-reg [15:0]             e4_remain_reg;
-reg [15:0]             e4_rd_reg;
+reg                    e4_pos_reg, e4_pos_next;
+reg                    e4_big_reg, e4_big_next;
+reg [ADDR_W-1:0]       e4_dest_reg, e4_dest_next;
+reg [ADDR_W-18:0]      e4_hi1_reg, e4_hi1_next;
+reg [32:0]             e4_nd_reg, e4_nd_next;     // (bits 17..0 used)
+reg [32:0]             e4_nr_reg, e4_nr_next;
+reg [15:0]             e4_remain_reg, e4_remain_next;
+reg [15:0]             e4_rd_reg, e4_rd_next;
 wire [32:0]            e3_rd = fadd({16'd0, e3_remain_reg}, {15'h7fff, ~e3_diff_reg}, 1'b1);
 
 always @* begin
@@ -630,52 +726,126 @@ always @* begin
     end
 end
 
+always @* begin
+    d3_valid_next = d3_valid_reg;
+    e3_place_next = e3_place_reg;
+    e3_pos_next = e3_pos_reg;
+    e3_conn_next = e3_conn_reg;
+    e3_dest_next = e3_dest_reg;
+    e3_remain_next = e3_remain_reg;
+    e3_diff_next = e3_diff_reg;
+    e3_rec_next = e3_rec_reg;
+    e3_rr_next = e3_rr_reg;
+    d4_valid_next = d4_valid_reg;
+    e4_place_next = e4_place_reg;
+    e4_pos_next = e4_pos_reg;
+    e4_big_next = e4_big_reg;
+    e4_conn_next = e4_conn_reg;
+    e4_dest_next = e4_dest_reg;
+    e4_hi1_next = e4_hi1_reg;
+    e4_nd_next = e4_nd_reg;
+    e4_nr_next = e4_nr_reg;
+    e4_remain_next = e4_remain_reg;
+    e4_rd_next = e4_rd_reg;
+    e4_rec_next = e4_rec_reg;
+    e4_rr_next = e4_rr_reg;
+    d3_valid_next = d2_done && !e2_last_reg;
+    e3_place_next = e2_place_reg;
+    e3_pos_next = e2_diff[32] && e2_diff[16:0] != 17'd0;
+    e3_conn_next = e2_conn_reg;
+    e3_dest_next = e2_dest_reg;
+    e3_remain_next = e2_remain_reg;
+    e3_diff_next = e2_diff[16:0];
+    e3_rec_next = e2_rec_reg;
+    e3_rr_next = e2_rr_reg;
+    d4_valid_next = d3_valid_reg;
+    e4_place_next = e3_place_reg;
+    e4_pos_next = e3_pos_reg;
+    e4_big_next = gt33({16'd0, e3_diff_reg}, {17'd0, e3_remain_reg});
+    e4_conn_next = e3_conn_reg;
+    e4_dest_next = e3_dest_reg;
+    e4_hi1_next = e3_hi1;
+    e4_nd_next = fadd({15'd0, e3_dest_reg[16:0]}, {15'd0, e3_diff_reg}, 1'b0);
+    e4_nr_next = fadd({15'd0, e3_dest_reg[16:0]}, {16'd0, e3_remain_reg}, 1'b0);
+    e4_remain_next = e3_remain_reg;
+    e4_rd_next = e3_rd[15:0];
+    e4_rec_next = e3_rec_reg;
+    e4_rr_next = e3_rr_reg;
+end
+
 always @(posedge clk) begin
-    d3_valid_reg <= d2_done && !e2_last_reg;
-    e3_place_reg <= e2_place_reg;
-    e3_pos_reg <= e2_diff[32] && e2_diff[16:0] != 17'd0;
-    e3_conn_reg <= e2_conn_reg;
-    e3_dest_reg <= e2_dest_reg;
-    e3_remain_reg <= e2_remain_reg;
-    e3_diff_reg <= e2_diff[16:0];
-    e3_rec_reg <= e2_rec_reg;
-    e3_rr_reg <= e2_rr_reg;
-    d4_valid_reg <= d3_valid_reg;
-    e4_place_reg <= e3_place_reg;
-    e4_pos_reg <= e3_pos_reg;
-    e4_big_reg <= gt33({16'd0, e3_diff_reg}, {17'd0, e3_remain_reg});
-    e4_conn_reg <= e3_conn_reg;
-    e4_dest_reg <= e3_dest_reg;
-    e4_hi1_reg <= e3_hi1;
-    e4_nd_reg <= fadd({15'd0, e3_dest_reg[16:0]}, {15'd0, e3_diff_reg}, 1'b0);
-    e4_nr_reg <= fadd({15'd0, e3_dest_reg[16:0]}, {16'd0, e3_remain_reg}, 1'b0);
-    e4_remain_reg <= e3_remain_reg;
-    e4_rd_reg <= e3_rd[15:0];
-    e4_rec_reg <= e3_rec_reg;
-    e4_rr_reg <= e3_rr_reg;
+    d3_valid_reg <= d3_valid_next;
+    e3_place_reg <= e3_place_next;
+    e3_pos_reg <= e3_pos_next;
+    e3_conn_reg <= e3_conn_next;
+    e3_dest_reg <= e3_dest_next;
+    e3_remain_reg <= e3_remain_next;
+    e3_diff_reg <= e3_diff_next;
+    e3_rec_reg <= e3_rec_next;
+    e3_rr_reg <= e3_rr_next;
+    d4_valid_reg <= d4_valid_next;
+    e4_place_reg <= e4_place_next;
+    e4_pos_reg <= e4_pos_next;
+    e4_big_reg <= e4_big_next;
+    e4_conn_reg <= e4_conn_next;
+    e4_dest_reg <= e4_dest_next;
+    e4_hi1_reg <= e4_hi1_next;
+    e4_nd_reg <= e4_nd_next;
+    e4_nr_reg <= e4_nr_next;
+    e4_remain_reg <= e4_remain_next;
+    e4_rd_reg <= e4_rd_next;
+    e4_rec_reg <= e4_rec_next;
+    e4_rr_reg <= e4_rr_next;
     if (rst) begin
         d3_valid_reg <= 1'b0;
         d4_valid_reg <= 1'b0;
     end
 end
 
-always @(posedge clk) begin
+always @* begin
+    d2_valid_next = d2_valid_reg;
+    e2_last_next = e2_last_reg;
+    e2_en_next = e2_en_reg;
+    e2_early_next = e2_early_reg;
+    e2_place_next = e2_place_reg;
+    e2_conn_next = e2_conn_reg;
+    e2_dest_next = e2_dest_reg;
+    e2_s_next = e2_s_reg;
+    e2_octs_next = e2_octs_reg;
+    e2_remain_next = e2_remain_reg;
+    e2_rec_next = e2_rec_reg;
+    e2_rr_next = e2_rr_reg;
     if (d_end_w) begin
-        d2_valid_reg <= 1'b1;
-        e2_last_reg <= (d_state_reg == D_DATA) ? d_cur_ulast : d_last_reg;
-        e2_en_reg <= d_en_reg;
-        e2_early_reg <= d_early_reg;
-        e2_place_reg <= d_place_reg;
-        e2_conn_reg <= d_conn_reg;
-        e2_dest_reg <= d_dest_reg;
-        e2_s_reg <= d_s_reg;
-        e2_octs_reg <= d_octs;
-        e2_remain_reg <= d_remain_reg;
-        e2_rec_reg <= d_rec_reg;
-        e2_rr_reg <= d_rr_next;
+        d2_valid_next = 1'b1;
+        e2_last_next = (d_state_reg == D_DATA) ? d_cur_ulast : d_last_reg;
+        e2_en_next = d_en_reg;
+        e2_early_next = d_early_reg;
+        e2_place_next = d_place_reg;
+        e2_conn_next = d_conn_reg;
+        e2_dest_next = d_dest_reg;
+        e2_s_next = d_s_reg;
+        e2_octs_next = d_octs;
+        e2_remain_next = d_remain_reg;
+        e2_rec_next = d_rec_reg;
+        e2_rr_next = d_rr_step;
     end else if (d2_done) begin
-        d2_valid_reg <= 1'b0;
+        d2_valid_next = 1'b0;
     end
+end
+
+always @(posedge clk) begin
+    d2_valid_reg <= d2_valid_next;
+    e2_last_reg <= e2_last_next;
+    e2_en_reg <= e2_en_next;
+    e2_early_reg <= e2_early_next;
+    e2_place_reg <= e2_place_next;
+    e2_conn_reg <= e2_conn_next;
+    e2_dest_reg <= e2_dest_next;
+    e2_s_reg <= e2_s_next;
+    e2_octs_reg <= e2_octs_next;
+    e2_remain_reg <= e2_remain_next;
+    e2_rec_reg <= e2_rec_next;
+    e2_rr_reg <= e2_rr_next;
     if (rst) begin
         d2_valid_reg <= 1'b0;
     end

@@ -85,6 +85,32 @@ module ddp_rx_setup #(
     cut_set,
     cut_set_conn
 );
+reg [17:0] d0_left_next;
+reg d0_wst_next;
+reg [BW-1:0] d0_bofs_next;
+reg [ADDR_W-1:0] d0_waddr_next;
+reg [KEEP_W-1:0] d0_hi_next;
+reg [KEEP_W-1:0] d0_lo_next;
+reg [19:0] d0_q1_next;
+reg [19:0] d0_q0_next;
+reg d0_lhne_next;
+reg d0_wz_next;
+reg [KEEP_W-1:0] d0_win1_next;
+reg [KEEP_W-1:0] d0_win0_next;
+reg [LG-1:0] d0_r_next;
+reg [223:0] d0_rr_next;
+reg [RECC_W-1:0] d0_rec_next;
+reg [15:0] d0_remain_next;
+reg [4:0] d0_s_next;
+reg [ADDR_W-1:0] d0_dest_next;
+reg [CONN_W-1:0] d0_conn_next;
+reg d0_en_next;
+reg d0_early_next;
+reg d0_first_next;
+reg d0_valid_next;
+reg [NCONN-1:0] cut_next;
+reg [CONN_W-1:0] cut_set_conn_next;
+reg cut_set_next;
 
 `include "ddp_rx_defs.vh"
 
@@ -156,21 +182,21 @@ wire [SU_W-1:0]        g_dsu = dc_out[DC_SU +: SU_W];
 // A later piece waits for placement to be empty, then reads where its
 // ULPDU's last piece ended (g_fetch, one clock) and works out its set-up
 // from that (g_fetch2, one clock).
-reg                    g_fetch_reg = 1'b0;
-reg                    g_fetch2_reg = 1'b0;
-reg [CONN_W-1:0]       g_fconn_reg;
-reg                    g_fen_reg;
-reg                    gx_place_reg;
-reg                    gx_hlk_reg;       // herr_reg[g_fconn_reg] at the fetch
+reg                    g_fetch_reg = 1'b0, g_fetch_next;
+reg                    g_fetch2_reg = 1'b0, g_fetch2_next;
+reg [CONN_W-1:0]       g_fconn_reg, g_fconn_next;
+reg                    g_fen_reg, g_fen_next;
+reg                    gx_place_reg, gx_place_next;
+reg                    gx_hlk_reg, gx_hlk_next;       // herr_reg[g_fconn_reg] at the fetch
 wire                   gx_hlk;
 rnic_pick #(.AW(CONN_W)) u_gx_hlk (.v(herr_reg), .a(g_fconn_reg), .y(gx_hlk));
-reg [ADDR_W-1:0]       gx_dest_reg;
-reg [15:0]             gx_remain_reg;
-reg [RECC_W-1:0]       gx_rec_reg;
-reg [223:0]            gx_rr_reg;
-reg [SU_W-1:0]         gx_su_reg;
-reg                    gx_tag_reg;       // the ULPDU is tagged
-reg [GEN_W-1:0]        gx_gen_reg;       // its STag entry's generation at its first piece
+reg [ADDR_W-1:0]       gx_dest_reg, gx_dest_next;
+reg [15:0]             gx_remain_reg, gx_remain_next;
+reg [RECC_W-1:0]       gx_rec_reg, gx_rec_next;
+reg [223:0]            gx_rr_reg, gx_rr_next;
+reg [SU_W-1:0]         gx_su_reg, gx_su_next;
+reg                    gx_tag_reg, gx_tag_next;       // the ULPDU is tagged
+reg [GEN_W-1:0]        gx_gen_reg, gx_gen_next;       // its STag entry's generation at its first piece
 
 // STag generations: the cut of a ULPDU between its pieces (RFC 5041 7.1,
 // 8.1, draft-ietf-rddp-ddp-07 in /work/shared/spec: a tagged segment's
@@ -193,18 +219,18 @@ reg [GEN_W-1:0]        gx_gen_reg;       // its STag entry's generation at its f
 // others fail at C2, with herr_reg) until s_conn restarts it. Not seen: 2^GEN_W s_stag writes between two pieces
 // of one ULPDU. (A Send with Invalidate's invalidation, at C2, does not
 // count: a ULPDU of another connection finishes through it, ddp_rx.v.)
-reg [GEN_W-1:0]        sg_gen_reg = {GEN_W{1'b0}};
+reg [GEN_W-1:0]        sg_gen_reg = {GEN_W{1'b0}}, sg_gen_next;
 wire [GEN_W-1:0]       sg_rd_data;
 wire [GEN_W-1:0]       tg_rd_data;
-reg                    tg_wr_reg = 1'b0;
-reg [CONN_W-1:0]       tg_conn_reg;
+reg                    tg_wr_reg = 1'b0, tg_wr_next;
+reg [CONN_W-1:0]       tg_conn_reg, tg_conn_next;
 wire [STAG_AW-1:0]     sg_rd_addr = g_fetch_reg ? dx_rd_data[DX_REC + REC_STAG + 8 +: STAG_AW]
                                                 : g_drec[REC_STAG + 8 +: STAG_AW];
 wire                   g_cut = gx_place_reg && !gx_hlk_reg && gx_tag_reg && sg_rd_data != gx_gen_reg;
 wire                   g_cutlk;          // cut_reg[g_conn]: a first piece's connection was cut
-reg                    d0_cut_reg;       // g_cutlk as D0 loaded (for a first piece)
-reg                    d0_cutf_reg;      // the same from cut_set (cut_reg's bit set at that edge)
-reg                    d0_place_q;       // D0's place bit, for a first piece before the cut's mask
+reg                    d0_cut_reg, d0_cut_next;       // g_cutlk as D0 loaded (for a first piece)
+reg                    d0_cutf_reg, d0_cutf_next;      // the same from cut_set (cut_reg's bit set at that edge)
+reg                    d0_place_q, d0_place_q_next;       // D0's place bit, for a first piece before the cut's mask
 
 sdp_ram #(.WIDTH(GEN_W), .ADDR_W(STAG_AW)) stgen_ram (
     .clk(clk),
@@ -224,20 +250,35 @@ rnic_pick #(.AW(CONN_W)) u_g_cutlk (.v(cut_reg), .a(g_conn), .y(g_cutlk));
 // here: the 1024-bit pick and a mask after it would be a LUT level more).
 assign d0_place_reg = d0_place_q && !(d0_first_reg && (d0_cut_reg || d0_cutf_reg));
 
-always @(posedge clk) begin
+always @* begin
+    sg_gen_next = sg_gen_reg;
+    tg_wr_next = tg_wr_reg;
+    tg_conn_next = tg_conn_reg;
+    cut_set_next = cut_set;
+    cut_set_conn_next = cut_set_conn;
+    cut_next = cut_reg;
     if (cf_stag) begin
-        sg_gen_reg <= sg_gen_reg + 1'b1;
+        sg_gen_next = sg_gen_reg + 1'b1;
     end
-    tg_wr_reg <= !g_fetch2_reg && dc_out_ready && g_first && !g_early;
-    tg_conn_reg <= g_conn;
-    cut_set <= g_fetch2_reg && g_cut;
-    cut_set_conn <= g_fconn_reg;
+    tg_wr_next = !g_fetch2_reg && dc_out_ready && g_first && !g_early;
+    tg_conn_next = g_conn;
+    cut_set_next = g_fetch2_reg && g_cut;
+    cut_set_conn_next = g_fconn_reg;
     if (cut_set) begin
-        cut_reg[cut_set_conn] <= 1'b1;
+        cut_next[cut_set_conn] = 1'b1;
     end
     if (cf_conn) begin
-        cut_reg[s_conn_conn] <= 1'b0;
+        cut_next[s_conn_conn] = 1'b0;
     end
+end
+
+always @(posedge clk) begin
+    sg_gen_reg <= sg_gen_next;
+    tg_wr_reg <= tg_wr_next;
+    tg_conn_reg <= tg_conn_next;
+    cut_set <= cut_set_next;
+    cut_set_conn <= cut_set_conn_next;
+    cut_reg <= cut_next;
     if (rst) begin
         sg_gen_reg <= {GEN_W{1'b0}};
         tg_wr_reg <= 1'b0;
@@ -362,60 +403,141 @@ always @* begin : setup
     g_bofs = {3'd0, g_dest[LG +: BW]} - {{BW{1'b0}}, g_m0};
 end
 
-always @(posedge clk) begin
+always @* begin
+    g_fetch2_next = g_fetch2_reg;
+    g_fetch_next = g_fetch_reg;
+    gx_place_next = gx_place_reg;
+    gx_dest_next = gx_dest_reg;
+    gx_remain_next = gx_remain_reg;
+    gx_rec_next = gx_rec_reg;
+    gx_rr_next = gx_rr_reg;
+    gx_hlk_next = gx_hlk_reg;
+    gx_su_next = gx_su_reg;
+    gx_tag_next = gx_tag_reg;
+    gx_gen_next = gx_gen_reg;
+    g_fconn_next = g_fconn_reg;
+    g_fen_next = g_fen_reg;
+    d0_valid_next = d0_valid_reg;
+    d0_first_next = d0_first_reg;
+    d0_early_next = d0_early_reg;
+    d0_en_next = d0_en_reg;
+    d0_place_q_next = d0_place_q;
+    d0_cut_next = d0_cut_reg;
+    d0_cutf_next = d0_cutf_reg;
+    d0_conn_next = d0_conn_reg;
+    d0_dest_next = d0_dest_reg;
+    d0_s_next = d0_s_reg;
+    d0_remain_next = d0_remain_reg;
+    d0_rec_next = d0_rec_reg;
+    d0_rr_next = d0_rr_reg;
+    d0_r_next = d0_r_reg;
+    d0_win0_next = d0_win0_reg;
+    d0_win1_next = d0_win1_reg;
+    d0_wz_next = d0_wz_reg;
+    d0_lhne_next = d0_lhne_reg;
+    d0_q0_next = d0_q0_reg;
+    d0_q1_next = d0_q1_reg;
+    d0_lo_next = d0_lo_reg;
+    d0_hi_next = d0_hi_reg;
+    d0_waddr_next = d0_waddr_reg;
+    d0_bofs_next = d0_bofs_reg;
+    d0_wst_next = d0_wst_reg;
+    d0_left_next = d0_left_reg;
     if (g_fetch2_reg) begin
-        g_fetch2_reg <= 1'b0;
+        g_fetch2_next = 1'b0;
     end
     if (g_fetch_reg) begin
-        g_fetch_reg <= 1'b0;
-        g_fetch2_reg <= 1'b1;
-        {gx_place_reg, gx_dest_reg, gx_remain_reg, gx_rec_reg, gx_rr_reg} <= dx_rd_data;
-        gx_place_reg <= dx_rd_data[DX_PLACE] && g_fen_reg && !(herr_set && herr_set_conn == g_fconn_reg);
-        gx_hlk_reg <= gx_hlk;         // (a register's input alone: see V0)
-        gx_su_reg <= pl_setup(dx_rd_data[DX_NXT +: LG], 5'd0, dx_rd_data[DX_REMAIN +: 16]);
-        gx_tag_reg <= dx_rd_data[DX_REC + REC_TAGGED];
-        gx_gen_reg <= tg_rd_data;
+        g_fetch_next = 1'b0;
+        g_fetch2_next = 1'b1;
+        {gx_place_next, gx_dest_next, gx_remain_next, gx_rec_next, gx_rr_next} = dx_rd_data;
+        gx_place_next = dx_rd_data[DX_PLACE] && g_fen_reg && !(herr_set && herr_set_conn == g_fconn_reg);
+        gx_hlk_next = gx_hlk;         // (a register's input alone: see V0)
+        gx_su_next = pl_setup(dx_rd_data[DX_NXT +: LG], 5'd0, dx_rd_data[DX_REMAIN +: 16]);
+        gx_tag_next = dx_rd_data[DX_REC + REC_TAGGED];
+        gx_gen_next = tg_rd_data;
     end else if (dc_out_ready && !g_first) begin
-        g_fetch_reg <= 1'b1;
-        g_fconn_reg <= g_conn;
-        g_fen_reg <= g_en;
+        g_fetch_next = 1'b1;
+        g_fconn_next = g_conn;
+        g_fen_next = g_en;
     end
     if (g_load) begin
-        d0_valid_reg <= 1'b1;
-        d0_first_reg <= g_pfirst;
-        d0_early_reg <= g_pearly;
-        d0_en_reg <= g_pen;
-        d0_place_q <= g_place;
-        d0_cut_reg <= g_cutlk;
-        d0_cutf_reg <= cut_set && cut_set_conn == g_conn;
-        d0_conn_reg <= g_pconn;
-        d0_dest_reg <= g_dest;
-        d0_s_reg <= g_s;
-        d0_remain_reg <= g_remain;
-        d0_rec_reg <= g_rec;
-        d0_rr_reg <= g_rr;
-        d0_r_reg <= g_r;
-        d0_win0_reg <= g_win0;
-        d0_win1_reg <= g_win1;
+        d0_valid_next = 1'b1;
+        d0_first_next = g_pfirst;
+        d0_early_next = g_pearly;
+        d0_en_next = g_pen;
+        d0_place_q_next = g_place;
+        d0_cut_next = g_cutlk;
+        d0_cutf_next = cut_set && cut_set_conn == g_conn;
+        d0_conn_next = g_pconn;
+        d0_dest_next = g_dest;
+        d0_s_next = g_s;
+        d0_remain_next = g_remain;
+        d0_rec_next = g_rec;
+        d0_rr_next = g_rr;
+        d0_r_next = g_r;
+        d0_win0_next = g_win0;
+        d0_win1_next = g_win1;
         // win0 is empty when beat 0 is outside the window, or when the
         // window starts and ends in it and its ends cross (lo_m, the lanes
         // >= dest's, and hi_m, <= ylo, are never empty alone).
-        d0_wz_reg <= g_m0p || g_m1n || (g_m0z && g_m1z && g_dest[LG-1:0] > g_ylo);
-        d0_lhne_reg <= g_dest[LG-1:0] <= g_ylo;
-        d0_q0_reg <= g_q0;
-        d0_q1_reg <= g_q1;
-        d0_lo_reg <= g_lo;
-        d0_hi_reg <= g_hi;
+        d0_wz_next = g_m0p || g_m1n || (g_m0z && g_m1z && g_dest[LG-1:0] > g_ylo);
+        d0_lhne_next = g_dest[LG-1:0] <= g_ylo;
+        d0_q0_next = g_q0;
+        d0_q1_next = g_q1;
+        d0_lo_next = g_lo;
+        d0_hi_next = g_hi;
         // The first written output beat, m0, is at dest rounded down to
         // N; output beat k at (dest / N - m0 + k) N. D1 counts the address
         // from m0 on (wst), and its place in the burst block from 0.
-        d0_waddr_reg <= g_dest & {{(ADDR_W-LG){1'b1}}, {LG{1'b0}}};
-        d0_bofs_reg <= g_bofs[BW-1:0];
-        d0_wst_reg <= g_m0 == 3'd0;
-        d0_left_reg <= g_left;
+        d0_waddr_next = g_dest & {{(ADDR_W-LG){1'b1}}, {LG{1'b0}}};
+        d0_bofs_next = g_bofs[BW-1:0];
+        d0_wst_next = g_m0 == 3'd0;
+        d0_left_next = g_left;
     end else if (d0_take) begin
-        d0_valid_reg <= 1'b0;
+        d0_valid_next = 1'b0;
     end
+end
+
+always @(posedge clk) begin
+    g_fetch2_reg <= g_fetch2_next;
+    g_fetch_reg <= g_fetch_next;
+    gx_place_reg <= gx_place_next;
+    gx_dest_reg <= gx_dest_next;
+    gx_remain_reg <= gx_remain_next;
+    gx_rec_reg <= gx_rec_next;
+    gx_rr_reg <= gx_rr_next;
+    gx_hlk_reg <= gx_hlk_next;
+    gx_su_reg <= gx_su_next;
+    gx_tag_reg <= gx_tag_next;
+    gx_gen_reg <= gx_gen_next;
+    g_fconn_reg <= g_fconn_next;
+    g_fen_reg <= g_fen_next;
+    d0_valid_reg <= d0_valid_next;
+    d0_first_reg <= d0_first_next;
+    d0_early_reg <= d0_early_next;
+    d0_en_reg <= d0_en_next;
+    d0_place_q <= d0_place_q_next;
+    d0_cut_reg <= d0_cut_next;
+    d0_cutf_reg <= d0_cutf_next;
+    d0_conn_reg <= d0_conn_next;
+    d0_dest_reg <= d0_dest_next;
+    d0_s_reg <= d0_s_next;
+    d0_remain_reg <= d0_remain_next;
+    d0_rec_reg <= d0_rec_next;
+    d0_rr_reg <= d0_rr_next;
+    d0_r_reg <= d0_r_next;
+    d0_win0_reg <= d0_win0_next;
+    d0_win1_reg <= d0_win1_next;
+    d0_wz_reg <= d0_wz_next;
+    d0_lhne_reg <= d0_lhne_next;
+    d0_q0_reg <= d0_q0_next;
+    d0_q1_reg <= d0_q1_next;
+    d0_lo_reg <= d0_lo_next;
+    d0_hi_reg <= d0_hi_next;
+    d0_waddr_reg <= d0_waddr_next;
+    d0_bofs_reg <= d0_bofs_next;
+    d0_wst_reg <= d0_wst_next;
+    d0_left_reg <= d0_left_next;
     if (rst) begin
         g_fetch_reg <= 1'b0;
         g_fetch2_reg <= 1'b0;

@@ -133,6 +133,11 @@ module ddp_rx_tables #(
     bq_out_valid,
     rs_busy
 );
+reg cf_post_next;
+reg [RG_W-1:0] o_ent_next;
+reg [1:0] o_qn_next;
+reg [CONN_W-1:0] o_conn_next;
+reg clr_busy_next;
 
 `include "ddp_rx_defs.vh"
 
@@ -289,15 +294,22 @@ sdp_ram #(.WIDTH(RG_W), .ADDR_W(RG_AW)) ring_ram (
 // queue state says were posted (nor stgen_ram/tgen_ram, ddp_rx_setup: no
 // placement context carries a ULPDU after the clear).
 localparam integer CLR_AW = CONN_W > STAG_AW ? CONN_W : STAG_AW;
-reg  [CLR_AW-1:0]    clr_addr_reg = {CLR_AW{1'b0}};
+reg  [CLR_AW-1:0]    clr_addr_reg = {CLR_AW{1'b0}}, clr_addr_next;
 
-always @(posedge clk) begin
+always @* begin
+    clr_addr_next = clr_addr_reg;
+    clr_busy_next = clr_busy_reg;
     if (clr_busy_reg) begin
-        clr_addr_reg <= clr_addr_reg + 1'b1;
+        clr_addr_next = clr_addr_reg + 1'b1;
         if (&clr_addr_reg) begin
-            clr_busy_reg <= 1'b0;
+            clr_busy_next = 1'b0;
         end
     end
+end
+
+always @(posedge clk) begin
+    clr_addr_reg <= clr_addr_next;
+    clr_busy_reg <= clr_busy_next;
     if (rst) begin
         clr_busy_reg <= 1'b1;
         clr_addr_reg <= {CLR_AW{1'b0}};
@@ -326,13 +338,24 @@ reg [31:0]           o_first;
 reg [RQ_AW:0]        o_cnt;
 reg [CX_W-1:0]       o_cx;
 
-always @(posedge clk) begin
+always @* begin
+    o_conn_next = o_conn_reg;
+    o_qn_next = o_qn_reg;
+    o_ent_next = o_ent_reg;
+    cf_post_next = cf_post_reg;
     if (cf_post) begin
-        o_conn_reg <= s_post_conn;
-        o_qn_reg <= s_post_qn;
-        o_ent_reg <= {s_post_addr, s_post_len, s_post_id};
+        o_conn_next = s_post_conn;
+        o_qn_next = s_post_qn;
+        o_ent_next = {s_post_addr, s_post_len, s_post_id};
     end
-    cf_post_reg <= cf_post;
+    cf_post_next = cf_post;
+end
+
+always @(posedge clk) begin
+    o_conn_reg <= o_conn_next;
+    o_qn_reg <= o_qn_next;
+    o_ent_reg <= o_ent_next;
+    cf_post_reg <= cf_post_next;
     if (rst) begin
         cf_post_reg <= 1'b0;
     end

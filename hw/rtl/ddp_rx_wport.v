@@ -86,6 +86,9 @@ module ddp_rx_wport #(
     b_cnt1_reg,
     wq_busy
 );
+reg [MK_W-1:0] b_cnt1_next;
+reg [MK_W-1:0] b_cnt_next;
+reg [MK_W-1:0] aw_cnt_next;
 
 `include "ddp_rx_defs.vh"
 
@@ -167,7 +170,7 @@ wire                          w_out_valid;
 // 15: above 0, the W head is an AW's that was taken; at 0, it belongs to
 // the AW at the head of its queue (AWs are queued with their burst's first
 // W beat).
-reg  [4:0]                    w_credit_reg = 5'd0;
+reg  [4:0]                    w_credit_reg = 5'd0, w_credit_next;
 wire                          w_ok = (!w_credit_reg[4] && w_credit_reg != 5'd0)
                                      || (w_credit_reg == 5'd0 && aw_out_valid);
 
@@ -233,7 +236,7 @@ if (WR_REQ == 0 && AXI_W != DATA_W) begin : wport2
     // half. The data and strobes are a pick between two registers.
     wire [DATA_W+KEEP_W+1:0]  w_h0x, w_h1;
     wire                      w_h1v;
-    reg                       w_bfirst_reg = 1'b1;   // the next W beat starts its burst
+    reg                       w_bfirst_reg = 1'b1, w_bfirst_next;   // the next W beat starts its burst
     wire                      w_odd = w_bfirst_reg && w_h0x[0];       // it goes in the odd half
     wire                      w_two = !w_odd && !w_out_data[0];      // the one behind it with it
     wire                      w2_go = w_out_valid && (w_odd || w_out_data[0] || w_h1v) && w_ok;
@@ -248,10 +251,15 @@ if (WR_REQ == 0 && AXI_W != DATA_W) begin : wport2
         .out_data(w_h0x), .out_valid(w_out_valid), .out_ready(w2_take),
         .out_data2(w_h1), .out_valid2(w_h1v), .out_ready2(w_two)
     );
-    always @(posedge clk) begin
+    always @* begin
+        w_bfirst_next = w_bfirst_reg;
         if (w2_take) begin
-            w_bfirst_reg <= m_axi_wlast;
+            w_bfirst_next = m_axi_wlast;
         end
+    end
+
+    always @(posedge clk) begin
+        w_bfirst_reg <= w_bfirst_next;
         if (rst) begin
             w_bfirst_reg <= 1'b1;
         end
@@ -301,16 +309,16 @@ if (WR_REQ != 0) begin : reqport
     wire                      w_h1v;
     localparam [BW:0]         K1 = 1, K2 = 2;
     localparam [BQ_AW+1:0]    B1 = 1, B0 = 0;
-    reg  [BW-1:0]             r_k_reg = {BW{1'b0}};    // W beats of the head burst gone
-    reg  [BQ_AW+1:0]          r_b_reg = B0;            // bursts gone whose B is not yet taken
-    reg  [ADDR_W-LG-BW-1:0]   r_nb_reg = {(ADDR_W-LG-BW){1'b0}};   // the block after the head AW's
+    reg  [BW-1:0]             r_k_reg = {BW{1'b0}}, r_k_next;    // W beats of the head burst gone
+    reg  [BQ_AW+1:0]          r_b_reg = B0, r_b_next;            // bursts gone whose B is not yet taken
+    reg  [ADDR_W-LG-BW-1:0]   r_nb_reg = {(ADDR_W-LG-BW){1'b0}}, r_nb_next;   // the block after the head AW's
     wire [ADDR_W-LG-BW-1:0]   r_nb;
     wire                      r_h0last = w_out_data[0];   // the oldest ends its burst
     wire                      r_h0cont = w_h0x[0];       // the oldest is a continuation, alone
     // A request offered as one line and not taken stays one line until it
     // is (r_one_reg): the beat behind it may arrive meanwhile, and a
     // valid/ready request's payload must not change while it waits.
-    reg                       r_one_reg = 1'b0;
+    reg                       r_one_reg = 1'b0, r_one_next;
     wire                      r_two = w_h1v && !r_one_reg && (!r_h0last || w_h1[0]);   // the one behind it goes too
     wire                      r_go = w_out_valid && (aw_out_valid || r_h0cont)
                                      && (r_h0last || w_h1v || r_k_reg == {BW{1'b0}});
@@ -331,15 +339,26 @@ if (WR_REQ != 0) begin : reqport
         .out_data(w_h0x), .out_valid(w_out_valid), .out_ready(r_take),
         .out_data2(w_h1), .out_valid2(w_h1v), .out_ready2(r_two)
     );
-    always @(posedge clk) begin
+    always @* begin
+        r_k_next = r_k_reg;
+        r_nb_next = r_nb_reg;
+        r_b_next = r_b_reg;
+        r_one_next = r_one_reg;
         if (r_take) begin
-            r_k_reg <= r_last ? {BW{1'b0}} : r_k_sum[BW-1:0];
+            r_k_next = r_last ? {BW{1'b0}} : r_k_sum[BW-1:0];
         end
         if (r_burst) begin
-            r_nb_reg <= r_nb;
+            r_nb_next = r_nb;
         end
-        r_b_reg <= r_b_reg + (r_burst ? B1 : B0) - (b_go ? B1 : B0);
-        r_one_reg <= r_go && !m_wr_ready && !r_two;
+        r_b_next = r_b_reg + (r_burst ? B1 : B0) - (b_go ? B1 : B0);
+        r_one_next = r_go && !m_wr_ready && !r_two;
+    end
+
+    always @(posedge clk) begin
+        r_k_reg <= r_k_next;
+        r_nb_reg <= r_nb_next;
+        r_b_reg <= r_b_next;
+        r_one_reg <= r_one_next;
         if (rst) begin
             r_k_reg <= {BW{1'b0}};
             r_b_reg <= B0;
@@ -366,9 +385,14 @@ if (WR_REQ != 0) begin : reqport
 end
 endgenerate
 
-always @(posedge clk) begin
-    w_credit_reg <= w_credit_reg + ((m_axi_awvalid && m_axi_awready) ? 5'd1 : 5'd0)
+always @* begin
+    w_credit_next = w_credit_reg;
+    w_credit_next = w_credit_reg + ((m_axi_awvalid && m_axi_awready) ? 5'd1 : 5'd0)
         - (w_out_last ? 5'd1 : 5'd0);
+end
+
+always @(posedge clk) begin
+    w_credit_reg <= w_credit_next;
     if (rst) begin
         w_credit_reg <= 5'd0;
     end
@@ -394,14 +418,23 @@ ddp_rx_fifo #(.WIDTH(CONN_W), .AW(BQ_AW)) bq_fifo (
     .out_data(bq_out_data), .out_valid(bq_out_valid), .out_ready(b_go)
 );
 
-always @(posedge clk) begin
+always @* begin
+    aw_cnt_next = aw_cnt_reg;
+    b_cnt_next = b_cnt_reg;
+    b_cnt1_next = b_cnt1_reg;
     if (aw_in_valid && aw_in_ready) begin
-        aw_cnt_reg <= aw_cnt_reg + 1'b1;
+        aw_cnt_next = aw_cnt_reg + 1'b1;
     end
     if (b_go) begin
-        b_cnt_reg <= b_cnt1_reg;
-        b_cnt1_reg <= b_cnt1_reg + 1'b1;
+        b_cnt_next = b_cnt1_reg;
+        b_cnt1_next = b_cnt1_reg + 1'b1;
     end
+end
+
+always @(posedge clk) begin
+    aw_cnt_reg <= aw_cnt_next;
+    b_cnt_reg <= b_cnt_next;
+    b_cnt1_reg <= b_cnt1_next;
     if (rst) begin
         aw_cnt_reg <= 0;
         b_cnt_reg <= 0;

@@ -2658,7 +2658,11 @@ DDP_RX_STAGES = ("ddp_rx_intake.v", "ddp_rx_check.v", "ddp_rx_decide.v", "ddp_rx
 RTL_SOURCES = [hdlsim.RTL_DIR / f for f in ("ddp_rx.v", *DDP_RX_STAGES, "ddp_rx_fifo.v", "ddp_rx_fifo2.v", "sdp_ram.v",
                                              "rnic_incdec.v", "rnic_pick.v")]
 # The VHDL-2008 twin, on GHDL: the same tests, clock for clock the same.
-VHDL_SOURCES = [hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "ddp_rx_fifo.vhd", "ddp_rx_fifo2.vhd", "ddp_rx.vhd")]
+# ddp_rx.vhd is the top of its stage entities (ddp_rx_<stage>.vhd, the
+# Verilog's stages), which are analysed before it.
+VHDL_STAGES = tuple(f.replace(".v", ".vhd") for f in DDP_RX_STAGES)
+VHDL_SOURCES = [hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "ddp_rx_fifo.vhd", "ddp_rx_fifo2.vhd", *VHDL_STAGES,
+                                              "ddp_rx.vhd")]
 
 
 def axi_width(width: int) -> int:
