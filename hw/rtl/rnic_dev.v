@@ -595,9 +595,11 @@ end
 // (The pulses count too: in their clock the queues are not yet written.)
 assign dp_busy = rcfg_valid || ccfg_valid || stg_valid || rts_go || dis_go || mr_wr_valid || mr_inv_valid;
 `ifndef SYNTHESIS
+// (The fill levels in the pointers' width: they wrap.)
+wire [CFGQ_LOG2:0] rcfg_fill = rcfg_wp_reg - rcfg_rp_reg, ccfg_fill = rcfg_wp_reg - ccfg_rp_reg,
+                   stg_fill = stg_wp_reg - stg_rp_reg;
 always @(posedge clk) begin
-    if (!rst && (rcfg_wp_reg - rcfg_rp_reg > (1 << CFGQ_LOG2) || rcfg_wp_reg - ccfg_rp_reg > (1 << CFGQ_LOG2) ||
-                 stg_wp_reg - stg_rp_reg > (1 << CFGQ_LOG2))) begin
+    if (!rst && (rcfg_fill > (1 << CFGQ_LOG2) || ccfg_fill > (1 << CFGQ_LOG2) || stg_fill > (1 << CFGQ_LOG2))) begin
         $error("rnic_dev: a configuration queue of the receive side overflowed");
         $finish;
     end
