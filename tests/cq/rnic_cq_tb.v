@@ -125,7 +125,8 @@ rnic_admin #(
     .cq_rd_en(cq_rd_en), .cq_rd_cqn(cq_rd_cqn), .cq_rd_valid(cq_rd_valid), .cq_rd_ctx(cq_rd_ctx),
     .cq_cfg_valid(cq_cfg_valid), .cq_cfg_cqn(cq_cfg_cqn), .cq_cfg_create(cq_cfg_create),
     .evr_valid(evr_valid), .evr_set(evr_set), .evr_ring(evr_ring), .evr_log2(evr_log2),
-    .evr_exc_ring(), .evr_exc_log2(), .evr_exc_buf_log2()
+    .evr_exc_ring(), .evr_exc_log2(), .evr_exc_buf_log2(),
+    .win_wr_valid(), .win_wr_slot(), .win_wr_addr(), .win_wr_len()
 );
 /* verilator lint_on PINCONNECTEMPTY */
 

@@ -96,7 +96,9 @@ rnic_admin #(.CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WI
     .qp_rd_en(qp_rd_en), .qp_rd_qpn(qp_rd_qpn), .qp_rd_state(qp_rd_state), .qp_rd_ctx(qp_rd_ctx),
     .rts_rd_en(rts_rd_en), .rts_rd_qpn(rts_rd_qpn), .rts_rd_params(rts_rd_params),
     .cq_rd_en(1'b0), .cq_rd_cqn({CQ_W{1'b0}}), .cq_rd_valid(), .cq_rd_ctx(),
-    .evr_valid(), .evr_ring(), .evr_log2(), .evr_exc_ring(), .evr_exc_log2(), .evr_exc_buf_log2());
+    .cq_cfg_valid(), .cq_cfg_cqn(), .cq_cfg_create(),
+    .evr_valid(), .evr_set(), .evr_ring(), .evr_log2(), .evr_exc_ring(), .evr_exc_log2(), .evr_exc_buf_log2(),
+    .win_wr_valid(), .win_wr_slot(), .win_wr_addr(), .win_wr_len());
 
 wire              desc_valid, desc_ready, tx_tvalid, tx_tready, tx_tlast;
 wire [3:0]        desc_opcode;
