@@ -18,6 +18,10 @@
 #   make test-hw-full test-hw with every width on every simulator
 #                     (HW_ALL_WIDTHS=1; by default Icarus and GHDL run the
 #                     two ends of the width range, tests/hdlsim.py)
+#   make soak         the ddp_rx security soaks (AXI4 and write-request
+#                     port) at SOAK_ULPDUS (default 1,000,000) short ULPDUs
+#                     each; make test runs them at 50,000 (about 12 minutes
+#                     each at the default on this 2-core machine)
 #   make equiv-mutation  the Verilog/VHDL comparison catches a changed twin:
 #                     rx_join's W64 pair with one constant of a copy of
 #                     rx_join.vhd changed must fail with a differing
@@ -77,8 +81,9 @@ FUZZTIME ?= 3m
 PYTEST_FLAGS ?= -q --durations=15
 # pytest-xdist workers for the testbenches (each case runs one simulator).
 HW_JOBS ?= 2
-# The ddp_rx security soaks' size under make coverage-hw.
+# The ddp_rx security soaks' size under make coverage-hw and make soak.
 COVERAGE_SOAK_ULPDUS ?= 20000
+SOAK_ULPDUS ?= 1000000
 
 VENV := .venv
 PYTEST := $(VENV)/bin/pytest
@@ -99,7 +104,7 @@ RTL_V_TOPS := $(basename $(notdir $(RTL_V)))
 RTL_VHDL_TOPS := $(filter-out %_pkg,$(basename $(notdir $(RTL_VHDL))))
 
 .PHONY: xcheck-admin xcheck-admin-mutation
-.PHONY: deps regs sim test test-go test-interop test-hw test-hw-full equiv-mutation lint-hw coverage-hw synth bench-hw fuzz bench demo clean distclean
+.PHONY: soak deps regs sim test test-go test-interop test-hw test-hw-full equiv-mutation lint-hw coverage-hw synth bench-hw fuzz bench demo clean distclean
 
 # --- dependencies ------------------------------------------------------------
 
@@ -140,6 +145,10 @@ test-hw: lint-hw deps
 test-hw-full:
 	HW_ALL_WIDTHS=1 $(MAKE) --no-print-directory test-hw
 
+soak: deps
+	DDP_RX_SOAK_ULPDUS=$(SOAK_ULPDUS) $(PYTEST) $(PYTEST_FLAGS) -n $(HW_JOBS) --dist load \
+		tests/ddp_rx/test_ddp_rx.py -k security_soak
+
 # Every pair of a Verilator case and the GHDL case of the same test and tag
 # is compared clock for clock in test-hw (tests/transactions.py). This shows
 # the comparison failing on a twin with one constant changed: a copy of
@@ -168,10 +177,11 @@ DDP_RX_STAGES := ddp_rx_intake ddp_rx_check ddp_rx_decide ddp_rx_setup ddp_rx_pl
 # rnic_admin likewise: Yosys synthesises it within rnic_dev (the same
 # parameters as its defaults), which saves make test about 45 s.
 YOSYS_WITHIN := $(DDP_RX_STAGES) rnic_admin
-# rnic_dev holds every block, each synthesised on its own already: Yosys
-# elaborates it (the hierarchy checked, every process read) without
-# synthesising it all again; `make synth` gives its figures.
-YOSYS_ELAB_ONLY := rnic_dev
+# rnic_dev and rnic_rx hold blocks each synthesised on its own already:
+# Yosys elaborates them (the hierarchy checked, every process read) without
+# synthesising it all again (rnic_rx's synthesis took 5.6 minutes of make
+# test's lint); `make synth` gives their figures.
+YOSYS_ELAB_ONLY := rnic_dev rnic_rx
 lint-hw: $(RTL_V_TOPS:%=$(LINT)/verilator/%.ok) $(filter-out $(YOSYS_WITHIN:%=$(LINT)/yosys/%.ok),$(RTL_V_TOPS:%=$(LINT)/yosys/%.ok))
 lint-hw: $(if $(RTL_VHDL),$(LINT)/ghdl/all.ok)
 # The variants the defaults do not reach: ddp_rx and rnic_rx with the

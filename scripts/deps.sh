@@ -45,8 +45,10 @@ GO="${GO:-go}"
 
 packages=(
 	verilator iverilog ghdl yosys tshark
-	# Verilator turns the design into C++ that cocotb's runner compiles.
-	g++ make perl
+	# Verilator turns the design into C++ that cocotb's runner compiles;
+	# ccache keeps the objects every model shares (Verilator's runtime),
+	# compiled once per run (tests/hdlsim.py).
+	g++ make perl ccache
 	# For the virtualenv and for the libpython that cocotb loads into the
 	# simulator process.
 	python3-venv

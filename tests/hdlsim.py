@@ -49,6 +49,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import sys
 import zlib
 from pathlib import Path
@@ -121,7 +122,20 @@ class _VerilatorFast(Verilator):
             )
         jobs = os.environ.get("VERILATOR_JOBS") or str(os.cpu_count() or 1)
         make += [f"OPT_FAST={VERILATOR_OPT_FAST}", f"-j{jobs}"]
+        if CCACHE:
+            make += ["OBJCACHE=ccache"]
         return cmds
+
+
+# Every Verilator model compiles the same runtime (verilated.cpp,
+# verilated_dpi.cpp, verilated_threads.cpp, verilated_vpi.cpp) with the same
+# flags: about 15 s of CPU a model, some 60 models in make test. ccache
+# (scripts/deps.sh installs it) compiles them once per cache; the cache is
+# build/ccache unless CCACHE_DIR says otherwise, so a fresh clone's run fills
+# its own and `make clean` empties it. Without ccache the build is as before.
+CCACHE = shutil.which("ccache") is not None and os.environ.get("HDLSIM_CCACHE", "1") != "0"
+if CCACHE:
+    os.environ.setdefault("CCACHE_DIR", str(Path(__file__).resolve().parent.parent / "build" / "ccache"))
 
 
 # Ports as Verilator 5.006 declares them in the model's header, Vtop.h:

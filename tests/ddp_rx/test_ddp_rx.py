@@ -74,7 +74,7 @@ The cocotb tests, in order:
                    (full ring, QN 3, disabled connection) on m_post_err; an
                    SLVERR B response turning the ULPDU's completion into
                    the stream's Local Catastrophic Error.
-  security_soak    (its own pytest case, Verilator at 512 bits) hundreds of
+  security_soak    (its own pytest case, Verilator at 512 bits) tens of
                    thousands of short ULPDUs, about half hostile, with STag
                    churn, on 8 connections at a time, and some 4% early
                    ULPDUs (copies of a connection's coming ULPDUs, good or
@@ -83,7 +83,8 @@ The cocotb tests, in order:
                    against the host ranges the oracle says the open
                    ULPDUs, early ones included, may write, as it happens;
                    memory and every report are compared at checkpoints.
-                   DDP_RX_SOAK_ULPDUS sets its size (default 200000); its
+                   DDP_RX_SOAK_ULPDUS sets its size (default 50000 in
+                   make test; make soak runs a million); its
                    rate and outcomes go to build/bench/ddp_rx-soak-W512.json.
                    test_ddp_rx_security_soak_wr_req runs it with the
                    write-request stream (each request's strobed octets
@@ -2285,7 +2286,7 @@ class SoakGen:
 
 @cocotb.test()
 async def security_soak(dut):
-    """Hundreds of thousands of short ULPDUs, about half of them hostile,
+    """Tens of thousands of short ULPDUs (make soak: a million), about half of them hostile,
     with STag churn, on 8 connections at a time: every write checked as it
     happens against the ranges the oracle allows, memory and every report
     against the oracle at each checkpoint."""
@@ -2293,7 +2294,8 @@ async def security_soak(dut):
     lean = Lean(dut, SOAK_MEM)
     orc = oracle.shared()
     lean_self_check(orc, rng)
-    total = int(os.environ.get("DDP_RX_SOAK_ULPDUS", "200000"))
+    # make test's size; `make soak` runs SOAK_ULPDUS (a million by default).
+    total = int(os.environ.get("DDP_RX_SOAK_ULPDUS", "50000"))
     gen = SoakGen(rng, lean.lanes, lean.conn_w, len(dut.s_stag_index))
     await lean.start()
     nbatch = max(1, -(-total // SOAK_BATCH))
