@@ -550,6 +550,9 @@ PORTS: dict[str, list[Port]] = {
     # (request, data, done) out, the overrun report, the interrupt messages.
     "rnic_cq_tb": [handshake("cpl"), handshake("xev"), handshake("cqwr"), handshake("cqwd"), handshake("cqwb"),
                    handshake("evwr"), handshake("evwd"), handshake("evwb"), handshake("ovf"), handshake("irq")],
+    # The device's record merge (tests/arb): N inputs in flat vectors, one
+    # output.
+    "rnic_recmux": [handshake_vec("s"), handshake("m")],
 }
 # Modules with valid/ready pairs that are not AXI interfaces: their
 # testbench drives them as a FIFO's push and pop, which may change any clock.
