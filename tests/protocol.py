@@ -553,6 +553,9 @@ PORTS: dict[str, list[Port]] = {
     # The device's record merge (tests/arb): N inputs in flat vectors, one
     # output.
     "rnic_recmux": [handshake_vec("s"), handshake("m")],
+    # The transmit arbiter (tests/arb): descriptors and payload frames of N
+    # sources in flat vectors, rnic_tx's two ports out.
+    "rnic_txarb": [handshake_vec("s_desc"), stream_vec("s_pay"), handshake("m_desc"), stream("m_axis")],
 }
 # Modules with valid/ready pairs that are not AXI interfaces: their
 # testbench drives them as a FIFO's push and pop, which may change any clock.
