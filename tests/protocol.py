@@ -553,6 +553,9 @@ PORTS: dict[str, list[Port]] = {
     # The device's record merge (tests/arb): N inputs in flat vectors, one
     # output.
     "rnic_recmux": [handshake_vec("s"), handshake("m")],
+    # The sink of the device's own receive buffers (tests/arb): ddp_rx's
+    # placement writes in, the DMA write engine's placement port out.
+    "rnic_axisink": [Port("s_axi", "axi_write"), Port("m_axi", "axi_write")],
     # The transmit arbiter (tests/arb): descriptors and payload frames of N
     # sources in flat vectors, rnic_tx's two ports out.
     "rnic_txarb": [handshake_vec("s_desc"), stream_vec("s_pay"), handshake("m_desc"), stream("m_axis")],
