@@ -78,6 +78,13 @@
 //   evr_*           EVENT_RING's configuration (valid once accepted);
 //                   evr_set pulses per EVENT_RING that succeeded (the event
 //                   writer, rnic_evq, restarts its producer index at 0)
+//   dp_inv_*        in: one-clock pulse from the datapath, a Send with
+//                   Invalidate invalidated this MR entry (RFC 5040 5.4;
+//                   rnic_rq): its valid bit clears, as MR_INVALIDATE's
+//                   does, without a pulse on mr_inv_* (ddp_rx's STag table
+//                   did it already). A command that writes the same entry
+//                   in the same clock wins; one that checked the entry
+//                   before the pulse answers as it found it.
 //   win_wr_*        one-clock pulse per DMA_WINDOW that succeeded: slot,
 //                   device address, length (0: the slot cleared), for the
 //                   DMA engines' own copies of the window table
@@ -131,6 +138,8 @@ module rnic_admin #(
     output wire [63:0]        mr_wr_addr,
     output wire               mr_inv_valid,
     output wire [STAG_AW-1:0] mr_inv_index,
+    input  wire               dp_inv_valid,
+    input  wire [STAG_AW-1:0] dp_inv_index,
     input  wire               mr_rd_en,
     input  wire [STAG_AW-1:0] mr_rd_index,
     output wire               mr_rd_valid,
@@ -458,6 +467,7 @@ always @* begin
     qp_state_next = qp_state_reg;
     cq_valid_next = cq_valid_reg;
     mr_valid_next = mr_valid_reg;
+    if (dp_inv_valid) mr_valid_next[dp_inv_index] = 1'b0;
     win_nz_next = win_nz_reg;
     evr_valid_next = evr_valid_reg;
     evr_ring_next = evr_ring_reg; evr_exc_ring_next = evr_exc_ring_reg;

@@ -226,6 +226,7 @@ rnic_admin #(
     .mr_wr_valid(mr_wr_valid), .mr_wr_index(mr_wr_index), .mr_wr_key(mr_wr_key), .mr_wr_access(mr_wr_access),
     .mr_wr_pd(mr_wr_pd), .mr_wr_bound(mr_wr_bound), .mr_wr_base_to(mr_wr_base_to), .mr_wr_len(mr_wr_len),
     .mr_wr_addr(mr_wr_addr), .mr_inv_valid(mr_inv_valid), .mr_inv_index(mr_inv_index),
+    .dp_inv_valid(1'b0), .dp_inv_index({STAG_AW{1'b0}}),   // (the RQ engine's, below)
     .mr_rd_en(mr_rd_en), .mr_rd_index(mr_rd_index), .mr_rd_valid(mr_rd_valid), .mr_rd_entry(mr_rd_entry),
     .qp_rts_valid(qp_rts_valid), .qp_rts_qpn(qp_rts_qpn), .qp_rts_params(qp_rts_params),
     .qp_state_wr_valid(qp_state_wr_valid), .qp_state_wr_qpn(qp_state_wr_qpn), .qp_state_wr_state(qp_state_wr_state),

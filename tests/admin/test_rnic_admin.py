@@ -114,6 +114,8 @@ class TB:
         for p in ("mr", "qp", "rts", "cq"):
             getattr(d, f"{p}_rd_en").value = 0
         d.mr_rd_index.value = 0
+        d.dp_inv_valid.value = 0
+        d.dp_inv_index.value = 0
         d.qp_rd_qpn.value = 0
         d.rts_rd_qpn.value = 0
         d.cq_rd_cqn.value = 0
@@ -296,6 +298,22 @@ async def datapath_outputs(dut):
     await tb.refused((MR_INVALIDATE, [9]), BAD_STATE)
     assert tb.take_events() == [("mr_inv", {"index": 9})]
     assert (await tb.mr(9))[0] == 0
+
+    # A Send with Invalidate (the datapath's dp_inv pulse) invalidates an
+    # entry as MR_INVALIDATE does, without an mr_inv pulse (ddp_rx's table
+    # did it): the entry reads invalid, MR_INVALIDATE of it is refused, and
+    # the entry beside it is untouched.
+    await tb.ok(mr_write(9, 0x77, 1, 1, 7, 0, 0x1_0000, W1))
+    await tb.ok(mr_write(10, 0x78, 1, 1, 7, 0, 0x1_0000, W1))
+    tb.take_events()
+    await FallingEdge(dut.clk)
+    dut.dp_inv_valid.value, dut.dp_inv_index.value = 1, 9
+    await FallingEdge(dut.clk)
+    dut.dp_inv_valid.value = 0
+    assert (await tb.mr(9))[0] == 0 and (await tb.mr(10))[0] == 1
+    await tb.refused((MR_INVALIDATE, [9]), BAD_STATE)
+    await tb.ok((MR_INVALIDATE, [10]))
+    assert tb.take_events() == [("mr_inv", {"index": 10})]
 
     # The event ring's configuration.
     assert not dut.evr_valid.value
