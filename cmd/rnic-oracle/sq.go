@@ -65,6 +65,11 @@ type sqStep struct {
 		Len      int    `json:"len"`
 		Bad      bool   `json:"bad"`
 	} `json:"read_resp,omitempty"`
+	// XFail: another engine's local fault on the QP (rnic_sq's xfail
+	// input): the model fails it as its own engines' faults do.
+	XFail *struct {
+		QPN uint16 `json:"qpn"`
+	} `json:"xfail,omitempty"`
 }
 
 type sqSeg struct {
@@ -88,7 +93,7 @@ type sqStepOut struct {
 func init() {
 	register("sq_run", "the model device runs a program of admin commands, memory writes, SQ doorbells and peer Read Responses: "+
 		"{config:{qps,cqs,stags,windows,sq_log2,rq_log2,cq_log2}, mem_size, steps:[{admin:[op,a0..a7]} | {mem:{addr,data}} | "+
-		"{sqdb:{qpn,value}} | {read_resp:{qpn,sink_stag,sink_to,len}}]} -> {mem_base, steps:[{status?, segs:[{qpn,seq,octets}], "+
+		"{sqdb:{qpn,value}} | {read_resp:{qpn,sink_stag,sink_to,len}} | {xfail:{qpn}}]} -> {mem_base, steps:[{status?, segs:[{qpn,seq,octets}], "+
 		"cqes:[{cqn,entry}], events:[hex]}]}", runSQProgram)
 }
 
@@ -137,8 +142,11 @@ func runSQProgram(params []byte) (any, error) {
 		if s.ReadResp != nil {
 			n++
 		}
+		if s.XFail != nil {
+			n++
+		}
 		if n != 1 {
-			return nil, fmt.Errorf("step %d: exactly one of admin, mem, sqdb, read_resp", i)
+			return nil, fmt.Errorf("step %d: exactly one of admin, mem, sqdb, read_resp, xfail", i)
 		}
 		switch {
 		case s.Admin != nil:
@@ -184,6 +192,8 @@ func runSQProgram(params []byte) (any, error) {
 			if err := d.Write32(regs.DoorbellsBase+0x8000+8*s.SQDB.QPN, s.SQDB.Value); err != nil {
 				return nil, err
 			}
+		case s.XFail != nil:
+			d.InjectLocalFault(s.XFail.QPN)
 		case s.ReadResp != nil:
 			r := s.ReadResp
 			f := peer[r.QPN]

@@ -176,3 +176,32 @@ func TestSQRunBadReadResponse(t *testing.T) {
 		t.Fatalf("the flushed CQE: %v %v", e, err)
 	}
 }
+
+// TestSQRunXFail: another engine's local fault (xfail) behind an
+// outstanding Read fails the QP as the SQ engine's own faults do: QP_ERROR
+// (detail 0, value 0), a Terminate of RDMAP Local Catastrophic (4 octets of
+// zero Terminate Control), the Read completing FLUSHED; an xfail on a QP
+// already in error, or without QP_RTS, changes nothing.
+func TestSQRunXFail(t *testing.T) {
+	base := runSQ(t, sqProgram(t, 0)).MemBase
+	rd := hostif.SQE{Op: hostif.OpRead, Signaled: true, Length: 40, ID: 0x22, LKey: 1<<8 | 7, LocalTO: 0x2000, RKey: 0x55, RemoteTO: 9}
+	r := runSQ(t, sqProgram(t, base, sqeStep(t, base, rd, nil), `{"sqdb":{"qpn":0,"value":1}}`,
+		`{"xfail":{"qpn":0}}`, `{"xfail":{"qpn":0}}`, `{"xfail":{"qpn":2}}`))
+	o := r.Steps[len(r.Steps)-3]
+	if len(o.Events) != 1 || len(o.Segs) != 1 || len(o.CQEs) != 1 {
+		t.Fatalf("the fault: %+v", o)
+	}
+	ev, _ := hex.DecodeString(o.Events[0])
+	if ev[0] != byte(hostif.EventQPError) || ev[1] != 0 || binary.LittleEndian.Uint32(ev[4:8]) != 0 {
+		t.Fatalf("the event %x", ev)
+	}
+	b, _ := hex.DecodeString(o.CQEs[0].Entry)
+	if e, err := hostif.DecodeCQE(append(b, 1)); err != nil || e.ID != 0x22 || e.Status != hostif.StatusFlushed {
+		t.Fatalf("the Read's CQE: %v %v", e, err)
+	}
+	for _, o := range r.Steps[len(r.Steps)-2:] {
+		if len(o.Events) != 0 || len(o.Segs) != 0 || len(o.CQEs) != 0 {
+			t.Fatalf("an xfail on a QP in error or not started: %+v", o)
+		}
+	}
+}

@@ -48,3 +48,19 @@ func (d *Device) Messages(v int) uint64 {
 	}
 	return d.vec[v].messages
 }
+
+// InjectLocalFault fails QP qpn as a local fault of one of the device's
+// engines does (fail with a local fault: QP_ERROR, a Terminate of RDMAP
+// Local Catastrophic, everything outstanding flushed): the oracle stands
+// it for another engine's fault when it checks one engine alone
+// (hw/rtl/rnic_sq.v's xfail input: rnic_rq's or rnic_rresp's refused
+// read). A QP not in RTS, or one the build does not have, is left alone.
+func (d *Device) InjectLocalFault(qpn uint16) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	defer d.settle()
+	if int(qpn) >= len(d.t.QPs) || d.t.QPs[qpn].State != QPRTS || d.run[qpn] == nil {
+		return
+	}
+	d.fail(qpn, fault{local: true})
+}

@@ -291,6 +291,7 @@ rnic_sq #(
     // A Read completes with its last Read Response (the receive side).
     .rr_done_valid(rr_done_valid), .rr_done_ready(rr_done_ready), .rr_done_qpn(rr_done_qpn), .rr_done_status(8'd0),
     .rr_done_layer_etype(8'd0), .rr_done_code(8'd0),
+    .xfail_valid(1'b0), .xfail_qpn({CONN_W{1'b0}}), .qerr_valid(), .qerr_qpn(),
     .wqe_rd_req_valid(rdc_req_valid[0]), .wqe_rd_req_ready(rdc_req_ready[0]), .wqe_rd_req_addr(rdc_req_addr[63:0]),
     .wqe_rd_req_len(rdc_req_len[31:0]), .wqe_rd_req_what(rdc_req_what[2:0]),
     .wqe_rd_valid(rdc_valid[0]), .wqe_rd_ready(rdc_ready[0]), .wqe_rd_data(rdc_data[DATA_W-1:0]),

@@ -70,6 +70,14 @@
 //                     error: the receive side sends any Terminate and
 //                     raises the event, this engine neither). Taken while
 //                     the engine is between entries.
+//   xfail_*           one-clock pulse, no ready: another engine's local
+//                     fault on the QP (rnic_rq's refused RQ entry fetch,
+//                     rnic_rresp's refused source read): the QP fails as
+//                     for this engine's own (QP_ERROR, a Terminate of
+//                     RDMAP Local Catastrophic, the error state), once
+//   qerr_*            one-clock pulse: the QP has entered the error state
+//                     (a local fault processed, or an rr_done error), for
+//                     the engines that flush on it (rnic_rq)
 //   wqe_rd_*, pay_rd_*  DMA read client ports (what 1 SQ WQE fetch, 3
 //                     payload read)
 //   tx_desc_*, tx_axis_*  rnic_tx's s_desc and s_axis
@@ -154,6 +162,11 @@ module rnic_sq #(
     input  wire [7:0]            rr_done_status,
     input  wire [7:0]            rr_done_layer_etype,
     input  wire [7:0]            rr_done_code,
+
+    input  wire                  xfail_valid,
+    input  wire [CONN_W-1:0]     xfail_qpn,
+    output wire                  qerr_valid,
+    output wire [CONN_W-1:0]     qerr_qpn,
 
     output wire                  wqe_rd_req_valid,
     input  wire                  wqe_rd_req_ready,
@@ -430,6 +443,11 @@ always @* begin
 end
 
 assign rr_done_ready = st == S_IDLE;
+// The error state begins: a local fault's Terminate is out, or an rr_done
+// error is taken.
+assign qerr_valid = (st == S_FAIL_TP && tx_axis_tready) ||
+                    (st == S_IDLE && rr_done_valid && reads_r[rr_done_qpn] != 8'd0 && rr_done_status != 8'd0);
+assign qerr_qpn   = st == S_IDLE ? rr_done_qpn : cur;
 
 // Admin read ports.
 assign qp_rd_en  = d1_v ? d1_inrange : st == S_CTX;
@@ -506,6 +524,9 @@ always @(posedge clk) begin
     end
     if (d2_v && d2_over && run_r[d2_qpn] && !err_r[d2_qpn]) begin
         failp_r[d2_qpn] <= 1'b1;
+    end
+    if (xfail_valid && run_r[xfail_qpn] && !err_r[xfail_qpn]) begin
+        failp_r[xfail_qpn] <= 1'b1;
     end
 
     // --- the event FIFO ---

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import os
 import random
+from collections import defaultdict
 import struct
 
 import cocotb
@@ -69,6 +70,7 @@ MEM_SIZE = 1 << 20
 CREATE_CQ, DESTROY_CQ, CREATE_QP, QP_RTS, QP_DRAIN, DESTROY_QP, MR_WRITE, MR_INVALIDATE, EVENT_RING, DMA_WINDOW = range(1, 11)
 WRITE, READ, SEND, SEND_INV, SEND_SE, SEND_SE_INV = range(6)
 NOT_BOUND = 0xFFFF
+EV_QP_ERROR = 1
 EV_DMA_REFUSED = 7
 LOCAL_READ, LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE = 1, 2, 4, 8
 
@@ -110,6 +112,10 @@ class Prog:
         if not wait:
             self.nowait.add(len(self.steps))
         self.steps.append({"sqdb": {"qpn": qpn, "value": value}})
+
+    def xfail(self, qpn):
+        """Another engine's local fault on the QP (rnic_sq's xfail)."""
+        self.steps.append({"xfail": {"qpn": qpn}})
 
     def read_resp(self, qpn, sink_stag, sink_to, n, bad=False):
         self.steps.append({"read_resp": {"qpn": qpn, "sink_stag": sink_stag, "sink_to": sink_to, "len": n,
@@ -235,6 +241,7 @@ class TB:
         self.stall = 0.2      # probability of each kind of back-pressure
         self.out_beats = 0
         self.first_out = self.last_out = None
+        self.qerrs = defaultdict(int)   # qerr pulses per QP
 
     def allowed(self, addr, n):
         return any(a <= addr and addr + n <= a + ln for a, ln in self.windows.values() if ln)
@@ -242,7 +249,7 @@ class TB:
     async def start(self):
         dut = self.dut
         await tbutil.clock_and_reset(dut, 10, low=(
-            "cmd_wr", "sqdb_valid", "rr_done_valid", "wqe_rd_req_ready", "wqe_rd_valid", "pay_rd_req_ready",
+            "cmd_wr", "sqdb_valid", "rr_done_valid", "xfail_valid", "wqe_rd_req_ready", "wqe_rd_valid", "pay_rd_req_ready",
             "pay_rd_valid", "m_axis_tready", "cq_ready", "ev_ready", "wqe_rd_err", "pay_rd_err", "wqe_rd_last",
             "pay_rd_last"))
         dut.cmd_op.value = 0
@@ -253,6 +260,7 @@ class TB:
         dut.rr_done_status.value = 0
         dut.rr_done_layer_etype.value = 0
         dut.rr_done_code.value = 0
+        dut.xfail_qpn.value = 0
         self.monitor = protocol.Monitor(self.dut, "sq_top")
         cocotb.start_soon(self.loop())
 
@@ -294,6 +302,7 @@ class TB:
         cq_valid, cq_cqn, cq_entry = rd("cq_valid"), rd("cq_cqn"), rd("cq_entry")
         ev_valid, ev_entry = rd("ev_valid"), rd("ev_entry")
         errs = [(s, rd(s)) for s in ("ddp_err_valid", "mpa_err_valid", "dropped_ev")]
+        qerr_valid, qerr_qpn = rd("qerr_valid"), rd("qerr_qpn")
         fe, ro = FallingEdge(dut.clk), ReadOnly()
         L = self.L
         while True:
@@ -349,6 +358,8 @@ class TB:
             for s, v in errs:
                 if v() == "1":
                     self.errors.append((clk, s))
+            if qerr_valid() == "1":
+                self.qerrs[int(qerr_qpn(), 2)] += 1
 
     # --- the replay ---
     def counts(self):
@@ -376,6 +387,7 @@ class TB:
         want_cqes = {c: [] for c in range(1 << CQ_W)}
         want_events = []
         want_refusals = []
+        want_qerrs = defaultdict(int)   # QP_ERROR events of the model, the receive side's too
         hw_busy = False
         for i, (step, out) in enumerate(zip(prog.steps, res["steps"])):
             if out["events"]:
@@ -410,6 +422,12 @@ class TB:
                     assert dut.status_code.value.integer == out["status"], f"admin {a}: status"
                     if a[0] == DMA_WINDOW and out["status"] == 0:
                         self.windows[a[1]] = (a[2] | a[3] << 32, a[4] | a[5] << 32)
+                elif "xfail" in step:
+                    hw_busy = True
+                    dut.xfail_qpn.value = step["xfail"]["qpn"]
+                    dut.xfail_valid.value = 1
+                    await FallingEdge(dut.clk)
+                    dut.xfail_valid.value = 0
                 elif "sqdb" in step:
                     hw_busy = True
                     dut.sqdb_qpn.value = step["sqdb"]["qpn"]
@@ -427,6 +445,7 @@ class TB:
                         # its Terminate and QP_ERROR are the receive
                         # side's, not rnic_sq's: not expected here.
                         bad = [c["entry"] for c in out["cqes"] if int(c["entry"][30:32], 16) in (4, 5)]
+                        want_qerrs[step["read_resp"]["qpn"]] += 1
                         assert len(bad) == 1, out
                         st, le, code = int(bad[0][30:32], 16), int(bad[0][42:44], 16), int(bad[0][44:46], 16)
                         out = dict(out, segs=[], events=[e for e in out["events"] or [] if not e.startswith("01")])
@@ -450,6 +469,8 @@ class TB:
                     want_refusals.append((b[1], int.from_bytes(b[8:15], "little"), int.from_bytes(b[4:8], "little")))
                 else:
                     want_events.append(e)
+                    if int(e[:2], 16) == EV_QP_ERROR:
+                        want_qerrs[int.from_bytes(bytes.fromhex(e)[2:4], "little")] += 1
         want = ({q: len(f) for q, f in want_frames.items()}, {c: len(v) for c, v in want_cqes.items()},
                 len(want_events))
         await self.quiesce(want)
@@ -458,6 +479,9 @@ class TB:
                 assert h == w, f"QP {q} FPDU {i}: RTL {h.hex()} model {w.hex()}"
         assert self.cqes == want_cqes
         assert self.events == want_events
+        # qerr: one pulse each time a QP enters the error state (a QP_ERROR
+        # event of the model's, the bad Read Responses' included).
+        assert dict(self.qerrs) == dict(want_qerrs), f"qerr pulses {dict(self.qerrs)}, want {dict(want_qerrs)}"
         assert self.wqe.refusals + self.pay.refusals == want_refusals or \
             sorted(self.wqe.refusals + self.pay.refusals) == sorted(want_refusals)
         return res
@@ -525,7 +549,8 @@ async def errors(dut):
     """Each BAD_WQE and LOCAL_ACCESS cause on QP 0, each followed by an
     entry that completes FLUSHED, the QP recycled between them; a fault
     behind an outstanding Read (QP 1) flushes the Read; then the payload
-    read refused (window 1 cleared) and QP 3's WQE fetch refused."""
+    read refused (window 1 cleared) and QP 3's WQE fetch refused; another
+    engine's local fault (xfail) behind a Read."""
     tb = await new_tb(dut)
     rng = tb.rng
     p = Prog(tb.base)
@@ -592,6 +617,17 @@ async def errors(dut):
     p.db(0, 2)
     p.db(3, 1)
     p.db(3, 2)
+    # Another engine's local fault (xfail: rnic_rq's or rnic_rresp's) behind
+    # an outstanding Read: QP_ERROR, the Terminate, the Read FLUSHED, one
+    # qerr; a second xfail on the QP in error does nothing; an entry after
+    # it completes FLUSHED.
+    p.recycle(1, 6, 1460, 0)
+    p.sqe(1, 0, READ, 50, 0x81, SINK_STAG, SINK_TO, 1, 2)
+    p.db(1, 1)
+    p.xfail(1)
+    p.xfail(1)
+    p.sqe(1, 1, SEND, 5, 0x82, SRC_STAG, SRC_TO)
+    p.db(1, 2)
     await tb.run(p)
 
 
