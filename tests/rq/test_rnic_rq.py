@@ -38,7 +38,8 @@ Cases:
   errors     BAD_WQE (reserved octets 24, 31), each LOCAL_ACCESS cause (MR
              index beyond the table, never written, key, PD, no local
              write, below and above the bounds, TO + length wrapping), each
-             followed by a good entry and a Send into it; a Send longer than
+             followed by a good entry (some ending exactly at the MR's end)
+             and a Send into it; a Send longer than
              its buffer (qerr PROTOCOL with the Terminate's octets on the
              oldest, the rest FLUSHED, later entries FLUSHED); QP_DRAIN with
              buffers posted; a fetch refused (window cleared: fail_*, the
@@ -586,7 +587,8 @@ async def errors(dut):
     for c in cases:
         wr_id += 1
         p.rqe(0, i, wr_id, **c)
-        p.rqe(0, i + 1, wr_id + 0x100, BUF_STAG, 50, BUF_TO + 3 * i)
+        # (Every other one ends exactly at the MR's end: in bounds.)
+        p.rqe(0, i + 1, wr_id + 0x100, BUF_STAG, 50, BUF_TO + 3 * i if i % 4 else BUF_TO + BUF_LEN - 50)
         p.db(0, i + 2)
         p.send(0, SEND, 50)
         i += 2
