@@ -285,6 +285,7 @@ class TB:
         dropped = rd("dropped_db")
         fe, ro = FallingEdge(dut.clk), ReadOnly()
         qerr_due = None
+        fail_prev = False
         while True:
             await fe
             self.clk += 1
@@ -305,6 +306,12 @@ class TB:
                 else:
                     valid(0)
             ready = {n: int(rng.random() >= stall) for n in ("post_ready", "cq_ready", "ev_ready", "fail_ready")}
+            # A fail_* record is stalled in its first clock (there are few:
+            # each must show it is held until taken).
+            fv = fail_valid() == "1"
+            if fv and not fail_prev:
+                ready["fail_ready"] = 0
+            fail_prev = fv
             for n, v in ready.items():
                 sinks[n](v)
             sinks["qp_stall"](int(rng.random() < stall))
