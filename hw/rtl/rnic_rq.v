@@ -87,10 +87,13 @@
 //   ev_*              events (octets 0..14), through a 4-entry FIFO (the
 //                     doorbell stage waits while it is full)
 //
-// Cycles: a doorbell takes about 4 clocks in the engine (context read, check,
-// event); a fetched entry about 8 plus the DMA latency (context, fetch,
-// decode, MR read, post), a completion about 4 plus the CQ's ready; each
-// admin read waits for its gnt.
+// Cycles (no back-pressure, gnt at once): a doorbell takes 3 clocks of the
+// engine (context read, check; 1 more for an event); an entry 9 plus the
+// DMA latency and 32/(DATA_W/8) beats (context, fetch request, beats,
+// decode, MR read, check, post); a completion 5 (context, record, CQ, the
+// rcpl handshake). Each admin read waits for its gnt, each record for its
+// ready. The engine does one thing at a time: posts and completions do not
+// overlap.
 //
 // Not done (the model does it): the buffer's DMA window check at post time
 // (the model's hostMem refusal, DMA_REFUSED what 4 and LOCAL_ACCESS; here a
