@@ -341,6 +341,8 @@ class TB:
                 i_d = int(post_id(), 2)
                 self.posts[q].append((int(post_qn(), 2), int(post_addr(), 2), int(post_len(), 2), i_d))
                 self.posted[q].append(i_d)
+                if len(self.posted[q]) > DEPTH:
+                    self.errors.append((clk, f"QP {q}: more than {DEPTH} buffers posted"))
             if ready["cq_ready"] and cq_valid() == "1":
                 self.cqes[int(cq_cqn(), 2)].append(int(cq_entry(), 2).to_bytes(31, "little").hex())
             if ready["ev_ready"] and ev_valid() == "1":
