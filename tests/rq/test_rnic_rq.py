@@ -669,9 +669,11 @@ async def doorbells(dut):
     await tb.run(p)
 
 
-# Verilator only, W=64 (make test's budget; no VHDL twin). RNIC_RQ_WIDTHS=
-# 64,128,256,512 runs other widths too (by hand).
-WIDTHS = [int(w) for w in os.environ.get("RNIC_RQ_WIDTHS", "64").split(",")]
+# Verilator only, W=64 (make test's budget; no VHDL twin); every width
+# under HW_ALL_WIDTHS=1 (make test-hw-full), or those RNIC_RQ_WIDTHS=
+# 64,128,256,512 names.
+WIDTHS = [int(w) for w in os.environ.get(
+    "RNIC_RQ_WIDTHS", "64,128,256,512" if hdlsim.all_widths_requested() else "64").split(",")]
 
 
 @pytest.mark.parametrize("sim,width", [pytest.param(p.values[0], w, id=f"{p.values[0]}-W{w}")
