@@ -46,8 +46,8 @@ Cases:
              flush, the entry fetched again and refused again)
   doorbells  DOORBELL_BAD (qpn beyond the QPs, 4095, a QP never created,
              bits 31:16), RING_OVERRUN on a QP in RTS (fail_*, its buffers
-             flushed), a full ring accepted, a burst of doorbells a clock
-             apart
+             flushed), a full ring accepted, a burst of doorbells every
+             other clock and one of eight in consecutive clocks
 """
 
 from __future__ import annotations
@@ -105,7 +105,8 @@ class Prog:
     def __init__(self, base: int):
         self.base = base
         self.steps: list[dict] = []
-        self.nowait: set[int] = set()
+        self.nowait: set[int] = set()   # steps the replay does not wait before
+        self.burst: set[int] = set()    # doorbells in the clock after the one before
         self.rq_log2 = {}
 
     def admin(self, op, *words):
@@ -114,8 +115,10 @@ class Prog:
     def mem(self, off, data: bytes):
         self.steps.append({"mem": {"addr": self.base + off, "data": bytes(data).hex()}})
 
-    def db(self, qpn, value, wait=True):
-        if not wait:
+    def db(self, qpn, value, wait=True, burst=False):
+        if burst:
+            self.burst.add(len(self.steps))
+        elif not wait:
             self.nowait.add(len(self.steps))
         self.steps.append({"rqdb": {"qpn": qpn, "value": value}})
 
@@ -229,6 +232,7 @@ class TB:
         self.clk = 0
         self.errors = []
         self.stall = 0.2
+        self.at_fe = False      # the replay is at a falling edge (a doorbell burst)
 
     def allowed(self, addr, n):
         return any(a <= addr and addr + n <= a + ln for a, ln in self.windows.values() if ln)
@@ -373,15 +377,20 @@ class TB:
         assert self.counts() == want, f"more than the model: have {self.counts()}, want {want}"
         assert not self.errors, f"rnic_rq reported: {self.errors}"
 
-    async def pulse(self, names: dict):
+    async def pulse(self, names: dict, hold=False):
+        """Drive names for one clock; hold: the next step drives its own
+        pulse in the next clock (valid stays high: back to back)."""
         dut = self.dut
-        await FallingEdge(dut.clk)
+        if not self.at_fe:
+            await FallingEdge(dut.clk)
         for n, v in names.items():
             getattr(dut, n).value = v
         await FallingEdge(dut.clk)
-        for n in names:
-            if n.endswith("valid") or n == "cmd_wr":
-                getattr(dut, n).value = 0
+        self.at_fe = hold
+        if not hold:
+            for n in names:
+                if n.endswith("valid"):
+                    getattr(dut, n).value = 0
 
     async def run(self, prog: Prog):
         res = self.oracle.request("rq_run", config=CONFIG, mem_size=MEM_SIZE, steps=prog.steps)
@@ -412,7 +421,7 @@ class TB:
                 data = bytes.fromhex(m["data"])
                 self.mem[off:off + len(data)] = data
             else:
-                if i not in prog.nowait:
+                if i not in prog.nowait and i not in prog.burst:
                     await self.quiesce(want())
                 hw_busy = True
                 if "admin" in step:
@@ -434,8 +443,9 @@ class TB:
                             done[q] = len(want_posts[q])
                             self.posted[q] = []
                 elif "rqdb" in step:
+                    nxt = prog.steps[i + 1] if i + 1 < len(prog.steps) else {}
                     await self.pulse({"rqdb_qpn": step["rqdb"]["qpn"], "rqdb_value": step["rqdb"]["value"],
-                                      "rqdb_valid": 1})
+                                      "rqdb_valid": 1}, hold="rqdb" in nxt and i + 1 in prog.burst)
                 else:
                     s = step["send"]
                     q = s["qpn"]
@@ -666,6 +676,16 @@ async def doorbells(dut):
     p.send(0, SEND_SE, 40)
     p.send(2, SEND, 17)
     p.send(2, SEND, 0)
+    # Eight doorbells in eight consecutive clocks (the doorbell FIFO's
+    # depth: none is lost), good and bad mixed.
+    for k in range(4):
+        p.rqe(0, 1 + k, 0x500 + k, BUF_STAG, 8, BUF_TO + k)
+        p.rqe(2, 2 + k, 0x600 + k, 0, 0, 0)
+    for k, (q, v) in enumerate([(0, 2), (2, 3), (5, 1), (0, 3), (0, 1 << 20), (2, 5), (0, 5), (2, 6)]):
+        p.db(q, v, burst=k > 0)
+    for k in range(4):
+        p.send(0, SEND, 8)
+        p.send(2, SEND_SE, 0)
     await tb.run(p)
 
 
