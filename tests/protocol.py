@@ -545,6 +545,11 @@ PORTS: dict[str, list[Port]] = {
     # rnic_tx's FPDU stream.
     "sq_top": [handshake("rr_done"), handshake("wqe_rd_req"), handshake("wqe_rd"), handshake("pay_rd_req"),
                handshake("pay_rd"), stream("m_axis", LANE0), handshake("cq"), handshake("ev")],
+    # tests/rq's top (rnic_admin + rnic_rq): rnic_rq's ports to the DMA
+    # engine, ddp_rx (posts, Send completions), the lead (QP failure), the
+    # CQ and event writers.
+    "rq_top": [handshake("wqe_rd_req"), handshake("wqe_rd"), handshake("post"), handshake("rcpl"),
+               handshake("fail"), handshake("cq"), handshake("ev")],
     # tests/cq's wrapper: completion records and another engine's events
     # in, the CQ writer's and the event writer's DMA write client ports
     # (request, data, done) out, the overrun report, the interrupt messages.

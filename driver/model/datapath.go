@@ -420,6 +420,9 @@ func (d *Device) runRQ(qpn uint16) {
 		}
 		r.sink.Post(rdmap.QNSend, buf, e.ID)
 		r.rq = append(r.rq, posted{id: e.ID, addr: a, n: uint64(e.Length)})
+		if d.rqPostsOn {
+			d.rqPosts = append(d.rqPosts, RQPost{QPN: qpn, ID: e.ID, Addr: a, Len: e.Length})
+		}
 	}
 }
 

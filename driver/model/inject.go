@@ -64,3 +64,30 @@ func (d *Device) InjectLocalFault(qpn uint16) {
 	}
 	d.fail(qpn, fault{local: true})
 }
+
+// RQPost is one RQ entry the RQ engine posted to a QP's sink (queue 0):
+// the WR ID, the device address of its buffer (0 for length 0) and the
+// length, as the hardware's RQ engine hands ddp_rx the buffer (post_*).
+type RQPost struct {
+	QPN  uint16
+	ID   uint64
+	Addr uint64
+	Len  uint32
+}
+
+// RecordRQPosts makes the model record every RQ post from now on, for
+// TakeRQPosts (cmd/rnic-oracle's rq_run compares them with hw/rtl/rnic_rq.v's).
+func (d *Device) RecordRQPosts() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.rqPostsOn = true
+}
+
+// TakeRQPosts returns the RQ posts recorded since the last call, in order.
+func (d *Device) TakeRQPosts() []RQPost {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p := d.rqPosts
+	d.rqPosts = nil
+	return p
+}

@@ -113,6 +113,10 @@ type Device struct {
 	registered []bool // MR index registered in stags
 	regSTag    []uint32
 	net        seam
+
+	// The RQ engine's posts, recorded for the oracle (RecordRQPosts).
+	rqPostsOn bool
+	rqPosts   []RQPost
 }
 
 // New builds a model device. It refuses a configuration the register map
