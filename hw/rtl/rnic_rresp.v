@@ -287,7 +287,6 @@ wire         j_read = !j_fail && j_size != 32'd0;   // a payload read was issued
 assign rreq_ready  = a_st == A_IDLE;
 assign mr_rd_req   = a_st == A_MRREQ;
 assign mr_rd_index = a_src_stag[STAG_AW+7:8];
-assign pay_rd_req_valid = a_st == A_PAYREQ;
 assign pay_rd_req_addr  = a_addr;
 assign pay_rd_req_len   = a_size;
 assign pay_rd_req_what  = 3'd3;
@@ -300,6 +299,18 @@ reg [2:0] c_st;
 reg       c_local;     // the failure is the device's own (the payload read)
 reg       c_report;    // C_DRAIN: report the failure after the frame
 reg       c_err;       // an AXI error after the first beat
+
+// A payload read is issued only when no earlier read of the same QP still
+// waits for its first beat's check (C_DESC, C_STREAM, C_DONE: checked): a
+// refused read fails the QP, and the model reads nothing after it (a read
+// issued behind it would be refused too, a DMA_REFUSED the model does not
+// raise). Once offered, the request stays (a_go).
+reg          a_go;
+wire         c_checked = c_st == C_DESC || c_st == C_STREAM || c_st == C_DONE;
+wire [CONN_W-1:0] j2_conn = jq[!jq_rp][JW-1 -: CONN_W];
+wire         a_clear = jq_n == 2'd0 ||
+                       ((j_conn != a_conn || c_checked) && (jq_n == 2'd1 || j2_conn != a_conn));
+assign pay_rd_req_valid = a_st == A_PAYREQ && (a_go || (a_clear && !dead_r[a_conn]));
 wire      jq_pop = (c_st == C_DONE) || (c_st == C_FAIL && fail_ready) ||
                    (c_st == C_DRAIN && !c_report && pay_rd_valid && pay_rd_last) ||
                    (c_st == C_IDLE && jq_n != 2'd0 && dead_r[j_conn] && !j_read);
@@ -399,7 +410,16 @@ always @(posedge clk) begin
             a_st <= A_PAYREQ;
         end
     end
-    A_PAYREQ: if (pay_rd_req_ready) a_st <= A_PUSH;
+    A_PAYREQ: begin
+        if (pay_rd_req_valid && pay_rd_req_ready) begin
+            a_go <= 1'b0;
+            a_st <= A_PUSH;
+        end else if (pay_rd_req_valid) begin
+            a_go <= 1'b1;
+        end else if (dead_r[a_conn]) begin
+            a_st <= A_IDLE;       // the QP failed behind its earlier read: dropped
+        end
+    end
     A_PUSH: if (jq_push) a_st <= A_IDLE;
     default: a_st <= A_IDLE;
     endcase
@@ -498,6 +518,7 @@ always @(posedge clk) begin
 
     if (rst) begin
         a_st <= A_IDLE;
+        a_go <= 1'b0;
         c_st <= C_IDLE;
         jq_wp <= 1'b0;
         jq_rp <= 1'b0;
