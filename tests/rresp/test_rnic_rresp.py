@@ -44,7 +44,8 @@ Cases:
   errors      every check failing on QP 0 (STag index beyond the table,
               an entry never written, an invalidated one, the key, the PD,
               an MR bound to another QP, no remote read, below and above
-              the bounds, TO wrap, an MR of length 0), each followed by a
+              the bounds, TO wrap, an MR of length 0; several at once:
+              the model's order decides), each followed by a
               request the QP no longer serves; a zero-size Read through an
               invalid STag (answered); the payload read refused (window
               cleared) on QP 1
@@ -98,6 +99,7 @@ BOUND_STAG = 2 << 8 | 0x22
 OTHER_PD_STAG = 3 << 8 | 0x33
 NO_RR_STAG = 4 << 8 | 0x44
 EMPTY_STAG = 5 << 8 | 0x55
+MULTI_STAG = 0 << 8 | 0x00     # (the errors case's: another PD, bound to QP 1, no remote read)
 
 
 def cmd_args(*words):
@@ -489,6 +491,7 @@ async def errors(dut):
     p.admin(MR_WRITE, 7 | 0x77 << 16 | REMOTE_READ << 24, PD | NOT_BOUND << 16, SRC_TO, 0, 0x100, 0,
             tb.base + SRC_OFF, (tb.base + SRC_OFF) >> 32)
     p.admin(MR_INVALIDATE, 7)
+    p.mr(MULTI_STAG, LOCAL_READ, 6, SRC_TO, 0x100, SRC_OFF, bound=1)
     cases = [
         (9 << 8 | 0x11, SRC_TO, 10),            # STag index beyond the table
         (6 << 8 | 0x66, SRC_TO, 10),            # an entry never written
@@ -502,6 +505,10 @@ async def errors(dut):
         (SRC_STAG, (1 << 64) - 8, 8),           # TO + size = 2^64: TO wrap
         (SRC_STAG, (1 << 64) - 8, 100),         # wrap
         (EMPTY_STAG, SRC_TO, 1),                # an MR of length 0
+        # Several checks failing: the first in the model's order answers.
+        (0 << 8 | 0x01, SRC_TO - 5, 10),        # key (and PD, bound, access, bounds)
+        (MULTI_STAG, SRC_TO - 5, 10),           # PD (and bound, access, bounds)
+        (NO_RR_STAG, (1 << 64) - 4, 10),        # access (and wrap, bounds)
     ]
     for k, (stag, to, n) in enumerate(cases):
         if k:
