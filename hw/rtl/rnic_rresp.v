@@ -82,13 +82,16 @@
 //   fail_*        a QP's failure (fail_local, layer/etype, code)
 //
 // Cycles: A takes a request in 1 clock, the MR read 2 (more while gnt is
-// low), the payload read request 1 (more while not ready), the push 1; C
-// needs 1 clock to take a job, 1 for the first beat's check, 1 for the
-// descriptor, the payload one beat a clock as fast as rnic_tx and the DMA
-// port go, 1 to finish. Throughput (tests/rresp throughput case, no
-// back-pressure, DMA latency 2..12 clocks, W=64): back-to-back 64 KiB Reads
-// on two QPs keep rnic_tx's output at 0.99+ FPDU beats per clock (the
-// figure is in build/bench/rnic_rresp-W64.json).
+// low), the payload read request 1 (more while not ready; and not before
+// the same QP's previous read passed its first beat's check, see a_clear),
+// the push 1; C needs 1 clock to take a job, 1 for the first beat's check,
+// 1 for the descriptor, the payload one beat a clock as fast as rnic_tx
+// and the DMA port go, 1 to finish: about 4 clocks between two payloads
+// when the next one's first beat is already there. Throughput (tests/rresp
+// throughput case: 2 x 2 back-to-back 64 KiB Reads on two QPs, no
+// back-pressure, DMA latency 2..12 clocks): rnic_tx's output at 0.999 FPDU
+// beats per clock at W=64 (32994 beats in 33025 clocks), 0.993 at W=512
+// (build/bench/rnic_rresp-W<w>.json).
 //
 // Not done: the model's window check covers the whole MR (syncRegions
 // leaves an MR partly outside every window out of the STag table and
