@@ -90,7 +90,8 @@
 // when the next one's first beat is already there. Throughput (tests/rresp
 // throughput case: 2 x 2 back-to-back 64 KiB Reads on two QPs, no
 // back-pressure, DMA latency 2..12 clocks): rnic_tx's output at 0.999 FPDU
-// beats per clock at W=64 (32994 beats in 33025 clocks), 0.993 at W=512
+// beats per clock at W=64 (32994 beats in 33025 clocks), 0.998, 0.996 and
+// 0.993 at W=128, 256 and 512
 // (build/bench/rnic_rresp-W<w>.json).
 //
 // Not done: the model's window check covers the whole MR (syncRegions

@@ -467,14 +467,15 @@ async def reads(dut):
     p = Prog(tb.base)
     mulpdus = (1460, 512, 100, 300)
     p.setup(rng, mulpdus=mulpdus)
-    sizes = [0, 1, 3, 8, 63, 64, 65]
+    # (QP, size): the small ones on every QP, each QP's MULPDU boundaries
+    # on that QP, the large ones on one QP each; in random order.
+    reqs = [(q, n) for n in (0, 1, 3, 8, 63, 64, 65) for q in range(4)]
     for q in range(4):
         m = mulpdus[q]
-        sizes += [m - 1, m, m + 1, 2 * m + 3]
-    sizes += [4096, 9000, 65541]
-    rng.shuffle(sizes)
-    for k, n in enumerate(sizes):
-        q = k % 4
+        reqs += [(q, m - 1), (q, m), (q, m + 1), (q, 2 * m + 3)]
+    reqs += [(0, 4096), (1, 9000), (3, 65541)]
+    rng.shuffle(reqs)
+    for q, n in reqs:
         stag = BOUND_STAG if q == 2 and n <= 0x800 and rng.random() < 0.5 else SRC_STAG
         limit = 0x1000 if stag == BOUND_STAG else SRC_LEN
         to = SRC_TO + rng.randrange(0, limit - n + 1)
