@@ -49,6 +49,9 @@ Cases:
               request the QP no longer serves; a zero-size Read through an
               invalid STag (answered); the payload read refused (window
               cleared) on QP 1
+  axi_error   an AXI error after a payload read's first beat: the Read
+              Response goes out, then the QP fails (fail_local 1), its next
+              request is not answered
   throughput  back-to-back 64 KiB Reads on two QPs: rnic_tx's FPDU beats
               per clock (build/bench/rnic_rresp-W64.json)
 """
@@ -112,6 +115,11 @@ class Prog:
     def __init__(self, base: int):
         self.base = base
         self.steps: list[dict] = []
+        # Where the RTL and the model part (an AXI error the model cannot
+        # have): steps whose Read Responses the RTL does not send, and the
+        # fail records it adds (per QP, after the given step).
+        self.rtl_drops: set[int] = set()
+        self.rtl_fails: dict[int, tuple[int, tuple[int, int, int]]] = {}
 
     def admin(self, op, *words):
         self.steps.append({"admin": [op] + cmd_args(*[w & 0xFFFFFFFF for w in words])})
@@ -203,9 +211,13 @@ class Responder:
             return
         off = addr - tb.base
         data = bytes(tb.mem[off:off + n])
+        # An AXI error response (rnic_dma_rd): err from the beat that holds
+        # the first failing octet to the frame's last beat.
+        bad = min((max(lo, off) - off for lo, hi in tb.axi_bad if lo < off + n and off < hi), default=n)
         for i in range(0, n, L):
             chunk = data[i:i + L]
-            self.beats.append((int.from_bytes(chunk, "little"), (1 << len(chunk)) - 1, int(i + L >= n), 0))
+            self.beats.append((int.from_bytes(chunk, "little"), (1 << len(chunk)) - 1, int(i + L >= n),
+                               int(bad < n and i + L > bad)))
 
 
 class TB:
@@ -216,6 +228,7 @@ class TB:
         self.oracle = oracle.shared()
         self.mem = bytearray(MEM_SIZE)
         self.windows = {}
+        self.axi_bad = []       # memory offsets [lo, hi) whose reads answer an AXI error
         nq = 1 << CONN_W
         self.frames = {q: [] for q in range(nq)}
         self.cur_frame = {q: bytearray() for q in range(nq)}
@@ -355,7 +368,7 @@ class TB:
             if self.counts() == want:
                 break
         else:
-            assert False, f"no quiescence: have {self.counts()}, want {want}"
+            assert False, f"no quiescence: have {self.counts()}, want {want}; fails {self.fails}"
         for _ in range(40):
             await RisingEdge(self.dut.clk)
         assert self.counts() == want, f"more than the model: have {self.counts()}, want {want}"
@@ -403,7 +416,7 @@ class TB:
             else:
                 r = step["read_req"]
                 q = r["qpn"]
-                if q not in failed:
+                if q not in failed or i in prog.rtl_drops:
                     # A Read Request buffer must be posted (ddp_rx's).
                     for _ in range(20000):
                         if self.credit[q] > 0:
@@ -417,13 +430,21 @@ class TB:
                 dut.rreq_conn.value = q
                 dut.rreq_rr.value = int.from_bytes(body, "little")
                 dut.rreq_valid.value = 1
-                while True:
-                    await RisingEdge(dut.clk)
-                    if dut.rreq_ready.value == 1:
-                        break
+                # rreq_ready depends on registers only: its value between a
+                # falling and the next rising edge is the one that edge takes.
+                await ReadOnly()
+                while dut.rreq_ready.value != 1:
+                    await FallingEdge(dut.clk)
+                    await ReadOnly()
                 await FallingEdge(dut.clk)
                 dut.rreq_valid.value = 0
+            if i in prog.rtl_fails:
+                q, f = prog.rtl_fails[i]
+                want_fails[q].append(f)
+                failed.add(q)
             for s in out["segs"] or []:
+                if i in prog.rtl_drops:
+                    continue
                 if s["op"] == OP_READ_RESPONSE:
                     want_frames[s["qpn"]].append(bytes.fromhex(s["octets"]))
                     served[s["qpn"]] += 1
@@ -525,6 +546,28 @@ async def errors(dut):
     p.window(1, 0, 0)
     p.read(1, 100, SRC_STAG, SRC_TO + 3, 0x4003, 4)
     p.read(1, 10, SRC_STAG, SRC_TO, 0x4004, 5)
+    await tb.run(p)
+
+
+@cocotb.test()
+async def axi_error(dut):
+    """An AXI error response after a payload read's first beat (rnic_dma_rd
+    flags it from the failing beat to the last): the Read Response already
+    on its way goes out whole (the model, whose reads cannot fail, sends the
+    same octets), then the QP fails (fail_local 1) and its next request,
+    whose read may already be issued, is not answered; another QP goes on."""
+    tb = await new_tb(dut)
+    rng = tb.rng
+    p = Prog(tb.base)
+    p.setup(rng, qps=(0, 1), irds=(4, 4, 1, 1))
+    tb.axi_bad.append((SRC_OFF + 0x8000, SRC_OFF + 0x8001))
+    p.read(1, 300, SRC_STAG, SRC_TO + 5, 1, 2)
+    p.read(0, 3000, SRC_STAG, SRC_TO + 0x8000 - 1000, 3, 4)      # the error at octet 1000
+    p.rtl_fails[len(p.steps) - 1] = (0, (1, 0, 0))
+    p.read(0, 2000, SRC_STAG, SRC_TO + 16, 5, 6)                  # not answered
+    p.rtl_drops.add(len(p.steps) - 1)
+    p.read(1, 4000, SRC_STAG, SRC_TO + 0x8000 - 100, 7, 8)       # QP 1 reads it too, later: the same error
+    p.rtl_fails[len(p.steps) - 1] = (1, (1, 0, 0))
     await tb.run(p)
 
 
