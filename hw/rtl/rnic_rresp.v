@@ -104,8 +104,12 @@
 // read with an AXI error after its first beat: the Read Response is
 // already on its way and goes out with what was read; the QP fails with
 // fail_local 1 after its last beat, no repost (the model's reads do not
-// fail). The MR fences (an MR changed while a request through it is
-// checked or read) are rnic_admin's and the lead's.
+// fail; rnic_dma_rd flags err from the failing beat to the last). The
+// QP's next request, whose payload read may already be issued by then, is
+// dropped and its frame drained (tests/rresp axi_error). The MR fences (an
+// MR changed while a request through it is checked or read) are
+// rnic_admin's and the lead's. An IRD above 2^POST_DEPTH_LOG2: see
+// "Per QP" above.
 //
 // Parameters: as rnic_dev's (the unused ones accepted for uniform
 // instantiation), and POST_DEPTH_LOG2, log2 of ddp_rx's ring per (QP,
