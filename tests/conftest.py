@@ -75,6 +75,8 @@ COST = {
     "cq/test_rnic_cq.py::test_rnic_cq[verilator-W512]": 35,
     # Almost all of it the C++ build of the generated register block.
     "regs/test_regs.py::test_regs[verilator]": 40,
+    # tests/rresp: almost all of it the C++ build (admin, rnic_tx).
+    "rresp/test_rnic_rresp.py::test_rnic_rresp[verilator-W64]": 40,
     # tests/dma, measured on 2 cores shared with other simulations.
     "dma/test_rnic_dma_wr.py::test_rnic_dma_wr[verilator-W64]": 50,
     "dma/test_rnic_dma_rd.py::test_rnic_dma_rd[verilator-W64]": 39,

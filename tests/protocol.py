@@ -550,6 +550,11 @@ PORTS: dict[str, list[Port]] = {
     # CQ and event writers.
     "rq_top": [handshake("wqe_rd_req"), handshake("wqe_rd"), handshake("post"), handshake("rcpl"),
                handshake("fail"), handshake("cq"), handshake("ev")],
+    # tests/rresp's top (rnic_admin + rnic_rresp + rnic_tx): the Read
+    # Requests in, the posts, the DMA read client port, the failure reports
+    # and rnic_tx's FPDU stream.
+    "rr_top": [handshake("rreq"), handshake("post"), handshake("pay_rd_req"), handshake("pay_rd"),
+               handshake("fail"), stream("m_axis", LANE0)],
     # tests/cq's wrapper: completion records and another engine's events
     # in, the CQ writer's and the event writer's DMA write client ports
     # (request, data, done) out, the overrun report, the interrupt messages.

@@ -205,3 +205,77 @@ func TestSQRunXFail(t *testing.T) {
 		}
 	}
 }
+
+// TestRRRun: rr_run answers the peer's Read Requests as the model does: a
+// Read of 150 octets through a remote-read MR goes out as two Read
+// Response FPDUs (MULPDU 100, op 2) carrying the source's octets, a
+// zero-size Read through an invalid STag as one empty Read Response, and a
+// Read through an MR without remote read as a Terminate (op 7, RDMAP
+// Remote Protection, Access rights) with QP_ERROR; sq_run refuses read_req.
+func TestRRRun(t *testing.T) {
+	base := runSQ(t, sqProgram(t, 0)).MemBase
+	mr := func(idx uint16, key uint8, acc uint8) string {
+		a, err := hostif.MRWrite{Index: idx, Key: key, Access: acc, PD: 5, BoundQPN: hostif.NotBound, BaseTO: 0x1000,
+			Length: 0x4000, Addr: base + 0x8000}.Args()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := []string{fmt.Sprint(uint32(hostif.OpMRWrite))}
+		for _, x := range a {
+			w = append(w, fmt.Sprint(x))
+		}
+		return `{"admin":[` + strings.Join(w, ",") + `]}`
+	}
+	src := make([]byte, 150)
+	for i := range src {
+		src[i] = byte(3*i + 1)
+	}
+	req := strings.Replace(sqProgram(t, base,
+		mr(2, 9, hostif.AccessRemoteRead), mr(3, 4, hostif.AccessLocalRead),
+		fmt.Sprintf(`{"mem":{"addr":%d,"data":"%s"}}`, base+0x8010, hex.EncodeToString(src)),
+		fmt.Sprintf(`{"read_req":{"qpn":0,"sink_stag":%d,"sink_to":77,"size":150,"src_stag":%d,"src_to":%d}}`,
+			0xabcd01, 2<<8|9, 0x1010),
+		`{"read_req":{"qpn":0,"sink_stag":5,"sink_to":6,"size":0,"src_stag":4294967295,"src_to":0}}`,
+		fmt.Sprintf(`{"read_req":{"qpn":0,"sink_stag":5,"sink_to":6,"size":1,"src_stag":%d,"src_to":%d}}`, 3<<8|4, 0x1000),
+	), `"op":"sq_run"`, `"op":"rr_run"`, 1)
+	r := runSQ(t, req)
+	ops := func(o sqStepOut) []int {
+		var v []int
+		for _, s := range o.Segs {
+			if s.Op == nil {
+				t.Fatalf("segment without op: %+v", s)
+			}
+			v = append(v, *s.Op)
+		}
+		return v
+	}
+	n := len(r.Steps)
+	if got := ops(r.Steps[n-3]); fmt.Sprint(got) != "[2 2]" {
+		t.Fatalf("150-octet Read: ops %v", got)
+	}
+	a, _ := hex.DecodeString(r.Steps[n-3].Segs[0].Octets)
+	b, _ := hex.DecodeString(r.Steps[n-3].Segs[1].Octets)
+	if !strings.Contains(string(a), string(src[:20])) || !strings.Contains(string(b), string(src[140:])) {
+		t.Fatalf("the Read Response does not carry the source: %x %x", a, b)
+	}
+	if got := ops(r.Steps[n-2]); fmt.Sprint(got) != "[2]" {
+		t.Fatalf("zero-size Read: ops %v", got)
+	}
+	last := r.Steps[n-1]
+	if got := ops(last); fmt.Sprint(got) != "[7]" {
+		t.Fatalf("Read without remote read access: ops %v", got)
+	}
+	if s := last.Segs[0]; *s.LayerEType != 0x01 || *s.Code != 0x02 {
+		t.Fatalf("Terminate: layer/etype %#x code %#x, want 0x01 0x02", *s.LayerEType, *s.Code)
+	}
+	if len(last.Events) != 1 || !strings.HasPrefix(last.Events[0], "0101") {
+		t.Fatalf("events %v, want QP_ERROR with layer/etype 0x01", last.Events)
+	}
+	var bad sqReply
+	if err := json.Unmarshal(handle([]byte(strings.Replace(req, `"op":"rr_run"`, `"op":"sq_run"`, 1))), &bad); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(bad.Error, "read_req is rr_run's") {
+		t.Fatalf("sq_run with read_req: error %q", bad.Error)
+	}
+}
