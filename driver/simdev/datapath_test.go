@@ -3,6 +3,7 @@ package simdev
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"testing"
@@ -17,10 +18,11 @@ import (
 
 // stackPair is a device (sim or model) connected to the software stack
 // over loopback TCP: a QP with one CQ, a 256 KiB buffer registered with
-// local access and remote write, and the stack's QP and 256 KiB buffer
-// (remote read and write).
+// local access and remote read and write, and the stack's QP and 256 KiB
+// buffer (remote read and write).
 type stackPair struct {
 	d     *driver.Device
+	pd    *driver.PD
 	qp    *driver.QP
 	cq    *driver.CQ
 	buf   *driver.Buffer
@@ -60,7 +62,7 @@ func newStackPair(t testing.TB, ctx context.Context, b driver.Backend, markers b
 		buf.Mem[i] = byte(i*7 + i>>8)
 	}
 	mr, err := pd.RegisterMR(buf, 0, uint64(len(buf.Mem)),
-		hostif.AccessLocalRead|hostif.AccessLocalWrite|hostif.AccessRemoteWrite)
+		hostif.AccessLocalRead|hostif.AccessLocalWrite|hostif.AccessRemoteWrite|hostif.AccessRemoteRead)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func newStackPair(t testing.TB, ctx context.Context, b driver.Backend, markers b
 	if err := relay.Start(qp.N); err != nil {
 		t.Fatal(err)
 	}
-	return &stackPair{d: d, qp: qp, cq: cq, buf: buf, mr: mr, vqp: vqp, vbuf: vbuf, vmr: vmr, relay: relay}
+	return &stackPair{d: d, pd: pd, qp: qp, cq: cq, buf: buf, mr: mr, vqp: vqp, vbuf: vbuf, vmr: vmr, relay: relay}
 }
 
 // waitCQEs takes n CQEs, sleeping on vector 1 between looks.
@@ -231,6 +233,112 @@ func txRun(t *testing.T, b driver.Backend, markers bool, sizes []int) []hostif.C
 	return got
 }
 
+// rxRun is the receive side of one device (sim or model) against the
+// software stack: the device posts receive buffers (RQ entries at odd
+// offsets, one of length 0), the stack Sends into them (Send, Send with
+// SE, and a Send with Invalidate of a second MR of the device's, every
+// size from 0 to 65536 across the MULPDU), then RDMA Reads the device's
+// memory (1 to 70000 octets: the Read responder's source reads and Read
+// Responses). It checks every octet on both sides and returns the CQEs
+// the device wrote, in order.
+func rxRun(t *testing.T, b driver.Backend, markers bool) []hostif.CQE {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sp := newStackPair(t, ctx, b, markers)
+	d, qp, buf, mr, vqp, vbuf, vmr, relay := sp.d, sp.qp, sp.buf, sp.mr, sp.vqp, sp.vbuf, sp.vmr, sp.relay
+	// A second MR over the buffer's last 4 KiB, for the Send with
+	// Invalidate (RFC 5040 5.4: the device's MR is invalid after it).
+	mr2, err := sp.pd.RegisterMR(buf, 252<<10, 4<<10, hostif.AccessLocalRead|hostif.AccessRemoteWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type send struct {
+		op  verbs.Opcode
+		n   int
+		inv uint32
+	}
+	sends := []send{{verbs.OpSend, 0, 0}, {verbs.OpSend, 1, 0}, {verbs.OpSendSE, 100, 0}, {verbs.OpSend, 1500, 0},
+		{verbs.OpSendInv, 4096, mr2.STag}, {verbs.OpSendSE, 9000, 0}, {verbs.OpSend, 20000, 0}, {verbs.OpSend, 65536, 0}}
+	// The device (MPA's Initiator) sends first (RFC 5044 7.1.2: the
+	// Responder sends nothing before the Initiator's first FPDU): a Write
+	// of 10 octets into the stack's buffer.
+	if err := qp.PostSend(hostif.SQE{Op: hostif.OpWrite, Signaled: true, Length: 10, ID: 1, LKey: mr.STag,
+		LocalTO: mr.TO, RKey: vmr.STag, RemoteTO: vmr.Addr}); err != nil {
+		t.Fatal(err)
+	}
+	cqes := sp.waitCQEs(t, ctx, b, 1)
+	// Each receive buffer a little larger than its Send, at an odd offset.
+	at := make([]uint64, len(sends))
+	off := uint64(3)
+	post := func(i int) {
+		at[i] = off
+		if err := qp.PostRecv(hostif.RQE{ID: uint64(100 + i), LKey: mr.STag, Length: uint32(sends[i].n + 7),
+			LocalTO: mr.TO + off}); err != nil {
+			t.Fatal(err)
+		}
+		off += uint64(sends[i].n) + 64 + 1
+	}
+	// The RQ holds 4: two posted ahead, then one more behind each Send.
+	post(0)
+	post(1)
+	for i, s := range sends {
+		if i+2 < len(sends) {
+			post(i + 2)
+		}
+		data := make([]byte, s.n)
+		for k := range data {
+			data[k] = byte(k*13 + i)
+		}
+		if err := vqp.PostSend(ctx, verbs.SendWR{ID: uint64(i), Op: s.op, Data: data, InvalidateSTag: s.inv}); err != nil {
+			t.Fatal(err)
+		}
+		if c, err := vqp.SendCQ().Poll(ctx); err != nil || c.Err != nil {
+			t.Fatalf("Send %d (%d octets): %+v %v; relay %v", i, s.n, c, err, relay.Err())
+		}
+		got := sp.waitCQEs(t, ctx, b, 1)[0]
+		cqes = append(cqes, got)
+		if got.ID != uint64(100+i) || got.Status != hostif.StatusSuccess || got.Length != uint32(s.n) {
+			t.Fatalf("Send %d (%d octets): the device's CQE %+v", i, s.n, got)
+		}
+		if !bytes.Equal(buf.Mem[at[i]:at[i]+uint64(s.n)], data) {
+			t.Fatalf("Send %d (%d octets) landed with other octets", i, s.n)
+		}
+	}
+	// The stack Reads the device's memory.
+	for i, n := range []int{1, 1000, 70000} {
+		src := uint64(100<<10 + 17*i)
+		for k := 0; k < n; k++ {
+			buf.Mem[src+uint64(k)] = byte(k*3 + i)
+		}
+		sink := uint64(1000 * (i + 1))
+		if err := vqp.PostSend(ctx, verbs.SendWR{ID: uint64(50 + i), Op: verbs.OpRead, RemoteSTag: mr.STag,
+			RemoteTO: mr.TO + src, Sink: vmr, SinkOffset: sink, Len: uint32(n)}); err != nil {
+			t.Fatal(err)
+		}
+		if c, err := vqp.SendCQ().Poll(ctx); err != nil || c.Err != nil || c.Len != n {
+			t.Fatalf("Read of %d octets: %+v %v; relay %v", n, c, err, relay.Err())
+		}
+		if !bytes.Equal(vbuf[sink:sink+uint64(n)], buf.Mem[src:src+uint64(n)]) {
+			t.Fatalf("the Read of %d octets brought other octets", n)
+		}
+	}
+	if err := relay.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if evs, err := d.Events(); err != nil || len(evs) != 0 {
+		t.Fatalf("events %v, %v", evs, err)
+	}
+	// The Send with Invalidate left the second MR invalid: MR_INVALIDATE
+	// of it is refused (BAD_STATE).
+	var ae *driver.AdminError
+	if _, err := d.Exec(hostif.MRInvalidate{Index: uint32(mr2.Index)}); !errors.As(err, &ae) ||
+		ae.Status != hostif.AdminBadState {
+		t.Fatalf("MR_INVALIDATE of the MR the peer's Send invalidated: %v, want BAD_STATE", err)
+	}
+	return cqes
+}
+
 // The simulated device against the software stack, end to end: its SQ engine fetches the
 // entries and payload by DMA from host memory (the memfd), rnic_tx frames
 // them, the relay carries its segments to a kernel TCP socket, and the
@@ -254,6 +362,38 @@ func TestSimAgainstStack(t *testing.T) {
 			}
 			defer m.Close()
 			want := txRun(t, m, markers, sizes)
+			if len(got) != len(want) {
+				t.Fatalf("sim CQEs %v, model %v", got, want)
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("CQE %d: sim %+v, model %+v", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+// The simulated device's receive side against the software stack, end to
+// end: the RQ engine fetches the RQ entries by DMA and posts them to
+// ddp_rx, the stack's Sends are placed into them and complete as receive
+// CQEs (with the SE flag and the invalidated STag, whose MR is then
+// invalid in the admin table too); the stack's RDMA Reads go through the
+// Read responder (the device's own Read Request buffers, the source check
+// and read, the Read Responses through rnic_tx). The model gives the same
+// CQEs.
+func TestSimReceiveAgainstStack(t *testing.T) {
+	for _, markers := range []bool{false, true} {
+		t.Run(fmt.Sprintf("markers=%v", markers), func(t *testing.T) {
+			sim := start(t, Config{MemSize: 4 << 20})
+			got := rxRun(t, sim, markers)
+			m, err := model.New(model.Config{QPs: 64, CQs: 64, STags: 1024, Vectors: 4, Windows: 16,
+				SQLog2: 10, RQLog2: 10, CQLog2: 12, DataWidth: 64})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			want := rxRun(t, m, markers)
 			if len(got) != len(want) {
 				t.Fatalf("sim CQEs %v, model %v", got, want)
 			}

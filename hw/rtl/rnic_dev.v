@@ -4,25 +4,46 @@
 //
 // Ports: the BAR (s_axil), DMA (m_axi, AXI4 master), the network seam
 // (s_net in, m_net out), interrupt messages (m_irq) and idle (for the
-// simulated host's clock). Today: the BAR and the admin commands. s_axil is the BAR (AXI4-Lite,
-// 32-bit data, 128 KiB) and reaches the generated register block
-// (rnic_regs, from hw/regs/rnic.rdl): the chain of blocks, the ID block
-// with this build's parameters, the counters, the admin mailbox's
-// registers, and the external regions the device answers itself (the
-// mailbox's CMD, the interrupt vectors, the doorbells). A CMD write starts
-// the command in rnic_admin (the executor: its tables of CQs, QPs, MRs,
-// DMA windows and the event ring configuration); STATUS.BUSY is set until
-// it answers with STATUS.CODE and, for QP_DRAIN, the output ARG words; a
-// CMD write while BUSY is ignored and counted in admin_overrun. CMD reads
-// back the opcode of the last command accepted. Not yet: the datapath
-// (rnic_tx, rnic_rx), rings, DMA and interrupts (issue 30, item 2). Until
-// they come:
-//   - rnic_admin's outputs toward the datapath (MR write and invalidate
-//     events, QP_RTS parameters, QP state changes, the tables' read ports,
-//     the event ring configuration) are left unconnected;
-//   - the vectors' registers read 0 and ignore writes; doorbells are taken
-//     and ignored (they read 0, as the contract says);
-//   - every counter but admin_overrun reads 0.
+// simulated host's clock). s_axil is the BAR (AXI4-Lite, 32-bit data,
+// 128 KiB) and reaches the generated register block (rnic_regs, from
+// hw/regs/rnic.rdl): the chain of blocks, the ID block with this build's
+// parameters, the counters, the admin mailbox's registers, and the
+// external regions the device answers itself (the mailbox's CMD, the
+// interrupt vectors, the doorbells). A CMD write starts the command in
+// rnic_admin (the executor: its tables of CQs, QPs, MRs, DMA windows and
+// the event ring configuration); STATUS.BUSY is set until it answers with
+// STATUS.CODE and, for QP_DRAIN, the output ARG words, and while the
+// datapath has not yet taken a command's effect; a CMD write while BUSY
+// is ignored and counted in admin_overrun. CMD reads back the opcode of
+// the last command accepted.
+//
+// The engines around the datapath (docs/device.md, "What the device top
+// has today"):
+//   send     SQ doorbells -> rnic_sq (SQ entries, MR checks, payload reads)
+//            and rnic_rresp (Read Responses) -> rnic_txarb -> rnic_tx ->
+//            m_net, with each connection's transmit sequence number
+//   receive  s_net -> rnic_rx (MPA, DDP placement through the STag table)
+//            -> rnic_axisink (the device's own buffers) -> rnic_dma_wr's
+//            placement port; ddp_rx's completions to rnic_sq (a Read's
+//            last Read Response), rnic_rq (Sends: receive CQEs) and
+//            rnic_rresp (Read Requests)
+//   buffers  RQ doorbells -> rnic_rq (RQ entries, MR checks) -> ddp_rx's
+//            queue 0; rnic_rresp's Read Request and Terminate buffers
+//   DMA      rnic_dma_rd (4 clients), rnic_dma_wr (2 clients and the
+//            placement port), both with the DMA window check
+//   host     rnic_cq (CQEs of rnic_sq and rnic_rq, merged), rnic_evq
+//            (events), rnic_irq (vectors, moderation)
+// Shared: rnic_admin's QP and MR read ports (rnic_rdarb), the CQ writer's,
+// ddp_rx's post and rnic_tx's ports (rnic_recmux, rnic_txarb).
+// Not yet: the exception ring (rnic_rx's exception stream is held:
+// m_exc_tready low stops the input, nothing is dropped); the peer's
+// stream errors (ddp_rx's m_err) and Terminates moving the QP to the
+// error state; a Read Request the responder refuses ends the QP with a
+// Terminate of Local Catastrophic, not the protection error the model
+// names; a QP that fails (a local fault) stops its engines, but ddp_rx
+// still places the peer's traffic for it until QP_DRAIN (the model places
+// nothing more); CQ overruns failing their QPs; every counter but
+// admin_overrun reads 0.
 //
 // Parameters are the build's: they size the device and are published in
 // the ID block, so that the driver sizes itself from the device it finds.
@@ -226,7 +247,7 @@ rnic_admin #(
     .mr_wr_valid(mr_wr_valid), .mr_wr_index(mr_wr_index), .mr_wr_key(mr_wr_key), .mr_wr_access(mr_wr_access),
     .mr_wr_pd(mr_wr_pd), .mr_wr_bound(mr_wr_bound), .mr_wr_base_to(mr_wr_base_to), .mr_wr_len(mr_wr_len),
     .mr_wr_addr(mr_wr_addr), .mr_inv_valid(mr_inv_valid), .mr_inv_index(mr_inv_index),
-    .dp_inv_valid(1'b0), .dp_inv_index({STAG_AW{1'b0}}),   // (the RQ engine's, below)
+    .dp_inv_valid(rq_inv_valid), .dp_inv_index(rq_inv_index),   // a Send with Invalidate (rnic_rq)
     .mr_rd_en(mr_rd_en), .mr_rd_index(mr_rd_index), .mr_rd_valid(mr_rd_valid), .mr_rd_entry(mr_rd_entry),
     .qp_rts_valid(qp_rts_valid), .qp_rts_qpn(qp_rts_qpn), .qp_rts_params(qp_rts_params),
     .qp_state_wr_valid(qp_state_wr_valid), .qp_state_wr_qpn(qp_state_wr_qpn), .qp_state_wr_state(qp_state_wr_state),
@@ -248,18 +269,56 @@ rnic_admin #(
 // Doorbells: SQ_PI[qpn] at +8 qpn, RQ_PI[qpn] at +8 qpn + 4 of the QP
 // doorbell region; CQ_CI[cqn] at +4 cqn of the CQ doorbell region. One
 // write a clock reaches the engines (the BAR takes one access at a time).
-// RQ_PI is taken and dropped until the RQ engine exists.
 wire sqdb_valid = qpdb_req && qpdb_is_wr && !qpdb_addr[2];
+wire rqdb_valid = qpdb_req && qpdb_is_wr && qpdb_addr[2];
 wire cqdb_valid = cqdb_req && cqdb_is_wr;
 
+// rnic_tx's descriptor ({opcode, stag, to, msn, inv_stag, len, rr_sink_stag,
+// rr_sink_to, rr_size, rr_src_stag, rr_src_to, mulpdu, conn}) from each
+// message source: 0 rnic_sq, 1 rnic_rresp.
+localparam DESC_W = 4 + 32 + 64 + 32 + 32 + 32 + 32 + 64 + 32 + 32 + 64 + 16 + CONN_W;
+localparam N_TX = 2;
+wire [N_TX-1:0]          txs_desc_valid, txs_desc_ready, txs_pay, txs_valid, txs_ready, txs_last;
+wire [N_TX*DESC_W-1:0]   txs_desc;
+wire [N_TX*DATA_W-1:0]   txs_data;
+wire [N_TX*DATA_W/8-1:0] txs_keep;
+wire [3:0]        sq_desc_opcode;
+wire [31:0]       sq_desc_stag, sq_desc_msn, sq_desc_inv, sq_desc_len, sq_desc_rr_sink_stag, sq_desc_rr_size,
+                  sq_desc_rr_src_stag;
+wire [63:0]       sq_desc_to, sq_desc_rr_sink_to, sq_desc_rr_src_to;
+wire [15:0]       sq_desc_mulpdu;
+wire [CONN_W-1:0] sq_desc_conn;
+wire [3:0]        rs_desc_opcode;
+wire [31:0]       rs_desc_stag, rs_desc_msn, rs_desc_inv, rs_desc_len, rs_desc_rr_sink_stag, rs_desc_rr_size,
+                  rs_desc_rr_src_stag;
+wire [63:0]       rs_desc_to, rs_desc_rr_sink_to, rs_desc_rr_src_to;
+wire [15:0]       rs_desc_mulpdu;
+wire [CONN_W-1:0] rs_desc_conn;
+assign txs_desc = {rs_desc_opcode, rs_desc_stag, rs_desc_to, rs_desc_msn, rs_desc_inv, rs_desc_len,
+                   rs_desc_rr_sink_stag, rs_desc_rr_sink_to, rs_desc_rr_size, rs_desc_rr_src_stag, rs_desc_rr_src_to,
+                   rs_desc_mulpdu, rs_desc_conn,
+                   sq_desc_opcode, sq_desc_stag, sq_desc_to, sq_desc_msn, sq_desc_inv, sq_desc_len,
+                   sq_desc_rr_sink_stag, sq_desc_rr_sink_to, sq_desc_rr_size, sq_desc_rr_src_stag, sq_desc_rr_src_to,
+                   sq_desc_mulpdu, sq_desc_conn};
+// A message has a payload frame when its length is not 0, but for a Read
+// Request (rnic_tx's header).
+localparam [3:0] OP_READ_REQUEST = 4'h1;   // RFC 5040 4.2
+assign txs_pay = {rs_desc_len != 32'd0 && rs_desc_opcode != OP_READ_REQUEST,
+                  sq_desc_len != 32'd0 && sq_desc_opcode != OP_READ_REQUEST};
+// What rnic_tx takes.
 wire              desc_valid, desc_ready, txp_valid, txp_ready, txp_last;
-wire [3:0]        desc_opcode;
-wire [31:0]       desc_stag, desc_msn, desc_inv, desc_len, desc_rr_sink_stag, desc_rr_size, desc_rr_src_stag;
-wire [63:0]       desc_to, desc_rr_sink_to, desc_rr_src_to;
-wire [15:0]       desc_mulpdu;
-wire [CONN_W-1:0] desc_conn;
+wire [DESC_W-1:0] desc;
 wire [DATA_W-1:0] txp_data;
 wire [DATA_W/8-1:0] txp_keep;
+rnic_txarb #(.N(N_TX), .D_W(DESC_W), .DATA_W(DATA_W)) txarb (
+    .clk(clk), .rst(rst),
+    .s_desc_valid(txs_desc_valid), .s_desc_ready(txs_desc_ready), .s_desc(txs_desc), .s_desc_pay(txs_pay),
+    .s_pay_data(txs_data), .s_pay_keep(txs_keep), .s_pay_valid(txs_valid), .s_pay_ready(txs_ready),
+    .s_pay_last(txs_last),
+    .m_desc_valid(desc_valid), .m_desc_ready(desc_ready), .m_desc(desc),
+    .m_axis_tdata(txp_data), .m_axis_tkeep(txp_keep), .m_axis_tvalid(txp_valid), .m_axis_tready(txp_ready),
+    .m_axis_tlast(txp_last)
+);
 
 wire              sq_cq_valid, sq_cq_ready, sq_ev_valid, sq_ev_ready;
 wire              rr_done_valid, rr_done_ready;
@@ -268,8 +327,29 @@ wire [CQ_W-1:0]   sq_cq_cqn;
 wire [247:0]      sq_cq_entry;
 wire [119:0]      sq_ev_entry;
 
-// DMA read clients: 0 the SQ engine's WQE fetches, 1 its payload reads.
-localparam N_RD = 2;
+// rnic_admin's QP context and MR read ports, shared (rnic_rdarb): client 0
+// is rnic_sq (never kept waiting: its doorbell stage cannot wait), then
+// rnic_rq, then (MR) rnic_rresp.
+wire                sq_qp_rd_en, rq_qp_rd_req, sq_mr_rd_en, rq_mr_rd_req, rs_mr_rd_req;
+wire [CONN_W-1:0]   sq_qp_rd_qpn, rq_qp_rd_qpn;
+wire [STAG_AW-1:0]  sq_mr_rd_index, rq_mr_rd_index, rs_mr_rd_index;
+// (Client 0's grant is not looked at: it is granted whenever it asks.)
+/* verilator lint_off UNUSEDSIGNAL */
+wire [1:0]          qparb_gnt;
+wire [2:0]          mrarb_gnt;
+/* verilator lint_on UNUSEDSIGNAL */
+rnic_rdarb #(.N(2), .IDX_W(CONN_W)) qparb (
+    .clk(clk), .rst(rst), .req({rq_qp_rd_req, sq_qp_rd_en}), .idx({rq_qp_rd_qpn, sq_qp_rd_qpn}),
+    .gnt(qparb_gnt), .rd_en(qp_rd_en), .rd_index(qp_rd_qpn)
+);
+rnic_rdarb #(.N(3), .IDX_W(STAG_AW)) mrarb (
+    .clk(clk), .rst(rst), .req({rs_mr_rd_req, rq_mr_rd_req, sq_mr_rd_en}),
+    .idx({rs_mr_rd_index, rq_mr_rd_index, sq_mr_rd_index}), .gnt(mrarb_gnt), .rd_en(mr_rd_en), .rd_index(mr_rd_index)
+);
+
+// DMA read clients: 0 the SQ engine's WQE fetches, 1 its payload reads,
+// 2 the RQ engine's WQE fetches, 3 the Read responder's source reads.
+localparam N_RD = 4;
 wire [N_RD-1:0]        rdc_req_valid, rdc_req_ready, rdc_valid, rdc_ready, rdc_last, rdc_err;
 wire [N_RD*64-1:0]     rdc_req_addr;
 wire [N_RD*32-1:0]     rdc_req_len;
@@ -285,13 +365,14 @@ rnic_sq #(
     .sqdb_valid(sqdb_valid), .sqdb_qpn(qpdb_addr[14:3]), .sqdb_value(qpdb_wr_data),
     .qp_state_wr_valid(qp_state_wr_valid), .qp_state_wr_qpn(qp_state_wr_qpn), .qp_state_wr_state(qp_state_wr_state),
     .qp_rts_valid(qp_rts_valid), .qp_rts_qpn(qp_rts_qpn), .qp_rts_params(qp_rts_params),
-    .qp_rd_en(qp_rd_en), .qp_rd_qpn(qp_rd_qpn), .qp_rd_state(qp_rd_state), .qp_rd_ctx(qp_rd_ctx),
+    .qp_rd_en(sq_qp_rd_en), .qp_rd_qpn(sq_qp_rd_qpn), .qp_rd_state(qp_rd_state), .qp_rd_ctx(qp_rd_ctx),
     .rts_rd_en(rts_rd_en), .rts_rd_qpn(rts_rd_qpn), .rts_rd_params(rts_rd_params),
-    .mr_rd_en(mr_rd_en), .mr_rd_index(mr_rd_index), .mr_rd_valid(mr_rd_valid), .mr_rd_entry(mr_rd_entry),
+    .mr_rd_en(sq_mr_rd_en), .mr_rd_index(sq_mr_rd_index), .mr_rd_valid(mr_rd_valid), .mr_rd_entry(mr_rd_entry),
     // A Read completes with its last Read Response (the receive side).
     .rr_done_valid(rr_done_valid), .rr_done_ready(rr_done_ready), .rr_done_qpn(rr_done_qpn), .rr_done_status(8'd0),
     .rr_done_layer_etype(8'd0), .rr_done_code(8'd0),
-    .xfail_valid(1'b0), .xfail_qpn({CONN_W{1'b0}}), .qerr_valid(), .qerr_qpn(),
+    // The RQ engine's and the Read responder's faults fail the QP here.
+    .xfail_valid(xf_valid), .xfail_qpn(xf_qpn), .qerr_valid(qerr_valid), .qerr_qpn(qerr_qpn),
     .wqe_rd_req_valid(rdc_req_valid[0]), .wqe_rd_req_ready(rdc_req_ready[0]), .wqe_rd_req_addr(rdc_req_addr[63:0]),
     .wqe_rd_req_len(rdc_req_len[31:0]), .wqe_rd_req_what(rdc_req_what[2:0]),
     .wqe_rd_valid(rdc_valid[0]), .wqe_rd_ready(rdc_ready[0]), .wqe_rd_data(rdc_data[DATA_W-1:0]),
@@ -300,15 +381,25 @@ rnic_sq #(
     .pay_rd_req_len(rdc_req_len[63:32]), .pay_rd_req_what(rdc_req_what[5:3]),
     .pay_rd_valid(rdc_valid[1]), .pay_rd_ready(rdc_ready[1]), .pay_rd_data(rdc_data[2*DATA_W-1:DATA_W]),
     .pay_rd_keep(rdc_keep[DATA_W/4-1:DATA_W/8]), .pay_rd_last(rdc_last[1]), .pay_rd_err(rdc_err[1]),
-    .tx_desc_valid(desc_valid), .tx_desc_ready(desc_ready), .tx_desc_opcode(desc_opcode), .tx_desc_stag(desc_stag),
-    .tx_desc_to(desc_to), .tx_desc_msn(desc_msn), .tx_desc_inv_stag(desc_inv), .tx_desc_len(desc_len),
-    .tx_desc_rr_sink_stag(desc_rr_sink_stag), .tx_desc_rr_sink_to(desc_rr_sink_to), .tx_desc_rr_size(desc_rr_size),
-    .tx_desc_rr_src_stag(desc_rr_src_stag), .tx_desc_rr_src_to(desc_rr_src_to), .tx_desc_mulpdu(desc_mulpdu),
-    .tx_desc_conn(desc_conn),
-    .tx_axis_tdata(txp_data), .tx_axis_tkeep(txp_keep), .tx_axis_tvalid(txp_valid), .tx_axis_tready(txp_ready),
-    .tx_axis_tlast(txp_last),
+    .tx_desc_valid(txs_desc_valid[0]), .tx_desc_ready(txs_desc_ready[0]), .tx_desc_opcode(sq_desc_opcode),
+    .tx_desc_stag(sq_desc_stag), .tx_desc_to(sq_desc_to), .tx_desc_msn(sq_desc_msn), .tx_desc_inv_stag(sq_desc_inv),
+    .tx_desc_len(sq_desc_len), .tx_desc_rr_sink_stag(sq_desc_rr_sink_stag), .tx_desc_rr_sink_to(sq_desc_rr_sink_to),
+    .tx_desc_rr_size(sq_desc_rr_size), .tx_desc_rr_src_stag(sq_desc_rr_src_stag),
+    .tx_desc_rr_src_to(sq_desc_rr_src_to), .tx_desc_mulpdu(sq_desc_mulpdu), .tx_desc_conn(sq_desc_conn),
+    .tx_axis_tdata(txs_data[DATA_W-1:0]), .tx_axis_tkeep(txs_keep[DATA_W/8-1:0]), .tx_axis_tvalid(txs_valid[0]),
+    .tx_axis_tready(txs_ready[0]), .tx_axis_tlast(txs_last[0]),
     .cq_valid(sq_cq_valid), .cq_ready(sq_cq_ready), .cq_cqn(sq_cq_cqn), .cq_entry(sq_cq_entry),
     .ev_valid(sq_ev_valid), .ev_ready(sq_ev_ready), .ev_entry(sq_ev_entry), .dropped_ev()
+);
+// The other engines' faults, one at a time into xfail (no ready: the
+// merge's output is always taken).
+wire              rq_fail_valid, rq_fail_ready, rs_fail_valid, rs_fail_ready, xf_valid;
+wire [CONN_W-1:0] rq_fail_qpn, rs_fail_qpn, xf_qpn;
+wire              qerr_valid;
+wire [CONN_W-1:0] qerr_qpn;
+rnic_recmux #(.N(2), .W(CONN_W)) xfmux (
+    .clk(clk), .rst(rst), .s_valid({rs_fail_valid, rq_fail_valid}), .s_ready({rs_fail_ready, rq_fail_ready}),
+    .s_data({rs_fail_qpn, rq_fail_qpn}), .m_valid(xf_valid), .m_ready(1'b1), .m_data(xf_qpn)
 );
 
 // rnic_tx's connection configuration from each QP_RTS: marker position
@@ -341,11 +432,13 @@ wire                fp_valid, fp_ready, fp_last;
 wire [CONN_W-1:0]   fp_conn;
 rnic_tx #(.DATA_W(DATA_W), .CONN_W(CONN_W)) tx (
     .clk(clk), .rst(rst),
-    .s_desc_valid(desc_valid), .s_desc_ready(desc_ready), .s_desc_opcode(desc_opcode), .s_desc_stag(desc_stag),
-    .s_desc_to(desc_to), .s_desc_msn(desc_msn), .s_desc_inv_stag(desc_inv), .s_desc_len(desc_len),
-    .s_desc_rr_sink_stag(desc_rr_sink_stag), .s_desc_rr_sink_to(desc_rr_sink_to), .s_desc_rr_size(desc_rr_size),
-    .s_desc_rr_src_stag(desc_rr_src_stag), .s_desc_rr_src_to(desc_rr_src_to), .s_desc_mulpdu(desc_mulpdu),
-    .s_desc_conn(desc_conn),
+    .s_desc_valid(desc_valid), .s_desc_ready(desc_ready), .s_desc_opcode(desc[DESC_W-1 -: 4]),
+    .s_desc_stag(desc[DESC_W-5 -: 32]), .s_desc_to(desc[DESC_W-37 -: 64]), .s_desc_msn(desc[DESC_W-101 -: 32]),
+    .s_desc_inv_stag(desc[DESC_W-133 -: 32]), .s_desc_len(desc[DESC_W-165 -: 32]),
+    .s_desc_rr_sink_stag(desc[DESC_W-197 -: 32]), .s_desc_rr_sink_to(desc[DESC_W-229 -: 64]),
+    .s_desc_rr_size(desc[DESC_W-293 -: 32]), .s_desc_rr_src_stag(desc[DESC_W-325 -: 32]),
+    .s_desc_rr_src_to(desc[DESC_W-357 -: 64]), .s_desc_mulpdu(desc[DESC_W-421 -: 16]),
+    .s_desc_conn(desc[CONN_W-1:0]),
     .s_axis_tdata(txp_data), .s_axis_tkeep(txp_keep), .s_axis_tvalid(txp_valid), .s_axis_tready(txp_ready),
     .s_axis_tlast(txp_last),
     .cfg_valid(tcfg_valid_reg), .cfg_ready(tcfg_ready), .cfg_conn(tcfg_conn_reg), .cfg_pos(tcfg_pos_reg),
@@ -411,9 +504,20 @@ wire [N_WR*3-1:0]      wrc_req_what;
 wire [N_WR*DATA_W-1:0] wrc_data;
 wire [N_WR*DATA_W/8-1:0] wrc_keep;
 
+// Completion records: rnic_sq's (send CQs) and rnic_rq's (receive CQs),
+// merged round robin; each engine's own records keep their order.
+wire              rq_cq_valid, rq_cq_ready, cqm_valid, cqm_ready;
+wire [CQ_W-1:0]   rq_cq_cqn;
+wire [247:0]      rq_cq_entry;
+wire [CQ_W+247:0] cqm_rec;
+rnic_recmux #(.N(2), .W(CQ_W + 248)) cqmux (
+    .clk(clk), .rst(rst), .s_valid({rq_cq_valid, sq_cq_valid}), .s_ready({rq_cq_ready, sq_cq_ready}),
+    .s_data({rq_cq_cqn, rq_cq_entry, sq_cq_cqn, sq_cq_entry}), .m_valid(cqm_valid), .m_ready(cqm_ready),
+    .m_data(cqm_rec)
+);
 rnic_cq #(.DATA_W(DATA_W), .CQ_W(CQ_W), .VEC_W(VEC_W)) cq (
     .clk(clk), .rst(rst),
-    .cq_valid(sq_cq_valid), .cq_ready(sq_cq_ready), .cq_cqn(sq_cq_cqn), .cq_entry(sq_cq_entry),
+    .cq_valid(cqm_valid), .cq_ready(cqm_ready), .cq_cqn(cqm_rec[CQ_W+247:248]), .cq_entry(cqm_rec[247:0]),
     .cqdb_valid(cqdb_valid), .cqdb_cqn(cqdb_addr[13:2]), .cqdb_value(cqdb_wr_data),
     .cq_cfg_valid(cq_cfg_valid), .cq_cfg_cqn(cq_cfg_cqn), .cq_cfg_create(cq_cfg_create),
     .cq_rd_en(cq_rd_en), .cq_rd_cqn(cq_rd_cqn), .cq_rd_valid(cq_rd_valid), .cq_rd_ctx(cq_rd_ctx),
@@ -448,11 +552,13 @@ endfunction
 // window-checked (rnic_dma_wr's header).
 assign rwr_ready = 1'b1;
 
-rnic_evq #(.DATA_W(DATA_W), .N_SRC(3)) evq (
+wire         rq_ev_valid, rq_ev_ready;
+wire [119:0] rq_ev_entry;
+rnic_evq #(.DATA_W(DATA_W), .N_SRC(4)) evq (
     .clk(clk), .rst(rst),
-    .ev_valid({rrd_valid, cq_ev_valid, sq_ev_valid}),
-    .ev_ready({rrd_ready, cq_ev_ready, sq_ev_ready}),
-    .ev_entry({refused_event(rrd_what, rrd_addr, rrd_len), cq_ev_entry, sq_ev_entry}),
+    .ev_valid({rq_ev_valid, rrd_valid, cq_ev_valid, sq_ev_valid}),
+    .ev_ready({rq_ev_ready, rrd_ready, cq_ev_ready, sq_ev_ready}),
+    .ev_entry({rq_ev_entry, refused_event(rrd_what, rrd_addr, rrd_len), cq_ev_entry, sq_ev_entry}),
     .evr_valid(evr_valid), .evr_set(evr_set), .evr_ring(evr_ring), .evr_log2(evr_log2),
     .wr_req_valid(wrc_req_valid[1]), .wr_req_ready(wrc_req_ready[1]), .wr_req_addr(wrc_req_addr[127:64]),
     .wr_req_len(wrc_req_len[63:32]), .wr_req_what(wrc_req_what[5:3]),
@@ -502,12 +608,13 @@ rnic_dma_wr #(.DATA_W(DATA_W), .N_WR(N_WR), .WIN_W(WIN_W), .ID_W(AXI_ID_W)) dma_
     .wr_done_valid(wrc_done_valid), .wr_done_ready(wrc_done_ready), .wr_done_err(wrc_done_err),
     .win_wr_valid(win_wr_valid), .win_wr_slot(win_wr_slot), .win_wr_addr(win_wr_addr), .win_wr_len(win_wr_len),
     .ref_valid(rwr_valid), .ref_ready(rwr_ready), .ref_what(rwr_what), .ref_addr(rwr_addr), .ref_len(rwr_len),
-    // The placement writes (ddp_rx's AXI4 master, through rnic_rx).
-    .s_axi_awid(pl_awid), .s_axi_awaddr(pl_awaddr), .s_axi_awlen(pl_awlen), .s_axi_awsize(pl_awsize),
-    .s_axi_awburst(pl_awburst), .s_axi_awcache(pl_awcache), .s_axi_awprot(pl_awprot), .s_axi_awvalid(pl_awvalid),
-    .s_axi_awready(pl_awready), .s_axi_wdata(pl_wdata), .s_axi_wstrb(pl_wstrb), .s_axi_wlast(pl_wlast),
-    .s_axi_wvalid(pl_wvalid), .s_axi_wready(pl_wready), .s_axi_bid(pl_bid), .s_axi_bresp(pl_bresp),
-    .s_axi_bvalid(pl_bvalid), .s_axi_bready(pl_bready),
+    // The placement writes (ddp_rx's AXI4 master, through rnic_rx and
+    // rnic_axisink).
+    .s_axi_awid(px_awid), .s_axi_awaddr(px_awaddr), .s_axi_awlen(px_awlen), .s_axi_awsize(px_awsize),
+    .s_axi_awburst(px_awburst), .s_axi_awcache(px_awcache), .s_axi_awprot(px_awprot), .s_axi_awvalid(px_awvalid),
+    .s_axi_awready(px_awready), .s_axi_wdata(px_wdata), .s_axi_wstrb(px_wstrb), .s_axi_wlast(px_wlast),
+    .s_axi_wvalid(px_wvalid), .s_axi_wready(px_wready), .s_axi_bid(px_bid), .s_axi_bresp(px_bresp),
+    .s_axi_bvalid(px_bvalid), .s_axi_bready(px_bready),
     .m_axi_awid(m_axi_awid), .m_axi_awaddr(m_axi_awaddr), .m_axi_awlen(m_axi_awlen), .m_axi_awsize(m_axi_awsize),
     .m_axi_awburst(m_axi_awburst), .m_axi_awlock(), .m_axi_awcache(), .m_axi_awprot(),
     .m_axi_awvalid(m_axi_awvalid), .m_axi_awready(m_axi_awready),
@@ -520,14 +627,11 @@ rnic_dma_wr #(.DATA_W(DATA_W), .N_WR(N_WR), .WIN_W(WIN_W), .ID_W(AXI_ID_W)) dma_
 //
 // rnic_rx takes the seam's segments (s_net), checks and places them through
 // ddp_rx's STag table, written from MR_WRITE and MR_INVALIDATE, on the
-// connections QP_RTS enables; its placement writes go out through
-// rnic_dma_wr's pass-through port. A Read Response's completion completes
-// the QP's oldest Read in rnic_sq. Not yet: receive buffers (the RQ
-// engine: a Send to the device finds none and is refused), inbound Read
-// Requests (the Read responder), receive CQEs, the exception ring (its
-// stream is held: m_exc_tready low stops the input, nothing is dropped),
-// errors of the peer's stream (m_err) moving the QP to the error state,
-// and the MR fences (MR_INVALIDATE answers before ddp_rx has taken it).
+// connections QP_RTS enables, into the receive buffers rnic_rq and
+// rnic_rresp post; its placement writes go out through rnic_axisink and
+// rnic_dma_wr's pass-through port. Not yet: the exception ring (its stream
+// is held: m_exc_tready low stops the input, nothing is dropped) and the
+// errors of the peer's stream (m_err) moving the QP to the error state.
 
 // Configuration queues: rnic_admin's pulses, taken by rnic_rx and ddp_rx
 // when they are ready (their fences may hold them). A driver issues one
@@ -617,15 +721,132 @@ wire [3:0]          pl_awcache;
 wire                pl_awvalid, pl_awready, pl_wlast, pl_wvalid, pl_wready, pl_bvalid, pl_bready;
 wire [DATA_W-1:0]   pl_wdata;
 wire [DATA_W/8-1:0] pl_wstrb;
+// Past rnic_axisink: the bursts into host memory.
+wire [0:0]          px_awid, px_bid;
+wire [63:0]         px_awaddr;
+wire [7:0]          px_awlen;
+wire [2:0]          px_awsize, px_awprot;
+wire [1:0]          px_awburst, px_bresp;
+wire [3:0]          px_awcache;
+wire                px_awvalid, px_awready, px_wlast, px_wvalid, px_wready, px_bvalid, px_bready;
+wire [DATA_W-1:0]   px_wdata;
+wire [DATA_W/8-1:0] px_wstrb;
+// The device's own receive buffers (bit 63 set) end in rnic_axisink.
+rnic_axisink #(.DATA_W(DATA_W), .ID_W(1)) axisink (
+    .clk(clk), .rst(rst),
+    .s_axi_awid(pl_awid), .s_axi_awaddr(pl_awaddr), .s_axi_awlen(pl_awlen), .s_axi_awsize(pl_awsize),
+    .s_axi_awburst(pl_awburst), .s_axi_awcache(pl_awcache), .s_axi_awprot(pl_awprot), .s_axi_awvalid(pl_awvalid),
+    .s_axi_awready(pl_awready), .s_axi_wdata(pl_wdata), .s_axi_wstrb(pl_wstrb), .s_axi_wlast(pl_wlast),
+    .s_axi_wvalid(pl_wvalid), .s_axi_wready(pl_wready), .s_axi_bid(pl_bid), .s_axi_bresp(pl_bresp),
+    .s_axi_bvalid(pl_bvalid), .s_axi_bready(pl_bready),
+    .m_axi_awid(px_awid), .m_axi_awaddr(px_awaddr), .m_axi_awlen(px_awlen), .m_axi_awsize(px_awsize),
+    .m_axi_awburst(px_awburst), .m_axi_awcache(px_awcache), .m_axi_awprot(px_awprot), .m_axi_awvalid(px_awvalid),
+    .m_axi_awready(px_awready), .m_axi_wdata(px_wdata), .m_axi_wstrb(px_wstrb), .m_axi_wlast(px_wlast),
+    .m_axi_wvalid(px_wvalid), .m_axi_wready(px_wready), .m_axi_bid(px_bid), .m_axi_bresp(px_bresp),
+    .m_axi_bvalid(px_bvalid), .m_axi_bready(px_bready)
+);
 
+// ddp_rx's completions, by kind: a Read Response's last segment completes
+// the QP's oldest Read (rnic_sq); a Send (queue 0) the oldest posted
+// receive (rnic_rq); a Read Request (queue 1) goes to the Read responder.
+// An RDMA Write's needs nothing; a Terminate (queue 2) is taken and
+// dropped for now (TERMINATE_RECEIVED and the error state it brings are
+// not done yet).
 wire               cpl_valid, cpl_ready, cpl_tagged;
 wire [CONN_W-1:0]  cpl_conn;
 wire [3:0]         cpl_opcode;
+wire [1:0]         cpl_qn;
+wire [31:0]        cpl_msn, cpl_len, cpl_inv_stag;
+wire [63:0]        cpl_id;
+wire [223:0]       cpl_rr;
 localparam [3:0]   OP_READ_RESPONSE = 4'h2;   // RFC 5040 4.2
 wire               cpl_rresp = cpl_tagged && cpl_opcode == OP_READ_RESPONSE;
+wire               cpl_send = !cpl_tagged && cpl_qn == 2'd0;
+wire               cpl_rreq = !cpl_tagged && cpl_qn == 2'd1;
+wire               rcpl_ready, rreq_ready;
 assign rr_done_valid = cpl_valid && cpl_rresp;
 assign rr_done_qpn = cpl_conn;
-assign cpl_ready = !cpl_rresp || rr_done_ready;
+assign cpl_ready = cpl_rresp ? rr_done_ready : cpl_send ? rcpl_ready : cpl_rreq ? rreq_ready : 1'b1;
+
+// The RQ engine: RQ doorbells, RQ entries fetched and checked, posted to
+// ddp_rx's queue 0; the Sends' completions into receive CQEs.
+wire              rq_inv_valid;
+wire [STAG_AW-1:0] rq_inv_index;
+wire              rq_post_valid, rq_post_ready, rs_post_valid, rs_post_ready;
+wire [CONN_W+2+64+32+64-1:0] rq_post, rs_post;
+/* verilator lint_off UNUSEDSIGNAL */
+wire              rq_fail_local, rs_fail_local;   // both fail the QP as a local fault (xfail)
+wire [7:0]        rq_fail_le, rq_fail_code, rs_fail_le, rs_fail_code;
+/* verilator lint_on UNUSEDSIGNAL */
+rnic_rq #(
+    .DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WIN_W(WIN_W),
+    .SQ_LOG2(SQ_LOG2), .RQ_LOG2(RQ_LOG2), .CQ_LOG2(CQ_LOG2)
+) rq (
+    .clk(clk), .rst(rst),
+    .rqdb_valid(rqdb_valid), .rqdb_qpn(qpdb_addr[14:3]), .rqdb_value(qpdb_wr_data), .dropped_db(),
+    .qp_state_wr_valid(qp_state_wr_valid), .qp_state_wr_qpn(qp_state_wr_qpn), .qp_state_wr_state(qp_state_wr_state),
+    .qp_rts_valid(qp_rts_valid), .qp_rts_qpn(qp_rts_qpn), .qp_rts_params(qp_rts_params),
+    .qp_rd_req(rq_qp_rd_req), .qp_rd_gnt(qparb_gnt[1]), .qp_rd_qpn(rq_qp_rd_qpn), .qp_rd_state(qp_rd_state),
+    .qp_rd_ctx(qp_rd_ctx),
+    .mr_rd_req(rq_mr_rd_req), .mr_rd_gnt(mrarb_gnt[1]), .mr_rd_index(rq_mr_rd_index), .mr_rd_valid(mr_rd_valid),
+    .mr_rd_entry(mr_rd_entry),
+    .wqe_rd_req_valid(rdc_req_valid[2]), .wqe_rd_req_ready(rdc_req_ready[2]), .wqe_rd_req_addr(rdc_req_addr[191:128]),
+    .wqe_rd_req_len(rdc_req_len[95:64]), .wqe_rd_req_what(rdc_req_what[8:6]),
+    .wqe_rd_valid(rdc_valid[2]), .wqe_rd_ready(rdc_ready[2]), .wqe_rd_data(rdc_data[3*DATA_W-1:2*DATA_W]),
+    .wqe_rd_keep(rdc_keep[3*DATA_W/8-1:DATA_W/4]), .wqe_rd_last(rdc_last[2]), .wqe_rd_err(rdc_err[2]),
+    .post_valid(rq_post_valid), .post_ready(rq_post_ready), .post_conn(rq_post[CONN_W+161 -: CONN_W]),
+    .post_qn(rq_post[161:160]), .post_addr(rq_post[159:96]), .post_len(rq_post[95:64]), .post_id(rq_post[63:0]),
+    .rcpl_valid(cpl_valid && cpl_send), .rcpl_ready(rcpl_ready), .rcpl_conn(cpl_conn), .rcpl_opcode(cpl_opcode),
+    .rcpl_msn(cpl_msn), .rcpl_len(cpl_len), .rcpl_id(cpl_id), .rcpl_inv_stag(cpl_inv_stag),
+    .inv_valid(rq_inv_valid), .inv_index(rq_inv_index),
+    .fail_valid(rq_fail_valid), .fail_ready(rq_fail_ready), .fail_qpn(rq_fail_qpn), .fail_local(rq_fail_local),
+    .fail_layer_etype(rq_fail_le), .fail_code(rq_fail_code),
+    // The QP entered the error state (rnic_sq): every posted receive
+    // completes FLUSHED.
+    .qerr_valid(qerr_valid), .qerr_qpn(qerr_qpn), .qerr_status(8'd1), .qerr_layer_etype(8'd0), .qerr_code(8'd0),
+    .cq_valid(rq_cq_valid), .cq_ready(rq_cq_ready), .cq_cqn(rq_cq_cqn), .cq_entry(rq_cq_entry),
+    .ev_valid(rq_ev_valid), .ev_ready(rq_ev_ready), .ev_entry(rq_ev_entry)
+);
+
+// The Read responder: the device's own Read Request and Terminate buffers
+// (posted at QP_RTS, at device addresses rnic_axisink absorbs), each
+// inbound Read Request's source checked and read, the Read Response into
+// rnic_tx (through rnic_txarb).
+rnic_rresp #(
+    .DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WIN_W(WIN_W),
+    .SQ_LOG2(SQ_LOG2), .RQ_LOG2(RQ_LOG2), .CQ_LOG2(CQ_LOG2)
+) rresp (
+    .clk(clk), .rst(rst),
+    .qp_state_wr_valid(qp_state_wr_valid), .qp_state_wr_qpn(qp_state_wr_qpn), .qp_state_wr_state(qp_state_wr_state),
+    .qp_state_wr_pd(qp_state_wr_pd),
+    .qp_rts_valid(qp_rts_valid), .qp_rts_qpn(qp_rts_qpn), .qp_rts_params(qp_rts_params),
+    .mr_rd_req(rs_mr_rd_req), .mr_rd_gnt(mrarb_gnt[2]), .mr_rd_index(rs_mr_rd_index), .mr_rd_valid(mr_rd_valid),
+    .mr_rd_entry(mr_rd_entry),
+    .rreq_valid(cpl_valid && cpl_rreq), .rreq_ready(rreq_ready), .rreq_conn(cpl_conn), .rreq_rr(cpl_rr),
+    .post_valid(rs_post_valid), .post_ready(rs_post_ready), .post_conn(rs_post[CONN_W+161 -: CONN_W]),
+    .post_qn(rs_post[161:160]), .post_addr(rs_post[159:96]), .post_len(rs_post[95:64]), .post_id(rs_post[63:0]),
+    .pay_rd_req_valid(rdc_req_valid[3]), .pay_rd_req_ready(rdc_req_ready[3]), .pay_rd_req_addr(rdc_req_addr[255:192]),
+    .pay_rd_req_len(rdc_req_len[127:96]), .pay_rd_req_what(rdc_req_what[11:9]),
+    .pay_rd_valid(rdc_valid[3]), .pay_rd_ready(rdc_ready[3]), .pay_rd_data(rdc_data[4*DATA_W-1:3*DATA_W]),
+    .pay_rd_keep(rdc_keep[4*DATA_W/8-1:3*DATA_W/8]), .pay_rd_last(rdc_last[3]), .pay_rd_err(rdc_err[3]),
+    .tx_desc_valid(txs_desc_valid[1]), .tx_desc_ready(txs_desc_ready[1]), .tx_desc_opcode(rs_desc_opcode),
+    .tx_desc_stag(rs_desc_stag), .tx_desc_to(rs_desc_to), .tx_desc_msn(rs_desc_msn), .tx_desc_inv_stag(rs_desc_inv),
+    .tx_desc_len(rs_desc_len), .tx_desc_rr_sink_stag(rs_desc_rr_sink_stag), .tx_desc_rr_sink_to(rs_desc_rr_sink_to),
+    .tx_desc_rr_size(rs_desc_rr_size), .tx_desc_rr_src_stag(rs_desc_rr_src_stag),
+    .tx_desc_rr_src_to(rs_desc_rr_src_to), .tx_desc_mulpdu(rs_desc_mulpdu), .tx_desc_conn(rs_desc_conn),
+    .tx_axis_tdata(txs_data[2*DATA_W-1:DATA_W]), .tx_axis_tkeep(txs_keep[2*DATA_W/8-1:DATA_W/8]),
+    .tx_axis_tvalid(txs_valid[1]), .tx_axis_tready(txs_ready[1]), .tx_axis_tlast(txs_last[1]),
+    .fail_valid(rs_fail_valid), .fail_ready(rs_fail_ready), .fail_qpn(rs_fail_qpn), .fail_local(rs_fail_local),
+    .fail_layer_etype(rs_fail_le), .fail_code(rs_fail_code)
+);
+
+// ddp_rx's receive buffers: the RQ engine's and the Read responder's.
+wire                         post_valid, post_ready;
+wire [CONN_W+2+64+32+64-1:0] post;
+rnic_recmux #(.N(2), .W(CONN_W + 2 + 64 + 32 + 64)) postmux (
+    .clk(clk), .rst(rst), .s_valid({rs_post_valid, rq_post_valid}), .s_ready({rs_post_ready, rq_post_ready}),
+    .s_data({rs_post, rq_post}), .m_valid(post_valid), .m_ready(post_ready), .m_data(post)
+);
 
 rnic_rx #(
     .DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .ADDR_W(64), .ID_W(64)
@@ -645,9 +866,8 @@ rnic_rx #(
     .s_stag_pd({16'd0, stg_head[STGR_W-STAG_AW-10 -: 16]}), .s_stag_bound(stg_head[STGR_W-STAG_AW-26]),
     .s_stag_conn(stg_head[STGR_W-STAG_AW-27 -: CONN_W]), .s_stag_access(stg_head[161:160]),
     .s_stag_base(stg_head[159:96]), .s_stag_len(stg_head[95:64]), .s_stag_addr(stg_head[63:0]),
-    // Receive buffers come with the RQ engine.
-    .s_post_valid(1'b0), .s_post_ready(), .s_post_conn({CONN_W{1'b0}}), .s_post_qn(2'd0), .s_post_addr(64'd0),
-    .s_post_len(32'd0), .s_post_id(64'd0),
+    .s_post_valid(post_valid), .s_post_ready(post_ready), .s_post_conn(post[CONN_W+161 -: CONN_W]),
+    .s_post_qn(post[161:160]), .s_post_addr(post[159:96]), .s_post_len(post[95:64]), .s_post_id(post[63:0]),
     .m_axi_awid(pl_awid), .m_axi_awaddr(pl_awaddr), .m_axi_awlen(pl_awlen), .m_axi_awsize(pl_awsize),
     .m_axi_awburst(pl_awburst), .m_axi_awcache(pl_awcache), .m_axi_awprot(pl_awprot), .m_axi_awvalid(pl_awvalid),
     .m_axi_awready(pl_awready), .m_axi_wdata(pl_wdata), .m_axi_wstrb(pl_wstrb), .m_axi_wlast(pl_wlast),
@@ -655,8 +875,8 @@ rnic_rx #(
     .m_axi_bvalid(pl_bvalid), .m_axi_bready(pl_bready),
     .m_wr_addr(), .m_wr_data(), .m_wr_strb(), .m_wr_last(), .m_wr_valid(), .m_wr_ready(1'b0),
     .m_cpl_valid(cpl_valid), .m_cpl_ready(cpl_ready), .m_cpl_conn(cpl_conn), .m_cpl_opcode(cpl_opcode),
-    .m_cpl_tagged(cpl_tagged), .m_cpl_qn(), .m_cpl_msn(), .m_cpl_len(), .m_cpl_id(), .m_cpl_stag(),
-    .m_cpl_inv_stag(), .m_cpl_rr(),
+    .m_cpl_tagged(cpl_tagged), .m_cpl_qn(cpl_qn), .m_cpl_msn(cpl_msn), .m_cpl_len(cpl_len), .m_cpl_id(cpl_id),
+    .m_cpl_stag(), .m_cpl_inv_stag(cpl_inv_stag), .m_cpl_rr(cpl_rr),
     .m_err_valid(rx_err_valid), .m_err_ready(1'b1), .m_err_conn(), .m_err_layer(), .m_err_etype(), .m_err_code(),
     .m_drop_valid(), .m_drop_conn(), .m_drop_reason(), .m_drop_first(), .m_drop_count(),
     .m_post_err_valid(), .m_post_err_conn(), .m_post_err_qn(), .m_post_err_id(), .m_post_err_reason(),
@@ -676,7 +896,9 @@ wire moving = adm_busy || sqdb_valid || cqdb_valid || qp_rts_valid || qp_state_w
               cq_ev_valid || rrd_valid || irq_valid || m_axi_arvalid || m_axi_rvalid ||
               m_axi_awvalid || m_axi_wvalid || m_axi_bvalid || tcfg_valid_reg || cq_int_valid || evq_int_valid ||
               s_net_tvalid || rcfg_valid || ccfg_valid || stg_valid || cpl_valid || rx_err_valid || pl_awvalid ||
-              pl_wvalid || pl_bvalid;
+              pl_wvalid || pl_bvalid || rqdb_valid || rq_qp_rd_req || rq_mr_rd_req || rs_mr_rd_req || rq_cq_valid ||
+              rq_ev_valid || rq_post_valid || rs_post_valid || rq_fail_valid || rs_fail_valid || qerr_valid ||
+              (|txs_desc_valid) || (|txs_valid);
 reg [12:0] quiet_reg;
 always @(posedge clk) begin
     if (moving) quiet_reg <= 13'd0;

@@ -453,9 +453,13 @@ class TB:
                     dut.rr_done_layer_etype.value = le
                     dut.rr_done_code.value = code
                     dut.rr_done_valid.value = 1
+                    # The edge takes the record when ready is high before
+                    # it (sampled settled, ahead of the edge).
                     while True:
+                        await ReadOnly()
+                        taken = dut.rr_done_ready.value == 1
                         await RisingEdge(dut.clk)
-                        if dut.rr_done_ready.value == 1:
+                        if taken:
                             break
                     await FallingEdge(dut.clk)
                     dut.rr_done_valid.value = 0
