@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -44,14 +43,7 @@ const verbsVector = 1
 // map walked, the data path set up (the ring arena, the event ring), the
 // CQs' vector enabled, a relay on its network seam. close releases it all.
 func (f *deviceFlags) openVerbs(ctx context.Context) (d *driver.Device, relay *driver.Relay, close func(), err error) {
-	if f.device == "sim" {
-		// The simulated device sends, reads and takes RDMA Writes, but it
-		// has no RQ engine (a Send to it finds no buffer) and no Read
-		// responder yet: rping and bench need both.
-		return nil, nil, nil, errors.New("--device sim: the simulated device has no receive queue or Read responder yet: " +
-			"use --device model, the driver's model of the device, or soft")
-	}
-	b, _, err := f.open(ctx)
+	b, _, err := f.open(ctx, verbsMemSize)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -72,13 +64,19 @@ func (f *deviceFlags) openVerbs(ctx context.Context) (d *driver.Device, relay *d
 	}, nil
 }
 
+// verbsMemSize is the simulated host memory a verbs user (rping, bench)
+// gets: the driver's ring arena (4 MiB) and the registered buffers. The
+// memfd is sparse: only the octets used take memory.
+const verbsMemSize = 256 << 20
+
 // open starts or opens the device and walks its register map; the caller
-// closes what it returns.
-func (f *deviceFlags) open(ctx context.Context) (driver.Backend, *regmap.Device, error) {
+// closes what it returns. memSize is the host memory a simulated device
+// gets (0: none; the model allocates its own).
+func (f *deviceFlags) open(ctx context.Context, memSize int) (driver.Backend, *regmap.Device, error) {
 	var b driver.Backend
 	switch f.device {
 	case "sim":
-		d, err := simdev.Start(ctx, simdev.Config{Binary: f.simBin, FST: f.fst})
+		d, err := simdev.Start(ctx, simdev.Config{Binary: f.simBin, FST: f.fst, MemSize: memSize})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -158,7 +156,7 @@ map version this rnic-loader does not know is refused with what to do.`,
   rnic-loader info --sim build/sim/rnic-sim --fst /tmp/dev.fst`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, m, err := f.open(cmd.Context())
+			d, m, err := f.open(cmd.Context(), 0)
 			if err != nil {
 				return err
 			}
@@ -215,7 +213,7 @@ are 64 bits, count from the device's reset and are never cleared by a read.`,
   rnic-loader stats --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, m, err := f.open(cmd.Context())
+			d, m, err := f.open(cmd.Context(), 0)
 			if err != nil {
 				return err
 			}

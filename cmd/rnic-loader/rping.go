@@ -115,12 +115,13 @@ seconds, rounds_per_second, pcap, interrupted, error. A record is printed
 for a failed connection too, with "error" set.
 
 --device picks what runs this side's queue pair: soft (the default, the
-software stack), or model (the RNIC as the driver's in-process model of it:
+software stack), model (the RNIC as the driver's in-process model of it:
 buffers in DMA memory registered in its MR table, work requests through its
 SQ and RQ rings, completions from its CQs; the MPA startup runs in host
 software, then the device frames, checks and places, its octets relayed to
-the socket). --device sim, the verilated device, is refused until it has a
-receive queue and a Read responder.
+the socket), or sim (the same on the verilated hardware, hw/sim's rnic-sim:
+--sim names it, default $RNIC_SIM or build/sim/rnic-sim; --fst writes its
+waveform).
 
 Ctrl-C ends a client after the round in progress (or after 2 s), and a
 server at once: the summary (and JSON record) is printed, "interrupted" is
@@ -140,6 +141,11 @@ connection or a --timeout, 2 on a wrong command line.`,
   # The server on the driver's model of the RNIC, against a software client
   rnic-loader rping -s -a 127.0.0.1 --device model &
   rnic-loader rping -c -a 127.0.0.1 -C 10 -V
+
+  # The client on the simulated RNIC hardware (make sim builds it), with a
+  # waveform of every clock it ran
+  rnic-loader rping -s -a 127.0.0.1 -S 20000 &
+  rnic-loader rping -c -a 127.0.0.1 -C 5 -S 20000 -V --device sim --fst rping.fst
 
   # Both sides of this tool, a summary for scripts, and a pcap
   rnic-loader rping -s -a 127.0.0.1 -p 7174 &

@@ -133,7 +133,7 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	cmd := exec.Command(path, args[2:]...)
 	cmd.Dir = ts.MkAbs(".")
-	cmd.Env = append(os.Environ(), "PATH="+ts.Getenv("PATH"), "HOME="+ts.Getenv("HOME"))
+	cmd.Env = append(os.Environ(), "PATH="+ts.Getenv("PATH"), "HOME="+ts.Getenv("HOME"), "RNIC_SIM="+ts.Getenv("RNIC_SIM"))
 	out, err := os.Create(ts.MkAbs(name + ".stdout"))
 	ts.Check(err)
 	errf, err := os.Create(ts.MkAbs(name + ".stderr"))
