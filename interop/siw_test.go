@@ -3,7 +3,9 @@
 // (siw) and rdma-core's rping in QEMU (internal/qemuguest) and runs the
 // project's rping against it in both roles: MPA revisions 1 and 2, CRC on and
 // off, sizes up to 64 KiB, several counts, and negative cases in which siw
-// must refuse a Read or a Write outside its buffer with a Terminate. A
+// must refuse a Read or a Write outside its buffer with a Terminate. The sim-
+// cases run our side on the simulated RNIC hardware (hw/sim's rnic-sim
+// through driver/simdev) instead of the software stack. A
 // session that ends in rdma-core 44 rping's own teardown race passes as such
 // when everything else about it passed (teardownRace); one case forces that
 // race to keep its recognition tested.
@@ -29,7 +31,10 @@ import (
 	"time"
 
 	"github.com/openrnic/rnic/capture"
+	"github.com/openrnic/rnic/driver"
+	"github.com/openrnic/rnic/driver/simdev"
 	"github.com/openrnic/rnic/internal/qemuguest"
+	"github.com/openrnic/rnic/internal/simbuild"
 	"github.com/openrnic/rnic/internal/siwtrace"
 	"github.com/openrnic/rnic/iwarp/mpa"
 	"github.com/openrnic/rnic/iwarp/rdmap"
@@ -62,6 +67,10 @@ type rpingCase struct {
 	// preloaded, which forces rping's own teardown race (teardownRace):
 	// the session must pass as that race, its close in order.
 	forceRace bool
+	// sim runs our side on the simulated RNIC hardware (hw/sim's
+	// rnic-sim, the verilated rnic_dev, through driver/simdev and
+	// rping.Device) instead of the software stack.
+	sim bool
 }
 
 func (c rpingCase) negative() bool { return c.readOverrun > 0 || c.writeOverrun > 0 }
@@ -94,6 +103,11 @@ var cases = []rpingCase{
 	{name: "server-rev2-nocrc-S65535-C2", rev: 2, noCRC: true, size: 65535, count: 2},
 	{name: "server-rev2-crc-S4096-C3-emss1448", rev: 2, size: 4096, count: 3, emss: 1448},
 	{name: "server-rev2-nocrc-S1000-C10", rev: 2, noCRC: true, size: 1000, count: 10},
+	// Our side on the simulated RNIC hardware: its SQ and RQ engines and
+	// Read responder against siw, each way.
+	{name: "sim-client-rev2-crc-S4096-C3", guestServer: true, rev: 2, size: 4096, count: 3, sim: true},
+	{name: "sim-server-rev2-crc-S65535-C2", rev: 2, size: 65535, count: 2, sim: true},
+	{name: "sim-server-rev2-nocrc-S1000-C5-emss1448", rev: 2, noCRC: true, size: 1000, count: 5, emss: 1448, sim: true},
 	// rping's teardown race, forced: the test must tell it from a failure.
 	{name: "server-rev2-nocrc-S65535-C2-forced-teardown-race", rev: 2, noCRC: true, size: 65535, count: 2, forceRace: true},
 	// Our server answering siw's revision 2 Request with a revision 1
@@ -237,6 +251,14 @@ func TestSiwRping(t *testing.T) {
 	t.Logf("guest image: kernel %s (Debian %s), ready after %v", img.KernelRelease, img.KernelVersion, time.Since(start).Round(time.Millisecond))
 	runs := selectCases(t)
 
+	// The simulated devices of the sim cases, one each, started before the
+	// guest boots.
+	providers := map[string]rping.Provider{}
+	for _, c := range runs {
+		if c.sim {
+			providers[c.name] = simProvider(t, ctx)
+		}
+	}
 	// Our servers listen before the guest boots; each takes one client.
 	ports := map[string]int{}
 	results := map[string]chan *outcome{}
@@ -258,7 +280,7 @@ func TestSiwRping(t *testing.T) {
 			if err != nil {
 				o.err = err
 			} else {
-				o.st, o.err = rping.Serve(ctx, nil, conn, c.config(&o.out))
+				o.st, o.err = rping.Serve(ctx, providers[c.name], conn, c.config(&o.out))
 			}
 			ch <- o
 		}()
@@ -297,12 +319,18 @@ func TestSiwRping(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o.st, o.err = rping.Client(ctx, nil, conn, c.config(&o.out))
+			o.st, o.err = rping.Client(ctx, providers[c.name], conn, c.config(&o.out))
 		} else {
 			select {
 			case o = <-results[c.name]:
 			case <-g.Done():
-				t.Fatalf("%s: the guest stopped before the case ran:\n%s", c.name, g.ScriptOutput())
+				// The guest's script may end (its last client done)
+				// before our server has seen the connection close.
+				select {
+				case o = <-results[c.name]:
+				case <-time.After(30 * time.Second):
+					t.Fatalf("%s: the guest stopped and our server did not end:\n%s", c.name, g.ScriptOutput())
+				}
 			case <-ctx.Done():
 				t.Fatal(ctx.Err())
 			}
@@ -332,6 +360,31 @@ func TestSiwRping(t *testing.T) {
 	checkRaceCloses(t, convs, races)
 	t.Logf("%d sessions, %d octets verified on this side; interop wall time %v (image, boot, sessions, pcap checks)",
 		len(runs), verified, time.Since(start).Round(time.Millisecond))
+}
+
+// simProvider starts a simulated RNIC (make sim's rnic-sim, built if
+// stale) with host memory, sets it up for the verbs API and returns it as
+// an rping provider; the test's cleanup stops it.
+func simProvider(t *testing.T, ctx context.Context) rping.Provider {
+	t.Helper()
+	b, err := simdev.Start(ctx, simdev.Config{Binary: simbuild.Binary(t), MemSize: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	d, err := driver.Open(b)
+	if err == nil {
+		err = d.InitDataPath(4 << 20)
+	}
+	if err == nil {
+		err = d.EnableVector(1)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay := driver.NewRelay(b.Network())
+	t.Cleanup(func() { relay.Close() })
+	return &rping.Device{D: d, Relay: relay, Vector: 1}
 }
 
 // checkCase checks one case on both sides and returns the octets verified
