@@ -133,8 +133,9 @@ test-go: deps sim
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/interop$$')
 
 # The guest image is built on first use into build/interop/guest (Debian
-# packages, about 220 MB); the run leaves build/interop/siw-rping.pcap.
-test-interop: deps
+# packages, about 220 MB); the run leaves build/interop/siw-rping.pcap. Its
+# sim- sessions run rnic-sim (built first, as for test-go).
+test-interop: deps sim
 	$(GO) test -race -count=1 -v ./interop
 
 # The bench check costs under a second: the benches ran above.
