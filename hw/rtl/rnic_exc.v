@@ -51,16 +51,18 @@
 //
 // State: IDLE (waiting for a segment's first beat); BUF (a buffer's
 // request and data out, input beats taken while acc has room for a beat
-// and a header); DONE (waiting for the write's done); EV (the EXCEPTION
+// and a header); DONE (waiting for the write's done, input beats still
+// taken while acc has room); EV (the EXCEPTION
 // event out, then the next buffer or the end of the segment); DROP
 // (consuming the rest of a frame: lost, refused, or beats past len).
 //
 // Cycles: a segment's first beat is looked at in IDLE (one clock: the
 // first buffer's request and header are set up), its beats are then taken
 // one per clock while the buffer's write data port takes one per clock;
-// each buffer costs the done latency plus the event handshake plus one
-// clock, during which the input waits (it never waits for anything but
-// this block's own DMA write and its event). A lost segment is consumed
+// between buffers the input goes on into acc (up to 3 BYTES + 16 octets)
+// while the done comes, then waits for the event handshake and one setup
+// clock: it never waits for anything but this block's own DMA write and
+// its event. A lost segment is consumed
 // at one beat per clock. tests/exc measures the input rate.
 //
 // Not done: buffers are written one at a time (the next request leaves
@@ -181,12 +183,14 @@ wire start = first && s_exc_tvalid && evr_valid;
 wire next_buf = state_reg == S_EV && ev_ready && seg_left_reg != 17'd0;
 wire setup = start || next_buf;
 
-// The input: a beat is taken in BUF while acc has room for it and for the
-// next buffer's header; consumed unseen while lost or dropped.
-wire take_in = state_reg == S_BUF && !in_done_reg && cnt_reg + BYTES10 + 10'd16 <= CAP10;
+// The input: a beat is taken in BUF and DONE while acc has room for it and
+// for the next buffer's header (never in a clock that puts a header in);
+// consumed unseen while lost or dropped.
+wire take_in = (state_reg == S_BUF || state_reg == S_DONE) && !in_done_reg && cnt_reg + BYTES10 + 10'd16 <= CAP10;
 assign s_exc_tready = take_in || (first && !evr_valid) || state_reg == S_DROP;
 wire in_hs = s_exc_tvalid && s_exc_tready;
 wire push = take_in && s_exc_tvalid;
+wire in_done_now = in_done_reg || (push && s_exc_tlast);   // with a tlast taken in this clock
 wire [16:0] in_n = in_left_reg < BYTES17 ? in_left_reg : BYTES17;
 wire [DATA_W-1:0] in_mask = ~({DATA_W{1'b1}} << {in_n[7:0], 3'd0});
 
@@ -251,7 +255,7 @@ always @(posedge clk) begin
                 // Refused: the rest of the segment is dropped.
                 acc_reg <= {CAPB{1'b0}};
                 cnt_reg <= 10'd0;
-                state_reg <= in_done_reg ? S_IDLE : S_DROP;
+                state_reg <= in_done_now ? S_IDLE : S_DROP;
             end else begin
                 if (!stale_reg) pi_reg <= pi_reg + 16'd1;
                 state_reg <= S_EV;

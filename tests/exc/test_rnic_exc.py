@@ -33,9 +33,10 @@ records are taken with random back-pressure.
   random_segments   random lengths 0..400, random QPs, random gaps between
                     beats
   full_rate         back-to-back segments with every ready high and done in
-                    the next clock: the input's beats per clock (the
-                    figure), and lost segments (no EVENT_RING) consumed at
-                    one beat per clock
+                    the next clock: the input's beats per clock (figures in
+                    build/bench/rnic_exc-W<w>.json: one-buffer segments,
+                    a fifteen-buffer one), and lost segments (no
+                    EVENT_RING) consumed at one beat per clock
 
 Reasons 2 (in error), 3 (out of order) and 4 (duplicate) are not reached:
 the model gives them only for a QP in RTS, which needs the receive side
@@ -412,8 +413,19 @@ async def full_rate(dut):
     rate = tb.in_beats / (tb.in_last - tb.in_first + 1)
     await tb.quiet()
     tb.check("written at full rate")
+    # One segment of fifteen buffers (3600 octets).
+    await tb.event_ring(buf + PAGE, 4, 8)
+    tb.in_beats, tb.in_first = 0, None
+    await tb.send([(3, rng.getrandbits(32), tb.rand_octets(15 * 240))], gaps=False)
+    long_rate = tb.in_beats / (tb.in_last - tb.in_first + 1)
+    await tb.quiet()
+    tb.check("a long segment at full rate")
+    figures = {"lost.beats_per_clock": lost_rate, "seg240.beats_per_clock": rate,
+               "seg3600.beats_per_clock": long_rate}
+    hdlsim.write_bench("rnic_exc", tb.bytes * 8, beats_per_clock=rate, latency_clocks=None, higher=figures)
     dut._log.info(f"figure: W{tb.bytes * 8} input beats per clock: lost {lost_rate:.3f}, "
-                  f"written (240-octet segments, done next clock) {rate:.3f}")
+                  f"written, 240-octet segments (one buffer each) {rate:.3f}, "
+                  f"a 3600-octet segment (15 buffers) {long_rate:.3f} (every ready high, done in the next clock)")
 
 
 @pytest.mark.parametrize("sim,width", [pytest.param("verilator", w, id=f"verilator-W{w}") for w in (64, 256)
