@@ -35,9 +35,12 @@
 //     (docs/device.md, open point): the oldest buffer is overwritten when
 //     the ring wraps, as the model does;
 //   - wr_done_err (refused by the window check, or an AXI error): PI
-//     stays, no event, the rest of the segment is consumed and dropped
-//     (the model returns); the DMA_REFUSED event is rnic_dma_wr's refusal
-//     report (what 7, the buffer's address and length), not this block's.
+//     stays, no EXCEPTION; event DMA_REFUSED instead (type 7, detail 7,
+//     index qpn, value 16 + n, the buffer address's low 56 bits), as the
+//     model's refused(); the rest of the segment is consumed and dropped
+//     (the model returns). The DMA_REFUSED is this block's (it knows the
+//     qpn): a refusal report (ref_*) of the DMA engine for what 7 repeats
+//     it and is not to be turned into a second event (as rnic_cq's).
 // An EVENT_RING during a write: PI restarts at 0 all the same, the write
 // in flight does not advance it (as rnic_evq).
 //
@@ -52,8 +55,8 @@
 // State: IDLE (waiting for a segment's first beat); BUF (a buffer's
 // request and data out, input beats taken while acc has room for a beat
 // and a header); DONE (waiting for the write's done, input beats still
-// taken while acc has room); EV (the EXCEPTION
-// event out, then the next buffer or the end of the segment); DROP
+// taken while acc has room); EV (the EXCEPTION or DMA_REFUSED event out,
+// then the next buffer or the end of the segment); DROP
 // (consuming the rest of a frame: lost, refused, or beats past len).
 //
 // Cycles: a segment's first beat is looked at in IDLE (one clock: the
@@ -135,7 +138,7 @@ localparam [9:0]  BYTES10 = BYTES32[9:0];
 localparam [16:0] BYTES17 = BYTES32[16:0];
 localparam [9:0]  CAP10 = CAP32[9:0];
 localparam [2:0] FOR_EXCEPTION = 3'd7;
-localparam [7:0] EV_EXCEPTION = 8'd3;
+localparam [7:0] EV_EXCEPTION = 8'd3, EV_DMA_REFUSED = 8'd7;
 localparam [2:0] S_IDLE = 3'd0, S_BUF = 3'd1, S_DONE = 3'd2, S_EV = 3'd3, S_DROP = 3'd4;
 
 /* verilator lint_off UNUSEDSIGNAL */
@@ -159,7 +162,7 @@ reg  [15:0]     qpn_reg;
 reg  [2:0]      reason_reg;
 reg  [63:0]     addr_reg;
 reg  [31:0]     len_reg;
-reg             req_done_reg, data_done_reg, stale_reg;
+reg             req_done_reg, data_done_reg, stale_reg, refused_reg;
 reg  [31:0]     lost_reg;
 
 // A buffer's setup: from the first beat's tuser in IDLE, from the
@@ -180,7 +183,7 @@ wire [127:0] su_header = {7'd0, !pass[0], 48'd0, 5'd0, su_reason, su_seq, su_n[1
 wire [63:0] su_addr = evr_exc_ring + ({48'd0, slot} << evr_exc_buf_log2);
 
 wire start = first && s_exc_tvalid && evr_valid;
-wire next_buf = state_reg == S_EV && ev_ready && seg_left_reg != 17'd0;
+wire next_buf = state_reg == S_EV && ev_ready && !refused_reg && seg_left_reg != 17'd0;
 wire setup = start || next_buf;
 
 // The input: a beat is taken in BUF and DONE while acc has room for it and
@@ -190,7 +193,6 @@ wire take_in = (state_reg == S_BUF || state_reg == S_DONE) && !in_done_reg && cn
 assign s_exc_tready = take_in || (first && !evr_valid) || state_reg == S_DROP;
 wire in_hs = s_exc_tvalid && s_exc_tready;
 wire push = take_in && s_exc_tvalid;
-wire in_done_now = in_done_reg || (push && s_exc_tlast);   // with a tlast taken in this clock
 wire [16:0] in_n = in_left_reg < BYTES17 ? in_left_reg : BYTES17;
 wire [DATA_W-1:0] in_mask = ~({DATA_W{1'b1}} << {in_n[7:0], 3'd0});
 
@@ -251,19 +253,20 @@ always @(posedge clk) begin
     end
     S_DONE: begin
         if (wr_done_valid) begin
+            state_reg <= S_EV;
+            refused_reg <= wr_done_err;
             if (wr_done_err) begin
-                // Refused: the rest of the segment is dropped.
+                // Refused: DMA_REFUSED, the rest of the segment dropped.
                 acc_reg <= {CAPB{1'b0}};
                 cnt_reg <= 10'd0;
-                state_reg <= in_done_now ? S_IDLE : S_DROP;
-            end else begin
-                if (!stale_reg) pi_reg <= pi_reg + 16'd1;
-                state_reg <= S_EV;
+                in_left_reg <= 17'd0;
+            end else if (!stale_reg) begin
+                pi_reg <= pi_reg + 16'd1;
             end
         end
     end
     S_EV: begin
-        if (ev_ready && seg_left_reg == 17'd0) state_reg <= in_done_reg ? S_IDLE : S_DROP;
+        if (ev_ready && (refused_reg || seg_left_reg == 17'd0)) state_reg <= in_done_reg ? S_IDLE : S_DROP;
     end
     S_DROP: begin
         if (in_hs && s_exc_tlast) state_reg <= S_IDLE;
@@ -283,6 +286,7 @@ always @(posedge clk) begin
         cnt_reg <= 10'd0;
         lost_reg <= 32'd0;
         stale_reg <= 1'b0;
+        refused_reg <= 1'b0;
         in_done_reg <= 1'b0;
     end
 end
@@ -296,7 +300,8 @@ assign wr_keep = ~({BYTES{1'b1}} << out_n[7:0]);
 assign wr_last = out_last;
 assign wr_done_ready = state_reg == S_DONE;
 assign ev_valid = state_reg == S_EV;
-assign ev_entry = {56'd0, 16'd0, pi_reg, qpn_reg, 5'd0, reason_reg, EV_EXCEPTION};
+assign ev_entry = refused_reg ? {addr_reg[55:0], len_reg, qpn_reg, 5'd0, FOR_EXCEPTION, EV_DMA_REFUSED}
+                            : {56'd0, 16'd0, pi_reg, qpn_reg, 5'd0, reason_reg, EV_EXCEPTION};
 assign lost_count = lost_reg;
 
 endmodule

@@ -7,10 +7,10 @@ ops, driver/model) gets every admin command the RTL gets and every segment
 goes to the exception ring, driver/model/rx.go's segIn and exception()),
 and at each check the exception ring in the testbench's host memory must
 hold exactly the octets the model wrote into its own, the EXCEPTION event
-records rnic_exc handed out must be the model's EXCEPTION events (octets
-0..14, in order), the refused writes must be the model's DMA_REFUSED
-events (what 7, qpn, address, length: rnic_dma_wr's refusal report in the
-device) and the lost count the model's. The memory is at the device
+records rnic_exc handed out must be the model's events (octets 0..14, in
+order: EXCEPTION per buffer written, DMA_REFUSED with what 7, the qpn,
+the address and length per buffer refused, which must be the responder's
+refusals) and the lost count the model's. The memory is at the device
 addresses the model handed out (model_alloc); the DMA write port is served
 by a responder with random back-pressure and done latency that refuses, as
 rnic_dma_wr does, what lies outside every declared DMA window. The event
@@ -24,12 +24,12 @@ records are taken with random back-pressure.
                     octets: it wraps (phase 1, 0, 1, ...), checked after
                     each segment; EVENT_RING again (2^3 buffers of 256
                     octets) restarts the index at 0
-  refusal           the exception ring's window cut to its first two
-                    buffers: a three-buffer segment writes two, the third
-                    is refused (DMA_REFUSED, no event) and the rest of the
-                    segment dropped; a segment refused at its first buffer;
-                    the window back, the next segment goes on at the same
-                    index
+  refusal           the exception ring's window cut to its first eight
+                    buffers (of 16): seven segments, then a three-buffer
+                    one writes at PI 7, is refused at PI 8 (DMA_REFUSED
+                    with the qpn, no EXCEPTION) and the rest of it is
+                    dropped; a segment refused at its first buffer; the
+                    window back, the next segment goes on at PI 8
   random_segments   random lengths 0..400, random QPs, random gaps between
                     beats
   full_rate         back-to-back segments with every ready high and done in
@@ -144,7 +144,7 @@ class TB:
         self.cycle = 0
         self.dma = DmaResponder(self)
         self.ev_p = 0.7
-        self.events = []          # the EXCEPTION records rnic_exc handed out since EVENT_RING
+        self.events = []          # the event records rnic_exc handed out since EVENT_RING
         self.refused_seen = 0     # refusals already matched
         self.in_beats = 0
         self.in_first = self.in_last = None
@@ -205,19 +205,18 @@ class TB:
                 f"{what}: exception ring octets {i}..{i + 15}: RTL {bytes(b[i:i + 16]).hex()}, model {want[i:i + 16].hex()}"
         st = self.o.request("model_state", session=self.s, addr=self.ev_ring, len=16 << EV_RING_LOG2)
         evs = bytes.fromhex(st["mem"])
-        n_model = len(self.events) + len(self.dma.refused) - self.refused_base
+        n_model = len(self.events)
         assert n_model < 1 << EV_RING_LOG2, "the bench's event ring would wrap"
         model_evs = [evs[16 * i:16 * i + 16] for i in range(n_model)]
-        assert all(e[15] == 1 for e in model_evs), f"{what}: the model wrote fewer events than the RTL and the DMA"
-        assert not any(evs[16 * n_model:]), f"{what}: the model wrote more events than the RTL and the DMA"
-        exc = [e[:15] for e in model_evs if e[0] == 3]
-        ref = [e[:15] for e in model_evs if e[0] == 7]
-        assert self.events == exc, f"{what}: EXCEPTION events RTL {[e.hex() for e in self.events]}, model {[e.hex() for e in exc]}"
-        got_ref = [(addr, n) for addr, n in self.dma.refused[self.refused_base:]]
-        for e in ref:
-            assert e[1] == 7, f"{what}: DMA_REFUSED {e.hex()} not for an exception"
-        ref = [(int.from_bytes(e[8:15], "little"), int.from_bytes(e[4:8], "little")) for e in ref]
-        assert got_ref == ref, f"{what}: refused (address, length) RTL {got_ref}, model {ref}"
+        assert all(e[15] == 1 for e in model_evs), f"{what}: the model wrote fewer events than the RTL"
+        assert not any(evs[16 * n_model:]), f"{what}: the model wrote more events than the RTL"
+        want = [e[:15] for e in model_evs]
+        assert self.events == want, f"{what}: events RTL {[e.hex() for e in self.events]}, model {[e.hex() for e in want]}"
+        # The DMA_REFUSED events are the responder's refusals (what 7).
+        ref = [(int.from_bytes(e[8:15], "little"), int.from_bytes(e[4:8], "little")) for e in want if e[0] == 7]
+        assert all(e[1] == 7 for e in want if e[0] == 7), f"{what}: a DMA_REFUSED not for an exception"
+        got_ref = self.dma.refused[self.refused_base:]
+        assert got_ref == ref, f"{what}: refused (address, length) responder {got_ref}, events {ref}"
         lost = self.dut.lost_count.value.integer
         assert lost == st["lost_events"], f"{what}: lost RTL {lost}, model {st['lost_events']}"
 
@@ -361,17 +360,17 @@ async def refusal(dut):
         await tb.send([(rng.randrange(1 << CONN_W), rng.getrandbits(32), tb.rand_octets(rng.randrange(1, 497)))])
     await tb.send([(5, 1000, tb.rand_octets(3 * 496))])  # three buffers: PI 7 written, 8 refused, the rest dropped
     await tb.quiet()
-    assert len(tb.dma.refused) == 1 and len(tb.events) == 8
+    assert len(tb.dma.refused) == 1 and len(tb.events) == 9 and tb.events[-1][0] == 7
     tb.check("the second buffer refused")
     await tb.send([(6, 2000, tb.rand_octets(100))])     # refused at its first buffer (PI 8 stayed)
     await tb.quiet()
-    assert len(tb.dma.refused) == 2 and len(tb.events) == 8
+    assert len(tb.dma.refused) == 2 and len(tb.events) == 10 and tb.events[-1][0] == 7
     tb.check("a segment refused at its first buffer")
     await tb.window(1, exc, 2 * PAGE)
     await tb.send([(7, 3000, tb.rand_octets(600))])
     await tb.quiet()
     tb.check("the window back")
-    assert len(tb.events) == 10
+    assert len(tb.events) == 12
 
 
 @cocotb.test()
