@@ -73,6 +73,10 @@ COST = {
     # Almost all of it the C++ build (admin, CQ writer, event writer, vectors).
     "cq/test_rnic_cq.py::test_rnic_cq[verilator-W64]": 35,
     "cq/test_rnic_cq.py::test_rnic_cq[verilator-W512]": 35,
+    # tests/exc: almost all of it the C++ build (admin, exception writer);
+    # 18 s each without ccache.
+    "exc/test_rnic_exc.py::test_rnic_exc[verilator-W64]": 18,
+    "exc/test_rnic_exc.py::test_rnic_exc[verilator-W256]": 18,
     # Almost all of it the C++ build of the generated register block.
     "regs/test_regs.py::test_regs[verilator]": 40,
     # tests/rresp: almost all of it the C++ build (admin, rnic_tx).

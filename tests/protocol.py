@@ -560,6 +560,10 @@ PORTS: dict[str, list[Port]] = {
     # (request, data, done) out, the overrun report, the interrupt messages.
     "rnic_cq_tb": [handshake("cpl"), handshake("xev"), handshake("cqwr"), handshake("cqwd"), handshake("cqwb"),
                    handshake("evwr"), handshake("evwd"), handshake("evwb"), handshake("ovf"), handshake("irq")],
+    # tests/exc's top (rnic_admin + rnic_exc): rnic_rx's exception stream
+    # in, the exception writer's DMA write client port (request, data,
+    # done) and its event records out.
+    "exc_top": [stream("s_exc"), handshake("exwr"), handshake("exwd"), handshake("exwb"), handshake("ev")],
     # The device's record merge (tests/arb): N inputs in flat vectors, one
     # output.
     "rnic_recmux": [handshake_vec("s"), handshake("m")],

@@ -11,7 +11,9 @@ import (
 	"github.com/openrnic/rnic/driver/regs"
 )
 
-// The model ops, for hw/rtl/rnic_cq.v, rnic_evq.v and rnic_irq.v: a session
+// The model ops, for hw/rtl/rnic_cq.v, rnic_evq.v, rnic_irq.v and
+// rnic_exc.v (model_seg: segments the receive side does not take go to
+// the exception ring): a session
 // is a driver/model device the testbench drives step by step beside the
 // RTL (BAR writes: admin commands, doorbells, vector registers; completion
 // and event records as the engines would hand them to the writers), then
@@ -136,6 +138,25 @@ func init() {
 			}
 			d.InjectEvent(e)
 			return struct{}{}, nil
+		})
+	register("model_seg",
+		`a TCP segment into the device's receive side (driver.Network SegIn): {session, qpn, seq, octets} -> {}`,
+		func(params []byte) (any, error) {
+			var p struct {
+				Session int     `json:"session"`
+				QPN     uint16  `json:"qpn"`
+				Seq     uint32  `json:"seq"`
+				Octets  *string `json:"octets"`
+			}
+			d, err := session(params, &p, &p.Session)
+			if err != nil {
+				return nil, err
+			}
+			b, err := decodeHex("octets", p.Octets)
+			if err != nil {
+				return nil, err
+			}
+			return struct{}{}, d.Network().SegIn(driver.Segment{QPN: p.QPN, Seq: p.Seq, Octets: b})
 		})
 	register("model_state",
 		`what a session's device did: {session, addr, len} -> {mem: the octets at [addr, addr+len), lost_cqes, lost_events, messages: [per vector]}`,

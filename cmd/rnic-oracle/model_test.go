@@ -20,7 +20,7 @@ func TestModelSession(t *testing.T) {
 		return r
 	}
 	s := ask(`{"op":"model_open","cqs":8,"vectors":2,"windows":4}`)["session"].(float64)
-	addr := uint64(ask(fmt.Sprintf(`{"op":"model_alloc","session":%v,"size":8192}`, s))["addr"].(float64))
+	addr := uint64(ask(fmt.Sprintf(`{"op":"model_alloc","session":%v,"size":12288}`, s))["addr"].(float64))
 	admin := func(op int, args ...uint64) float64 {
 		words := make([]string, 8)
 		for i := range words {
@@ -32,7 +32,7 @@ func TestModelSession(t *testing.T) {
 		return ask(fmt.Sprintf(`{"op":"model_admin","session":%v,"opcode":%d,"args":[%s]}`, s, op,
 			strings.Join(words, ",")))["status"].(float64)
 	}
-	if st := admin(0x0a, 0, addr&0xffffffff, addr>>32, 8192); st != 0 {
+	if st := admin(0x0a, 0, addr&0xffffffff, addr>>32, 12288); st != 0 {
 		t.Fatalf("DMA_WINDOW: status %v", st)
 	}
 	if st := admin(0x01, 2, addr&0xffffffff, addr>>32, 2, 1); st != 0 {
@@ -51,6 +51,21 @@ func TestModelSession(t *testing.T) {
 	}
 	if m := st["messages"].([]any); len(m) != 2 || m[0].(float64) != 0 || m[1].(float64) != 1 {
 		t.Errorf("messages %v, want [0 1]", m)
+	}
+	// A segment for QP 1, not enabled: one exception buffer (header and
+	// the octets) and one EXCEPTION event.
+	if st := admin(0x09, (addr+0x1000)&0xffffffff, (addr+0x1000)>>32, 2|1<<8|6<<16, (addr+0x2000)&0xffffffff,
+		(addr+0x2000)>>32); st != 0 {
+		t.Fatalf("EVENT_RING: status %v", st)
+	}
+	ask(fmt.Sprintf(`{"op":"model_seg","session":%v,"qpn":1,"seq":7,"octets":"61626364"}`, s))
+	st = ask(fmt.Sprintf(`{"op":"model_state","session":%v,"addr":%d,"len":20}`, s, addr+0x2000))
+	if want := "0100040007000000010000000000000161626364"; st["mem"] != want {
+		t.Errorf("exception buffer %v, want %s", st["mem"], want)
+	}
+	st = ask(fmt.Sprintf(`{"op":"model_state","session":%v,"addr":%d,"len":16}`, s, addr+0x1000))
+	if want := "03010100010000000000000000000001"; st["mem"] != want {
+		t.Errorf("event %v, want %s", st["mem"], want)
 	}
 	s2 := ask(`{"op":"model_open","cqs":8,"vectors":2,"windows":4}`)["session"].(float64)
 	if s2 == s {
