@@ -34,6 +34,9 @@ type verbsState struct {
 	mrUsed   map[uint16]bool
 	evRing   uint64 // the event ring's device address
 	evCI     uint16 // the next event to read
+	excRing  uint64 // the exception ring's device address
+	excCI    uint16 // the next exception buffer to read
+	excPI    uint16 // the producer index the last EXCEPTION event reported
 }
 
 // ErrNoDataPath is returned by the verbs API before InitDataPath.
@@ -78,6 +81,7 @@ func (d *Device) InitDataPath(arenaSize int) error {
 	if err != nil {
 		return err
 	}
+	v.excRing, v.excCI, v.excPI = exc, 0, 0
 	_, err = d.Exec(hostif.EventRing{Ring: ev, Log2: EventLog2, ExcRing: exc, ExcLog2: ExcLog2, ExcBufLog2: ExcBufLog2})
 	return err
 }
@@ -127,7 +131,47 @@ func (d *Device) Events() ([]hostif.Event, error) {
 		}
 		out = append(out, e)
 		v.evCI++
+		if e.Type == hostif.EventException {
+			v.excPI = uint16(e.Value)
+		}
 	}
+}
+
+// Exception is one buffer of the exception ring: a segment the device's
+// data path did not take (docs/device.md, "Event ring and exception
+// ring"), or a part of one.
+type Exception struct {
+	hostif.ExcHeader
+	Octets []byte // a copy of the buffer's Length octets
+}
+
+// Exceptions returns the exception buffers the device has announced since
+// the last call, in order: a buffer is whole once its EXCEPTION event is on
+// the event ring (the event's value is the producer index after it;
+// docs/device.md), so Exceptions reads up to the index the events Events
+// has returned reported. Each buffer's phase bit is checked against its
+// pass of the ring. The ring has no consumer index: a reader that falls
+// 2^ExcLog2 buffers behind loses the oldest.
+func (d *Device) Exceptions() ([]Exception, error) {
+	v := &d.v
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.arena == nil {
+		return nil, ErrNoDataPath
+	}
+	var out []Exception
+	for ; v.excCI != v.excPI; v.excCI++ {
+		b := v.mem(v.excRing+uint64(v.excCI&(1<<ExcLog2-1))<<ExcBufLog2, 1<<ExcBufLog2)
+		if b[15]&1 == 1 != hostif.Phase(v.excCI, ExcLog2) {
+			return out, fmt.Errorf("driver: exception buffer %d has the phase of another pass of the ring: the device announced it (EXCEPTION) before writing it", v.excCI)
+		}
+		h, err := hostif.DecodeExcHeader(b, 1<<ExcBufLog2)
+		if err != nil {
+			return out, fmt.Errorf("driver: exception buffer %d does not decode (%w): the device wrote an entry the contract does not allow", v.excCI, err)
+		}
+		out = append(out, Exception{ExcHeader: h, Octets: append([]byte(nil), b[hostif.ExcHeaderLen:hostif.ExcHeaderLen+int(h.Length)]...)})
+	}
+	return out, nil
 }
 
 // AllocDMA allocates a buffer and declares it to the device as a DMA

@@ -16,9 +16,10 @@ import (
 // to the exception ring: a QP not in RTS (not enabled), a QP in error, a
 // segment that starts past the next expected octet (out of order: the
 // host gives it back when the hole closes), one wholly before it
-// (duplicate), an empty one. A segment that starts before the next
-// expected octet and runs past it has its new part taken (TCP
-// retransmission with more data).
+// (duplicate), an empty one; the first reason that applies in the order
+// not enabled, in error, empty, out of order, duplicate (mpa_rx_align's).
+// A segment that starts before the next expected octet and runs past it
+// has its new part taken (TCP retransmission with more data).
 func (d *Device) segIn(qpn uint16, seq uint32, p []byte) error {
 	if uint32(qpn) >= uint32(len(d.t.QPs)) {
 		return fmt.Errorf("model: segment for QP %d; the device has QPs 0..%d (ID cap_conns): the relay's QP table is wrong",
@@ -26,15 +27,17 @@ func (d *Device) segIn(qpn uint16, seq uint32, p []byte) error {
 	}
 	q := &d.t.QPs[qpn]
 	r := d.run[qpn]
+	// The reasons in mpa_rx_align's order (docs/device.md, "Event ring and
+	// exception ring"): the QP's state first, then an empty segment.
 	switch {
-	case len(p) == 0:
-		d.exception(qpn, seq, p, hostif.ExcEmpty)
+	case q.State != QPRTS && q.State != QPError || r == nil:
+		d.exception(qpn, seq, p, hostif.ExcNotEnabled)
 		return nil
 	case q.State == QPError:
 		d.exception(qpn, seq, p, hostif.ExcInError)
 		return nil
-	case q.State != QPRTS || r == nil:
-		d.exception(qpn, seq, p, hostif.ExcNotEnabled)
+	case len(p) == 0:
+		d.exception(qpn, seq, p, hostif.ExcEmpty)
 		return nil
 	}
 	if ahead := int32(seq - r.rxSeq); ahead > 0 {

@@ -252,7 +252,7 @@ func directed(t *testing.T, caps *regmap.Device) []step {
 		raw(uint8(hostif.OpMRWrite), hostif.Args{0x10<<24 | 2}),
 		raw(uint8(hostif.OpCreateCQ), hostif.Args{3, uint32(in), uint32(in >> 32), 4, 0, 0, 0, 1}),
 		raw(uint8(hostif.OpCreateQP), hostif.Args{7, 3, uint32(in), 2, 0, 2, 0x10000 | 0x202, 0x10001}),
-		raw(uint8(hostif.OpQPRTS), hostif.Args{4, 1 << 20 | 100}),
+		raw(uint8(hostif.OpQPRTS), hostif.Args{4, 1<<20 | 100}),
 		raw(uint8(hostif.OpQPDrain), hostif.Args{4, 0, 0, 0, 0, 0, 0, 9}),
 		raw(uint8(hostif.OpDestroyQP), hostif.Args{4, 0, 5}),
 		raw(uint8(hostif.OpMRInvalidate), hostif.Args{1, 0, 0, 1}),

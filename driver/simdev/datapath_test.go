@@ -454,3 +454,85 @@ func BenchmarkSimWrite64K(b *testing.B) {
 	b.ReportMetric(clocks/float64(b.N), "clocks/op")
 	b.SetBytes(size)
 }
+
+// excRun gives one device (sim or model) segments its data path does not
+// take, through its network seam: for QPs never created (reason
+// not enabled: 100 octets, then 5000 octets over three buffers of the
+// exception ring, then an empty one: the QP's state comes first). It
+// returns the exception ring's buffers and the events, once all have come.
+func excRun(t *testing.T, b driver.Backend) ([]driver.Exception, []hostif.Event) {
+	t.Helper()
+	d, err := driver.Open(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.InitDataPath(1 << 20); err != nil {
+		t.Fatal(err)
+	}
+	big := excBig()
+	for _, s := range []driver.Segment{{QPN: 5, Seq: 1000, Octets: big[:100]}, {QPN: 7, Seq: 0xfffff000, Octets: big},
+		{QPN: 2, Seq: 77}} {
+		if err := b.Network().SegIn(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var exc []driver.Exception
+	var evs []hostif.Event
+	for deadline := time.Now().Add(30 * time.Second); len(exc) < 5 || len(evs) < 5; {
+		if time.Now().After(deadline) {
+			t.Fatalf("exceptions %v, events %v after 30 s", exc, evs)
+		}
+		// Events first: the EXCEPTION events announce the buffers.
+		e, err := d.Events()
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := d.Exceptions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		exc, evs = append(exc, x...), append(evs, e...)
+		time.Sleep(5 * time.Millisecond)
+	}
+	return exc, evs
+}
+
+// excBig is excRun's 5000-octet segment.
+func excBig() []byte {
+	big := make([]byte, 5000)
+	for i := range big {
+		big[i] = byte(i*5 + 1)
+	}
+	return big
+}
+
+// The simulated device's exception ring writer (rnic_exc) against the
+// model: the same buffers (headers and octets, a 5000-octet segment cut
+// over three 2 KiB buffers) and the same EXCEPTION events, for segments
+// of QPs not enabled (an empty one too); the input goes on after them.
+func TestSimExceptionRing(t *testing.T) {
+	sim := start(t, Config{MemSize: 4 << 20})
+	gotX, gotE := excRun(t, sim)
+	m, err := model.New(model.Config{QPs: 64, CQs: 64, STags: 1024, Vectors: 4, Windows: 16,
+		SQLog2: 10, RQLog2: 10, CQLog2: 12, DataWidth: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	wantX, wantE := excRun(t, m)
+	if fmt.Sprintf("%v %x", gotX, gotX) != fmt.Sprintf("%v %x", wantX, wantX) {
+		t.Fatalf("exception buffers:\nsim   %v\nmodel %v", gotX, wantX)
+	}
+	if fmt.Sprint(gotE) != fmt.Sprint(wantE) {
+		t.Fatalf("events:\nsim   %v\nmodel %v", gotE, wantE)
+	}
+	// The 5000-octet segment, whole across its three buffers.
+	var all []byte
+	for _, x := range gotX[1:min(4, len(gotX))] {
+		all = append(all, x.Octets...)
+	}
+	if len(gotX) != 5 || gotX[0].Reason != hostif.ExcNotEnabled || gotX[4].Reason != hostif.ExcNotEnabled ||
+		gotX[4].Length != 0 || !bytes.Equal(all, excBig()) {
+		t.Fatalf("exception buffers %v", gotX)
+	}
+}

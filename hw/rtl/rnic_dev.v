@@ -29,15 +29,14 @@
 //            rnic_rresp (Read Requests)
 //   buffers  RQ doorbells -> rnic_rq (RQ entries, MR checks) -> ddp_rx's
 //            queue 0; rnic_rresp's Read Request and Terminate buffers
-//   DMA      rnic_dma_rd (4 clients), rnic_dma_wr (2 clients and the
+//   DMA      rnic_dma_rd (4 clients), rnic_dma_wr (3 clients and the
 //            placement port), both with the DMA window check
 //   host     rnic_cq (CQEs of rnic_sq and rnic_rq, merged), rnic_evq
-//            (events), rnic_irq (vectors, moderation)
+//            (events), rnic_exc (the exception ring: the segments rnic_rx
+//            does not take), rnic_irq (vectors, moderation)
 // Shared: rnic_admin's QP and MR read ports (rnic_rdarb), the CQ writer's,
 // ddp_rx's post and rnic_tx's ports (rnic_recmux, rnic_txarb).
-// Not yet: the exception ring (rnic_rx's exception stream is held:
-// m_exc_tready low stops the input, nothing is dropped); the peer's
-// stream errors (ddp_rx's m_err) and Terminates moving the QP to the
+// Not yet: the peer's stream errors (ddp_rx's m_err) and Terminates moving the QP to the
 // error state; a Read Request the responder refuses ends the QP with a
 // Terminate of Local Catastrophic, not the protection error the model
 // names; a QP that fails (a local fault) stops its engines, but ddp_rx
@@ -209,6 +208,8 @@ wire [64+5+VEC_W-1:0] cq_rd_ctx;
 wire                evr_valid, evr_set;
 wire [63:0]         evr_ring;
 wire [4:0]          evr_log2;
+wire [63:0]         evr_exc_ring;
+wire [4:0]          evr_exc_log2, evr_exc_buf_log2;
 wire                win_wr_valid;
 wire [15:0]         qp_state_wr_pd;
 wire                mr_wr_valid, mr_inv_valid;
@@ -257,7 +258,7 @@ rnic_admin #(
     .cq_rd_en(cq_rd_en), .cq_rd_cqn(cq_rd_cqn), .cq_rd_valid(cq_rd_valid), .cq_rd_ctx(cq_rd_ctx),
     .cq_cfg_valid(cq_cfg_valid), .cq_cfg_cqn(cq_cfg_cqn), .cq_cfg_create(cq_cfg_create),
     .evr_valid(evr_valid), .evr_set(evr_set), .evr_ring(evr_ring), .evr_log2(evr_log2),
-    .evr_exc_ring(), .evr_exc_log2(), .evr_exc_buf_log2(),
+    .evr_exc_ring(evr_exc_ring), .evr_exc_log2(evr_exc_log2), .evr_exc_buf_log2(evr_exc_buf_log2),
     .win_wr_valid(win_wr_valid), .win_wr_slot(win_wr_slot), .win_wr_addr(win_wr_addr), .win_wr_len(win_wr_len)
     /* verilator lint_on PINCONNECTEMPTY */
 );
@@ -494,8 +495,9 @@ wire [119:0]    cq_ev_entry;
 wire [VEC_W-1:0] cq_int_vector;
 wire            evq_int_valid;
 wire [31:0]     evq_lost;
-// DMA write clients: 0 the CQ writer, 1 the event writer.
-localparam N_WR = 2;
+// DMA write clients: 0 the CQ writer, 1 the event writer, 2 the exception
+// ring writer.
+localparam N_WR = 3;
 wire [N_WR-1:0]        wrc_req_valid, wrc_req_ready, wrc_valid, wrc_ready, wrc_last;
 wire [N_WR-1:0]        wrc_done_valid, wrc_done_ready, wrc_done_err;
 wire [N_WR*64-1:0]     wrc_req_addr;
@@ -552,13 +554,13 @@ endfunction
 // window-checked (rnic_dma_wr's header).
 assign rwr_ready = 1'b1;
 
-wire         rq_ev_valid, rq_ev_ready;
-wire [119:0] rq_ev_entry;
-rnic_evq #(.DATA_W(DATA_W), .N_SRC(4)) evq (
+wire         rq_ev_valid, rq_ev_ready, exc_ev_valid, exc_ev_ready;
+wire [119:0] rq_ev_entry, exc_ev_entry;
+rnic_evq #(.DATA_W(DATA_W), .N_SRC(5)) evq (
     .clk(clk), .rst(rst),
-    .ev_valid({rq_ev_valid, rrd_valid, cq_ev_valid, sq_ev_valid}),
-    .ev_ready({rq_ev_ready, rrd_ready, cq_ev_ready, sq_ev_ready}),
-    .ev_entry({rq_ev_entry, refused_event(rrd_what, rrd_addr, rrd_len), cq_ev_entry, sq_ev_entry}),
+    .ev_valid({exc_ev_valid, rq_ev_valid, rrd_valid, cq_ev_valid, sq_ev_valid}),
+    .ev_ready({exc_ev_ready, rq_ev_ready, rrd_ready, cq_ev_ready, sq_ev_ready}),
+    .ev_entry({exc_ev_entry, rq_ev_entry, refused_event(rrd_what, rrd_addr, rrd_len), cq_ev_entry, sq_ev_entry}),
     .evr_valid(evr_valid), .evr_set(evr_set), .evr_ring(evr_ring), .evr_log2(evr_log2),
     .wr_req_valid(wrc_req_valid[1]), .wr_req_ready(wrc_req_ready[1]), .wr_req_addr(wrc_req_addr[127:64]),
     .wr_req_len(wrc_req_len[63:32]), .wr_req_what(wrc_req_what[5:3]),
@@ -629,9 +631,9 @@ rnic_dma_wr #(.DATA_W(DATA_W), .N_WR(N_WR), .WIN_W(WIN_W), .ID_W(AXI_ID_W)) dma_
 // ddp_rx's STag table, written from MR_WRITE and MR_INVALIDATE, on the
 // connections QP_RTS enables, into the receive buffers rnic_rq and
 // rnic_rresp post; its placement writes go out through rnic_axisink and
-// rnic_dma_wr's pass-through port. Not yet: the exception ring (its stream
-// is held: m_exc_tready low stops the input, nothing is dropped) and the
-// errors of the peer's stream (m_err) moving the QP to the error state.
+// rnic_dma_wr's pass-through port; what it does not take in order goes to
+// the exception ring (rnic_exc). Not yet: the errors of the peer's stream
+// (m_err) moving the QP to the error state.
 
 // Configuration queues: rnic_admin's pulses, taken by rnic_rx and ddp_rx
 // when they are ready (their fences may hold them). A driver issues one
@@ -856,7 +858,8 @@ rnic_rx #(
     .cfg_en(rcfg_head[50]), .cfg_mrk_en(rcfg_head[49]), .cfg_crc_en(rcfg_head[48]), .cfg_base(rcfg_head[47:16]),
     .s_axis_tdata(s_net_tdata), .s_axis_tkeep(s_net_tkeep), .s_axis_tvalid(s_net_tvalid), .s_axis_tready(s_net_tready),
     .s_axis_tlast(s_net_tlast), .s_axis_tuser({s_net_tuser[48 +: CONN_W], s_net_tuser[47:0]}),
-    .m_exc_tdata(), .m_exc_tkeep(), .m_exc_tvalid(), .m_exc_tready(1'b0), .m_exc_tlast(), .m_exc_tuser(),
+    .m_exc_tdata(exc_tdata), .m_exc_tkeep(exc_tkeep), .m_exc_tvalid(exc_tvalid), .m_exc_tready(exc_tready),
+    .m_exc_tlast(exc_tlast), .m_exc_tuser(exc_tuser),
     .m_skip_valid(), .m_skip_conn(), .m_skip_seq(), .m_skip_reason(), .m_early_valid(), .m_early_conn(),
     .ooo_busy(),
     .s_conn_valid(ccfg_valid), .s_conn_ready(ccfg_ready), .s_conn_conn(ccfg_head[CFGR_W-1 -: CONN_W]),
@@ -883,6 +886,30 @@ rnic_rx #(
     .m_berr_valid(), .m_berr_conn(), .m_berr_resp(), .m_done_valid(), .m_done_conn()
 );
 wire rx_err_valid;
+
+// The exception ring writer: the segments rnic_rx does not take in order
+// (a QP not enabled or in error, out of order, duplicate, empty) go to the
+// host's exception ring, an EXCEPTION event each buffer.
+wire [DATA_W-1:0]   exc_tdata;
+wire [DATA_W/8-1:0] exc_tkeep;
+wire                exc_tvalid, exc_tready, exc_tlast;
+wire [CONN_W+50:0]  exc_tuser;
+/* verilator lint_off UNUSEDSIGNAL */
+wire [31:0]         exc_lost;
+/* verilator lint_on UNUSEDSIGNAL */
+rnic_exc #(.DATA_W(DATA_W), .CONN_W(CONN_W)) exc (
+    .clk(clk), .rst(rst),
+    .s_exc_tdata(exc_tdata), .s_exc_tkeep(exc_tkeep), .s_exc_tvalid(exc_tvalid), .s_exc_tready(exc_tready),
+    .s_exc_tlast(exc_tlast), .s_exc_tuser(exc_tuser),
+    .evr_valid(evr_valid), .evr_set(evr_set), .evr_exc_ring(evr_exc_ring), .evr_exc_log2(evr_exc_log2),
+    .evr_exc_buf_log2(evr_exc_buf_log2),
+    .wr_req_valid(wrc_req_valid[2]), .wr_req_ready(wrc_req_ready[2]), .wr_req_addr(wrc_req_addr[191:128]),
+    .wr_req_len(wrc_req_len[95:64]), .wr_req_what(wrc_req_what[8:6]),
+    .wr_valid(wrc_valid[2]), .wr_ready(wrc_ready[2]), .wr_data(wrc_data[3*DATA_W-1:2*DATA_W]),
+    .wr_keep(wrc_keep[3*DATA_W/8-1:DATA_W/4]), .wr_last(wrc_last[2]),
+    .wr_done_valid(wrc_done_valid[2]), .wr_done_ready(wrc_done_ready[2]), .wr_done_err(wrc_done_err[2]),
+    .ev_valid(exc_ev_valid), .ev_ready(exc_ev_ready), .ev_entry(exc_ev_entry), .lost_count(exc_lost)
+);
 /* verilator lint_on PINCONNECTEMPTY */
 
 // idle: nothing moved on any port or between the engines for IDLE_CLOCKS
@@ -898,7 +925,7 @@ wire moving = adm_busy || sqdb_valid || cqdb_valid || qp_rts_valid || qp_state_w
               s_net_tvalid || rcfg_valid || ccfg_valid || stg_valid || cpl_valid || rx_err_valid || pl_awvalid ||
               pl_wvalid || pl_bvalid || rqdb_valid || rq_qp_rd_req || rq_mr_rd_req || rs_mr_rd_req || rq_cq_valid ||
               rq_ev_valid || rq_post_valid || rs_post_valid || rq_fail_valid || rs_fail_valid || qerr_valid ||
-              (|txs_desc_valid) || (|txs_valid);
+              (|txs_desc_valid) || (|txs_valid) || exc_tvalid || exc_ev_valid;
 reg [12:0] quiet_reg;
 always @(posedge clk) begin
     if (moving) quiet_reg <= 13'd0;

@@ -230,8 +230,10 @@ public:
                net_out_open_;
     }
 
+    // An empty segment is offered as one beat without octets (tkeep 0,
+    // tlast, tuser's length 0): rnic_rx sends it to the exception ring
+    // (reason empty), as the model does.
     void seg_in(uint16_t qpn, uint32_t seq, std::vector<uint8_t> octets) {
-        if (octets.empty()) return;  // nothing to offer
         net_in_.push_back(Segment{qpn, seq, std::move(octets)});
     }
 
