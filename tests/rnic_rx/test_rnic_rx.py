@@ -741,13 +741,15 @@ PARAMS = hdlsim.width_cases((64, 512), langs=("verilog", "vhdl"), sim_widths={"i
 RTL = [hdlsim.RTL_DIR / f for f in ("rnic_rx.v", "rx_join.v", "mpa_rx.v", "mpa_rx_align.v", "mpa_rx_walk.v",
                                      "mpa_rx_lane.v", "mpa_rx_ooo.v", "crc32c.v", "ddp_rx.v", "ddp_rx_intake.v",
                                      "ddp_rx_check.v", "ddp_rx_decide.v", "ddp_rx_wport.v", "ddp_rx_setup.v",
-                                     "ddp_rx_place.v", "ddp_rx_tables.v", "ddp_rx_deliver.v", "ddp_rx_fifo.v",
-                                     "ddp_rx_fifo2.v", "sdp_ram.v", "rnic_add.v", "rnic_incdec.v", "rnic_pick.v")]
+                                     "ddp_rx_retire.v", "ddp_rx_place.v", "ddp_rx_tables.v", "ddp_rx_deliver.v",
+                                     "ddp_rx_fifo.v", "ddp_rx_fifo2.v", "sdp_ram.v", "rnic_add.v", "rnic_incdec.v",
+                                     "rnic_pick.v")]
 VHDL = [hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "crc32c.vhd", "ddp_rx_fifo.vhd", "mpa_rx_lane.vhd",
                                       "mpa_rx_align.vhd", "mpa_rx_walk.vhd", "mpa_rx.vhd", "mpa_rx_ooo.vhd",
                                       "rx_join.vhd", "ddp_rx_fifo2.vhd", "ddp_rx_intake.vhd", "ddp_rx_check.vhd",
-                                      "ddp_rx_decide.vhd", "ddp_rx_wport.vhd", "ddp_rx_setup.vhd", "ddp_rx_place.vhd",
-                                      "ddp_rx_tables.vhd", "ddp_rx_deliver.vhd", "ddp_rx.vhd", "rnic_rx.vhd")]
+                                      "ddp_rx_decide.vhd", "ddp_rx_wport.vhd", "ddp_rx_setup.vhd", "ddp_rx_retire.vhd",
+                                      "ddp_rx_place.vhd", "ddp_rx_tables.vhd", "ddp_rx_deliver.vhd", "ddp_rx.vhd",
+                                      "rnic_rx.vhd")]
 
 
 @pytest.mark.parametrize("sim,width", PARAMS)
