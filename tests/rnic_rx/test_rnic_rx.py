@@ -48,8 +48,7 @@ The cocotb tests:
                    delivered: every request is taken, one at least while
                    a ULPDU was delivered, and the results are Go's (a
                    verdict must never wait for the input held behind a
-                   request). Last, so that the tests before it draw
-                   the stimulus they drew without it.
+                   request).
 
 Every test runs on rnic_rx.v (Verilator, Icarus) and on its VHDL-2008 twin
 hw/rtl/vhdl/rnic_rx.vhd (GHDL, on the twins of its blocks); with one seed the
