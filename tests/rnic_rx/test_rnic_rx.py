@@ -754,8 +754,8 @@ async def config_fence(dut):
     block.
 
     Two connections with a short mix of Writes, Sends and Read Requests
-    (no invalid ones), their segments all queued; meanwhile, at random
-    clocks, an STag registered at a free index, the same invalidated, and
+    (no invalid ones), their segments all queued; meanwhile, each once
+    the input has taken a random number of beats, an STag registered at a free index, the same invalidated, and
     two restarts back to back of a connection no segment carries, three
     times over: things the traffic does not use, so that Go's ddp_place
     gives the same results wherever they fall. Checked: every request is
@@ -804,9 +804,15 @@ async def config_fence(dut):
         await tb._cfg("s_conn", conn=spare_conn, enable=1, pd=pd)
         tb.ops.append({"conn": {"conn": spare_conn, "pd": pd}})
 
+    # Each request once the input has taken a random number of beats (of
+    # about all it takes), so that they fall among the traffic at every
+    # width.
+    beats = sum(len(c.stream) for c in conns) // tb.lanes
+    marks = sorted(frng.sample(range(1, beats), NREQ))
+
     async def requests():
         for i in range(NREQ):
-            for _ in range(frng.randint(1, 400)):
+            while len(tb.in_beats) < marks[i]:
                 await RisingEdge(dut.clk)
             t0, e0 = tb.cycle, delivered()
             if i % 3 == 0:
