@@ -167,10 +167,11 @@ equiv-mutation: deps
 	grep -A3 'Verilog and VHDL twin differ' $(MUTANT)/pytest.log | head -8
 	@echo "equiv-mutation: the comparison failed the mutant, as it must"
 
-# ddp_rx's stage modules (ddp_rx.v instantiates each once): Verilator lints
+# ddp_rx's stage modules (ddp_rx.v instantiates each once, ddp_rx_place
+# ddp_rx_retire): Verilator lints
 # each on its own; Yosys synthesises them within ddp_rx, with ddp_rx's
 # parameters, not again on their own.
-DDP_RX_STAGES := ddp_rx_intake ddp_rx_check ddp_rx_decide ddp_rx_setup ddp_rx_place ddp_rx_wport ddp_rx_tables ddp_rx_deliver
+DDP_RX_STAGES := ddp_rx_intake ddp_rx_check ddp_rx_decide ddp_rx_setup ddp_rx_retire ddp_rx_place ddp_rx_wport ddp_rx_tables ddp_rx_deliver
 
 # Lint results are stamped per file, so an unchanged file is not linted again.
 # Each stamp depends on every source file: a module's lint covers the

@@ -194,8 +194,9 @@
 //   ddp_rx_setup.v    D0: a piece's placement set-up (rotation, first
 //                     address, write range); a continuing piece's fetch
 //                     and its STag's generation check (the cut)
-//   ddp_rx_place.v    D1 (one input beat a clock, rotated), D2 (piece end,
-//                     delivery record), D3/D4 (placement context)
+//   ddp_rx_place.v    D1 (one input beat a clock, rotated), and in it
+//   ddp_rx_retire.v   D2 (piece end, delivery record), D3/D4 (placement
+//                     context)
 //   ddp_rx_wport.v    output queues (AW, W, records, B) and the write port:
 //                     AXI4 at AXI_W = DATA_W or 2 DATA_W, or m_wr_*
 //   ddp_rx_tables.v   the context, placement, STag and ring tables, and

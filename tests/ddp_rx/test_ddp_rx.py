@@ -2656,7 +2656,7 @@ def case_modules() -> str:
 
 # ddp_rx.v is the top of its stage modules (ddp_rx_<stage>.v).
 DDP_RX_STAGES = ("ddp_rx_intake.v", "ddp_rx_check.v", "ddp_rx_decide.v", "ddp_rx_wport.v", "ddp_rx_setup.v",
-                 "ddp_rx_place.v", "ddp_rx_tables.v", "ddp_rx_deliver.v")
+                 "ddp_rx_retire.v", "ddp_rx_place.v", "ddp_rx_tables.v", "ddp_rx_deliver.v")
 RTL_SOURCES = [hdlsim.RTL_DIR / f for f in ("ddp_rx.v", *DDP_RX_STAGES, "ddp_rx_fifo.v", "ddp_rx_fifo2.v", "sdp_ram.v",
                                              "rnic_incdec.v", "rnic_pick.v")]
 # The VHDL-2008 twin, on GHDL: the same tests, clock for clock the same.

@@ -42,6 +42,13 @@ The cocotb tests:
                    build/bench/rnic_rx-W<w>.json (rnic_rx-2x-W512.json
                    with the 1024-bit write port, rnic_rx-req-W<w>.json with
                    the write-request stream).
+  config_fence     configuration requests (s_stag, s_conn restarts)
+                   raised while ULPDUs are in flight, which ddp_rx holds
+                   for its fence and a restart until earlier records are
+                   delivered: every request is taken, one at least while
+                   a ULPDU was delivered, and the results are Go's (a
+                   verdict must never wait for the input held behind a
+                   request).
 
 Every test runs on rnic_rx.v (Verilator, Icarus) and on its VHDL-2008 twin
 hw/rtl/vhdl/rnic_rx.vhd (GHDL, on the twins of its blocks); with one seed the
@@ -731,6 +738,113 @@ async def bench(dut):
     dut._log.info("bench: beats per clock %.3f, latency %d, %s", aligned, latency, higher)
 
 
+# --- configuration fences under traffic ------------------------------------------
+
+
+@cocotb.test()
+async def config_fence(dut):
+    """Configuration requests that ddp_rx holds for its fence (s_stag and
+    s_conn), raised while ULPDUs are in flight. ddp_rx takes such a request
+    only between pieces with every write answered (ddp_rx_tables.v, "The
+    fence"), and holds the input at its next piece meanwhile; a restart
+    (s_conn) also waits until the records queued at the last restart are
+    delivered (rs_busy, ddp_rx_deliver.v), that is for their verdicts,
+    which come from mpa_rx through rx_join: a verdict that waited for the
+    input held behind the request, or for the handshake, would hang the
+    block.
+
+    Two connections with a short mix of Writes, Sends and Read Requests
+    (no invalid ones), their segments all queued; meanwhile, each once
+    the input has taken a random number of beats, an STag registered at a free index, the same invalidated, and
+    two restarts back to back of a connection no segment carries, three
+    times over: things the traffic does not use, so that Go's ddp_place
+    gives the same results wherever they fall. Checked: every request is
+    taken, at least one of them while the block delivered a ULPDU (a
+    completion or an error while it waited), and the whole memory and
+    every report against Go, as everywhere. (With the verdict held while
+    a request is pending, the second restart of a pair is never taken.)"""
+    tb = TB(dut)
+    await tb.start()
+    rng = tb.rng
+    tb.source.set_pause_generator(tb.pause(0.1))
+    for ch in (tb.ram.aw_channel, tb.ram.w_channel):
+        ch.set_pause_generator(tb.pause(0.15))
+    if tb.req is not None:
+        tb.req.set_pause_generator(tb.pause(0.15))
+    tb.p_event_stall = 0.2
+    nums = rng.sample(range(1 << CONN_W), 3)
+    conns = [Conn(num, rng.getrandbits(32), i * SLICE, markers=i == 0, crc=True, base=rng.getrandbits(32))
+             for i, num in enumerate(nums[:2])]
+    spare_conn = nums[2]
+    await setup_conns(tb, conns)
+    taken = {op["stag"]["index"] for op in tb.ops if "stag" in op}
+    spare_idx = rng.choice([i for i in range(1, 1 << 12) if i not in taken])
+    for c in conns:
+        messages(tb, c, 10, p_bad=0.0, mulpdus=[rng.randint(46, 200), rng.randint(200, 1460), 1460])
+        assert tb.frame(c) is None
+    queues = {c.num: (c, tb.cut(c)) for c in conns}
+    live = list(queues)
+    while live:
+        k = rng.choice(live)
+        c, segs = queues[k]
+        off, n = segs.pop(0)
+        tb.send_segment(c, off, n)
+        if not segs:
+            live.remove(k)
+
+    frng = random.Random(rng.getrandbits(64))
+    waits = []                                   # (clocks held, reports delivered meanwhile)
+    NREQ = 9
+
+    def delivered() -> int:
+        return sum(len(v) for v in tb.events.values())
+
+    async def restart():
+        pd = frng.getrandbits(32)
+        await tb._cfg("s_conn", conn=spare_conn, enable=1, pd=pd)
+        tb.ops.append({"conn": {"conn": spare_conn, "pd": pd}})
+
+    # Each request once the input has taken a random number of beats (of
+    # about all it takes), so that they fall among the traffic at every
+    # width.
+    beats = sum(len(c.stream) for c in conns) // tb.lanes
+    marks = sorted(frng.sample(range(1, beats), NREQ))
+
+    async def requests():
+        for i in range(NREQ):
+            while len(tb.in_beats) < marks[i]:
+                await RisingEdge(dut.clk)
+            t0, e0 = tb.cycle, delivered()
+            if i % 3 == 0:
+                await tb.stag(spare_idx, frng.getrandbits(8), frng.getrandbits(32), 1, frng.getrandbits(32),
+                              frng.randint(1, 4096), conns[0].mem + SLICE // 2)
+            elif i % 3 == 1:
+                await tb._cfg("s_stag", index=spare_idx, entry_valid=0, key=0, pd=0, bound=0, conn=0, access=0,
+                              base=0, len=0, addr=0)
+                tb.ops.append({"stag": {"index": spare_idx, "valid": False}})
+            else:
+                # Two restarts back to back: the second waits until the
+                # records queued at the first are delivered (rs_busy).
+                await restart()
+                waits.append((tb.cycle - t0, delivered() - e0))
+                t0, e0 = tb.cycle, delivered()
+                await restart()
+            waits.append((tb.cycle - t0, delivered() - e0))
+
+    task = cocotb.start_soon(requests())
+    for _ in range(200000):
+        if task.done():
+            break
+        await RisingEdge(dut.clk)
+    else:
+        raise AssertionError(f"a configuration request was never taken ({len(waits)} of {NREQ + NREQ // 3} were): "
+                             f"{len(tb.in_beats)} input beats in, {delivered()} reports out")
+    want = await tb.check()
+    dut._log.info("config_fence: %d ULPDUs; requests held (clocks, reports delivered meanwhile): %s; %d reports",
+                  sum(len(c.ulpdus) for c in conns), waits, sum(len(v) for v in want.values()))
+    assert any(e > 0 for _, e in waits), f"no request waited while a ULPDU was delivered: {waits}"
+
+
 # --- pytest ------------------------------------------------------------------
 
 # Verilator at both ends of the width range, Icarus and GHDL (the VHDL-2008
@@ -741,13 +855,15 @@ PARAMS = hdlsim.width_cases((64, 512), langs=("verilog", "vhdl"), sim_widths={"i
 RTL = [hdlsim.RTL_DIR / f for f in ("rnic_rx.v", "rx_join.v", "mpa_rx.v", "mpa_rx_align.v", "mpa_rx_walk.v",
                                      "mpa_rx_lane.v", "mpa_rx_ooo.v", "crc32c.v", "ddp_rx.v", "ddp_rx_intake.v",
                                      "ddp_rx_check.v", "ddp_rx_decide.v", "ddp_rx_wport.v", "ddp_rx_setup.v",
-                                     "ddp_rx_place.v", "ddp_rx_tables.v", "ddp_rx_deliver.v", "ddp_rx_fifo.v",
-                                     "ddp_rx_fifo2.v", "sdp_ram.v", "rnic_add.v", "rnic_incdec.v", "rnic_pick.v")]
+                                     "ddp_rx_retire.v", "ddp_rx_place.v", "ddp_rx_tables.v", "ddp_rx_deliver.v",
+                                     "ddp_rx_fifo.v", "ddp_rx_fifo2.v", "sdp_ram.v", "rnic_add.v", "rnic_incdec.v",
+                                     "rnic_pick.v")]
 VHDL = [hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "crc32c.vhd", "ddp_rx_fifo.vhd", "mpa_rx_lane.vhd",
                                       "mpa_rx_align.vhd", "mpa_rx_walk.vhd", "mpa_rx.vhd", "mpa_rx_ooo.vhd",
                                       "rx_join.vhd", "ddp_rx_fifo2.vhd", "ddp_rx_intake.vhd", "ddp_rx_check.vhd",
-                                      "ddp_rx_decide.vhd", "ddp_rx_wport.vhd", "ddp_rx_setup.vhd", "ddp_rx_place.vhd",
-                                      "ddp_rx_tables.vhd", "ddp_rx_deliver.vhd", "ddp_rx.vhd", "rnic_rx.vhd")]
+                                      "ddp_rx_decide.vhd", "ddp_rx_wport.vhd", "ddp_rx_setup.vhd", "ddp_rx_retire.vhd",
+                                      "ddp_rx_place.vhd", "ddp_rx_tables.vhd", "ddp_rx_deliver.vhd", "ddp_rx.vhd",
+                                      "rnic_rx.vhd")]
 
 
 @pytest.mark.parametrize("sim,width", PARAMS)

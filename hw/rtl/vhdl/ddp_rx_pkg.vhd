@@ -190,6 +190,22 @@ package ddp_rx_pkg is
         wst    : std_ulogic;
     end record d0_r;
 
+    -- A piece's end (ddp_rx_place's D1 to ddp_rx_retire's D2, beside
+    -- d_end_w): the Verilog's d_end_last, d_<field>_reg, d_octs, d_rr_step.
+    type pe_r is record
+        last   : std_ulogic;                       -- the piece ends its ULPDU
+        en     : std_ulogic;
+        early  : std_ulogic;
+        place  : std_ulogic;
+        conn   : std_ulogic_vector;                -- CONN_W
+        dest   : unsigned;                         -- ADDR_W
+        s      : unsigned(4 downto 0);
+        octs   : unsigned(16 downto 0);            -- octets of the piece
+        remain : unsigned(15 downto 0);
+        rec    : rec_r;
+        rr     : std_ulogic_vector(223 downto 0);  -- the Read Request's body, as captured
+    end record pe_r;
+
     function to_slv(r : rec_r) return std_ulogic_vector;
     function to_slv(r : cx_r) return std_ulogic_vector;
     function to_slv(r : dx_r) return std_ulogic_vector;

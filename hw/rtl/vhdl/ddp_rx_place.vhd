@@ -1,4 +1,5 @@
--- ddp_rx_place: stages D1 to D4 of ddp_rx's placement.
+-- ddp_rx_place: stage D1 of ddp_rx's placement, with D2 to D4 behind it
+-- in ddp_rx_retire (instantiated here).
 --
 -- VHDL-2008 twin of hw/rtl/ddp_rx_place.v: the same ports, registers and
 -- clock counts (the Verilog has the design in full; hw/rtl/vhdl/ddp_rx.vhd
@@ -138,28 +139,11 @@ architecture rtl of ddp_rx_place is
     signal d_rr_next : rr_t := (others => '0');
     signal d_octs : u17_t := (others => '0');
     signal d_nw : u2_t := (others => '0');
-    -- D2, D3, D4.
-    signal e2_place_reg : std_ulogic := '0';
-    signal e2_dest_reg : addr_t := (others => '0');
-    signal e2_s_reg : u5_t := (others => '0');
-    signal e2_octs_reg : u17_t := (others => '0');
-    signal e2_remain_reg : u16_t := (others => '0');
-    signal e2_diff : u33_t := (others => '0');            -- octs >= s & octs - s
-    signal d2_done : std_ulogic := '0';
-    signal e3_place_reg, e3_pos_reg : std_ulogic := '0';
-    signal e3_conn_reg : conn_t := (others => '0');
-    signal e3_dest_reg : addr_t := (others => '0');
-    signal e3_remain_reg : u16_t := (others => '0');
-    signal e3_diff_reg : u17_t := (others => '0');
-    signal e3_rec_reg : rec_t := REC_ZERO_c;
-    signal e3_rr_reg : rr_t := (others => '0');
-    signal e3_hi1 : unsigned(ADDR_W - 18 downto 0) := (others => '0');
-    signal e3_rd : u33_t := (others => '0');
-    signal e4_pos_reg, e4_big_reg : std_ulogic := '0';
-    signal e4_dest_reg : addr_t := (others => '0');
-    signal e4_hi1_reg : unsigned(ADDR_W - 18 downto 0) := (others => '0');
-    signal e4_nd_reg, e4_nr_reg : u33_t := (others => '0');   -- (bits 17..0 used)
-    signal e4_remain_reg, e4_rd_reg : u16_t := (others => '0');
+    -- D1's piece end, to D2 (ddp_rx_retire).
+    signal pe : pe_r(conn(CONN_W - 1 downto 0), dest(ADDR_W - 1 downto 0), rec(id(ID_W - 1 downto 0)))
+        := (last => '0', en => '0', early => '0', place => '0', conn => (others => '0'), dest => (others => '0'),
+            s => (others => '0'), octs => (others => '0'), remain => (others => '0'), rec => REC_ZERO_c,
+            rr => (others => '0'));
 
     -- D0's registers (ddp_rx_setup), by their names there.
     alias d0_first_reg is d0.first;
@@ -547,109 +531,37 @@ begin
         end if;
     end process p_d1_reg;
 
-    -- D2: the piece's end. An early ULPDU has no delivery record (and takes
-    -- no verdict).
-    d2_done <= d2_valid_reg and ((not e2_last_reg) or e2_early_reg or rf_in_ready);
-    d2_free <= (not d2_valid_reg) or d2_done;
-
-    e2_diff <= fadd(resize(e2_octs_reg, 32), (31 downto 5 => '1') & not e2_s_reg, '1');
-
-    -- D3, for a piece that does not end its ULPDU: the payload octets it
-    -- placed, pay = min(max(octs - s, 0), remain), and where the next piece
-    -- of the ULPDU goes on (dest + pay). D3 works out the sums (the low 17
-    -- bits of dest + diff and dest + remain with their carries, remain -
-    -- diff, diff > remain, and dest's high bits + 1), D4 picks them and
-    -- writes the placement context.
-    e3_hi1 <= resize(inc64(resize(e3_dest_reg(ADDR_W - 1 downto 17), 64)), ADDR_W - 17);
-    e3_rd <= fadd(resize(e3_remain_reg, 32), (31 downto 17 => '1') & not e3_diff_reg, '1');
-
-    p_e4 : process (all) is
-        variable nxt : addr_t;
-        variable left : u16_t;
+    -- D2..D4, the piece's end: ddp_rx_retire.vhd.
+    p_pe : process (all) is
     begin
-        nxt := e4_dest_reg;
-        left := e4_remain_reg;
-        if e4_pos_reg = '1' and e4_big_reg = '1' then
-            if e4_nr_reg(17) = '1' then
-                nxt := e4_hi1_reg & e4_nr_reg(16 downto 0);
-            else
-                nxt := e4_dest_reg(ADDR_W - 1 downto 17) & e4_nr_reg(16 downto 0);
-            end if;
-            left := (others => '0');
-        elsif e4_pos_reg = '1' then
-            if e4_nd_reg(17) = '1' then
-                nxt := e4_hi1_reg & e4_nd_reg(16 downto 0);
-            else
-                nxt := e4_dest_reg(ADDR_W - 1 downto 17) & e4_nd_reg(16 downto 0);
-            end if;
-            left := e4_rd_reg;
+        if d_state_reg = D_DATA_c then
+            pe.last <= d_cur_ulast;
+        else
+            pe.last <= d_last_reg;
         end if;
-        if e4_place_reg = '0' then
-            nxt := e4_dest_reg;
-        end if;
-        e4_nxt <= nxt;
-        e4_left <= left;
-    end process p_e4;
+        pe.en <= d_en_reg;
+        pe.early <= d_early_reg;
+        pe.place <= d_place_reg;
+        pe.conn <= d_conn_reg;
+        pe.dest <= d_dest_reg;
+        pe.s <= d_s_reg;
+        pe.octs <= d_octs;
+        pe.remain <= d_remain_reg;
+        pe.rec <= d_rec_reg;
+        pe.rr <= d_rr_next;
+    end process p_pe;
 
-    p_e3_reg : process (clk) is
-    begin
-        if rising_edge(clk) then
-            d3_valid_reg <= d2_done and not e2_last_reg;
-            e3_place_reg <= e2_place_reg;
-            e3_pos_reg <= e2_diff(32) and to_sl(e2_diff(16 downto 0) /= 0);
-            e3_conn_reg <= e2_conn_reg;
-            e3_dest_reg <= e2_dest_reg;
-            e3_remain_reg <= e2_remain_reg;
-            e3_diff_reg <= e2_diff(16 downto 0);
-            e3_rec_reg <= e2_rec_reg;
-            e3_rr_reg <= e2_rr_reg;
-            d4_valid_reg <= d3_valid_reg;
-            e4_place_reg <= e3_place_reg;
-            e4_pos_reg <= e3_pos_reg;
-            e4_big_reg <= gt33(resize(e3_diff_reg, 33), resize(e3_remain_reg, 33));
-            e4_conn_reg <= e3_conn_reg;
-            e4_dest_reg <= e3_dest_reg;
-            e4_hi1_reg <= e3_hi1;
-            e4_nd_reg <= fadd(resize(e3_dest_reg(16 downto 0), 32), resize(e3_diff_reg, 32), '0');
-            e4_nr_reg <= fadd(resize(e3_dest_reg(16 downto 0), 32), resize(e3_remain_reg, 32), '0');
-            e4_remain_reg <= e3_remain_reg;
-            e4_rd_reg <= e3_rd(15 downto 0);
-            e4_rec_reg <= e3_rec_reg;
-            e4_rr_reg <= e3_rr_reg;
-            if rst = '1' then
-                d3_valid_reg <= '0';
-                d4_valid_reg <= '0';
-            end if;
-        end if;
-    end process p_e3_reg;
-
-    p_e2_reg : process (clk) is
-    begin
-        if rising_edge(clk) then
-            if d_end = '1' then
-                d2_valid_reg <= '1';
-                if d_state_reg = D_DATA_c then
-                    e2_last_reg <= d_cur_ulast;
-                else
-                    e2_last_reg <= d_last_reg;
-                end if;
-                e2_en_reg <= d_en_reg;
-                e2_early_reg <= d_early_reg;
-                e2_place_reg <= d_place_reg;
-                e2_conn_reg <= d_conn_reg;
-                e2_dest_reg <= d_dest_reg;
-                e2_s_reg <= d_s_reg;
-                e2_octs_reg <= d_octs;
-                e2_remain_reg <= d_remain_reg;
-                e2_rec_reg <= d_rec_reg;
-                e2_rr_reg <= d_rr_next;
-            elsif d2_done = '1' then
-                d2_valid_reg <= '0';
-            end if;
-            if rst = '1' then
-                d2_valid_reg <= '0';
-            end if;
-        end if;
-    end process p_e2_reg;
+    u_retire : entity work.ddp_rx_retire
+        generic map (DATA_W => DATA_W, CONN_W => CONN_W, STAG_AW => STAG_AW, RQ_AW => RQ_AW, ADDR_W => ADDR_W, ID_W => ID_W,
+                     BURST => BURST, REC_AW => REC_AW, BQ_AW => BQ_AW, AXI_W => AXI_W, WR_REQ => WR_REQ)
+        port map (
+            clk => clk, rst => rst,
+            rf_in_ready => rf_in_ready, d_end_w => d_end, pe => pe,
+            d2_free => d2_free, d2_valid_reg => d2_valid_reg, d3_valid_reg => d3_valid_reg, d4_valid_reg => d4_valid_reg,
+            e2_last_reg => e2_last_reg, e2_en_reg => e2_en_reg, e2_early_reg => e2_early_reg,
+            e2_conn_reg => e2_conn_reg, e2_rec_reg => e2_rec_reg, e2_rr_reg => e2_rr_reg,
+            e4_place_reg => e4_place_reg, e4_conn_reg => e4_conn_reg, e4_rec_reg => e4_rec_reg,
+            e4_rr_reg => e4_rr_reg, e4_nxt => e4_nxt, e4_left => e4_left
+        );
 
 end architecture rtl;
