@@ -1,13 +1,9 @@
 package main
 
 import (
-	"encoding/hex"
-	"errors"
 	"fmt"
 
-	"github.com/openrnic/rnic/driver"
 	"github.com/openrnic/rnic/driver/hostif"
-	"github.com/openrnic/rnic/driver/model"
 	"github.com/openrnic/rnic/driver/regs"
 	"github.com/openrnic/rnic/iwarp/mpa"
 	"github.com/openrnic/rnic/iwarp/rdmap"
@@ -87,25 +83,13 @@ func runRQProgram(params []byte) (any, error) {
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	c := p.Config
-	d, err := model.New(model.Config{QPs: c.QPs, CQs: c.CQs, STags: c.STags, Vectors: 1, Windows: c.Windows,
-		SQLog2: c.SQLog2, RQLog2: c.RQLog2, CQLog2: c.CQLog2, DataWidth: 64})
+	pd, err := newProgDev(p.Config, p.MemSize)
 	if err != nil {
 		return nil, err
 	}
-	defer d.Close()
+	defer pd.d.Close()
+	d, base := pd.d, pd.base
 	d.RecordRQPosts()
-	if p.MemSize <= 0 {
-		return nil, errors.New("mem_size must be positive")
-	}
-	buf, err := d.Alloc(p.MemSize)
-	if err != nil {
-		return nil, err
-	}
-	base := buf.Addr
-	mem := buf.Mem[:p.MemSize]
-	cqSeen := make([]uint16, c.CQs)
-	var evSeen uint16
 	peer := map[uint16]*rqPeer{}
 	out := make([]rqStepOut, 0, len(p.Steps))
 	for i, s := range p.Steps {
@@ -121,27 +105,10 @@ func runRQProgram(params []byte) (any, error) {
 		}
 		switch {
 		case s.Admin != nil:
-			if len(s.Admin) != 9 {
-				return nil, fmt.Errorf("step %d: admin is [opcode, ARG0..ARG7]", i)
-			}
-			for k := 0; k < 8; k++ {
-				if err := d.Write32(regs.AdminArg0+4*uint32(k), s.Admin[1+k]); err != nil {
-					return nil, err
-				}
-			}
-			if err := d.Write32(regs.AdminCmd, s.Admin[0]); err != nil {
+			code, err := pd.admin(i, s.Admin)
+			if err != nil {
 				return nil, err
 			}
-			var st uint32
-			for {
-				if st, err = d.Read32(regs.AdminStatus); err != nil {
-					return nil, err
-				}
-				if st&regs.AdminStatusBusyMask == 0 {
-					break
-				}
-			}
-			code := st >> 8 & 0xff
 			o.Status = &code
 			if s.Admin[0] == uint32(hostif.OpQPRTS) && code == 0 {
 				a := s.Admin[1:]
@@ -150,14 +117,9 @@ func runRQProgram(params []byte) (any, error) {
 					mulpdu: int(a[1] & 0xffff), msn: a[6]}
 			}
 		case s.Mem != nil:
-			b, err := hex.DecodeString(s.Mem.Data)
-			if err != nil {
-				return nil, fmt.Errorf("step %d: mem data: %v", i, err)
+			if err := pd.memWrite(i, s.Mem.Addr, s.Mem.Data); err != nil {
+				return nil, err
 			}
-			if s.Mem.Addr < base || s.Mem.Addr-base+uint64(len(b)) > uint64(len(mem)) {
-				return nil, fmt.Errorf("step %d: mem write outside [%#x, +%#x)", i, base, len(mem))
-			}
-			copy(mem[s.Mem.Addr-base:], b)
 		case s.RQDB != nil:
 			if err := d.Write32(regs.DoorbellsBase+0x8000+8*s.RQDB.QPN+4, s.RQDB.Value); err != nil {
 				return nil, err
@@ -186,24 +148,8 @@ func runRQProgram(params []byte) (any, error) {
 				return nil, fmt.Errorf("step %d: send op %d is none of 3..6", i, sd.Op)
 			}
 			pr.msn++
-			segs, err := m.Segments(pr.mulpdu)
-			if err != nil {
+			if err := peerSend(d, pr.f, sd.QPN, &m, pr.mulpdu); err != nil {
 				return nil, fmt.Errorf("step %d: %v", i, err)
-			}
-			var hdr [32]byte
-			for {
-				h, pl, ok := segs.Next()
-				if !ok {
-					break
-				}
-				seq := pr.f.Seq()
-				fp, err := pr.f.AppendFPDU(nil, h.Append(hdr[:0]), pl)
-				if err != nil {
-					return nil, fmt.Errorf("step %d: %v", i, err)
-				}
-				if err := d.Network().SegIn(driver.Segment{QPN: sd.QPN, Seq: seq, Octets: fp}); err != nil {
-					return nil, err
-				}
 			}
 		}
 		// What the step produced: posts, CQEs, events (the segments,
@@ -212,28 +158,8 @@ func runRQProgram(params []byte) (any, error) {
 		for _, ps := range d.TakeRQPosts() {
 			o.Posts = append(o.Posts, rqPost{QPN: ps.QPN, QN: 0, Addr: ps.Addr, Len: ps.Len, ID: ps.ID})
 		}
-		t := d.Tables()
-		for cqn := range t.CQs {
-			cq := t.CQs[cqn]
-			if !cq.Valid {
-				cqSeen[cqn] = 0
-				continue
-			}
-			for ; cqSeen[cqn] != cq.PI; cqSeen[cqn]++ {
-				a := cq.Ring + uint64(cqSeen[cqn]&(1<<cq.Log2-1))*hostif.CQESize - base
-				o.CQEs = append(o.CQEs, sqCQE{CQN: uint16(cqn), Entry: hex.EncodeToString(mem[a : a+hostif.CQESize-1])})
-			}
-			if cq.CI != cq.PI {
-				if err := d.Write32(regs.DoorbellsCQDB+4*uint32(cqn), uint32(cq.PI)); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if ev := t.Events; ev.Valid {
-			for ; evSeen != ev.PI; evSeen++ {
-				a := ev.Ring + uint64(evSeen&(1<<ev.Log2-1))*hostif.EventSize - base
-				o.Events = append(o.Events, hex.EncodeToString(mem[a:a+hostif.EventSize-1]))
-			}
+		if o.CQEs, o.Events, err = pd.collect(); err != nil {
+			return nil, err
 		}
 		out = append(out, o)
 	}
