@@ -50,6 +50,7 @@ package driver
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/openrnic/rnic/driver/hostif"
 	"github.com/openrnic/rnic/driver/regmap"
@@ -121,6 +122,10 @@ type Device struct {
 	Map *regmap.Device
 
 	v verbsState // the verbs API's bookkeeping (verbs.go)
+	// exec serialises Exec: the mailbox runs one command at a time
+	// (docs/device.md), and one program may drive the device from several
+	// goroutines (rnic-loader serve: its sessions and its operators).
+	exec sync.Mutex
 }
 
 // Open walks the device's register map and refuses a device this driver
@@ -162,13 +167,15 @@ var ErrAdminStuck = errors.New("driver: the admin mailbox stayed BUSY; the devic
 
 // Exec runs one admin command: it writes all eight ARG words (unused ones
 // 0), then CMD, polls STATUS until BUSY clears and returns the output
-// words. A refusal is an *AdminError. Commands are not concurrent: the
-// caller serialises them (docs/device.md).
+// words. A refusal is an *AdminError. Calls from several goroutines run
+// one after the other, as the mailbox requires (docs/device.md).
 func (d *Device) Exec(c hostif.Command) (hostif.Args, error) {
 	args, err := c.Args()
 	if err != nil {
 		return hostif.Args{}, err
 	}
+	d.exec.Lock()
+	defer d.exec.Unlock()
 	base := d.Map.AdminBase()
 	// Offsets from the generated map, relative to the block so that the
 	// chain's base (not the constant) places them.

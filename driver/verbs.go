@@ -32,11 +32,12 @@ type verbsState struct {
 	qps      map[uint16]*QP
 	mrKeys   map[uint16]uint8 // last key used per MR index
 	mrUsed   map[uint16]bool
-	evRing   uint64 // the event ring's device address
-	evCI     uint16 // the next event to read
-	excRing  uint64 // the exception ring's device address
-	excCI    uint16 // the next exception buffer to read
-	excPI    uint16 // the producer index the last EXCEPTION event reported
+	mrs      map[uint16]*MR // the registered regions, by index (MRs lists them)
+	evRing   uint64         // the event ring's device address
+	evCI     uint16         // the next event to read
+	excRing  uint64         // the exception ring's device address
+	excCI    uint16         // the next exception buffer to read
+	excPI    uint16         // the producer index the last EXCEPTION event reported
 }
 
 // ErrNoDataPath is returned by the verbs API before InitDataPath.
@@ -75,6 +76,7 @@ func (d *Device) InitDataPath(arenaSize int) error {
 	v.arena, v.windows = b, make([]*Buffer, d.Map.Windows)
 	v.windows[0] = b
 	v.cqs, v.qps, v.mrKeys, v.mrUsed = map[uint16]*CQ{}, map[uint16]*QP{}, map[uint16]uint8{}, map[uint16]bool{}
+	v.mrs = map[uint16]*MR{}
 	ev, _ := v.carve(hostif.EventSize << EventLog2)
 	v.evRing, v.evCI = ev, 0
 	exc, err := v.carve(1 << (ExcLog2 + ExcBufLog2))
@@ -131,6 +133,11 @@ func (d *Device) Events() ([]hostif.Event, error) {
 		}
 		out = append(out, e)
 		v.evCI++
+		if e.Type == hostif.EventQPError || e.Type == hostif.EventTerminateReceived {
+			if qp := v.qps[e.Index]; qp != nil {
+				qp.state = QPStateError
+			}
+		}
 		if e.Type == hostif.EventException {
 			v.excPI = uint16(e.Value)
 		}
@@ -283,8 +290,10 @@ func (pd *PD) RegisterMR(b *Buffer, off, n uint64, access uint8) (*MR, error) {
 		return nil, err
 	}
 	v.mrUsed[idx], v.mrKeys[idx] = true, key
-	return &MR{pd: pd, Index: idx, STag: uint32(idx)<<8 | uint32(key), TO: b.Addr + off, Len: n, Access: access,
-		Buf: b.Mem[off : off+n]}, nil
+	mr := &MR{pd: pd, Index: idx, STag: uint32(idx)<<8 | uint32(key), TO: b.Addr + off, Len: n, Access: access,
+		Buf: b.Mem[off : off+n]}
+	v.mrs[idx] = mr
+	return mr, nil
 }
 
 // Deregister invalidates the region (MR_INVALIDATE: once it returns, the
@@ -306,6 +315,7 @@ func (mr *MR) Deregister() error {
 		}
 	}
 	v.mrUsed[mr.Index] = false
+	delete(v.mrs, mr.Index)
 	return nil
 }
 
@@ -411,6 +421,10 @@ type QP struct {
 	// (completions come in SQ order, docs/device.md).
 	sqOut []sqPosted
 	rqOut int
+	// What QPs reports: the state as the driver knows it (QP_RTS done, a
+	// QP_ERROR or TERMINATE_RECEIVED event read by Events) and the CQs.
+	state          QPState
+	sendCQ, recvCQ uint16
 }
 
 type sqPosted struct {
@@ -451,7 +465,8 @@ func (pd *PD) CreateQP(sqLog2, rqLog2 uint8, send, recv *CQ) (*QP, error) {
 	if _, err := d.Exec(c); err != nil {
 		return nil, err
 	}
-	qp := &QP{d: d, pd: pd, N: uint16(n), sq: sq, rq: rq, sqLog2: sqLog2, rqLog2: rqLog2}
+	qp := &QP{d: d, pd: pd, N: uint16(n), sq: sq, rq: rq, sqLog2: sqLog2, rqLog2: rqLog2, state: QPStateCreated,
+		sendCQ: send.N, recvCQ: recv.N}
 	v.qps[qp.N] = qp
 	return qp, nil
 }
@@ -459,8 +474,15 @@ func (pd *PD) CreateQP(sqLog2, rqLog2 uint8, send, recv *CQ) (*QP, error) {
 // RTS hands the connection to the device (QP_RTS; StartMPA gives c).
 func (qp *QP) RTS(c hostif.QPRTS) error {
 	c.QPN = qp.N
-	_, err := qp.d.Exec(c)
-	return err
+	if _, err := qp.d.Exec(c); err != nil {
+		return err
+	}
+	qp.d.v.mu.Lock()
+	if qp.state == QPStateCreated {
+		qp.state = QPStateRTS
+	}
+	qp.d.v.mu.Unlock()
+	return nil
 }
 
 // PostSend writes a send entry and rings SQ_PI. A ring with every slot

@@ -21,11 +21,49 @@ type deviceFlags struct {
 	simBin string
 	fst    string
 	json   bool
+	attach bool   // info, stats: the device rnic-loader serve holds
+	socket string // its socket ("": defaultSocket)
 }
 
 func (f *deviceFlags) add(c *cobra.Command) {
 	f.addDevice(c, "sim", "which device: sim (the verilated device, hw/sim) or model (the driver's in-process model of it)")
 	c.Flags().BoolVar(&f.json, "json", false, "print JSON instead of text")
+}
+
+// addAttach adds --attach and --socket: the command asks the device a
+// running `rnic-loader serve` holds instead of starting one of its own.
+func (f *deviceFlags) addAttach(c *cobra.Command) {
+	c.Flags().BoolVar(&f.attach, "attach", false, "ask the device a running `rnic-loader serve` holds (its --socket) instead of starting one")
+	f.addSocket(c)
+}
+
+func (f *deviceFlags) addSocket(c *cobra.Command) {
+	c.Flags().StringVar(&f.socket, "socket", "", "rnic-loader serve's socket (default: $RNIC_LOADER_SOCKET, else $XDG_RUNTIME_DIR/rnic-loader.sock, else rnic-loader-<uid>.sock in the temporary directory)")
+}
+
+// socketPath is the serve socket the command talks to.
+func (f *deviceFlags) socketPath() string {
+	if f.socket != "" {
+		return f.socket
+	}
+	return defaultSocket()
+}
+
+// checkAttach refuses the flags that choose a device of the command's own
+// beside --attach.
+func (f *deviceFlags) checkAttach(changed func(string) bool) error {
+	if !f.attach {
+		if changed("socket") {
+			return usagef("--socket is where a running serve listens: use it with --attach")
+		}
+		return nil
+	}
+	for _, n := range []string{"device", "sim", "fst"} {
+		if changed(n) {
+			return usagef("--%s chooses a device of this command's own; with --attach the device is the one serve holds", n)
+		}
+	}
+	return nil
 }
 
 // addDevice adds --device (with its default and help), --sim and --fst.
@@ -156,27 +194,27 @@ map version this rnic-loader does not know is refused with what to do.`,
   rnic-loader info --sim build/sim/rnic-sim --fst /tmp/dev.fst`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, m, err := f.open(cmd.Context(), 0)
-			if err != nil {
+			if err := f.checkAttach(cmd.Flags().Changed); err != nil {
 				return err
 			}
-			defer d.Close()
-			out := infoJSON{Schema: "rnic-loader/info/1", Device: f.device, DeviceID: fourCC(m.DeviceID), MapMajor: m.MapMajor, MapMinor: m.MapMinor,
-				BuildHash: fmt.Sprintf("%08x", m.BuildHash), DataWidth: m.DataWidth, Conns: m.Conns, STags: m.STags,
-				SQLog2: m.SQLog2, RQLog2: m.RQLog2, CQLog2: m.CQLog2, CQs: m.CQs, Vectors: m.Vectors, Windows: m.Windows}
-			for _, b := range m.Blocks {
-				name := b.Name
-				if name == "" {
-					name = "(unknown)"
+			var out infoJSON
+			if f.attach {
+				if err := ctlCall(cmd.Context(), f.socketPath(), ctlRequest{Op: "info"}, &out); err != nil {
+					return err
 				}
-				out.Blocks = append(out.Blocks, blockJSON{Name: name, Type: fourCC(b.Type), Offset: b.Base,
-					Version: fmt.Sprintf("%d.%d", b.VersionMajor, b.VersionMinor), Known: b.Known})
+			} else {
+				d, m, err := f.open(cmd.Context(), 0)
+				if err != nil {
+					return err
+				}
+				defer d.Close()
+				out = infoOf(f.device, m)
 			}
 			w := cmd.OutOrStdout()
 			if f.json {
 				return writeJSON(w, out)
 			}
-			fmt.Fprintf(w, "device      %s (%s), register map %d.%d, build %s\n", out.DeviceID, f.device, out.MapMajor,
+			fmt.Fprintf(w, "device      %s (%s), register map %d.%d, build %s\n", out.DeviceID, out.Device, out.MapMajor,
 				out.MapMinor, out.BuildHash)
 			fmt.Fprintf(w, "datapath    %d bits\n", out.DataWidth)
 			fmt.Fprintf(w, "capacity    %d connections, %d STags, %d CQs, %d interrupt vectors, %d DMA windows\n",
@@ -191,7 +229,24 @@ map version this rnic-loader does not know is refused with what to do.`,
 		},
 	}
 	f.add(c)
+	f.addAttach(c)
 	return c
+}
+
+// infoOf is info's answer for the walked device m.
+func infoOf(device string, m *regmap.Device) infoJSON {
+	out := infoJSON{Schema: "rnic-loader/info/1", Device: device, DeviceID: fourCC(m.DeviceID), MapMajor: m.MapMajor, MapMinor: m.MapMinor,
+		BuildHash: fmt.Sprintf("%08x", m.BuildHash), DataWidth: m.DataWidth, Conns: m.Conns, STags: m.STags,
+		SQLog2: m.SQLog2, RQLog2: m.RQLog2, CQLog2: m.CQLog2, CQs: m.CQs, Vectors: m.Vectors, Windows: m.Windows}
+	for _, b := range m.Blocks {
+		name := b.Name
+		if name == "" {
+			name = "(unknown)"
+		}
+		out.Blocks = append(out.Blocks, blockJSON{Name: name, Type: fourCC(b.Type), Offset: b.Base,
+			Version: fmt.Sprintf("%d.%d", b.VersionMajor, b.VersionMinor), Known: b.Known})
+	}
+	return out
 }
 
 type statsJSON struct {
@@ -210,21 +265,37 @@ octets in and out, CRC and marker errors, DDP and RDMAP errors by kind,
 Terminates, exception segments by reason, DMA reads and writes. Counters
 are 64 bits, count from the device's reset and are never cleared by a read.`,
 		Example: `  rnic-loader stats
-  rnic-loader stats --json`,
+  rnic-loader stats --json
+  rnic-loader stats --attach          # the device a running rnic-loader serve holds`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, m, err := f.open(cmd.Context(), 0)
-			if err != nil {
+			if err := f.checkAttach(cmd.Flags().Changed); err != nil {
 				return err
 			}
-			defer d.Close()
-			cs, err := m.Counters(d)
-			if err != nil {
-				return err
+			var cs []counterJSON
+			name := f.device
+			if f.attach {
+				var out struct {
+					Device   string        `json:"device"`
+					Counters []counterJSON `json:"counters"`
+				}
+				if err := ctlCall(cmd.Context(), f.socketPath(), ctlRequest{Op: "stats"}, &out); err != nil {
+					return err
+				}
+				cs, name = out.Counters, out.Device
+			} else {
+				d, m, err := f.open(cmd.Context(), 0)
+				if err != nil {
+					return err
+				}
+				defer d.Close()
+				if cs, err = countersOf(m, d); err != nil {
+					return err
+				}
 			}
 			w := cmd.OutOrStdout()
 			if f.json {
-				out := statsJSON{Schema: "rnic-loader/stats/1", Device: f.device, Counters: map[string]uint64{}}
+				out := statsJSON{Schema: "rnic-loader/stats/1", Device: name, Counters: map[string]uint64{}}
 				for _, c := range cs {
 					out.Counters[c.Name] = c.Value
 				}
@@ -237,7 +308,26 @@ are 64 bits, count from the device's reset and are never cleared by a read.`,
 		},
 	}
 	f.add(c)
+	f.addAttach(c)
 	return c
+}
+
+type counterJSON struct {
+	Name  string `json:"name"`
+	Value uint64 `json:"value"`
+}
+
+// countersOf reads the counters block in the map's order.
+func countersOf(m *regmap.Device, b driver.Backend) ([]counterJSON, error) {
+	cs, err := m.Counters(b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]counterJSON, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, counterJSON{c.Name, c.Value})
+	}
+	return out, nil
 }
 
 func writeJSON(w io.Writer, v any) error {
