@@ -51,8 +51,8 @@ type Reasm struct {
 	// take steps the device's output by hand (the model's
 	// TakeSegments), for Wire.Step; nil for a device that runs alone.
 	take func() []Segment
-	mu sync.Mutex
-	qp map[uint16]*reasmQP
+	mu   sync.Mutex
+	qp   map[uint16]*reasmQP
 	// want: the exception buffers the device will write, in order.
 	want   []excWant
 	events []hostif.Event // events other than EXCEPTION, for Events
