@@ -127,3 +127,73 @@ func TestWireModelMatrix(t *testing.T) {
 		}
 	}
 }
+
+// The wire on the devices' own goroutines (Wire.Start, as for the sim):
+// two models, every impairment at once, markers on; the outcome is the
+// clean run's.
+func TestWireModelStart(t *testing.T) {
+	const seed = 0x57a7
+	clean, _ := wireRunModel(t, driver.Impair{}, true, seed)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var ends [2]*wiretest.End
+	for k := range ends {
+		m, err := model.New(model.DefaultConfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		if ends[k], err = wiretest.NewEnd(m, byte(0x5a*k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := wiretest.Connect(ctx, ends[0], ends[1], true); err != nil {
+		t.Fatal(err)
+	}
+	w := wiretest.NewWire(ends[0], ends[1], wireImpairs[len(wireImpairs)-1], seed)
+	w.Start(time.Millisecond, 200*time.Microsecond)
+	defer w.Stop()
+	for k, e := range ends {
+		if _, _, err := wiretest.Post(e, ends[1-k], wiretest.Sizes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := &wiretest.Outcome{}
+	n := len(wiretest.Sizes)
+	for len(o.Send[0])+len(o.Recv[0])+len(o.Send[1])+len(o.Recv[1]) < 8*n {
+		for k, e := range ends {
+			s, r, err := wiretest.Poll(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Send[k], o.Recv[k] = append(o.Send[k], s...), append(o.Recv[k], r...)
+		}
+		if err := w.Err(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("CQEs: %d %d %d %d; host %+v %+v", len(o.Send[0]), len(o.Recv[0]), len(o.Send[1]), len(o.Recv[1]), ends[0].X.Stats(), ends[1].X.Stats())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	w.Stop()
+	for k, e := range ends {
+		if err := e.X.Settle(100); err != nil {
+			t.Fatal(err)
+		}
+		o.Mem[k] = append([]byte(nil), e.Buf.Mem[:wiretest.BufSize]...)
+		if st := e.X.Stats(); st.OutOfOrder == 0 || st.Reoffered == 0 || e.X.Held(e.QP.N) != 0 {
+			t.Errorf("end %d: %+v, %d held", k, st, e.X.Held(e.QP.N))
+		}
+	}
+	if err := wiretest.Check(o, wiretest.Sizes); err != nil {
+		t.Fatal(err)
+	}
+	if d := wiretest.Same(o, clean); d != "" {
+		t.Fatal(d)
+	}
+	if err := w.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
