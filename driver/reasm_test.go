@@ -2,12 +2,17 @@ package driver_test
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openrnic/rnic/driver"
 	"github.com/openrnic/rnic/driver/hostif"
+	"github.com/openrnic/rnic/iwarp/mpa"
+	"github.com/openrnic/rnic/iwarp/verbs"
 )
 
 // fakeRx is a device's receive side as docs/device.md describes it, for
@@ -175,5 +180,91 @@ func TestReasmFakeEdges(t *testing.T) {
 	r2.Service()
 	if st := r2.Stats(); st.InError != 1 || st.OutOfOrder != 1 || r2.Held(1) != 0 || r2.Pending() != 0 || r2.Err() != nil {
 		t.Fatalf("QP in error: %+v, %d held, %d pending, %v", st, r2.Held(1), r2.Pending(), r2.Err())
+	}
+}
+
+// The relay gives the socket's octets to the device through a Reasm
+// (UseReasm): the software stack's Write and Send reach the model, the
+// Reasm follows the QP's stream octet for octet and nothing comes back.
+func TestRelayThroughReasm(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	e := newEnd(t, 0)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	pd := verbs.NewDevice().AllocPD()
+	cfg := mpa.Config{Markers: true, IRD: 2, ORD: 2}
+	vqpc := make(chan *verbs.QP, 1)
+	go func() {
+		qp, err := verbs.Accept(ctx, pd, ln, verbs.QPConfig{MPA: cfg, EMSS: 1460})
+		if err != nil {
+			t.Error(err)
+		}
+		vqpc <- qp
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rts, p, err := driver.StartMPA(ctx, c, mpa.Initiator, cfg, e.qp.N, 1460)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vqp := <-vqpc
+	if vqp == nil {
+		t.FailNow()
+	}
+	defer vqp.Close()
+	x := driver.NewReasm(e.d)
+	relay := driver.NewRelay(e.m.Network())
+	relay.UseReasm(x)
+	relay.Add(c, rts, p)
+	defer relay.Close()
+	if err := e.qp.RTS(rts); err != nil {
+		t.Fatal(err)
+	}
+	if err := relay.Start(e.qp.N); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.qp.PostRecv(hostif.RQE{ID: 9, LKey: e.mr.STag, Length: 100, LocalTO: e.mr.TO + 50000}); err != nil {
+		t.Fatal(err)
+	}
+	// The stack is the Responder: it sends once the model's first FPDU
+	// came (RFC 5044 7.1.3 rule 4).
+	vbuf := make([]byte, 64)
+	vmr, _ := pd.RegisterMR(vbuf, verbs.RemoteWrite)
+	if err := e.qp.PostSend(hostif.SQE{Op: hostif.OpWrite, Length: 4, LKey: e.mr.STag, LocalTO: e.mr.TO + 60000, RKey: vmr.STag, RemoteTO: vmr.Addr}); err != nil {
+		t.Fatal(err)
+	}
+	src := bytes.Repeat([]byte("wire"), 5000)
+	if err := vqp.PostSend(ctx, verbs.SendWR{Op: verbs.OpWrite, Data: src, RemoteSTag: e.mr.STag, RemoteTO: e.mr.TO, Unsignaled: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := vqp.PostSend(ctx, verbs.SendWR{ID: 1, Op: verbs.OpSend, Data: src[:100]}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if c, ok, err := e.cq.Poll(); err != nil || ok {
+			if err != nil || c.ID != 9 || c.Length != 100 {
+				t.Fatalf("CQE %+v, %v", c, err)
+			}
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no receive CQE: %v", relay.Err())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if err := x.Service(); err != nil {
+		t.Fatal(err)
+	}
+	st := x.Stats()
+	if !bytes.Equal(e.mr.Buf[:len(src)], src) || st.Fed == 0 || st.OutOfOrder+st.Duplicate != 0 || x.Err() != nil ||
+		int32(x.Next(e.qp.N)-rts.RxSeq) < int32(len(src)) {
+		t.Fatalf("through the Reasm: %+v, next %d from %d, %v", st, x.Next(e.qp.N), rts.RxSeq, x.Err())
 	}
 }
