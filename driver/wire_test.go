@@ -197,3 +197,23 @@ func TestWireModelStart(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Every impairment at once on more seeds (and 1-octet cuts more often):
+// each outcome is the clean run's.
+func TestWireModelSeeds(t *testing.T) {
+	imps := []driver.Impair{
+		wireImpairs[len(wireImpairs)-1],
+		{Cut: 0.9, Dup: 0.3, Reorder: 9, Loss: 0.3, LossAfter: 5},
+	}
+	for _, markers := range []bool{true, false} {
+		clean, _ := wireRunModel(t, driver.Impair{}, markers, 0)
+		for seed := range uint64(12) {
+			for _, imp := range imps {
+				o, _ := wireRunModel(t, imp, markers, seed)
+				if d := wiretest.Same(o, clean); d != "" {
+					t.Fatalf("markers %v, seed %d, %v: %s", markers, seed, imp, d)
+				}
+			}
+		}
+	}
+}
