@@ -91,7 +91,7 @@ func (f *fakeRx) Exceptions() ([]driver.Exception, error) {
 // seen late: the device ends up with every octet once, in order; nothing
 // is held or expected at the end, no buffer was overwritten unread (SegIn
 // waits for room), duplicates were dropped.
-func TestReasmFake(t *testing.T) {
+func TestWireReasmFake(t *testing.T) {
 	for _, lag := range []int{0, 3} {
 		rng := rand.New(rand.NewPCG(7, uint64(lag)))
 		want := make([]byte, 60000)
@@ -145,7 +145,7 @@ func TestReasmFake(t *testing.T) {
 // before the device could overwrite its first buffers; a device that
 // hands back what the host expected it to take is reported; a QP in error
 // drops what comes back for it.
-func TestReasmFakeEdges(t *testing.T) {
+func TestWireReasmFakeEdges(t *testing.T) {
 	big := bytes.Repeat([]byte("0123456789abcdef"), 4000) // 64000 octets: 32 buffers
 	f := &fakeRx{qpn: 1, next: 100}
 	r := driver.NewReasmOn(f, f)
@@ -186,7 +186,7 @@ func TestReasmFakeEdges(t *testing.T) {
 // The relay gives the socket's octets to the device through a Reasm
 // (UseReasm): the software stack's Write and Send reach the model, the
 // Reasm follows the QP's stream octet for octet and nothing comes back.
-func TestRelayThroughReasm(t *testing.T) {
+func TestWireRelayThroughReasm(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	e := newEnd(t, 0)

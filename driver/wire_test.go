@@ -46,7 +46,7 @@ func wireRunModel(t *testing.T, imp driver.Impair, markers bool, seed uint64) (*
 	}
 	w := wiretest.NewWire(a, b, imp, seed)
 	for k, e := range ends {
-		if _, _, err := wiretest.Post(e, ends[1-k], wiretest.Sizes); err != nil {
+		if _, _, err := wiretest.Post(e, ends[1-k], wiretest.Sizes, true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -86,13 +86,13 @@ func TestWireModelMatrix(t *testing.T) {
 	const seed = 0x1d5e_ed
 	for _, markers := range []bool{true, false} {
 		clean, _ := wireRunModel(t, driver.Impair{}, markers, seed)
-		if err := wiretest.Check(clean, wiretest.Sizes); err != nil {
+		if err := wiretest.Check(clean, wiretest.Sizes, [2]bool{true, true}); err != nil {
 			t.Fatalf("clean run, markers %v: %v", markers, err)
 		}
 		for _, imp := range wireImpairs[1:] {
 			t.Run(fmt.Sprintf("markers=%v/%v", markers, imp), func(t *testing.T) {
 				o, st := wireRunModel(t, imp, markers, seed)
-				if err := wiretest.Check(o, wiretest.Sizes); err != nil {
+				if err := wiretest.Check(o, wiretest.Sizes, [2]bool{true, true}); err != nil {
 					t.Fatal(err)
 				}
 				if d := wiretest.Same(o, clean); d != "" {
@@ -154,7 +154,7 @@ func TestWireModelStart(t *testing.T) {
 	w.Start(time.Millisecond, 200*time.Microsecond)
 	defer w.Stop()
 	for k, e := range ends {
-		if _, _, err := wiretest.Post(e, ends[1-k], wiretest.Sizes); err != nil {
+		if _, _, err := wiretest.Post(e, ends[1-k], wiretest.Sizes, true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -187,7 +187,7 @@ func TestWireModelStart(t *testing.T) {
 			t.Errorf("end %d: %+v, %d held", k, st, e.X.Held(e.QP.N))
 		}
 	}
-	if err := wiretest.Check(o, wiretest.Sizes); err != nil {
+	if err := wiretest.Check(o, wiretest.Sizes, [2]bool{true, true}); err != nil {
 		t.Fatal(err)
 	}
 	if d := wiretest.Same(o, clean); d != "" {

@@ -30,6 +30,12 @@ const (
 	BufSize = 4 * Region
 )
 
+// OneCQ: completions of both rings into one CQ.
+var OneCQ bool
+
+// ORD is the IRD and ORD each end offers in the MPA startup.
+var ORD uint16 = 4
+
 // Sizes are the message sizes of the traffic, 1 octet to 64 KiB.
 var Sizes = []int{1, 7, 100, 1460, 4000, 16384, 65536}
 
@@ -59,7 +65,9 @@ func NewEnd(b driver.Backend, fill byte) (*End, error) {
 	if e.SCQ, err = d.CreateCQ(7, 0); err != nil {
 		return nil, err
 	}
-	if e.RCQ, err = d.CreateCQ(7, 0); err != nil {
+	if OneCQ {
+		e.RCQ = e.SCQ
+	} else if e.RCQ, err = d.CreateCQ(7, 0); err != nil {
 		return nil, err
 	}
 	if e.QP, err = e.PD.CreateQP(6, 4, e.SCQ, e.RCQ); err != nil {
@@ -87,7 +95,7 @@ func Connect(ctx context.Context, a, b *End, markers bool) error {
 	ca, cb := net.Pipe()
 	defer ca.Close()
 	defer cb.Close()
-	cfg := mpa.Config{Markers: markers, IRD: 4, ORD: 4}
+	cfg := mpa.Config{Markers: markers, IRD: ORD, ORD: ORD}
 	errc := make(chan error, 1)
 	go func() {
 		var err error
@@ -131,15 +139,17 @@ func off(sizes []int, i int) int {
 }
 
 // Post posts e's side of the traffic to peer p: a receive buffer for each
-// of p's Sends, then per size a Write, a Send and a Read, each signalled.
-// It returns the number of send and receive CQEs e will get.
-func Post(e, p *End, sizes []int) (sends, recvs int, err error) {
+// of p's Sends, then per size a Write, a Send and (reads) a Read, each
+// signalled. The entry of size i and kind k (0 Write, 1 Send, 2 Read) has
+// ID 3i+k+1. It returns the number of send and receive CQEs e will get.
+func Post(e, p *End, sizes []int, reads bool) (sends, recvs int, err error) {
 	for i, n := range sizes {
 		if err := e.QP.PostRecv(hostif.RQE{ID: uint64(0x100 + i), LKey: e.MR.STag, Length: uint32(n), LocalTO: e.MR.TO + recv + uint64(off(sizes, i))}); err != nil {
 			return 0, 0, err
 		}
 	}
 	lk, to := e.MR.STag, e.MR.TO
+	var sqes []hostif.SQE
 	for i, n := range sizes {
 		o := uint64(off(sizes, i))
 		for k, s := range []hostif.SQE{
@@ -148,12 +158,17 @@ func Post(e, p *End, sizes []int) (sends, recvs int, err error) {
 			{Op: hostif.OpRead, Length: uint32(n), LKey: lk, LocalTO: to + rsink + o, RKey: p.MR.STag, RemoteTO: p.MR.TO + src + o + 2},
 		} {
 			s.ID, s.Signaled = uint64(i*3+k+1), true
-			if err := e.QP.PostSend(s); err != nil {
-				return 0, 0, err
+			if k < 2 || reads {
+				sqes = append(sqes, s)
 			}
 		}
 	}
-	return 3 * len(sizes), len(sizes), nil
+	for _, s := range sqes {
+		if err := e.QP.PostSend(s); err != nil {
+			return 0, 0, err
+		}
+	}
+	return len(sqes), len(sizes), nil
 }
 
 // Outcome is what a run left: both buffers, both ends' CQEs (send CQ
@@ -179,7 +194,14 @@ func Poll(e *End) (send, recv []hostif.CQE, err error) {
 			if !ok {
 				break
 			}
-			*c.out = append(*c.out, x)
+			if x.Op == hostif.OpRecv {
+				recv = append(recv, x)
+			} else {
+				send = append(send, x)
+			}
+		}
+		if c.cq == e.RCQ {
+			break
 		}
 	}
 	return send, recv, nil
@@ -200,8 +222,9 @@ func Counters(e *End) (map[string]uint64, error) {
 
 // Check checks an outcome directly: every CQE succeeded with its length,
 // and every octet of both buffers is what the traffic put there (and
-// the regions no message reaches are as they were: zero).
-func Check(o *Outcome, sizes []int) error {
+// the regions no message reaches are as they were: zero). reads says
+// which ends posted Reads.
+func Check(o *Outcome, sizes []int, reads [2]bool) error {
 	for k := range 2 {
 		me, peer := o.Mem[k], o.Mem[1-k]
 		want := make([]byte, BufSize)
@@ -209,7 +232,9 @@ func Check(o *Outcome, sizes []int) error {
 		for i, n := range sizes {
 			x := off(sizes, i)
 			copy(want[wsink+x:], peer[src+x:src+x+n])
-			copy(want[rsink+x:], peer[src+x+2:src+x+2+n])
+			if reads[k] {
+				copy(want[rsink+x:], peer[src+x+2:src+x+2+n])
+			}
 			copy(want[recv+x:], peer[src+x+1:src+x+1+n])
 		}
 		for i := range want {
@@ -217,18 +242,22 @@ func Check(o *Outcome, sizes []int) error {
 				return fmt.Errorf("end %d: octet %#x (region %d, offset %d) is %#02x, want %#02x", k, i, i/Region, i%Region, me[i], want[i])
 			}
 		}
-		if len(o.Send[k]) != 3*len(sizes) || len(o.Recv[k]) != len(sizes) {
-			return fmt.Errorf("end %d: %d send and %d receive CQEs, want %d and %d", k, len(o.Send[k]), len(o.Recv[k]), 3*len(sizes), len(sizes))
+		kinds := 2
+		if reads[k] {
+			kinds = 3
 		}
+		if len(o.Send[k]) != kinds*len(sizes) || len(o.Recv[k]) != len(sizes) {
+			return fmt.Errorf("end %d: %d send and %d receive CQEs, want %d and %d", k, len(o.Send[k]), len(o.Recv[k]), kinds*len(sizes), len(sizes))
+		}
+		seen := map[uint64]bool{}
 		for j, c := range o.Send[k] {
-			i, op := j/3, j%3
-			wantLen := uint32(0)
-			if op == 2 {
-				wantLen = uint32(sizes[i])
-			}
-			if c.ID != uint64(j+1) || c.Status != hostif.StatusSuccess || (op == 2 && c.Length != wantLen) {
+			i, op := int(c.ID-1)/3, int(c.ID-1)%3
+			wantOp := []hostif.Opcode{hostif.OpWrite, hostif.OpSend, hostif.OpRead}
+			if c.ID < 1 || i >= len(sizes) || op >= kinds || seen[c.ID] || c.Op != wantOp[op] || c.Status != hostif.StatusSuccess ||
+				(op == 2 && c.Length != uint32(sizes[i])) {
 				return fmt.Errorf("end %d: send CQE %d is %+v", k, j, c)
 			}
+			seen[c.ID] = true
 		}
 		for i, c := range o.Recv[k] {
 			if c.ID != uint64(0x100+i) || c.Status != hostif.StatusSuccess || c.Length != uint32(sizes[i]) || c.Op != hostif.OpRecv {
