@@ -61,7 +61,9 @@ func wireRun(t *testing.T, a, b driver.Backend, imp driver.Impair, markers bool,
 			for k, e := range ends {
 				o.Mem[k] = e.Buf.Mem[:wiretest.BufSize]
 			}
-			t.Errorf("memory: %v", wiretest.Check(o, wireSizes, reads))
+			t.Errorf("memory: %v; held %d %d, pending %d %d, next %#x %#x", wiretest.Check(o, wireSizes, reads),
+				ends[0].X.Held(ends[0].QP.N), ends[1].X.Held(ends[1].QP.N), ends[0].X.Pending(), ends[1].X.Pending(),
+				ends[0].X.Next(ends[0].QP.N), ends[1].X.Next(ends[1].QP.N))
 			t.Fatalf("%v: CQEs %v %v and %d/%d; wire %+v %+v; host %+v %+v", imp, o.Send[0], o.Recv[0],
 				len(o.Send[1])+len(o.Recv[1]), want[1][0]+want[1][1], w.Stats(0), w.Stats(1), ends[0].X.Stats(), ends[1].X.Stats())
 		case <-time.After(time.Millisecond):

@@ -30,9 +30,6 @@ const (
 	BufSize = 4 * Region
 )
 
-// OneCQ: completions of both rings into one CQ.
-var OneCQ bool
-
 // ORD is the IRD and ORD each end offers in the MPA startup.
 var ORD uint16 = 4
 
@@ -65,9 +62,7 @@ func NewEnd(b driver.Backend, fill byte) (*End, error) {
 	if e.SCQ, err = d.CreateCQ(7, 0); err != nil {
 		return nil, err
 	}
-	if OneCQ {
-		e.RCQ = e.SCQ
-	} else if e.RCQ, err = d.CreateCQ(7, 0); err != nil {
+	if e.RCQ, err = d.CreateCQ(7, 0); err != nil {
 		return nil, err
 	}
 	if e.QP, err = e.PD.CreateQP(6, 4, e.SCQ, e.RCQ); err != nil {
@@ -194,14 +189,7 @@ func Poll(e *End) (send, recv []hostif.CQE, err error) {
 			if !ok {
 				break
 			}
-			if x.Op == hostif.OpRecv {
-				recv = append(recv, x)
-			} else {
-				send = append(send, x)
-			}
-		}
-		if c.cq == e.RCQ {
-			break
+			*c.out = append(*c.out, x)
 		}
 	}
 	return send, recv, nil
