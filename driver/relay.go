@@ -93,6 +93,8 @@ type Relay struct {
 	// refused); gotC is broadcast at each, and when out ends.
 	got  uint64
 	gotC *sync.Cond
+	// x, if set (UseReasm), takes the sockets' octets to the device.
+	x *Reasm
 }
 
 type relayConn struct {
@@ -190,6 +192,20 @@ func (r *Relay) Add(c net.Conn, rts hostif.QPRTS, p *mpa.Params) {
 	rc := &relayConn{c: c, tx: rts.TxSeq, rx: rts.RxSeq, hold: p.WaitsForFirstFPDU(), ended: make(chan struct{})}
 	r.mu.Lock()
 	r.qp[rts.QPN] = rc
+	if r.x != nil {
+		r.x.Add(rts.QPN, rts.RxSeq)
+	}
+	r.mu.Unlock()
+}
+
+// UseReasm gives the sockets' octets to the device through x, the host's
+// exception handling (reasm.go), which follows each QP added from then
+// on: what the device hands back (a segment that came before its QP_RTS
+// took effect, one after a hole) is then handled, never lost. The caller
+// reads the device's events through x.Service (and x.Events).
+func (r *Relay) UseReasm(x *Reasm) {
+	r.mu.Lock()
+	r.x = x
 	r.mu.Unlock()
 }
 
@@ -258,7 +274,13 @@ func (r *Relay) in(qpn uint16, rc *relayConn) {
 			rc.mu.Unlock()
 			seg := Segment{QPN: qpn, Seq: rc.rx, Octets: append([]byte(nil), buf[:n]...)}
 			rc.rx += uint32(n)
-			if err := r.n.SegIn(seg); err != nil {
+			r.mu.Lock()
+			in := r.n.SegIn
+			if r.x != nil {
+				in = r.x.SegIn
+			}
+			r.mu.Unlock()
+			if err := in(seg); err != nil {
 				r.fail(err)
 				endErr = err
 				return
