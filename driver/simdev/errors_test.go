@@ -34,6 +34,7 @@ const (
 	errBadSTag       = "write-bad-stag" // the stack Writes through a bad STag of the device's
 	errLongSend      = "send-too-long"  // the stack Sends more than the posted receive holds
 	errReadBounds    = "read-bounds"    // the stack Reads past the end of the device's MR
+	errCQOverrun     = "cq-overrun"     // 64 Writes fill the CQ, the stack's Send overruns it
 )
 
 // errRun connects a device to the software stack, lets the device send a
@@ -86,6 +87,27 @@ func errRun(t *testing.T, b driver.Backend, kind string) errOutcome {
 			RemoteTO: mr.TO + uint64(len(sp.buf.Mem)) - 10, Sink: vmr, Len: 100}); err != nil {
 			t.Fatal(err)
 		}
+	case errCQOverrun:
+		// The CQ (64 entries, one consumed) fills with the Writes'
+		// completions; the Send's is one too many: CQ_OVERRUN, and the
+		// QP fails as for a local fault (the model's complete()); the
+		// flushed receive's CQE is lost with the CQ.
+		for i := 0; i < 64; i++ {
+			if err := qp.PostSend(hostif.SQE{Op: hostif.OpWrite, Signaled: true, Length: 1, ID: uint64(10 + i),
+				LKey: mr.STag, LocalTO: mr.TO, RKey: vmr.STag, RemoteTO: vmr.Addr + uint64(i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(time.Second)
+		if err := vqp.PostSend(ctx, verbs.SendWR{ID: 1, Op: verbs.OpSend, Data: make([]byte, 5)}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-vqp.Dead():
+		case <-ctx.Done():
+			t.Fatalf("the stack's QP is still up; relay %v", sp.relay.Err())
+		}
+		want = 64
 	default:
 		t.Fatalf("errRun: no failure %q", kind)
 	}
@@ -110,7 +132,11 @@ func errRun(t *testing.T, b driver.Backend, kind string) errOutcome {
 		out.term = qe.Remote
 		out.stackErr = err.Error()
 	}
-	for len(out.events) == 0 {
+	wantEv := 1
+	if kind == errCQOverrun {
+		wantEv = 2
+	}
+	for len(out.events) < wantEv {
 		evs, err := d.Events()
 		if err != nil {
 			t.Fatal(err)
@@ -120,11 +146,11 @@ func errRun(t *testing.T, b driver.Backend, kind string) errOutcome {
 				out.events = append(out.events, e)
 			}
 		}
-		if len(out.events) == 0 {
+		if len(out.events) < wantEv {
 			select {
 			case <-time.After(10 * time.Millisecond):
 			case <-ctx.Done():
-				t.Fatal("no QP_ERROR or TERMINATE_RECEIVED event")
+				t.Fatalf("events %+v: the failure's are not all in", out.events)
 			}
 		}
 	}
@@ -151,7 +177,7 @@ func errRun(t *testing.T, b driver.Backend, kind string) errOutcome {
 // model's copies the offending DDP (and Read Request) header and the
 // segment length.
 func TestSimErrorsAgainstModel(t *testing.T) {
-	for _, kind := range []string{errPeerTerminate, errBadSTag, errLongSend, errReadBounds} {
+	for _, kind := range []string{errPeerTerminate, errBadSTag, errLongSend, errReadBounds, errCQOverrun} {
 		t.Run(kind, func(t *testing.T) {
 			sim := start(t, Config{MemSize: 4 << 20})
 			got := errRun(t, sim, kind)
@@ -162,7 +188,8 @@ func TestSimErrorsAgainstModel(t *testing.T) {
 			}
 			defer m.Close()
 			want := errRun(t, m, kind)
-			t.Logf("model: events %+v send %+v recv %+v; stack: %s", want.events, want.send, want.recv, want.stackErr)
+			t.Logf("model: events %+v send %d CQEs, last %+v, recv %+v; stack: %s", want.events, len(want.send),
+				want.send[len(want.send)-1], want.recv, want.stackErr)
 			if fmt.Sprint(got.events) != fmt.Sprint(want.events) {
 				t.Errorf("events: sim %+v, model %+v", got.events, want.events)
 			}
@@ -172,7 +199,12 @@ func TestSimErrorsAgainstModel(t *testing.T) {
 			if fmt.Sprint(got.recv) != fmt.Sprint(want.recv) {
 				t.Errorf("receive CQEs: sim %+v, model %+v", got.recv, want.recv)
 			}
-			if len(want.events) != 1 || (want.events[0].Type != hostif.EventQPError) == (kind != errPeerTerminate) {
+			if kind == errCQOverrun {
+				if len(want.events) != 2 || want.events[0].Type != hostif.EventCQOverrun ||
+					want.events[1].Type != hostif.EventQPError {
+					t.Errorf("the model's events %+v: not CQ_OVERRUN, QP_ERROR", want.events)
+				}
+			} else if len(want.events) != 1 || (want.events[0].Type != hostif.EventQPError) == (kind != errPeerTerminate) {
 				t.Errorf("the model's events %+v: not the one failure expected", want.events)
 			}
 			switch {
@@ -187,7 +219,7 @@ func TestSimErrorsAgainstModel(t *testing.T) {
 				if got.term.M || got.term.D || got.term.R {
 					t.Errorf("the device's Terminate has hdrct bits: %+v", got.term)
 				}
-				if !want.term.D {
+				if !want.term.D && kind != errCQOverrun {
 					t.Errorf("the model's Terminate copies no DDP header (%+v): the difference this test "+
 						"allows is gone, tighten it", want.term)
 				}

@@ -36,12 +36,17 @@
 //            does not take), rnic_irq (vectors, moderation)
 // Shared: rnic_admin's QP and MR read ports (rnic_rdarb), the CQ writer's,
 // ddp_rx's post and rnic_tx's ports (rnic_recmux, rnic_txarb).
-// Not yet: the peer's stream errors (ddp_rx's m_err) and Terminates moving the QP to the
-// error state; a Read Request the responder refuses ends the QP with a
-// Terminate of Local Catastrophic, not the protection error the model
-// names; a QP that fails (a local fault) stops its engines, but ddp_rx
-// still places the peer's traffic for it until QP_DRAIN (the model places
-// nothing more); CQ overruns failing their QPs; every counter but
+// QP failures (the model's fail()): the engines' local faults, the
+// peer's stream errors (ddp_rx's m_err), its Terminates (ddp_rx's queue 2
+// completions), the Read responder's protection errors and CQ overruns
+// all reach rnic_sq's xfail (xfmux below), which raises the event, sends
+// the Terminate and gives the target's status to the oldest Read or
+// (qerr) the oldest receive; ddp_rx then places nothing more for the QP.
+// Not yet: the Terminate the device sends for an error in the peer's
+// stream copies no headers (hdrct 0: no DDP or RDMAP header, no segment
+// length; the model's does, RFC 5040 7.2); after a failure the peer's
+// segments are taken by MPA and dropped by ddp_rx, where the model writes
+// them to the exception ring (reason in error); every counter but
 // admin_overrun reads 0.
 //
 // Parameters are the build's: they size the device and are published in
@@ -626,8 +631,8 @@ rnic_dma_wr #(.DATA_W(DATA_W), .N_WR(N_WR), .WIN_W(WIN_W), .ID_W(AXI_ID_W)) dma_
 // connections QP_RTS enables, into the receive buffers rnic_rq and
 // rnic_rresp post; its placement writes go out through rnic_axisink and
 // rnic_dma_wr's pass-through port; what it does not take in order goes to
-// the exception ring (rnic_exc). Not yet: the errors of the peer's stream
-// (m_err) moving the QP to the error state.
+// the exception ring (rnic_exc). The errors of the peer's stream (m_err)
+// and its Terminates fail the QP (xfmux).
 
 // Configuration queues: rnic_admin's pulses, taken by rnic_rx and ddp_rx
 // when they are ready (their fences may hold them). A driver issues one
@@ -770,9 +775,8 @@ rnic_axisink #(.DATA_W(DATA_W), .ID_W(1)) axisink (
 // ddp_rx's completions, by kind: a Read Response's last segment completes
 // the QP's oldest Read (rnic_sq); a Send (queue 0) the oldest posted
 // receive (rnic_rq); a Read Request (queue 1) goes to the Read responder.
-// An RDMA Write's needs nothing; a Terminate (queue 2) is taken and
-// dropped for now (TERMINATE_RECEIVED and the error state it brings are
-// not done yet).
+// An RDMA Write's needs nothing; a Terminate (queue 2) fails the QP
+// (xfmux: TERMINATE_RECEIVED, status REMOTE).
 wire               cpl_valid, cpl_ready, cpl_tagged;
 wire [CONN_W-1:0]  cpl_conn;
 wire [3:0]         cpl_opcode;
