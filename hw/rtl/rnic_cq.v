@@ -181,7 +181,13 @@ sdp_ram #(.WIDTH(16), .ADDR_W(CQ_W)) ci_ram (
 wire [63:0]      ctx_ring = cq_rd_ctx[64+5+VEC_W-1:5+VEC_W];
 wire [4:0]       ctx_log2 = cq_rd_ctx[5+VEC_W-1:VEC_W];
 wire [VEC_W-1:0] ctx_vec  = cq_rd_ctx[VEC_W-1:0];
-wire [15:0] pi = pi_fresh_reg[cqn_reg] ? 16'd0 : pi_rd_data;
+// A record taken in the clock the previous one's PI + 1 is written (the
+// write is registered: the clock after S_DONE) reads the PI word as it was:
+// for the same CQ, the value written, kept beside (else the two CQEs take
+// one slot).
+reg         pi_byp_reg;
+reg  [15:0] pi_byp_val_reg;
+wire [15:0] pi = pi_byp_reg ? pi_byp_val_reg : pi_fresh_reg[cqn_reg] ? 16'd0 : pi_rd_data;
 // A doorbell of the same CQ in the clock of the read wrote the CI word as
 // it was read (and cleared the fresh bit): its value, kept beside.
 reg         ci_byp_reg;
@@ -240,6 +246,8 @@ always @(posedge clk) begin
             entry_reg <= cq_entry;
             ci_byp_reg <= db_ci_wr && db_cqn == cq_cqn;
             ci_byp_val_reg <= cqdb_value[15:0];
+            pi_byp_reg <= pi_wr_en && cqn_reg == cq_cqn;
+            pi_byp_val_reg <= pi_wr_data;
             state_reg <= S_CHK;
         end
     end

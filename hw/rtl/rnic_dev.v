@@ -36,12 +36,17 @@
 //            does not take), rnic_irq (vectors, moderation)
 // Shared: rnic_admin's QP and MR read ports (rnic_rdarb), the CQ writer's,
 // ddp_rx's post and rnic_tx's ports (rnic_recmux, rnic_txarb).
-// Not yet: the peer's stream errors (ddp_rx's m_err) and Terminates moving the QP to the
-// error state; a Read Request the responder refuses ends the QP with a
-// Terminate of Local Catastrophic, not the protection error the model
-// names; a QP that fails (a local fault) stops its engines, but ddp_rx
-// still places the peer's traffic for it until QP_DRAIN (the model places
-// nothing more); CQ overruns failing their QPs; every counter but
+// QP failures (the model's fail()): the engines' local faults, the
+// peer's stream errors (ddp_rx's m_err), its Terminates (ddp_rx's queue 2
+// completions), the Read responder's protection errors and CQ overruns
+// all reach rnic_sq's xfail (xfmux below), which raises the event, sends
+// the Terminate and gives the target's status to the oldest Read or
+// (qerr) the oldest receive; ddp_rx then places nothing more for the QP.
+// Not yet: the Terminate the device sends for an error in the peer's
+// stream copies no headers (hdrct 0: no DDP or RDMAP header, no segment
+// length; the model's does, RFC 5040 7.2); after a failure the peer's
+// segments are taken by MPA and dropped by ddp_rx, where the model writes
+// them to the exception ring (reason in error); every counter but
 // admin_overrun reads 0.
 //
 // Parameters are the build's: they size the device and are published in
@@ -336,11 +341,11 @@ wire [CONN_W-1:0]   sq_qp_rd_qpn, rq_qp_rd_qpn;
 wire [STAG_AW-1:0]  sq_mr_rd_index, rq_mr_rd_index, rs_mr_rd_index;
 // (Client 0's grant is not looked at: it is granted whenever it asks.)
 /* verilator lint_off UNUSEDSIGNAL */
-wire [1:0]          qparb_gnt;
+wire [2:0]          qparb_gnt;
 wire [2:0]          mrarb_gnt;
 /* verilator lint_on UNUSEDSIGNAL */
-rnic_rdarb #(.N(2), .IDX_W(CONN_W)) qparb (
-    .clk(clk), .rst(rst), .req({rq_qp_rd_req, sq_qp_rd_en}), .idx({rq_qp_rd_qpn, sq_qp_rd_qpn}),
+rnic_rdarb #(.N(3), .IDX_W(CONN_W)) qparb (
+    .clk(clk), .rst(rst), .req({ow_rd_req, rq_qp_rd_req, sq_qp_rd_en}), .idx({ow_q_reg, rq_qp_rd_qpn, sq_qp_rd_qpn}),
     .gnt(qparb_gnt), .rd_en(qp_rd_en), .rd_index(qp_rd_qpn)
 );
 rnic_rdarb #(.N(3), .IDX_W(STAG_AW)) mrarb (
@@ -373,7 +378,11 @@ rnic_sq #(
     .rr_done_valid(rr_done_valid), .rr_done_ready(rr_done_ready), .rr_done_qpn(rr_done_qpn), .rr_done_status(8'd0),
     .rr_done_layer_etype(8'd0), .rr_done_code(8'd0),
     // The RQ engine's and the Read responder's faults fail the QP here.
-    .xfail_valid(xf_valid), .xfail_qpn(xf_qpn), .qerr_valid(qerr_valid), .qerr_qpn(qerr_qpn),
+    .xfail_valid(xf_valid), .xfail_qpn(xf_rec[CONN_W-1:0]), .xfail_kind(xf_rec[CONN_W+27 -: 2]),
+    .xfail_status(xf_rec[CONN_W+25 -: 8]), .xfail_target(xf_rec[CONN_W+17 -: 2]),
+    .xfail_layer_etype(xf_rec[CONN_W+15 -: 8]), .xfail_code(xf_rec[CONN_W+7 -: 8]),
+    .qerr_valid(qerr_valid), .qerr_qpn(qerr_qpn), .qerr_status(qerr_status), .qerr_layer_etype(qerr_le),
+    .qerr_code(qerr_code),
     .wqe_rd_req_valid(rdc_req_valid[0]), .wqe_rd_req_ready(rdc_req_ready[0]), .wqe_rd_req_addr(rdc_req_addr[63:0]),
     .wqe_rd_req_len(rdc_req_len[31:0]), .wqe_rd_req_what(rdc_req_what[2:0]),
     .wqe_rd_valid(rdc_valid[0]), .wqe_rd_ready(rdc_ready[0]), .wqe_rd_data(rdc_data[DATA_W-1:0]),
@@ -391,16 +400,6 @@ rnic_sq #(
     .tx_axis_tready(txs_ready[0]), .tx_axis_tlast(txs_last[0]),
     .cq_valid(sq_cq_valid), .cq_ready(sq_cq_ready), .cq_cqn(sq_cq_cqn), .cq_entry(sq_cq_entry),
     .ev_valid(sq_ev_valid), .ev_ready(sq_ev_ready), .ev_entry(sq_ev_entry), .dropped_ev()
-);
-// The other engines' faults, one at a time into xfail (no ready: the
-// merge's output is always taken).
-wire              rq_fail_valid, rq_fail_ready, rs_fail_valid, rs_fail_ready, xf_valid;
-wire [CONN_W-1:0] rq_fail_qpn, rs_fail_qpn, xf_qpn;
-wire              qerr_valid;
-wire [CONN_W-1:0] qerr_qpn;
-rnic_recmux #(.N(2), .W(CONN_W)) xfmux (
-    .clk(clk), .rst(rst), .s_valid({rs_fail_valid, rq_fail_valid}), .s_ready({rs_fail_ready, rq_fail_ready}),
-    .s_data({rs_fail_qpn, rq_fail_qpn}), .m_valid(xf_valid), .m_ready(1'b1), .m_data(xf_qpn)
 );
 
 // rnic_tx's connection configuration from each QP_RTS: marker position
@@ -529,9 +528,9 @@ rnic_cq #(.DATA_W(DATA_W), .CQ_W(CQ_W), .VEC_W(VEC_W)) cq (
     .wr_keep(wrc_keep[DATA_W/8-1:0]), .wr_last(wrc_last[0]),
     .wr_done_valid(wrc_done_valid[0]), .wr_done_ready(wrc_done_ready[0]), .wr_done_err(wrc_done_err[0]),
     .ev_valid(cq_ev_valid), .ev_ready(cq_ev_ready), .ev_entry(cq_ev_entry),
-    // An overrun CQ should move the QPs completing into it to the error
-    // state; rnic_sq has no input for that yet (the CQ itself stops).
-    .cq_ovf_valid(), .cq_ovf_ready(1'b1), .cq_ovf_cqn(),
+    // An overrun CQ moves the QPs completing into it to the error state
+    // (the walk beside xfmux).
+    .cq_ovf_valid(cq_ovf_valid), .cq_ovf_ready(cq_ovf_ready), .cq_ovf_cqn(cq_ovf_cqn),
     .int_valid(cq_int_valid), .int_vector(cq_int_vector), .lost(), .ev_lost()
 );
 
@@ -632,8 +631,8 @@ rnic_dma_wr #(.DATA_W(DATA_W), .N_WR(N_WR), .WIN_W(WIN_W), .ID_W(AXI_ID_W)) dma_
 // connections QP_RTS enables, into the receive buffers rnic_rq and
 // rnic_rresp post; its placement writes go out through rnic_axisink and
 // rnic_dma_wr's pass-through port; what it does not take in order goes to
-// the exception ring (rnic_exc). Not yet: the errors of the peer's stream
-// (m_err) moving the QP to the error state.
+// the exception ring (rnic_exc). The errors of the peer's stream (m_err)
+// and its Terminates fail the QP (xfmux).
 
 // Configuration queues: rnic_admin's pulses, taken by rnic_rx and ddp_rx
 // when they are ready (their fences may hold them). A driver issues one
@@ -650,26 +649,51 @@ always @(posedge clk) if (qp_state_wr_valid && qp_state_wr_state == 2'd1) qp_pd_
 localparam CFGR_W = CONN_W + 3 + 32 + 16;
 wire               rts_go = qp_rts_valid;
 wire               dis_go = qp_state_wr_valid && (qp_state_wr_state == 2'd3 || qp_state_wr_state == 2'd0);
+// A QP that enters the error state (rnic_sq's qerr) has ddp_rx place
+// nothing more for it (the model's r.sink.Fail): a disable record for
+// ddp_rx alone, {conn, enable 0, mrk_en 1} (rnic_rx skips it), queued in a
+// clock without an admin record (a bit a QP until then).
+reg  [(1<<CONN_W)-1:0] qfd_pend_reg;
+reg                qfd_v;
+reg  [CONN_W-1:0]  qfd_q;
+integer            qfd_i;
+always @* begin
+    qfd_v = 1'b0;
+    qfd_q = {CONN_W{1'b0}};
+    for (qfd_i = (1 << CONN_W) - 1; qfd_i >= 0; qfd_i = qfd_i - 1) begin
+        if (qfd_pend_reg[qfd_i]) begin
+            qfd_v = 1'b1;
+            qfd_q = qfd_i[CONN_W-1:0];
+        end
+    end
+end
+wire               fd_go = qfd_v && !rts_go && !dis_go;
 wire [CFGR_W-1:0]  cfgr_in = rts_go ? {qp_rts_qpn, 1'b1, qp_rts_params[193], qp_rts_params[195], qp_rts_params[159:128],
                                        qp_pd_mem[qp_rts_qpn]}
-                                    : {qp_state_wr_qpn, 3'b000, 32'd0, 16'd0};
+                           : dis_go ? {qp_state_wr_qpn, 3'b000, 32'd0, 16'd0}
+                                    : {qfd_q, 3'b010, 32'd0, 16'd0};
 reg  [CFGR_W-1:0]  rcfg_q [0:(1<<CFGQ_LOG2)-1];
 reg  [CFGQ_LOG2:0] rcfg_wp_reg, rcfg_rp_reg, ccfg_rp_reg;
 /* verilator lint_off UNUSEDSIGNAL */
 wire [CFGR_W-1:0]  rcfg_head = rcfg_q[rcfg_rp_reg[CFGQ_LOG2-1:0]];   // rnic_rx: all but the PD
 wire [CFGR_W-1:0]  ccfg_head = rcfg_q[ccfg_rp_reg[CFGQ_LOG2-1:0]];   // ddp_rx: conn, enable, PD
 /* verilator lint_on UNUSEDSIGNAL */
-wire               rcfg_valid = rcfg_rp_reg != rcfg_wp_reg;
+wire               rcfg_any = rcfg_rp_reg != rcfg_wp_reg;
+wire               rcfg_skip = rcfg_any && !rcfg_head[50] && rcfg_head[49];   // ddp_rx's alone
+wire               rcfg_valid = rcfg_any && !rcfg_skip;
 wire               ccfg_valid = ccfg_rp_reg != rcfg_wp_reg;
 wire               rcfg_ready, ccfg_ready;
 always @(posedge clk) begin
-    if (rts_go || dis_go) begin
+    if (rts_go || dis_go || fd_go) begin
         rcfg_q[rcfg_wp_reg[CFGQ_LOG2-1:0]] <= cfgr_in;
         rcfg_wp_reg <= rcfg_wp_reg + 1'b1;
     end
-    if (rcfg_valid && rcfg_ready) rcfg_rp_reg <= rcfg_rp_reg + 1'b1;
+    if (fd_go) qfd_pend_reg[qfd_q] <= 1'b0;
+    if (qerr_valid) qfd_pend_reg[qerr_qpn] <= 1'b1;
+    if ((rcfg_valid && rcfg_ready) || rcfg_skip) rcfg_rp_reg <= rcfg_rp_reg + 1'b1;
     if (ccfg_valid && ccfg_ready) ccfg_rp_reg <= ccfg_rp_reg + 1'b1;
     if (rst) begin
+        qfd_pend_reg <= 0;
         rcfg_wp_reg <= 0;
         rcfg_rp_reg <= 0;
         ccfg_rp_reg <= 0;
@@ -701,7 +725,7 @@ always @(posedge clk) begin
     end
 end
 // (The pulses count too: in their clock the queues are not yet written.)
-assign dp_busy = rcfg_valid || ccfg_valid || stg_valid || rts_go || dis_go || mr_wr_valid || mr_inv_valid;
+assign dp_busy = rcfg_any || ccfg_valid || stg_valid || rts_go || dis_go || mr_wr_valid || mr_inv_valid;
 `ifndef SYNTHESIS
 // (The fill levels in the pointers' width: they wrap.)
 wire [CFGQ_LOG2:0] rcfg_fill = rcfg_wp_reg - rcfg_rp_reg, ccfg_fill = rcfg_wp_reg - ccfg_rp_reg,
@@ -751,9 +775,8 @@ rnic_axisink #(.DATA_W(DATA_W), .ID_W(1)) axisink (
 // ddp_rx's completions, by kind: a Read Response's last segment completes
 // the QP's oldest Read (rnic_sq); a Send (queue 0) the oldest posted
 // receive (rnic_rq); a Read Request (queue 1) goes to the Read responder.
-// An RDMA Write's needs nothing; a Terminate (queue 2) is taken and
-// dropped for now (TERMINATE_RECEIVED and the error state it brings are
-// not done yet).
+// An RDMA Write's needs nothing; a Terminate (queue 2) fails the QP
+// (xfmux: TERMINATE_RECEIVED, status REMOTE).
 wire               cpl_valid, cpl_ready, cpl_tagged;
 wire [CONN_W-1:0]  cpl_conn;
 wire [3:0]         cpl_opcode;
@@ -768,7 +791,95 @@ wire               cpl_rreq = !cpl_tagged && cpl_qn == 2'd1;
 wire               rcpl_ready, rreq_ready;
 assign rr_done_valid = cpl_valid && cpl_rresp;
 assign rr_done_qpn = cpl_conn;
-assign cpl_ready = cpl_rresp ? rr_done_ready : cpl_send ? rcpl_ready : cpl_rreq ? rreq_ready : 1'b1;
+assign cpl_ready = cpl_rresp ? rr_done_ready : cpl_send ? rcpl_ready : cpl_rreq ? rreq_ready :
+                   cpl_term ? rxt_ready : 1'b1;
+
+// The QP failures (the model's fail() and its fault kinds), one at a time
+// into rnic_sq's xfail (no ready: the merge's output is always taken), as
+// {kind, status, target, layer/etype, code, qpn}: kind 0 a local fault
+// (Terminate of Local Catastrophic), 1 an error in the peer's stream (the
+// Terminate names it; the target's status PROTOCOL, or CONN for an MPA
+// error), 2 the peer's Terminate (TERMINATE_RECEIVED, status REMOTE, none
+// sent); target 1 the oldest unanswered Read, 2 the oldest posted receive.
+// Sources: rnic_rq's and rnic_rresp's fail_* (fail_local 0: rnic_rresp's
+// protection errors, the Read Request's, no target), ddp_rx's m_err and
+// its Terminates (m_cpl on queue 2).
+localparam XF_W = 2 + 8 + 2 + 8 + 8 + CONN_W;
+localparam [7:0] ST_REMOTE = 8'd4, ST_PROTOCOL = 8'd5, ST_CONN = 8'd6;   // docs/device.md, CQE status
+wire              rq_fail_valid, rq_fail_ready, rs_fail_valid, rs_fail_ready, xf_valid;
+wire [CONN_W-1:0] rq_fail_qpn, rs_fail_qpn;
+wire              rq_fail_local, rs_fail_local;
+wire [7:0]        rq_fail_le, rq_fail_code, rs_fail_le, rs_fail_code;
+wire [XF_W-1:0]   xf_rec;
+wire              qerr_valid;
+wire [CONN_W-1:0] qerr_qpn;
+wire [7:0]        qerr_status, qerr_le, qerr_code;
+wire              rxe_ready, rxt_ready;
+wire              rx_err_valid;
+wire [CONN_W-1:0] rx_err_conn;
+wire [3:0]        rx_err_layer, rx_err_etype;
+wire [7:0]        rx_err_code;
+// ddp_rx's m_err: the erring ULPDU's opcode is on m_cpl_opcode/m_cpl_tagged
+// with it (ddp_rx's delivery record, the same registers): a Read Response's
+// error goes to the oldest Read, a Send's to the oldest receive (fail()'s
+// target by r.rxOp). Layer 2 (LLP): MPA broke the stream, status CONN.
+wire [1:0]        rxe_target = (cpl_tagged && cpl_opcode == OP_READ_RESPONSE) ? 2'd1
+                             : (!cpl_tagged && cpl_opcode >= 4'd3 && cpl_opcode <= 4'd6) ? 2'd2 : 2'd0;
+wire [XF_W-1:0]   rxe_rec = {2'd1, rx_err_layer == 4'd2 ? ST_CONN : ST_PROTOCOL, rxe_target,
+                             rx_err_layer, rx_err_etype, rx_err_code, rx_err_conn};
+// The peer's Terminate: its Terminate Control's first two octets (layer
+// and etype, code) are the message's payload octets 0..1, in m_cpl_rr
+// (ddp_rx captures octets 18.. of the ULPDU, RFC 5040 6.1).
+wire              cpl_term = !cpl_tagged && cpl_qn == 2'd2;
+wire [XF_W-1:0]   rxt_rec = {2'd2, ST_REMOTE, 2'd0, cpl_rr[7:0], cpl_rr[15:8], cpl_conn};
+// A CQ overrun (rnic_cq's cq_ovf) fails every QP that completes into the
+// CQ as a local fault (the model's complete()): a walk over the QPs'
+// contexts (qparb client 2), a fail record for each whose send or receive
+// CQ it is (rnic_sq acts on those in RTS), cq_ovf_ready once done (rnic_cq
+// takes no record until then).
+localparam [1:0]  OW_IDLE = 2'd0, OW_REQ = 2'd1, OW_CMP = 2'd2, OW_FAIL = 2'd3;
+reg  [1:0]        ow_st_reg;
+reg  [CQ_W-1:0]   ow_cq_reg;
+reg  [CONN_W-1:0] ow_q_reg;
+wire              cq_ovf_valid, ow_fail_ready;
+wire [CQ_W-1:0]   cq_ovf_cqn;
+wire              ow_rd_req = ow_st_reg == OW_REQ;
+wire              ow_last = ow_q_reg == {CONN_W{1'b1}};
+wire              ow_hit = qp_rd_ctx[2*CQ_W-1:CQ_W] == ow_cq_reg || qp_rd_ctx[CQ_W-1:0] == ow_cq_reg;
+always @(posedge clk) begin
+    case (ow_st_reg)
+    OW_IDLE: if (cq_ovf_valid) begin
+        ow_cq_reg <= cq_ovf_cqn;
+        ow_q_reg <= {CONN_W{1'b0}};
+        ow_st_reg <= OW_REQ;
+    end
+    OW_REQ: if (qparb_gnt[2]) ow_st_reg <= OW_CMP;
+    OW_CMP: begin
+        if (ow_hit) ow_st_reg <= OW_FAIL;
+        else if (ow_last) ow_st_reg <= OW_IDLE;
+        else ow_st_reg <= OW_REQ;
+        if (!ow_hit) ow_q_reg <= ow_q_reg + 1'b1;
+    end
+    default: if (ow_fail_ready) begin   // OW_FAIL
+        ow_q_reg <= ow_q_reg + 1'b1;
+        ow_st_reg <= ow_last ? OW_IDLE : OW_REQ;
+    end
+    endcase
+    if (rst) ow_st_reg <= OW_IDLE;
+end
+// (cq_ovf_ready in the clock the walk ends: rnic_cq holds the request
+// until then, and takes the next overrun only after.)
+wire              cq_ovf_ready = (ow_st_reg == OW_CMP && !ow_hit && ow_last) ||
+                                 (ow_st_reg == OW_FAIL && ow_fail_ready && ow_last);
+rnic_recmux #(.N(5), .W(XF_W)) xfmux (
+    .clk(clk), .rst(rst),
+    .s_valid({ow_st_reg == OW_FAIL, cpl_valid && cpl_term, rx_err_valid, rs_fail_valid, rq_fail_valid}),
+    .s_ready({ow_fail_ready, rxt_ready, rxe_ready, rs_fail_ready, rq_fail_ready}),
+    .s_data({{2'd0, 8'd0, 2'd0, 8'd0, 8'd0, ow_q_reg}, rxt_rec, rxe_rec,
+             {1'b0, !rs_fail_local, ST_PROTOCOL, 2'd0, rs_fail_le, rs_fail_code, rs_fail_qpn},
+             {1'b0, !rq_fail_local, ST_PROTOCOL, 2'd0, rq_fail_le, rq_fail_code, rq_fail_qpn}}),
+    .m_valid(xf_valid), .m_ready(1'b1), .m_data(xf_rec)
+);
 
 // The RQ engine: RQ doorbells, RQ entries fetched and checked, posted to
 // ddp_rx's queue 0; the Sends' completions into receive CQEs.
@@ -776,10 +887,6 @@ wire              rq_inv_valid;
 wire [STAG_AW-1:0] rq_inv_index;
 wire              rq_post_valid, rq_post_ready, rs_post_valid, rs_post_ready;
 wire [CONN_W+2+64+32+64-1:0] rq_post, rs_post;
-/* verilator lint_off UNUSEDSIGNAL */
-wire              rq_fail_local, rs_fail_local;   // both fail the QP as a local fault (xfail)
-wire [7:0]        rq_fail_le, rq_fail_code, rs_fail_le, rs_fail_code;
-/* verilator lint_on UNUSEDSIGNAL */
 rnic_rq #(
     .DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WIN_W(WIN_W),
     .SQ_LOG2(SQ_LOG2), .RQ_LOG2(RQ_LOG2), .CQ_LOG2(CQ_LOG2)
@@ -805,7 +912,8 @@ rnic_rq #(
     .fail_layer_etype(rq_fail_le), .fail_code(rq_fail_code),
     // The QP entered the error state (rnic_sq): every posted receive
     // completes FLUSHED.
-    .qerr_valid(qerr_valid), .qerr_qpn(qerr_qpn), .qerr_status(8'd1), .qerr_layer_etype(8'd0), .qerr_code(8'd0),
+    .qerr_valid(qerr_valid), .qerr_qpn(qerr_qpn), .qerr_status(qerr_status), .qerr_layer_etype(qerr_le),
+    .qerr_code(qerr_code),
     .cq_valid(rq_cq_valid), .cq_ready(rq_cq_ready), .cq_cqn(rq_cq_cqn), .cq_entry(rq_cq_entry),
     .ev_valid(rq_ev_valid), .ev_ready(rq_ev_ready), .ev_entry(rq_ev_entry)
 );
@@ -880,12 +988,12 @@ rnic_rx #(
     .m_cpl_valid(cpl_valid), .m_cpl_ready(cpl_ready), .m_cpl_conn(cpl_conn), .m_cpl_opcode(cpl_opcode),
     .m_cpl_tagged(cpl_tagged), .m_cpl_qn(cpl_qn), .m_cpl_msn(cpl_msn), .m_cpl_len(cpl_len), .m_cpl_id(cpl_id),
     .m_cpl_stag(), .m_cpl_inv_stag(cpl_inv_stag), .m_cpl_rr(cpl_rr),
-    .m_err_valid(rx_err_valid), .m_err_ready(1'b1), .m_err_conn(), .m_err_layer(), .m_err_etype(), .m_err_code(),
+    .m_err_valid(rx_err_valid), .m_err_ready(rxe_ready), .m_err_conn(rx_err_conn), .m_err_layer(rx_err_layer),
+    .m_err_etype(rx_err_etype), .m_err_code(rx_err_code),
     .m_drop_valid(), .m_drop_conn(), .m_drop_reason(), .m_drop_first(), .m_drop_count(),
     .m_post_err_valid(), .m_post_err_conn(), .m_post_err_qn(), .m_post_err_id(), .m_post_err_reason(),
     .m_berr_valid(), .m_berr_conn(), .m_berr_resp(), .m_done_valid(), .m_done_conn()
 );
-wire rx_err_valid;
 
 // The exception ring writer: the segments rnic_rx does not take in order
 // (a QP not enabled or in error, out of order, duplicate, empty) go to the
@@ -925,7 +1033,8 @@ wire moving = adm_busy || sqdb_valid || cqdb_valid || qp_rts_valid || qp_state_w
               s_net_tvalid || rcfg_valid || ccfg_valid || stg_valid || cpl_valid || rx_err_valid || pl_awvalid ||
               pl_wvalid || pl_bvalid || rqdb_valid || rq_qp_rd_req || rq_mr_rd_req || rs_mr_rd_req || rq_cq_valid ||
               rq_ev_valid || rq_post_valid || rs_post_valid || rq_fail_valid || rs_fail_valid || qerr_valid ||
-              (|txs_desc_valid) || (|txs_valid) || exc_tvalid || exc_ev_valid;
+              (|txs_desc_valid) || (|txs_valid) || exc_tvalid || exc_ev_valid || qfd_v ||
+              ow_st_reg != OW_IDLE || cq_ovf_valid;
 reg [12:0] quiet_reg;
 always @(posedge clk) begin
     if (moving) quiet_reg <= 13'd0;

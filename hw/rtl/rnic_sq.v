@@ -70,14 +70,30 @@
 //                     error: the receive side sends any Terminate and
 //                     raises the event, this engine neither). Taken while
 //                     the engine is between entries.
-//   xfail_*           one-clock pulse, no ready: another engine's local
-//                     fault on the QP (rnic_rq's refused RQ entry fetch,
-//                     rnic_rresp's refused source read): the QP fails as
-//                     for this engine's own (QP_ERROR, a Terminate of
-//                     RDMAP Local Catastrophic, the error state), once
+//   xfail_*           one-clock pulse, no ready: a QP failure found
+//                     elsewhere (the model's fail() and its fault kinds):
+//                     kind 0 a local fault (rnic_rq's refused RQ entry
+//                     fetch, rnic_rresp's refused source read): as this
+//                     engine's own (QP_ERROR detail 0 value 0, a Terminate
+//                     of RDMAP Local Catastrophic); kind 1 an error in the
+//                     peer's stream (ddp_rx's m_err, rnic_rresp's
+//                     protection errors): QP_ERROR with detail
+//                     layer_etype and value code, a Terminate naming them
+//                     (no copied headers: hdrct 0), the target's status
+//                     (PROTOCOL, CONN) to target 1 (the oldest unanswered
+//                     Read) or 2 (the oldest posted receive, through
+//                     qerr), 0 none; kind 2 the peer's Terminate:
+//                     TERMINATE_RECEIVED (detail layer_etype, value code),
+//                     nothing sent, the status (REMOTE) with the
+//                     Terminate's octets to the oldest unanswered Read, or
+//                     if none to the oldest posted receive (hasUndone).
+//                     The first fault of a QP wins; later ones are
+//                     ignored (the model's fail returns once in error)
 //   qerr_*            one-clock pulse: the QP has entered the error state
-//                     (a local fault processed, or an rr_done error), for
-//                     the engines that flush on it (rnic_rq)
+//                     (a fault processed, or an rr_done error), for the
+//                     engines that flush on it (rnic_rq): status, layer/
+//                     etype and code for the oldest posted receive
+//                     (FLUSHED unless the fault's target is the receive)
 //   wqe_rd_*, pay_rd_*  DMA read client ports (what 1 SQ WQE fetch, 3
 //                     payload read)
 //   tx_desc_*, tx_axis_*  rnic_tx's s_desc and s_axis
@@ -165,8 +181,16 @@ module rnic_sq #(
 
     input  wire                  xfail_valid,
     input  wire [CONN_W-1:0]     xfail_qpn,
+    input  wire [1:0]            xfail_kind,
+    input  wire [7:0]            xfail_status,
+    input  wire [1:0]            xfail_target,
+    input  wire [7:0]            xfail_layer_etype,
+    input  wire [7:0]            xfail_code,
     output wire                  qerr_valid,
     output wire [CONN_W-1:0]     qerr_qpn,
+    output wire [7:0]            qerr_status,
+    output wire [7:0]            qerr_layer_etype,
+    output wire [7:0]            qerr_code,
 
     output wire                  wqe_rd_req_valid,
     input  wire                  wqe_rd_req_ready,
@@ -244,7 +268,7 @@ end
 
 // Statuses (docs/device.md), event types, SQ opcodes.
 localparam [2:0] ST_SUCCESS = 3'd0, ST_FLUSHED = 3'd1, ST_BAD_WQE = 3'd2, ST_LOCAL_ACCESS = 3'd3;
-localparam [7:0] EV_QP_ERROR = 8'd1, EV_DOORBELL_BAD = 8'd4, EV_RING_OVERRUN = 8'd5;
+localparam [7:0] EV_QP_ERROR = 8'd1, EV_TERM_RECEIVED = 8'd2, EV_DOORBELL_BAD = 8'd4, EV_RING_OVERRUN = 8'd5;
 localparam [1:0] QP_FREE = 2'd0, QP_CREATED = 2'd1, QP_DRAINED = 2'd3;
 localparam [2:0] OP_WRITE = 3'd0, OP_READ = 3'd1, OP_SEND = 3'd2, OP_SENDSE = 3'd4;
 
@@ -269,6 +293,16 @@ reg [QPS-1:0] retp_r;    // completions to retire
 reg [QPS-1:0] rerr_r;    // an rr_done error: the oldest Read takes its status
 reg [7:0]  rerr_st_r [0:QPS-1];
 reg [15:0] rerr_tm_r [0:QPS-1];
+// The fault to process (failp_r), as xfail gave it: kind (0 local, 1 an
+// error in the peer's stream, 2 the peer's Terminate), the target's status,
+// the target (0 none, 1 the oldest unanswered Read, 2 the oldest posted
+// receive), layer/etype and code.
+localparam [1:0] FK_LOCAL = 2'd0, FK_REMOTE = 2'd2;   // (1: an error in the peer's stream)
+reg [1:0]  fk_r  [0:QPS-1];
+reg [7:0]  fst_r [0:QPS-1];
+reg [1:0]  ftg_r [0:QPS-1];
+reg [7:0]  fle_r [0:QPS-1];
+reg [7:0]  fcd_r [0:QPS-1];
 
 // ---------------------------------------------------------------------------
 // The event FIFO (4 entries).
@@ -281,6 +315,9 @@ assign ev_entry = evq[evq_rp];
 
 function automatic [119:0] event_f(input [7:0] typ, input [15:0] index, input [31:0] value);
     event_f = {56'd0, value, index, 8'd0, typ};
+endfunction
+function automatic [119:0] event_d(input [7:0] typ, input [7:0] detail, input [15:0] index, input [31:0] value);
+    event_d = {56'd0, value, index, detail, typ};
 endfunction
 
 // ---------------------------------------------------------------------------
@@ -306,7 +343,7 @@ localparam [4:0] S_IDLE = 5'd0, S_CTX = 5'd1, S_CTX2 = 5'd2, S_FAIL_EV = 5'd3, S
                  S_FAIL_TP = 5'd5, S_RET = 5'd6, S_RET2 = 5'd7, S_RET_CQ = 5'd8, S_FETCH = 5'd9,
                  S_WQE = 5'd10, S_DEC = 5'd11, S_FLUSH_CQ = 5'd12, S_MR2 = 5'd14,
                  S_PAYREQ = 5'd15, S_PAYFIRST = 5'd16, S_DRAIN = 5'd17, S_ISSUE = 5'd18,
-                 S_STREAM = 5'd19, S_PUSH = 5'd20, S_PFWAIT = 5'd21, S_PFDROP = 5'd22;
+                 S_STREAM = 5'd19, S_PUSH = 5'd20, S_PFWAIT = 5'd21, S_PFDROP = 5'd22, S_FAIL_RM = 5'd23;
 
 reg [4:0]        st;
 reg [CONN_W-1:0] cur;
@@ -323,6 +360,12 @@ reg              pay_err;
 reg [2:0]        push_st;     // the record pushed at S_PUSH
 reg              push_fail;   // then fail the QP
 reg [247:0]      cqe_r;
+// The fault being processed (S_FAIL_*): as fk_r .. fcd_r.
+reg [1:0]        c_fk;
+reg [7:0]        c_fst;
+reg [1:0]        c_ftg;
+reg [7:0]        c_fle;
+reg [7:0]        c_fcd;
 
 // The prefetch: while an entry's payload streams, the QP's next entry (at
 // ci, already advanced) is fetched into pf_buf, so that the SQ fetch of the
@@ -445,9 +488,19 @@ end
 assign rr_done_ready = st == S_IDLE;
 // The error state begins: a local fault's Terminate is out, or an rr_done
 // error is taken.
-assign qerr_valid = (st == S_FAIL_TP && tx_axis_tready) ||
+// (The peer's Terminate sends none: S_FAIL_RM.)
+wire   fail_in    = (st == S_FAIL_TP && tx_axis_tready) || st == S_FAIL_RM;
+// fail()'s target: the oldest unanswered Read (1), or the oldest posted
+// receive (2); the peer's Terminate goes to the Read when one is
+// outstanding (hasUndone), else to the receive.
+wire   f_tg_sq    = c_ftg == 2'd1 || (c_fk == FK_REMOTE && reads_r[cur] != 8'd0);
+wire   f_tg_rq    = c_ftg == 2'd2 || (c_fk == FK_REMOTE && reads_r[cur] == 8'd0);
+assign qerr_valid = fail_in ||
                     (st == S_IDLE && rr_done_valid && reads_r[rr_done_qpn] != 8'd0 && rr_done_status != 8'd0);
 assign qerr_qpn   = st == S_IDLE ? rr_done_qpn : cur;
+assign qerr_status      = (st != S_IDLE && f_tg_rq) ? c_fst : {5'd0, ST_FLUSHED};
+assign qerr_layer_etype = (st != S_IDLE && f_tg_rq) ? c_fle : 8'd0;
+assign qerr_code        = (st != S_IDLE && f_tg_rq) ? c_fcd : 8'd0;
 
 // Admin read ports.
 assign qp_rd_en  = d1_v ? d1_inrange : st == S_CTX;
@@ -487,10 +540,12 @@ assign tx_desc_rr_src_stag  = e_rkey;
 assign tx_desc_rr_src_to    = e_rto;
 assign tx_desc_mulpdu = mpdu_r[cur];
 assign tx_desc_conn   = cur;
-// The Terminate's payload: layer RDMAP, etype and code Local Catastrophic
-// (all 0), no headers (RFC 5040 4.8, 7): four zero octets.
+// The Terminate's payload (RFC 5040 4.8): the Terminate Control, layer
+// and etype in octet 0, the code in octet 1, no headers (hdrct 0): layer
+// RDMAP, etype and code Local Catastrophic (all 0) for a local fault (RFC
+// 5040 7), the error found for one in the peer's stream.
 assign tx_axis_tvalid = st == S_FAIL_TP || (st == S_STREAM && pay_rd_valid);
-assign tx_axis_tdata  = st == S_FAIL_TP ? {DATA_W{1'b0}} : pay_rd_data;
+assign tx_axis_tdata  = st == S_FAIL_TP ? {{(DATA_W-16){1'b0}}, c_fcd, c_fle} : pay_rd_data;
 assign tx_axis_tkeep  = st == S_FAIL_TP ? {{(L-4){1'b0}}, 4'hf} : pay_rd_keep;
 assign tx_axis_tlast  = st == S_FAIL_TP ? 1'b1 : pay_rd_last;
 
@@ -525,15 +580,29 @@ always @(posedge clk) begin
     if (d2_v && d2_over && run_r[d2_qpn] && !err_r[d2_qpn]) begin
         failp_r[d2_qpn] <= 1'b1;
     end
-    if (xfail_valid && run_r[xfail_qpn] && !err_r[xfail_qpn]) begin
+    if (d2_v && d2_over && run_r[d2_qpn] && !err_r[d2_qpn] && !failp_r[d2_qpn]) begin
+        fk_r[d2_qpn] <= FK_LOCAL;
+        ftg_r[d2_qpn] <= 2'd0;
+        fle_r[d2_qpn] <= 8'd0;
+        fcd_r[d2_qpn] <= 8'd0;
+    end
+    // The first fault of a QP is the one it fails with.
+    if (xfail_valid && run_r[xfail_qpn] && !err_r[xfail_qpn] && !failp_r[xfail_qpn] &&
+        !(d2_v && d2_over && d2_qpn == xfail_qpn)) begin
         failp_r[xfail_qpn] <= 1'b1;
+        fk_r[xfail_qpn] <= xfail_kind;
+        fst_r[xfail_qpn] <= xfail_status;
+        ftg_r[xfail_qpn] <= xfail_kind == FK_LOCAL ? 2'd0 : xfail_target;
+        fle_r[xfail_qpn] <= xfail_kind == FK_LOCAL ? 8'd0 : xfail_layer_etype;
+        fcd_r[xfail_qpn] <= xfail_kind == FK_LOCAL ? 8'd0 : xfail_code;
     end
 
     // --- the event FIFO ---
     if (d2_ev && !evq_full) begin
         evq[evq_wp] <= d2_event;
     end else if (eng_ev) begin
-        evq[evq_wp] <= event_f(EV_QP_ERROR, {{(16-CONN_W){1'b0}}, cur}, 32'd0);
+        evq[evq_wp] <= event_d(c_fk == FK_REMOTE ? EV_TERM_RECEIVED : EV_QP_ERROR, c_fle,
+                               {{(16-CONN_W){1'b0}}, cur}, {24'd0, c_fcd});
     end
     if ((d2_ev && !evq_full) || eng_ev) begin
         evq_wp <= evq_wp + 2'd1;
@@ -575,6 +644,11 @@ always @(posedge clk) begin
         c_cq   <= qp_rd_ctx[2*CQ_W-1:CQ_W];
         if (failp_r[cur]) begin
             failp_r[cur] <= 1'b0;
+            c_fk  <= fk_r[cur];
+            c_fst <= fst_r[cur];
+            c_ftg <= ftg_r[cur];
+            c_fle <= fle_r[cur];
+            c_fcd <= fcd_r[cur];
             if (!err_r[cur]) st <= S_FAIL_EV;
             else st <= S_IDLE;
         end else if (retp_r[cur]) begin
@@ -591,20 +665,30 @@ always @(posedge clk) begin
         if (pf_err) begin
             if (err_r[cur]) blk_r[cur] <= 1'b1;
             st <= err_r[cur] ? S_IDLE : S_FAIL_EV;
+            c_fk <= FK_LOCAL;
+        c_ftg <= 2'd0;
+        c_fle <= 8'd0;
+        c_fcd <= 8'd0;
         end else begin
             st <= S_DEC;
         end
     end
     S_PFDROP: if (pf_st == PF_FULL) st <= S_FETCH;
     // fail (local): QP_ERROR, the Terminate, every outstanding Read flushed.
-    S_FAIL_EV: if (eng_ev) st <= S_FAIL_TD;
+    S_FAIL_EV: if (eng_ev) st <= c_fk == FK_REMOTE ? S_FAIL_RM : S_FAIL_TD;
     S_FAIL_TD: if (tx_desc_ready) begin
         msn2_r[cur] <= msn2_r[cur] + 32'd1;
         st <= S_FAIL_TP;
     end
-    S_FAIL_TP: if (tx_axis_tready) begin
+    S_FAIL_TP, S_FAIL_RM: if (fail_in) begin
         err_r[cur] <= 1'b1;
         reads_r[cur] <= 8'd0;
+        if (f_tg_sq && reads_r[cur] != 8'd0) begin
+            rerr_r[cur] <= 1'b1;
+            rerr_st_r[cur] <= c_fst;
+            rerr_tm_r[cur] <= {c_fcd, c_fle};
+        end
+        retp_r[cur] <= 1'b1;
         st <= S_RET;
     end
     // retire: the head of the pending list while done.
@@ -654,6 +738,10 @@ always @(posedge clk) begin
                 // doorbell (the model's runSQ returns).
                 if (err_r[cur]) blk_r[cur] <= 1'b1;
                 st <= err_r[cur] ? S_IDLE : S_FAIL_EV;
+                c_fk <= FK_LOCAL;
+        c_ftg <= 2'd0;
+        c_fle <= 8'd0;
+        c_fcd <= 8'd0;
             end else begin
                 st <= S_DEC;
             end
@@ -739,6 +827,10 @@ always @(posedge clk) begin
     end
     S_PUSH: begin
         pcnt_r[cur] <= pcnt_r[cur] + 1'b1;
+        c_fk <= FK_LOCAL;
+        c_ftg <= 2'd0;
+        c_fle <= 8'd0;
+        c_fcd <= 8'd0;
         if (push_fail) st <= S_FAIL_EV;
         else if (e_read) st <= S_IDLE;
         else st <= S_RET;
