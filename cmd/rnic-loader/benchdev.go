@@ -655,7 +655,7 @@ func (e *flowEnd) window(ctx context.Context, plan *devPlan, pat *pattern, peer 
 	d := e.data.bytes()
 	if plan.op != "read" {
 		for i := range n {
-			copy(d[i*plan.size:], pat.msg(uint64(k)+uint64(i))[:msgLen(plan, k+int64(i))])
+			copy(d[i*plan.size:], pat.msg(uint64(k) + uint64(i))[:msgLen(plan, k+int64(i))])
 		}
 	}
 	if plan.op != "write" {
@@ -745,7 +745,7 @@ func (e *flowEnd) serve(ctx context.Context, plan *devPlan, pat *pattern, _ benc
 			}
 		case "read":
 			for i := range n {
-				copy(d[i*plan.size:], pat.msg(uint64(k)+uint64(i))[:msgLen(plan, k+int64(i))])
+				copy(d[i*plan.size:], pat.msg(uint64(k) + uint64(i))[:msgLen(plan, k+int64(i))])
 			}
 			if err := e.sendCtl(uint64(k)); err != nil {
 				return err

@@ -76,8 +76,10 @@ func (s softEnd) buffer(n int) (benchBuf, error) {
 	return &softBuf{b, mr}, nil
 }
 
-func (b *softBuf) bytes() []byte       { return b.b }
-func (b *softBuf) region() benchRegion { return benchRegion{STag: b.mr.STag, Addr: b.mr.Addr, Len: uint64(len(b.b))} }
+func (b *softBuf) bytes() []byte { return b.b }
+func (b *softBuf) region() benchRegion {
+	return benchRegion{STag: b.mr.STag, Addr: b.mr.Addr, Len: uint64(len(b.b))}
+}
 
 type softBenchQP struct{ qp *verbs.QP }
 
@@ -160,8 +162,10 @@ func (e *devEnd) buffer(n int) (benchBuf, error) {
 	return &devBuf{b, mr, n}, nil
 }
 
-func (b *devBuf) bytes() []byte       { return b.b.Mem[:b.n] }
-func (b *devBuf) region() benchRegion { return benchRegion{STag: b.mr.STag, Addr: b.mr.TO, Len: uint64(b.n)} }
+func (b *devBuf) bytes() []byte { return b.b.Mem[:b.n] }
+func (b *devBuf) region() benchRegion {
+	return benchRegion{STag: b.mr.STag, Addr: b.mr.TO, Len: uint64(b.n)}
+}
 
 type devBenchQP struct {
 	e        *devEnd
