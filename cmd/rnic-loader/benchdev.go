@@ -572,6 +572,9 @@ type flowEnd struct {
 	once bool
 }
 
+// ctlTag starts every control message.
+const ctlTag = "rnicbnch"
+
 // helloCtl is the client's first control message.
 const helloCtl = 1<<64 - 1
 
@@ -594,9 +597,12 @@ func (e *flowEnd) postCtl() error {
 func (e *flowEnd) sendCtl(v uint64) error {
 	slot := devCtlSlots + e.sends%devCtlSlots
 	e.sends++
-	binary.BigEndian.PutUint64(e.ctl.bytes()[slot*devCtlLen:], v)
+	// A tag, then the value: Wireshark's RPC-over-RDMA heuristic took
+	// the bare 8-octet value for a malformed RPC header.
+	copy(e.ctl.bytes()[slot*devCtlLen:], ctlTag)
+	binary.BigEndian.PutUint64(e.ctl.bytes()[slot*devCtlLen+8:], v)
 	e.pending++
-	return e.qp.send(idCtlSend|uint64(slot), e.ctl, slot*devCtlLen, 8)
+	return e.qp.send(idCtlSend|uint64(slot), e.ctl, slot*devCtlLen, devCtlLen)
 }
 
 // take waits for one completion and accounts for it: a control message
@@ -613,7 +619,11 @@ func (e *flowEnd) take(ctx context.Context) (benchCQE, error) {
 	switch c.id &^ (1<<40 - 1) {
 	case idCtlRecv:
 		slot := int(c.id & (1<<40 - 1))
-		e.ctlIn = append(e.ctlIn, binary.BigEndian.Uint64(e.ctl.bytes()[slot*devCtlLen:]))
+		m := e.ctl.bytes()[slot*devCtlLen:]
+		if c.n != devCtlLen || string(m[:8]) != ctlTag {
+			return c, fmt.Errorf("bench: the %s received %d octets % x where a control message was due (a bug in the bench or the device)", e.role, c.n, m[:min(c.n, devCtlLen)])
+		}
+		e.ctlIn = append(e.ctlIn, binary.BigEndian.Uint64(m[8:]))
 		if !e.once {
 			if err := e.qp.recv(c.id, e.ctl, slot*devCtlLen, devCtlLen); err != nil {
 				return c, err
