@@ -5,8 +5,9 @@
 #  2. rping with the device on either side of the software stack, and
 #     between two simulated devices: every round verified.
 #  3. A verified bench (RDMA Write, Read, Send; every octet checked) on the
-#     simulated device against the software stack, markers on in one
-#     direction, and between two simulated devices; each session captured
+#     simulated device against the software stack, also a Write with
+#     markers on in one direction (the sim's to the software stack), and
+#     between two simulated devices; each session without markers captured
 #     to a pcap that tshark decodes, every CRC good. The sim's figures are
 #     its clocks: goodput in octets a clock against DATA_W/8.
 #  4. The Go stack over real loopback TCP: 64 KiB RDMA Writes with markers
@@ -77,19 +78,29 @@ rping_pair sim-client soft sim
 rping_pair sim-sim sim sim
 
 # devbench NAME ARGS...: a verified device bench, its JSON kept, a line
-# said, its pcap checked.
+# said, its pcap checked. A session with markers is not captured: the
+# simulated device's segments, as the relay writes them, do not always
+# start with an FPDU, and Wireshark finds markers only in aligned
+# segments (docs/interop.md); it then misreads an FPDU as a bad CRC.
 devbench() {
-	local name=$1
+	local name=$1 pcap=()
 	shift
-	"$loader" bench "$@" -q --json --pcap "$out/$name.pcap" >"$out/$name.json"
+	case " $* " in
+	*" --markers"*) ;;
+	*) pcap=(--pcap "$out/$name.pcap") ;;
+	esac
+	"$loader" bench "$@" -q --json "${pcap[@]}" >"$out/$name.json"
 	jq -r '"    \(.op) \(.message_octets) x \(.messages), client on \(.device), server on \(.peer_device), markers to the client \(.markers_to_client), to the server \(.markers_to_server): \(.verified_octets) octets verified, \(.mismatches) mismatches"' "$out/$name.json"
 	jq -r '.ends[] | select(.clocks != null) | "      \(.role)'"'"'s sim: \(.clocks) clocks, \(.clocks_per_second|floor) clocks/s, \(.clocks_per_message|floor) clocks/message, \(.goodput_octets_per_clock*1000|floor/1000) octets/clock = \(.clock_limited_fraction*1000|floor/10)% of DATA_W/8 = \(.data_width_bits/8)"' "$out/$name.json"
-	pcapcheck "$out/$name.pcap"
+	if [ ${#pcap[@]} != 0 ]; then
+		pcapcheck "$out/$name.pcap"
+	fi
 }
 
 echo
 echo "== bench: the simulated device against the software stack (client on the sim)"
-devbench sim-soft-write --device sim --op write --size 64KiB --bytes 1MiB --markers-to server
+devbench sim-soft-write --device sim --op write --size 64KiB --bytes 1MiB
+devbench sim-soft-markers --device sim --op write --size 64KiB --bytes 1MiB --markers-to server
 devbench sim-soft-read --device sim --op read --size 16KiB --bytes 512KiB
 devbench sim-soft-send --device sim --op send --size 8KiB --bytes 512KiB
 echo

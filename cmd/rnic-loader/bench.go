@@ -389,7 +389,9 @@ verified_octets, mismatches, ends (the client's, then the server's: {role,
 device, data_width_bits, clocks, clocks_per_second, clocks_per_message,
 goodput_octets_per_clock, clock_limited_fraction}, null where the end has
 no clock), pcap, interrupted, error. --pcap captures the session, each end
-recording what it writes (an FPDU a segment: Wireshark decodes it).
+recording what it writes: Wireshark decodes it, CRCs good, without markers
+(the simulated device's segments do not always start with an FPDU, and
+Wireshark finds markers only in segments that do).
 
 Ctrl-C ends a run early: the rounds completed so far are reported
 ("interrupted": true) and the exit status is 0; a server prints what it
