@@ -73,6 +73,11 @@ type benchOpts struct {
 	startupTimeout  time.Duration
 	persistent      bool
 	cpuProfile      string
+	// dev is --device (the client's end), --sim and --fst; peerDevice the
+	// server's end; markersTo which ends receive markers (benchdev.go).
+	dev        deviceFlags
+	peerDevice string
+	markersTo  string
 
 	// changed says which flags the user set.
 	changed func(string) bool
@@ -278,7 +283,7 @@ func newBenchCmd() *cobra.Command {
 	o.warmup.auto, o.warmup.isAuto = "auto", true
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Measure and verify RDMA Write, Read or Send over the Go iWARP stack",
+		Short: "Measure and verify RDMA Write, Read or Send over the Go iWARP stack or an RNIC",
 		Long: `bench moves data over the Go reference iWARP stack (RDMAP/DDP/MPA on real TCP),
 verifies every octet that arrives, and measures raw TCP over the same path with
 the same octets, reporting both goodputs, message rates and their ratio, as
@@ -358,6 +363,36 @@ message, which they do not count.
 runs one round with no warm-up, and says so in a note: its goodput is not
 comparable with runs without --pcap.
 
+--device and --peer-device put an end on an RNIC: --device the client's,
+--peer-device the server's (both ends run in this process, over loopback
+TCP): soft (the default: the software stack), model (the driver's
+in-process model of the RNIC) or sim (the simulated hardware, hw/sim's
+rnic-sim: --sim names it, default $RNIC_SIM or build/sim/rnic-sim, which
+` + "`make sim`" + ` builds; --fst writes the client's waveform). Two sims are two
+rnic-sim processes. The same operations, every octet verified, the same MPA
+options, and --markers-to client|server|both for markers on what one end
+receives (MPA revision 2 asks for them per direction). A device run moves
+--bytes or --iters (default 1 MiB with a sim, 64 MiB with the model), a
+window of messages (--window, default about 1 MiB worth) at a time, each
+window verified before the next; it takes no -a, --qps, --bidir,
+--duration, --rounds, --warmup, --stats, --listen or --connect. There is
+no raw TCP baseline (the simulated clock, not the path, is the limit): each
+simulated end reports instead its clocks over the run, the clocks a second
+it ran, the clocks a message, the goodput in octets a clock and as a
+fraction of the datapath's clock-limited rate, DATA_W/8 octets a clock
+(DATA_W from the ID block, ` + "`rnic-loader info`" + `). --json prints one record of
+schema "rnic-loader/bench-device/1": schema, op, device, peer_device,
+seed, message_octets, total_octets, messages, window_messages, mpa_rev,
+markers_to_client, markers_to_server, crc, measured_octets,
+measured_messages, seconds, goodput_bits_per_second, messages_per_second,
+verified_octets, mismatches, ends (the client's, then the server's: {role,
+device, data_width_bits, clocks, clocks_per_second, clocks_per_message,
+goodput_octets_per_clock, clock_limited_fraction}, null where the end has
+no clock), pcap, interrupted, error. --pcap captures the session, each end
+recording what it writes: Wireshark decodes it, CRCs good, without markers
+(the simulated device's segments do not always start with an FPDU, and
+Wireshark finds markers only in segments that do).
+
 Ctrl-C ends a run early: the rounds completed so far are reported
 ("interrupted": true) and the exit status is 0; a server prints what it
 served and exits 0. A --timeout that fires is a failure (exit 1).
@@ -381,12 +416,28 @@ Exit status: 0 success, 1 failure (mismatch, protocol error, lost peer,
   rnic-loader bench --op send --size 1MB --bytes 4GiB --rounds 8 --warmup 64MiB -q
 
   # A short session captured to a pcap Wireshark decodes
-  rnic-loader bench --op send --bytes 1MiB --size 8KiB --pcap build/bench.pcap`,
+  rnic-loader bench --op send --bytes 1MiB --size 8KiB --pcap build/bench.pcap
+
+  # The client on the simulated RNIC (make sim), the server on the software
+  # stack: 64 KiB Writes, markers on what the server receives
+  rnic-loader bench --device sim --op write --size 64KiB --bytes 1MiB --markers-to server
+
+  # Both ends on simulated RNICs (two rnic-sim processes), Reads, a pcap
+  rnic-loader bench --device sim --peer-device sim --op read --size 16KiB --bytes 256KiB --pcap build/sims.pcap
+
+  # The server on the driver's model of the RNIC, Sends, JSON
+  rnic-loader bench --peer-device model --op send --size 4KiB --bytes 16MiB --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.changed = cmd.Flags().Changed
 			if err := o.check(o.changed); err != nil {
 				return err
+			}
+			if err := o.checkDevice(o.changed); err != nil {
+				return err
+			}
+			if o.isDeviceRun() {
+				return runDevBench(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), &o)
 			}
 			return runBench(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), &o)
 		},
@@ -418,6 +469,9 @@ Exit status: 0 success, 1 failure (mismatch, protocol error, lost peer,
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up after this long, a failure (0: no limit; a server has no limit unless given one)")
 	f.DurationVar(&o.startupTimeout, "startup-timeout", mpa.DefaultStartupTimeout, "limit on each connection's startup: the MPA exchange, or a baseline's hello (a server drops a client that is silent this long)")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the run to `FILE` (go tool pprof)")
+	o.dev.addDevice(cmd, "soft", "what runs the client's end: soft (the software stack), model (the driver's model of the RNIC) or sim (the simulated RNIC)")
+	f.StringVar(&o.peerDevice, "peer-device", "soft", "what runs the server's end, in this process: soft, model or sim (a second simulated device)")
+	f.StringVar(&o.markersTo, "markers-to", "", "device bench: which ends ask for markers on what they receive: client, server or both (--markers is both)")
 	return cmd
 }
 
