@@ -56,6 +56,11 @@
 #                     rnic-sim built from a copy of rnic_admin.v whose
 #                     CREATE_CQ log2 bound is one lower must fail it, naming
 #                     the command (hw/ itself is never touched)
+#   make sim-512      the simulated device at DATA_W=512, build/sim512/rnic-sim
+#                     (make sim builds W=64's, build/sim/rnic-sim); not in
+#                     make test (minutes to build). Its driver tests and
+#                     benchmarks: RNIC_SIM=$PWD/build/sim512/rnic-sim go test ...
+#                     (docs/device.md, "The simulated device")
 #   make regs         regenerate what comes from the register map,
 #                     hw/regs/rnic.rdl (scripts/regs.py): hw/rtl/rnic_regs.v
 #                     (peakrdl-etana), driver/regs/regs.go, docs/registers.md;
