@@ -233,8 +233,8 @@ $(LINT)/ghdl/all.ok: $(RTL_VHDL) | deps
 # rnic-sim: hw/rtl/rnic_dev.v verilated with the harness hw/sim/rnic_sim.cpp;
 # the driver's sim backend (driver/simdev) starts it. BUILD_HASH is the
 # commit's first 32 bits, published in the ID block. The model's C++ is
-# compiled with SIM_OPT (-O2: Verilator's default, -Os, runs the clock at
-# about 0.7 times the speed); ccache, when there is one, keeps the objects
+# compiled with SIM_OPT (-O2: Verilator's default, -Os, runs about 0.83
+# times the clocks a CPU second); ccache, when there is one, keeps the objects
 # (build/ccache, as tests/hdlsim.py's), so a new commit's rebuild (only
 # BUILD_HASH changed) compiles little. FST tracing: SIM_TRACE.
 SIM := $(BUILD)/sim
