@@ -127,22 +127,22 @@ type Device struct {
 	barSize uint32
 	stderr  *tail
 
-	mu     sync.Mutex // one request at a time
-	wmu    sync.Mutex // whole messages on the socket
-	resp   chan message
-	vecs   []chan struct{} // vector v fires: a send that coalesces (driver.Backend)
-	segs   chan driver.Segment
-	sent   atomic.Uint64 // SEG_OUT messages read, counted before they go to segs
-	alloc  allocator
-	done   chan struct{} // closed when the device is gone
-	exit   chan struct{} // closed when the process has been waited for
-	gone   error         // why, once done is closed
-	werr   error         // the first write the device refused, not yet reported
-	wmuE   sync.Mutex
+	mu    sync.Mutex // one request at a time
+	wmu   sync.Mutex // whole messages on the socket
+	resp  chan message
+	vecs  []chan struct{} // vector v fires: a send that coalesces (driver.Backend)
+	segs  chan driver.Segment
+	sent  atomic.Uint64 // SEG_OUT messages read, counted before they go to segs
+	alloc allocator
+	done  chan struct{} // closed when the device is gone
+	exit  chan struct{} // closed when the process has been waited for
+	gone  error         // why, once done is closed
+	werr  error         // the first write the device refused, not yet reported
+	wmuE  sync.Mutex
+	close sync.Once
+
 	smu    sync.Mutex
 	stamps []Stamp // STAMP messages not yet taken
-
-	close sync.Once
 }
 
 type message struct {
