@@ -56,6 +56,11 @@
 #                     rnic-sim built from a copy of rnic_admin.v whose
 #                     CREATE_CQ log2 bound is one lower must fail it, naming
 #                     the command (hw/ itself is never touched)
+#   make sim-512      the simulated device at DATA_W=512, build/sim512/rnic-sim
+#                     (make sim builds W=64's, build/sim/rnic-sim); not in
+#                     make test (minutes to build). Its driver tests and
+#                     benchmarks: RNIC_SIM=$PWD/build/sim512/rnic-sim go test ...
+#                     (docs/device.md, "The simulated device")
 #   make regs         regenerate what comes from the register map,
 #                     hw/regs/rnic.rdl (scripts/regs.py): hw/rtl/rnic_regs.v
 #                     (peakrdl-etana), driver/regs/regs.go, docs/registers.md;
@@ -104,7 +109,7 @@ RTL_V_TOPS := $(basename $(notdir $(RTL_V)))
 RTL_VHDL_TOPS := $(filter-out %_pkg,$(basename $(notdir $(RTL_VHDL))))
 
 .PHONY: xcheck-admin xcheck-admin-mutation
-.PHONY: soak deps regs sim test test-go test-interop test-hw test-hw-full equiv-mutation lint-hw coverage-hw synth bench-hw fuzz bench demo clean distclean
+.PHONY: soak deps regs sim sim-512 test test-go test-interop test-hw test-hw-full equiv-mutation lint-hw coverage-hw synth bench-hw fuzz bench demo clean distclean
 
 # --- dependencies ------------------------------------------------------------
 
@@ -225,33 +230,53 @@ $(LINT)/ghdl/all.ok: $(RTL_VHDL) | deps
 
 # --- the simulated device (hw/sim) ---------------------------------------------
 
-# rnic-sim: hw/rtl/rnic_dev.v verilated (-O2, FST tracing compiled in, off
-# unless --fst) with the harness hw/sim/rnic_sim.cpp; the driver's sim
-# backend (driver/simdev) starts it. BUILD_HASH is the commit's first 32
-# bits, published in the ID block.
+# rnic-sim: hw/rtl/rnic_dev.v verilated with the harness hw/sim/rnic_sim.cpp;
+# the driver's sim backend (driver/simdev) starts it. BUILD_HASH is the
+# commit's first 32 bits, published in the ID block. The model's C++ is
+# compiled with SIM_OPT (-O2: Verilator's default, -Os, runs about 0.83
+# times the clocks a CPU second); ccache, when there is one, keeps the objects
+# (build/ccache, as tests/hdlsim.py's), so a new commit's rebuild (only
+# BUILD_HASH changed) compiles little. FST tracing: SIM_TRACE.
 SIM := $(BUILD)/sim
 SIM_BIN := $(SIM)/rnic-sim
 # The top; Verilator finds the blocks it instantiates in hw/rtl (-y).
 SIM_SRC := hw/rtl/rnic_dev.v
 # The device's datapath width, given to Verilator and to the harness.
 SIM_DATA_W ?= 64
-SIM_FLAGS = -y hw/rtl -GDATA_W=$(SIM_DATA_W) -CFLAGS '-O2 -std=c++17 -DRNIC_DATA_W=$(SIM_DATA_W)' -LDFLAGS '-lz'
+SIM_OPT ?= -O2
+SIM_TRACE ?= --trace-fst
+SIM_CCACHE := $(if $(shell command -v ccache 2>/dev/null),OBJCACHE=ccache)
+SIM_FLAGS = -y hw/rtl -GDATA_W=$(SIM_DATA_W) -CFLAGS '-O2 -std=c++17 -DRNIC_DATA_W=$(SIM_DATA_W)' -LDFLAGS '-lz' \
+	-MAKEFLAGS 'OPT_FAST=$(SIM_OPT) OPT_GLOBAL=$(SIM_OPT) $(SIM_CCACHE)'
 SIM_HASH = $(or $(shell git rev-parse HEAD 2>/dev/null | cut -c1-8),00000000)
+SIM_ENV = CCACHE_DIR=$${CCACHE_DIR:-$(abspath $(BUILD))/ccache}
 
 sim: $(SIM_BIN)
 
+# The W=512 device (build/sim512/rnic-sim; not in make test: its build
+# takes minutes). The driver's tests and benchmarks run it with RNIC_SIM:
+#   RNIC_SIM=$PWD/build/sim512/rnic-sim go test -run XXX -bench SimWrite64K -benchtime 64x ./driver/simdev
+sim-512:
+	$(MAKE) --no-print-directory sim SIM=$(BUILD)/sim512 SIM_DATA_W=512
+
 # The hash file changes only when the commit does, so a new commit rebuilds
-# the device (its ID block says which commit it is).
+# the device (its ID block says which commit it is); the flags file when
+# the build's flags do (make sim SIM_DATA_W=512 after a W=64 build).
 $(SIM)/hash: FORCE
 	@mkdir -p $(@D)
 	@echo $(SIM_HASH) | cmp -s - $@ || echo $(SIM_HASH) > $@
+$(SIM)/flags: FORCE
+	@mkdir -p $(@D)
+	@echo '$(subst ',,$(SIM_TRACE) $(SIM_FLAGS))' | cmp -s - $@ || echo '$(subst ',,$(SIM_TRACE) $(SIM_FLAGS))' > $@
 
-$(SIM_BIN): $(RTL_V) $(RTL_VH) $(RTL_VLT) hw/sim/rnic_sim.cpp $(SIM)/hash | deps
+$(SIM_BIN): $(RTL_V) $(RTL_VH) $(RTL_VLT) hw/sim/rnic_sim.cpp $(SIM)/hash $(SIM)/flags | deps
 	@mkdir -p $(SIM)
-	verilator --cc --exe --build -j 2 -O2 --trace-fst -Wall -Wno-fatal $(RTL_VLT) $(SIM_FLAGS) \
+	@start=$$(date +%s); \
+	$(SIM_ENV) verilator --cc --exe --build -j 2 -O2 $(SIM_TRACE) -Wall -Wno-fatal $(RTL_VLT) $(SIM_FLAGS) \
 		-GBUILD_HASH=32\'h$$(cat $(SIM)/hash) --top-module rnic_dev -Mdir $(SIM)/obj \
 		-o $(abspath $(SIM_BIN)) $(SIM_SRC) $(abspath hw/sim/rnic_sim.cpp) > $(SIM)/build.log 2>&1 \
-		|| { tail -30 $(SIM)/build.log; exit 1; }
+		|| { tail -30 $(SIM)/build.log; exit 1; }; \
+	echo "$(SIM_BIN): built in $$(( $$(date +%s) - start )) s (W=$(SIM_DATA_W))"
 
 # The admin cross-check (driver/simdev/admin_xcheck_test.go), long.
 XCHECK_SEEDS ?= 20
@@ -268,7 +293,7 @@ xcheck-admin-mutation: $(SIM_BIN)
 	@rm -rf $(XMUTANT) && mkdir -p $(XMUTANT)
 	sed 's/a3 <= CQ_MAX/a3 < CQ_MAX/' hw/rtl/rnic_admin.v > $(XMUTANT)/rnic_admin.v
 	! cmp -s hw/rtl/rnic_admin.v $(XMUTANT)/rnic_admin.v
-	verilator --cc --exe --build -j 2 -O2 --trace-fst -Wall -Wno-fatal $(RTL_VLT) $(SIM_FLAGS) \
+	$(SIM_ENV) verilator --cc --exe --build -j 2 -O2 $(SIM_TRACE) -Wall -Wno-fatal $(RTL_VLT) $(SIM_FLAGS) \
 		--top-module rnic_dev -Mdir $(XMUTANT)/obj \
 		-o $(abspath $(XMUTANT))/rnic-sim $(filter-out hw/rtl/rnic_admin.v,$(SIM_SRC)) $(XMUTANT)/rnic_admin.v \
 		$(abspath hw/sim/rnic_sim.cpp) > $(XMUTANT)/build.log 2>&1 || { tail -30 $(XMUTANT)/build.log; exit 1; }

@@ -49,11 +49,13 @@ const (
 	msgStatus    = 8
 	msgBye       = 9
 	msgMMIOErr   = 10
+	msgStamps    = 11
+	msgStamp     = 12
 )
 
 // ProtocolVersion is the version of the protocol this package speaks; a
 // device process that says another in its hello is refused.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // maxVectors is how many interrupt vectors the protocol carries: the
 // register map's room (the vectors block has registers for 16).
@@ -138,6 +140,9 @@ type Device struct {
 	werr  error         // the first write the device refused, not yet reported
 	wmuE  sync.Mutex
 	close sync.Once
+
+	smu    sync.Mutex
+	stamps []Stamp // STAMP messages not yet taken
 }
 
 type message struct {
@@ -341,6 +346,15 @@ func (d *Device) reader() {
 					Octets: m.payload[6:]}
 				continue
 			}
+		case msgStamp:
+			if len(m.payload) == 24 {
+				d.smu.Lock()
+				d.stamps = append(d.stamps, Stamp{Kind: StampKind(binary.LittleEndian.Uint32(m.payload)),
+					A: binary.LittleEndian.Uint32(m.payload[4:]), B: binary.LittleEndian.Uint64(m.payload[8:]),
+					Clock: binary.LittleEndian.Uint64(m.payload[16:])})
+				d.smu.Unlock()
+				continue
+			}
 		case msgMMIOErr:
 			if len(m.payload) == 12 {
 				op, off, resp := binary.LittleEndian.Uint32(m.payload), binary.LittleEndian.Uint32(m.payload[4:]),
@@ -492,6 +506,58 @@ func (d *Device) Run(n uint64) (uint64, error) {
 		return 0, fmt.Errorf("simdev: status of %d octets, want 8", len(r))
 	}
 	return binary.LittleEndian.Uint64(r), d.pending()
+}
+
+// StampKind is what a Stamp marks.
+type StampKind uint32
+
+// The stamps (docs/device.md, "The simulated device").
+const (
+	StampMMIOWrite   StampKind = 1 // an MMIO write's data taken: A offset, B value
+	StampNetOutFirst StampKind = 2 // the first beat of a frame the device sends (m_net): A qpn, B seq
+	StampNetOutLast  StampKind = 3 // its last beat: A qpn, B seq | octets << 32
+	StampNetInFirst  StampKind = 4 // the first beat of a SEG_IN frame taken (s_net): A qpn, B seq
+	StampNetInLast   StampKind = 5 // its last beat taken: A qpn, B seq | octets << 32
+	StampDMAWrite    StampKind = 6 // a DMA write burst's last beat taken: A octets it spans, B address
+)
+
+// Stamp is an event on one of the device's interfaces and the clock it
+// happened at: the clock count (as Run returns it) just after the edge
+// that took the beat.
+type Stamp struct {
+	Kind  StampKind
+	A     uint32
+	B     uint64
+	Clock uint64
+}
+
+// Stamps asks the device for a Stamp at every MMIO write, network frame
+// and DMA write burst from now on (on), or no more (off); TakeStamps
+// returns them. They cost a message each: for measurements, not for
+// running.
+func (d *Device) Stamps(on bool) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var p [4]byte
+	if on {
+		p[0] = 1
+	}
+	// The device takes messages in order: stamps are on (or off) for
+	// every later message.
+	if err := d.send(msgStamps, p[:]); err != nil {
+		return err
+	}
+	return d.pending()
+}
+
+// TakeStamps returns the stamps read from the device since the last call,
+// in the order the device sent them (its clock order).
+func (d *Device) TakeStamps() []Stamp {
+	d.smu.Lock()
+	defer d.smu.Unlock()
+	s := d.stamps
+	d.stamps = nil
+	return s
 }
 
 // Mem is host memory, the whole memfd: device address a is Mem()[a].

@@ -21,6 +21,9 @@
 // it looks at the socket every 64 clocks; idle, it sleeps in read(2).
 // --lockstep runs it only while a request is served, so that a sequence
 // of requests meets the device in the same state on every run.
+// STAMPS asks for a STAMP message at each MMIO write, network frame's
+// first and last beat and DMA write burst, with the clock it happened at
+// (latency measurements: driver/simdev/latency_test.go).
 // --fst FILE writes every clock's signals as an FST waveform (GTKWave,
 // Surfer). SIGINT or SIGTERM, or the driver closing the socket, stops the
 // process cleanly: the waveform is closed and the clock count printed.
@@ -41,6 +44,7 @@
 
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -48,7 +52,9 @@
 
 #include "Vrnic_dev.h"
 #include "verilated.h"
+#if VM_TRACE
 #include "verilated_fst_c.h"
+#endif
 
 namespace {
 
@@ -66,9 +72,23 @@ enum MsgType : uint32_t {
     MSG_STATUS = 8,      // device -> driver: u64 clocks run since reset
     MSG_BYE = 9,         // either: a reason, as text
     MSG_MMIO_ERR = 10,   // device -> driver: u32 1 write | 2 read, u32 offset, u32 response (4: timeout)
+    MSG_STAMPS = 11,     // driver -> device: u32 1 on | 0 off (STAMP messages from now on)
+    MSG_STAMP = 12,      // device -> driver: u32 kind, u32 a, u64 b, u64 clock
 };
 
-constexpr uint32_t PROTOCOL_VERSION = 1;
+// What a STAMP marks (docs/device.md): the clock is the count of clocks
+// since reset at the edge that took the beat (what STATUS reports right
+// after that edge).
+enum StampKind : uint32_t {
+    STAMP_MMIO_WRITE = 1,  // an MMIO write's data (W) taken: a offset, b value
+    STAMP_NET_OUT_FIRST = 2,  // an m_net frame's first beat: a qpn, b seq
+    STAMP_NET_OUT_LAST = 3,   // its last beat: a qpn, b seq | octets << 32
+    STAMP_NET_IN_FIRST = 4,   // an s_net frame's first beat taken: a qpn, b seq
+    STAMP_NET_IN_LAST = 5,    // its last beat taken: a qpn, b seq | octets << 32
+    STAMP_DMA_WRITE = 6,      // a DMA write burst's last W beat taken: a octets the burst spans, b address
+};
+
+constexpr uint32_t PROTOCOL_VERSION = 2;
 constexpr uint32_t MAX_PAYLOAD = 1u << 20;
 // An AXI4-Lite access that takes longer than this is a hung device.
 constexpr int MMIO_TIMEOUT_CLOCKS = 1000;
@@ -195,12 +215,16 @@ public:
     Device(const char* fst, int fd, uint8_t* mem, uint64_t mem_size, uint64_t mem_latency)
         : ctx_(new VerilatedContext), top_(new Vrnic_dev(ctx_.get())), fd_(fd), mem_(mem), mem_size_(mem_size),
           latency_(mem_latency) {
+#if VM_TRACE
         if (fst) {
             ctx_->traceEverOn(true);
             trace_.reset(new VerilatedFstC);
             top_->trace(trace_.get(), 99);
             trace_->open(fst);
         }
+#else
+        (void)fst;  // main() refuses --fst
+#endif
         top_->clk = 0;
         top_->rst = 1;
         idle_inputs();
@@ -217,7 +241,9 @@ public:
 
     ~Device() {
         top_->final();
+#if VM_TRACE
         if (trace_) trace_->close();
+#endif
     }
 
     uint64_t clocks() const { return clocks_; }
@@ -233,6 +259,9 @@ public:
     // An empty segment is offered as one beat without octets (tkeep 0,
     // tlast, tuser's length 0): rnic_rx sends it to the exception ring
     // (reason empty), as the model does.
+    // STAMP messages on or off (MSG_STAMPS).
+    void set_stamps(bool on) { stamps_ = on; }
+
     void seg_in(uint16_t qpn, uint32_t seq, std::vector<uint8_t> octets) {
         net_in_.push_back(Segment{qpn, seq, std::move(octets)});
     }
@@ -273,6 +302,7 @@ public:
             bool w = top_->s_axil_wvalid && top_->s_axil_wready;
             bool b = top_->s_axil_bvalid;
             uint32_t resp = top_->s_axil_bresp;
+            if (w) stamp(STAMP_MMIO_WRITE, off, value);
             tick();
             if (aw) top_->s_axil_awvalid = 0;
             if (w) top_->s_axil_wvalid = 0;
@@ -404,6 +434,12 @@ private:
         t.r = top_->m_axi_rvalid && top_->m_axi_rready;
         t.b = top_->m_axi_bvalid && top_->m_axi_bready;
         t.net_in = top_->s_net_tvalid && top_->s_net_tready;
+        if (t.net_in && stamps_) {
+            const Segment& g = net_in_.front();
+            if (g.off == 0) stamp(STAMP_NET_IN_FIRST, g.qpn, g.seq);
+            if (g.off + std::min(g.octets.size() - g.off, size_t(DATA_BYTES)) == g.octets.size())
+                stamp(STAMP_NET_IN_LAST, g.qpn, g.seq | uint64_t(g.octets.size()) << 32);
+        }
         t.net_out = top_->m_net_tvalid && top_->m_net_tready;
         t.irq = top_->m_irq_valid && top_->m_irq_ready;
         if (t.ar) {
@@ -442,6 +478,7 @@ private:
                  std::to_string(b.beats));
         }
         if (b.done == b.beats) {
+            stamp(STAMP_DMA_WRITE, uint32_t((b.addr & ~uint64_t(b.size - 1)) + uint64_t(b.beats) * b.size - b.addr), b.addr);
             bresp_.push_back(b);
             writes_.pop_front();
         }
@@ -455,10 +492,12 @@ private:
             uint64_t u = top_->m_net_tuser;
             net_out_ = Segment{uint16_t(u >> 48), uint32_t(u >> 16), {}};
             net_out_open_ = true;
+            stamp(STAMP_NET_OUT_FIRST, net_out_.qpn, net_out_.seq);
         }
         for (int i = 0; i < DATA_BYTES; i++)
             if (keep[i / 8] >> (i % 8) & 1) net_out_.octets.push_back(beat[i]);
         if (top_->m_net_tlast) {
+            stamp(STAMP_NET_OUT_LAST, net_out_.qpn, net_out_.seq | uint64_t(net_out_.octets.size()) << 32);
             std::vector<uint8_t> m;
             m.push_back(uint8_t(net_out_.qpn));
             m.push_back(uint8_t(net_out_.qpn >> 8));
@@ -484,8 +523,21 @@ private:
     }
 
     void dump() {
+#if VM_TRACE
         if (trace_) trace_->dump(time_);
         time_ += 2;  // two half periods of 2 ns: a 4 ns clock in the viewer
+#endif
+    }
+
+    // A STAMP of what the coming edge takes (so: clocks_ + 1), if asked.
+    void stamp(uint32_t kind, uint32_t a, uint64_t b) {
+        if (!stamps_) return;
+        std::vector<uint8_t> m;
+        put32(m, kind);
+        put32(m, a);
+        put64(m, b);
+        put64(m, clocks_ + 1);
+        out(MSG_STAMP, m);
     }
 
     void out(uint32_t type, const std::vector<uint8_t>& payload) {
@@ -504,7 +556,9 @@ private:
 
     std::unique_ptr<VerilatedContext> ctx_;
     std::unique_ptr<Vrnic_dev> top_;
+#if VM_TRACE
     std::unique_ptr<VerilatedFstC> trace_;
+#endif
     int fd_;
     uint8_t* mem_;
     uint64_t mem_size_, latency_;
@@ -514,6 +568,7 @@ private:
     std::deque<Segment> net_in_;
     Segment net_out_{};
     bool net_out_open_ = false;
+    bool stamps_ = false;
     std::string failed_;
 };
 
@@ -573,6 +628,9 @@ int main(int argc, char** argv) {
         else usage(("unknown argument " + a).c_str());
     }
     if ((fd < 0) == (listen_path == nullptr)) usage("give exactly one of --fd and --listen");
+#if !VM_TRACE
+    if (fst) usage("--fst: this build has no tracing (built with SIM_TRACE empty); make sim builds it with");
+#endif
     if ((mem_fd < 0) != (mem_size == 0)) usage("--mem-fd and --mem-size go together");
 
     struct sigaction sa {};
@@ -674,6 +732,10 @@ int main(int argc, char** argv) {
             }
             dev.seg_in(uint16_t(p[0] | p[1] << 8), get32(p + 2), std::vector<uint8_t>(p + 6, p + len));
             break;
+        case MSG_STAMPS:
+            if (!want(4)) break;
+            dev.set_stamps(get32(p) != 0);
+            break;
         case MSG_BYE:
             why = "the driver said goodbye: " + std::string(payload.begin(), payload.end());
             g_stop = 2;
@@ -693,7 +755,13 @@ int main(int argc, char** argv) {
         send(fd, MSG_BYE, bye);
         std::fprintf(stderr, "rnic-sim: protocol error: %s\n", why.c_str());
     } else {
-        std::fprintf(stderr, "rnic-sim: %s; %llu clocks\n", why.c_str(), (unsigned long long)dev.clocks());
+        // The process's CPU time too: clocks per CPU second is the
+        // simulator's speed whatever the machine's load.
+        rusage ru{};
+        getrusage(RUSAGE_SELF, &ru);
+        double cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+        std::fprintf(stderr, "rnic-sim: %s; %llu clocks, %.2f s of CPU (%.0f clocks a CPU second)\n", why.c_str(),
+                     (unsigned long long)dev.clocks(), cpu, cpu > 0 ? double(dev.clocks()) / cpu : 0.0);
     }
     ::close(fd);
     if (mem) munmap(mem, size_t(mem_size));
