@@ -50,16 +50,16 @@ const (
 	devSimDefault   = 1 << 20
 	devModelDefault = 64 << 20
 	// devIRD is the inbound Read Requests a device end offers to have
-	// outstanding: the simulated device (rnic_dev's default build) serves
-	// 8 and leaves a ninth unanswered, the session stalled (seen with
-	// bench --peer-device sim --op read --window 9; rnic_rresp's comment
-	// says 2^POST_DEPTH_LOG2 = 16).
-	devIRD = 8
+	// outstanding: the simulated device (rnic_dev's default build) keeps
+	// 2^POST_DEPTH_LOG2 = 16 Read Request buffers posted a QP (rnic_rresp,
+	// in ddp_rx's ring of as many; driver/simdev TestSimSixteenOutstanding).
+	// It was 8 while rnic_dev built ddp_rx's ring 8 deep (issue 30).
+	devIRD = 16
 	// devSimSends bounds the window of a Send bench whose server is the
-	// simulated device: with nine or more Sends arriving before the host
-	// takes the first completion, the session stalls (bench --peer-device
-	// sim --op send --window 9), as with Read Requests above.
-	devSimSends = 8
+	// simulated device: rnic_rq keeps at most 16 receive buffers of a QP
+	// posted in ddp_rx (2^POST_DEPTH_LOG2), so a 17th Send arriving before
+	// the device reposts finds no buffer (the model takes hundreds).
+	devSimSends = 16
 )
 
 // deviceIgnores are the bench flags a device run cannot honour, and why.

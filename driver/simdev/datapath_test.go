@@ -35,6 +35,13 @@ type stackPair struct {
 
 func newStackPair(t testing.TB, ctx context.Context, b driver.Backend, markers bool) *stackPair {
 	t.Helper()
+	return newStackPairWith(t, ctx, b, mpa.Config{Markers: markers, IRD: 1, ORD: 1}, 2)
+}
+
+// newStackPairWith is newStackPair with the MPA configuration both ends
+// use (markers, IRD, ORD) and the device QP's RQ size (log2) given.
+func newStackPairWith(t testing.TB, ctx context.Context, b driver.Backend, cfg mpa.Config, rqLog2 uint8) *stackPair {
+	t.Helper()
 	d, err := driver.Open(b)
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +57,7 @@ func newStackPair(t testing.TB, ctx context.Context, b driver.Backend, markers b
 	if err != nil {
 		t.Fatal(err)
 	}
-	qp, err := pd.CreateQP(6, 2, cq, cq)
+	qp, err := pd.CreateQP(6, rqLog2, cq, cq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +86,6 @@ func newStackPair(t testing.TB, ctx context.Context, b driver.Backend, markers b
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := mpa.Config{Markers: markers, IRD: 1, ORD: 1}
 	vqpc := make(chan *verbs.QP, 1)
 	go func() {
 		q, err := verbs.Accept(ctx, vpd, ln, verbs.QPConfig{MPA: cfg, EMSS: 1460})

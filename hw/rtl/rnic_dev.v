@@ -881,6 +881,14 @@ rnic_recmux #(.N(5), .W(XF_W)) xfmux (
     .m_valid(xf_valid), .m_ready(1'b1), .m_data(xf_rec)
 );
 
+// ddp_rx's post ring per (connection, queue) is 2^POST_LOG2 deep (rnic_rx's
+// RQ_AW), and rnic_rq and rnic_rresp keep at most that many buffers of one
+// (QP, queue) posted (their POST_DEPTH_LOG2): the three must agree. With
+// rnic_rx's default RQ_AW 3 under their default 16, the posts beyond 8 were
+// refused (m_post_err, unconnected) and the 9th outstanding Send or Read
+// Request found no buffer (issue 30; driver/simdev TestSimSixteenOutstanding).
+localparam POST_LOG2 = 4;
+
 // The RQ engine: RQ doorbells, RQ entries fetched and checked, posted to
 // ddp_rx's queue 0; the Sends' completions into receive CQEs.
 wire              rq_inv_valid;
@@ -889,7 +897,7 @@ wire              rq_post_valid, rq_post_ready, rs_post_valid, rs_post_ready;
 wire [CONN_W+2+64+32+64-1:0] rq_post, rs_post;
 rnic_rq #(
     .DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WIN_W(WIN_W),
-    .SQ_LOG2(SQ_LOG2), .RQ_LOG2(RQ_LOG2), .CQ_LOG2(CQ_LOG2)
+    .SQ_LOG2(SQ_LOG2), .RQ_LOG2(RQ_LOG2), .CQ_LOG2(CQ_LOG2), .POST_DEPTH_LOG2(POST_LOG2)
 ) rq (
     .clk(clk), .rst(rst),
     .rqdb_valid(rqdb_valid), .rqdb_qpn(qpdb_addr[14:3]), .rqdb_value(qpdb_wr_data), .dropped_db(),
@@ -924,7 +932,7 @@ rnic_rq #(
 // rnic_tx (through rnic_txarb).
 rnic_rresp #(
     .DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WIN_W(WIN_W),
-    .SQ_LOG2(SQ_LOG2), .RQ_LOG2(RQ_LOG2), .CQ_LOG2(CQ_LOG2)
+    .SQ_LOG2(SQ_LOG2), .RQ_LOG2(RQ_LOG2), .CQ_LOG2(CQ_LOG2), .POST_DEPTH_LOG2(POST_LOG2)
 ) rresp (
     .clk(clk), .rst(rst),
     .qp_state_wr_valid(qp_state_wr_valid), .qp_state_wr_qpn(qp_state_wr_qpn), .qp_state_wr_state(qp_state_wr_state),
@@ -959,7 +967,7 @@ rnic_recmux #(.N(2), .W(CONN_W + 2 + 64 + 32 + 64)) postmux (
 );
 
 rnic_rx #(
-    .DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .ADDR_W(64), .ID_W(64)
+    .DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(POST_LOG2), .ADDR_W(64), .ID_W(64)
 ) rx (
     .clk(clk), .rst(rst),
     .cfg_valid(rcfg_valid), .cfg_ready(rcfg_ready), .cfg_conn(rcfg_head[CFGR_W-1 -: CONN_W]),
