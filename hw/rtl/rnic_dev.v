@@ -41,8 +41,8 @@
 // Terminate of Local Catastrophic, not the protection error the model
 // names; a QP that fails (a local fault) stops its engines, but ddp_rx
 // still places the peer's traffic for it until QP_DRAIN (the model places
-// nothing more); CQ overruns failing their QPs; every counter but
-// admin_overrun reads 0.
+// nothing more); CQ overruns failing their QPs. The counters block counts
+// as the Go model does (below, "the counters block").
 //
 // Parameters are the build's: they size the device and are published in
 // the ID block, so that the driver sizes itself from the device it finds.
@@ -880,12 +880,19 @@ rnic_rx #(
     .m_cpl_valid(cpl_valid), .m_cpl_ready(cpl_ready), .m_cpl_conn(cpl_conn), .m_cpl_opcode(cpl_opcode),
     .m_cpl_tagged(cpl_tagged), .m_cpl_qn(cpl_qn), .m_cpl_msn(cpl_msn), .m_cpl_len(cpl_len), .m_cpl_id(cpl_id),
     .m_cpl_stag(), .m_cpl_inv_stag(cpl_inv_stag), .m_cpl_rr(cpl_rr),
-    .m_err_valid(rx_err_valid), .m_err_ready(1'b1), .m_err_conn(), .m_err_layer(), .m_err_etype(), .m_err_code(),
+    .m_err_valid(rx_err_valid), .m_err_ready(1'b1), .m_err_conn(), .m_err_layer(rx_err_layer),
+    .m_err_etype(rx_err_etype), .m_err_code(),
     .m_drop_valid(), .m_drop_conn(), .m_drop_reason(), .m_drop_first(), .m_drop_count(),
     .m_post_err_valid(), .m_post_err_conn(), .m_post_err_qn(), .m_post_err_id(), .m_post_err_reason(),
-    .m_berr_valid(), .m_berr_conn(), .m_berr_resp(), .m_done_valid(), .m_done_conn()
+    .m_berr_valid(), .m_berr_conn(), .m_berr_resp(), .m_done_valid(), .m_done_conn(),
+    .m_stat_verdict_valid(st_vd_valid), .m_stat_verdict_code(st_vd_code), .m_stat_verdict_conn(st_vd_conn),
+    .m_stat_place(st_place)
 );
 wire rx_err_valid;
+wire [3:0] rx_err_layer, rx_err_etype;
+wire              st_vd_valid, st_place;
+wire [2:0]        st_vd_code;
+wire [CONN_W-1:0] st_vd_conn;
 
 // The exception ring writer: the segments rnic_rx does not take in order
 // (a QP not enabled or in error, out of order, duplicate, empty) go to the
@@ -938,6 +945,117 @@ wire unused_ports = &{1'b0, s_net_tuser[63:48+CONN_W], evq_lost, mr_wr_access[1:
                       rwr_len,
                       qpdb_wr_biten, cqdb_wr_biten, qpdb_addr[1:0], cqdb_addr[1:0]};
 /* verilator lint_on UNUSEDSIGNAL */
+// --- the counters block (hw/regs/rnic.rdl; the Go model's d.cnt.add) ---------------
+//
+// Each counter counts what driver/model counts, at the point where the
+// device does the same thing:
+//   tx_fpdus, tx_octets   FPDUs onto the seam (m_net), and their octets
+//                         (MPA header, markers, pad and CRC included);
+//   tx_terminates         Terminate descriptors (opcode 7) rnic_tx takes;
+//   rx_fpdus, rx_crc_errors, rx_marker_errors   mpa_rx's verdicts as ddp_rx
+//                         takes them (0 good, 2 CRC, 3 marker or length),
+//                         each connection's first bad one only: after it
+//                         the connection's later verdicts (FPDUs already
+//                         inside) are discarded, as the model stops the
+//                         stream at the error; QP_RTS starts it again;
+//   rx_octets             the new in-order octets of each segment
+//                         mpa_rx_align accepts (its classification,
+//                         mirrored here from s_net's tuser: enabled, not
+//                         in error, not empty, seq <= rcv_nxt < seq + len;
+//                         the octets from rcv_nxt to seq + len);
+//   rx_rdmap_*, rx_ddp_*  ddp_rx's m_err (the peer's stream errors) by
+//                         layer and type; an LLP error (a bad verdict) is
+//                         counted above only;
+//   rx_terminates         ddp_rx's Terminate completions (QN 2);
+//   rx_exc_*              the EXCEPTION events of rnic_exc (one a buffer
+//                         written), by reason;
+//   dma_reads             the read clients' requests answered without an
+//                         error (a frame's last beat, err low);
+//   dma_writes            the write clients' requests done without an
+//                         error, and each in-order ULPDU with a payload
+//                         entering ddp_rx (the model's placement write,
+//                         one a DDP segment, however many bursts).
+// Several of the DMA events can fall in one clock: they go through a
+// small pending count, one increment a clock.
+localparam [3:0] OP_TERMINATE = 4'h7;   // RFC 5040 4.2
+wire cnt_tx_fpdu = fp_valid && fp_ready && fp_last;
+wire cnt_tx_term = desc_valid && desc_ready && desc[DESC_W-1 -: 4] == OP_TERMINATE;
+// A connection's verdicts after its first bad one do not count.
+reg  [(1<<CONN_W)-1:0] vd_bad_reg;
+wire vd_take = st_vd_valid && !vd_bad_reg[st_vd_conn];
+always @(posedge clk) begin
+    if (vd_take && st_vd_code != 3'd0) vd_bad_reg[st_vd_conn] <= 1'b1;
+    if (rcfg_valid && rcfg_ready) vd_bad_reg[rcfg_head[CFGR_W-1 -: CONN_W]] <= 1'b0;
+    if (rst) vd_bad_reg <= 0;
+end
+wire cnt_rx_fpdu = vd_take && st_vd_code == 3'd0;
+wire cnt_rx_crc = vd_take && st_vd_code == 3'd2;
+wire cnt_rx_mrk = vd_take && st_vd_code == 3'd3;
+// rx_octets: mpa_rx_align's classification of each segment, from its
+// first beat on s_net, against a copy of each connection's state (rnic_rx's
+// cfg: enable and base; its verdicts: error; rcv_nxt advanced here).
+reg  [(1<<CONN_W)-1:0] ro_en_reg, ro_err_reg;
+reg  [31:0]            ro_nxt_mem [0:(1<<CONN_W)-1];
+reg                    ro_mid_reg;    // inside a segment on s_net
+reg                    ro_hit_reg;
+reg  [31:0]            ro_add_reg;
+wire [CONN_W-1:0]      ro_conn = s_net_tuser[48 +: CONN_W];
+wire [31:0]            ro_seq = s_net_tuser[47:16];
+wire [31:0]            ro_end = s_net_tuser[47:16] + {16'd0, s_net_tuser[15:0]};
+wire [31:0]            ro_nxt = ro_nxt_mem[ro_conn];
+wire [31:0]            ro_ahead = ro_seq - ro_nxt;   // > 0 (signed): out of order
+wire [31:0]            ro_new = ro_end - ro_nxt;     // > 0 (signed): new octets
+wire                   ro_first = s_net_tvalid && s_net_tready && !ro_mid_reg;
+wire                   ro_take = ro_first && ro_en_reg[ro_conn] && !ro_err_reg[ro_conn] &&
+                                 s_net_tuser[15:0] != 16'd0 && (ro_ahead[31] || ro_ahead == 32'd0) &&
+                                 !ro_new[31] && ro_new != 32'd0;
+always @(posedge clk) begin
+    if (s_net_tvalid && s_net_tready) ro_mid_reg <= !s_net_tlast;
+    ro_hit_reg <= ro_take;
+    ro_add_reg <= ro_new;
+    if (ro_take) ro_nxt_mem[ro_conn] <= ro_end;
+    if (st_vd_valid && st_vd_code != 3'd0) ro_err_reg[st_vd_conn] <= 1'b1;
+    if (rcfg_valid && rcfg_ready) begin
+        ro_en_reg[rcfg_head[CFGR_W-1 -: CONN_W]] <= rcfg_head[50];
+        ro_err_reg[rcfg_head[CFGR_W-1 -: CONN_W]] <= 1'b0;
+        ro_nxt_mem[rcfg_head[CFGR_W-1 -: CONN_W]] <= rcfg_head[47:16];
+    end
+    if (rst) begin
+        ro_mid_reg <= 1'b0;
+        ro_hit_reg <= 1'b0;
+        ro_en_reg <= 0;
+        ro_err_reg <= 0;
+    end
+end
+// ddp_rx's errors by RFC 5040 4.8 layer (0 RDMAP, 1 DDP) and type.
+wire err_go = rx_err_valid;   // m_err_ready is 1 (taken every clock it is valid)
+wire cnt_rdmap_cat = err_go && rx_err_layer == 4'd0 && rx_err_etype == 4'd0;
+wire cnt_rdmap_prot = err_go && rx_err_layer == 4'd0 && rx_err_etype == 4'd1;
+wire cnt_rdmap_op = err_go && rx_err_layer == 4'd0 && rx_err_etype == 4'd2;
+wire cnt_ddp_tag = err_go && rx_err_layer == 4'd1 && rx_err_etype == 4'd1;
+wire cnt_ddp_untag = err_go && rx_err_layer == 4'd1 && rx_err_etype == 4'd2;
+wire cnt_rx_term = cpl_valid && cpl_ready && !cpl_tagged && cpl_qn == 2'd2;
+// rnic_exc's EXCEPTION events (type 3, detail = reason).
+wire exc_ev_go = exc_ev_valid && exc_ev_ready && exc_ev_entry[7:0] == 8'd3;
+wire [7:0] exc_why = exc_ev_entry[15:8];
+// DMA: requests done without an error.
+function automatic [2:0] ones4(input [3:0] v);
+    ones4 = {2'd0, v[0]} + {2'd0, v[1]} + {2'd0, v[2]} + {2'd0, v[3]};
+endfunction
+wire [3:0] dr_done = rdc_valid & rdc_ready & rdc_last & ~rdc_err;
+wire [3:0] dw_done = {st_place, wrc_done_valid & wrc_done_ready & ~wrc_done_err};
+reg  [7:0] dr_pend_reg, dw_pend_reg;
+wire [7:0] dr_sum = dr_pend_reg + {5'd0, ones4(dr_done)};
+wire [7:0] dw_sum = dw_pend_reg + {5'd0, ones4(dw_done)};
+always @(posedge clk) begin
+    dr_pend_reg <= dr_sum - {7'd0, dr_sum != 8'd0};
+    dw_pend_reg <= dw_sum - {7'd0, dw_sum != 8'd0};
+    if (rst) begin
+        dr_pend_reg <= 8'd0;
+        dw_pend_reg <= 8'd0;
+    end
+end
+
 // --- the BAR ---------------------------------------------------------------------
 
 rnic_regs regs (
@@ -972,28 +1090,28 @@ rnic_regs regs (
     .hwif_in_id_cap_cqs_value(CQS),
     .hwif_in_id_cap_vectors_value(VECTORS),
     .hwif_in_id_cap_windows_value(WINDOWS),
-    .hwif_in_counters_tx_fpdus_count_incr(1'b0),
-    .hwif_in_counters_tx_octets_count_incr(1'b0),
-    .hwif_in_counters_tx_octets_count_incrvalue(64'd0),
-    .hwif_in_counters_rx_fpdus_count_incr(1'b0),
-    .hwif_in_counters_rx_octets_count_incr(1'b0),
-    .hwif_in_counters_rx_octets_count_incrvalue(64'd0),
-    .hwif_in_counters_rx_crc_errors_count_incr(1'b0),
-    .hwif_in_counters_rx_marker_errors_count_incr(1'b0),
-    .hwif_in_counters_rx_rdmap_catastrophic_count_incr(1'b0),
-    .hwif_in_counters_rx_rdmap_protection_count_incr(1'b0),
-    .hwif_in_counters_rx_rdmap_operation_count_incr(1'b0),
-    .hwif_in_counters_rx_ddp_tagged_count_incr(1'b0),
-    .hwif_in_counters_rx_ddp_untagged_count_incr(1'b0),
-    .hwif_in_counters_tx_terminates_count_incr(1'b0),
-    .hwif_in_counters_rx_terminates_count_incr(1'b0),
-    .hwif_in_counters_rx_exc_not_enabled_count_incr(1'b0),
-    .hwif_in_counters_rx_exc_in_error_count_incr(1'b0),
-    .hwif_in_counters_rx_exc_out_of_order_count_incr(1'b0),
-    .hwif_in_counters_rx_exc_duplicate_count_incr(1'b0),
-    .hwif_in_counters_rx_exc_empty_count_incr(1'b0),
-    .hwif_in_counters_dma_reads_count_incr(1'b0),
-    .hwif_in_counters_dma_writes_count_incr(1'b0),
+    .hwif_in_counters_tx_fpdus_count_incr(cnt_tx_fpdu),
+    .hwif_in_counters_tx_octets_count_incr(fp_valid && fp_ready),
+    .hwif_in_counters_tx_octets_count_incrvalue({32'd0, fp_octets}),
+    .hwif_in_counters_rx_fpdus_count_incr(cnt_rx_fpdu),
+    .hwif_in_counters_rx_octets_count_incr(ro_hit_reg),
+    .hwif_in_counters_rx_octets_count_incrvalue({32'd0, ro_add_reg}),
+    .hwif_in_counters_rx_crc_errors_count_incr(cnt_rx_crc),
+    .hwif_in_counters_rx_marker_errors_count_incr(cnt_rx_mrk),
+    .hwif_in_counters_rx_rdmap_catastrophic_count_incr(cnt_rdmap_cat),
+    .hwif_in_counters_rx_rdmap_protection_count_incr(cnt_rdmap_prot),
+    .hwif_in_counters_rx_rdmap_operation_count_incr(cnt_rdmap_op),
+    .hwif_in_counters_rx_ddp_tagged_count_incr(cnt_ddp_tag),
+    .hwif_in_counters_rx_ddp_untagged_count_incr(cnt_ddp_untag),
+    .hwif_in_counters_tx_terminates_count_incr(cnt_tx_term),
+    .hwif_in_counters_rx_terminates_count_incr(cnt_rx_term),
+    .hwif_in_counters_rx_exc_not_enabled_count_incr(exc_ev_go && exc_why == 8'd1),
+    .hwif_in_counters_rx_exc_in_error_count_incr(exc_ev_go && exc_why == 8'd2),
+    .hwif_in_counters_rx_exc_out_of_order_count_incr(exc_ev_go && exc_why == 8'd3),
+    .hwif_in_counters_rx_exc_duplicate_count_incr(exc_ev_go && exc_why == 8'd4),
+    .hwif_in_counters_rx_exc_empty_count_incr(exc_ev_go && exc_why == 8'd5),
+    .hwif_in_counters_dma_reads_count_incr(dr_sum != 8'd0),
+    .hwif_in_counters_dma_writes_count_incr(dw_sum != 8'd0),
     .hwif_in_counters_admin_overrun_count_incr(adm_overrun || (cmd_req && cmd_is_wr && dp_busy)),
     .hwif_out_admin_cmd_req(cmd_req),
     .hwif_out_admin_cmd_req_is_wr(cmd_is_wr),
