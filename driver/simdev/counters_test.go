@@ -1,12 +1,15 @@
 package simdev
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/openrnic/rnic/driver"
+	"github.com/openrnic/rnic/driver/hostif"
 	"github.com/openrnic/rnic/driver/model"
 	"github.com/openrnic/rnic/driver/regs"
+	"github.com/openrnic/rnic/iwarp/verbs"
 )
 
 // counters reads every counter of b's counters block (what `rnic-loader
@@ -95,5 +98,60 @@ func TestSimCountersAgainstModel(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// drainRun consumes entries of both rings of a stack pair's QP (three
+// signalled RDMA Writes; two receives the stack's Sends complete), then
+// drains and destroys the QP: QP_DRAIN's output words, how far the SQ and
+// RQ engines consumed the rings.
+func drainRun(t *testing.T, b driver.Backend) hostif.DrainResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sp := newStackPair(t, ctx, b, true)
+	for i := range 3 {
+		if err := sp.qp.PostSend(hostif.SQE{Op: hostif.OpWrite, Signaled: true, Length: 100, ID: uint64(i),
+			LKey: sp.mr.STag, LocalTO: sp.mr.TO, RKey: sp.vmr.STag, RemoteTO: sp.vmr.Addr}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sp.waitCQEs(t, ctx, b, 3)
+	for i := range 2 {
+		if err := sp.qp.PostRecv(hostif.RQE{ID: uint64(10 + i), LKey: sp.mr.STag, Length: 64,
+			LocalTO: sp.mr.TO + 4096}); err != nil {
+			t.Fatal(err)
+		}
+		if err := sp.vqp.PostSend(ctx, verbs.SendWR{ID: uint64(i), Op: verbs.OpSend, Data: []byte("drain")}); err != nil {
+			t.Fatal(err)
+		}
+		if c := sp.waitCQEs(t, ctx, b, 1)[0]; c.ID != uint64(10+i) || c.Status != hostif.StatusSuccess {
+			t.Fatalf("receive CQE %+v", c)
+		}
+	}
+	res, err := sp.qp.Destroy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// QP_DRAIN's output words (ARG0 the SQ's consumer index, ARG1 the RQ's)
+// from the simulated device's engines, as the model answers them.
+func TestSimDrainIndices(t *testing.T) {
+	sim := start(t, Config{MemSize: 4 << 20})
+	got := drainRun(t, sim)
+	m, err := model.New(model.Config{QPs: 64, CQs: 64, STags: 1024, Vectors: 4, Windows: 16,
+		SQLog2: 10, RQLog2: 10, CQLog2: 12, DataWidth: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	want := drainRun(t, m)
+	if want != (hostif.DrainResult{SQIndex: 3, RQIndex: 2}) {
+		t.Fatalf("the model drained at %+v, want SQ 3, RQ 2", want)
+	}
+	if got != want {
+		t.Fatalf("QP_DRAIN: sim %+v, model %+v", got, want)
 	}
 }

@@ -126,6 +126,11 @@ module rnic_admin #(
     output wire [255:0]       out_args,
     output wire               out_args_we,
     output wire               overrun,
+    // QP_DRAIN's output words: the command's qpn, and the SQ and RQ
+    // engines' consumer indices of it (rnic_sq's, rnic_rq's ci_rd_*).
+    output wire [CONN_W-1:0]  ci_qpn,
+    input  wire [15:0]        sq_ci,
+    input  wire [15:0]        rq_ci,
 
     output wire               mr_wr_valid,
     output wire [STAG_AW-1:0] mr_wr_index,
@@ -691,7 +696,10 @@ end
 assign busy = busy_reg;
 assign status_code = code_reg;
 assign last_op = last_op_reg;
-assign out_args = 256'd0;   // QP_DRAIN: SQ and RQ consumer indices 0, the rest 0
+// QP_DRAIN: ARG0 the SQ's consumer index, ARG1 the RQ's, the rest 0 (the
+// engines' indices of the command's QP in the clock the words are written).
+assign ci_qpn = qpn;
+assign out_args = {192'd0, 16'd0, rq_ci, 16'd0, sq_ci};
 assign out_args_we = out_we_reg;
 assign overrun = ovr_reg;
 

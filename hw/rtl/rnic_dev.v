@@ -186,6 +186,9 @@ wire [255:0] args_wr;                     // ARG0..ARG7 as the driver wrote them
 wire         adm_busy, adm_out_we, adm_overrun;
 wire [7:0]   adm_code, adm_last_op;
 wire [255:0] adm_out;
+// QP_DRAIN's output words: the engines' consumer indices of its QP.
+wire [CONN_W-1:0] drain_qpn;
+wire [15:0]       drain_sq_ci, drain_rq_ci;
 // The datapath has not yet taken a command's effect (rnic_rx's and
 // ddp_rx's configuration queues below): STATUS.BUSY stays set and a CMD
 // write is refused as while the mailbox runs. ddp_rx takes an STag write
@@ -242,6 +245,7 @@ rnic_admin #(
     .out_args(adm_out),
     .out_args_we(adm_out_we),
     .overrun(adm_overrun),
+    .ci_qpn(drain_qpn), .sq_ci(drain_sq_ci), .rq_ci(drain_rq_ci),
     // Toward the engines below. The exception ring's configuration waits
     // for the exception writer.
     /* verilator lint_off PINCONNECTEMPTY */
@@ -390,7 +394,8 @@ rnic_sq #(
     .tx_axis_tdata(txs_data[DATA_W-1:0]), .tx_axis_tkeep(txs_keep[DATA_W/8-1:0]), .tx_axis_tvalid(txs_valid[0]),
     .tx_axis_tready(txs_ready[0]), .tx_axis_tlast(txs_last[0]),
     .cq_valid(sq_cq_valid), .cq_ready(sq_cq_ready), .cq_cqn(sq_cq_cqn), .cq_entry(sq_cq_entry),
-    .ev_valid(sq_ev_valid), .ev_ready(sq_ev_ready), .ev_entry(sq_ev_entry), .dropped_ev()
+    .ev_valid(sq_ev_valid), .ev_ready(sq_ev_ready), .ev_entry(sq_ev_entry), .dropped_ev(),
+    .ci_rd_qpn(drain_qpn), .ci_rd_value(drain_sq_ci)
 );
 // The other engines' faults, one at a time into xfail (no ready: the
 // merge's output is always taken).
@@ -807,7 +812,8 @@ rnic_rq #(
     // completes FLUSHED.
     .qerr_valid(qerr_valid), .qerr_qpn(qerr_qpn), .qerr_status(8'd1), .qerr_layer_etype(8'd0), .qerr_code(8'd0),
     .cq_valid(rq_cq_valid), .cq_ready(rq_cq_ready), .cq_cqn(rq_cq_cqn), .cq_entry(rq_cq_entry),
-    .ev_valid(rq_ev_valid), .ev_ready(rq_ev_ready), .ev_entry(rq_ev_entry)
+    .ev_valid(rq_ev_valid), .ev_ready(rq_ev_ready), .ev_entry(rq_ev_entry),
+    .ci_rd_qpn(drain_qpn), .ci_rd_value(drain_rq_ci)
 );
 
 // The Read responder: the device's own Read Request and Terminate buffers
