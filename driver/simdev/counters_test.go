@@ -1,6 +1,7 @@
 package simdev
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -154,4 +155,95 @@ func TestSimDrainIndices(t *testing.T) {
 	if got != want {
 		t.Fatalf("QP_DRAIN: sim %+v, model %+v", got, want)
 	}
+}
+
+// placementRefused registers an MR over a buffer of its own, clears the
+// buffer's DMA window (slot 2: the arena has 0, the pair's buffer 1) and
+// has the stack RDMA Write 5000 octets into it: the device refuses the
+// placement (DMA_REFUSED, what for placement) and writes nothing there.
+// It returns the buffer's octets and the DMA_REFUSED events for placement.
+func placementRefused(t *testing.T, b driver.Backend) ([]byte, []hostif.Event) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sp := newStackPair(t, ctx, b, true)
+	buf2, err := sp.d.AllocDMA(16 << 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range buf2.Mem {
+		buf2.Mem[i] = byte(i*3 + 1)
+	}
+	before := append([]byte(nil), buf2.Mem...)
+	mr2, err := sp.pd.RegisterMR(buf2, 0, uint64(len(buf2.Mem)), hostif.AccessLocalRead|hostif.AccessRemoteWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sp.d.Exec(hostif.DMAWindow{Slot: 2}); err != nil {
+		t.Fatal(err)
+	}
+	// The device (the Initiator) sends first.
+	if err := sp.qp.PostSend(hostif.SQE{Op: hostif.OpWrite, Signaled: true, Length: 10, ID: 1, LKey: sp.mr.STag,
+		LocalTO: sp.mr.TO, RKey: sp.vmr.STag, RemoteTO: sp.vmr.Addr}); err != nil {
+		t.Fatal(err)
+	}
+	sp.waitCQEs(t, ctx, b, 1)
+	pw := make([]byte, 5000)
+	for i := range pw {
+		pw[i] = byte(i*11 + 5)
+	}
+	if err := sp.vqp.PostSend(ctx, verbs.SendWR{Op: verbs.OpWrite, Data: pw, RemoteSTag: mr2.STag,
+		RemoteTO: mr2.TO + 3, Unsignaled: true}); err != nil {
+		t.Fatal(err)
+	}
+	// Events until the first refusal, then 200 ms more (what the engines
+	// still had of the Write: the device refuses each burst, the stream
+	// ends at the first error).
+	var refused []hostif.Event
+	var settle time.Time
+	for settle.IsZero() || time.Now().Before(settle) {
+		evs, err := sp.d.Events()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			if e.Type == hostif.EventDMARefused && e.Detail == hostif.DMAForPlacement {
+				refused = append(refused, e)
+				if settle.IsZero() {
+					settle = time.Now().Add(200 * time.Millisecond)
+				}
+				if e.Address < buf2.Addr || e.Address+uint64(e.Value) > buf2.Addr+uint64(len(buf2.Mem)) {
+					t.Errorf("DMA_REFUSED %+v outside the buffer at %#x", e, buf2.Addr)
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("DMA_REFUSED for placement: %v after 60 s; memory written: %v", refused,
+				!bytes.Equal(buf2.Mem, before))
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	if !bytes.Equal(buf2.Mem, before) {
+		t.Error("a placement into a cleared DMA window was written")
+	}
+	return buf2.Mem, refused
+}
+
+// A placement write into an MR whose DMA window was cleared after
+// MR_WRITE: neither the simulated device (rnic_dma_wr's pass-through
+// check) nor the model writes an octet of it, and both raise DMA_REFUSED
+// for placement inside the MR's memory (the device one per AXI burst, the
+// model one per DDP segment).
+func TestSimPlacementWindow(t *testing.T) {
+	sim := start(t, Config{MemSize: 4 << 20})
+	_, got := placementRefused(t, sim)
+	m, err := model.New(model.Config{QPs: 64, CQs: 64, STags: 1024, Vectors: 4, Windows: 16,
+		SQLog2: 10, RQLog2: 10, CQLog2: 12, DataWidth: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	_, want := placementRefused(t, m)
+	t.Logf("sim DMA_REFUSED %v; model %v", got, want)
 }

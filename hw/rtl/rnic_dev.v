@@ -552,20 +552,26 @@ function automatic [119:0] refused_event(input [2:0] what, input [63:0] addr, in
 endfunction
 /* verilator lint_on UNUSEDSIGNAL */
 
-// The write engine's refusals are not events of their own: its clients
-// are the CQ writer, which raises a refused CQE's DMA_REFUSED itself (with
-// the cqn), and the event writer, whose refused write has no event ring
-// to be told on (rnic_evq counts it lost). Placement writes are not
-// window-checked (rnic_dma_wr's header).
+// The write engine's client refusals are not events of their own: its
+// clients are the CQ writer, which raises a refused CQE's DMA_REFUSED
+// itself (with the cqn), and the event writer, whose refused write has no
+// event ring to be told on (rnic_evq counts it lost). A refused placement
+// burst (pref_*: its beats' address and octets) is a DMA_REFUSED for
+// placement (what 4; the qpn is not known there: 0xffff).
 assign rwr_ready = 1'b1;
+wire        pref_valid, pref_ready;
+wire [63:0] pref_addr;
+wire [31:0] pref_len;
+localparam [2:0] FOR_PLACEMENT = 3'd4;   // hostif.DMAForPlacement
 
 wire         rq_ev_valid, rq_ev_ready, exc_ev_valid, exc_ev_ready;
 wire [119:0] rq_ev_entry, exc_ev_entry;
-rnic_evq #(.DATA_W(DATA_W), .N_SRC(5)) evq (
+rnic_evq #(.DATA_W(DATA_W), .N_SRC(6)) evq (
     .clk(clk), .rst(rst),
-    .ev_valid({exc_ev_valid, rq_ev_valid, rrd_valid, cq_ev_valid, sq_ev_valid}),
-    .ev_ready({exc_ev_ready, rq_ev_ready, rrd_ready, cq_ev_ready, sq_ev_ready}),
-    .ev_entry({exc_ev_entry, rq_ev_entry, refused_event(rrd_what, rrd_addr, rrd_len), cq_ev_entry, sq_ev_entry}),
+    .ev_valid({pref_valid, exc_ev_valid, rq_ev_valid, rrd_valid, cq_ev_valid, sq_ev_valid}),
+    .ev_ready({pref_ready, exc_ev_ready, rq_ev_ready, rrd_ready, cq_ev_ready, sq_ev_ready}),
+    .ev_entry({refused_event(FOR_PLACEMENT, pref_addr, pref_len), exc_ev_entry, rq_ev_entry,
+               refused_event(rrd_what, rrd_addr, rrd_len), cq_ev_entry, sq_ev_entry}),
     .evr_valid(evr_valid), .evr_set(evr_set), .evr_ring(evr_ring), .evr_log2(evr_log2),
     .wr_req_valid(wrc_req_valid[1]), .wr_req_ready(wrc_req_ready[1]), .wr_req_addr(wrc_req_addr[127:64]),
     .wr_req_len(wrc_req_len[63:32]), .wr_req_what(wrc_req_what[5:3]),
@@ -615,6 +621,7 @@ rnic_dma_wr #(.DATA_W(DATA_W), .N_WR(N_WR), .WIN_W(WIN_W), .ID_W(AXI_ID_W)) dma_
     .wr_done_valid(wrc_done_valid), .wr_done_ready(wrc_done_ready), .wr_done_err(wrc_done_err),
     .win_wr_valid(win_wr_valid), .win_wr_slot(win_wr_slot), .win_wr_addr(win_wr_addr), .win_wr_len(win_wr_len),
     .ref_valid(rwr_valid), .ref_ready(rwr_ready), .ref_what(rwr_what), .ref_addr(rwr_addr), .ref_len(rwr_len),
+    .pref_valid(pref_valid), .pref_ready(pref_ready), .pref_addr(pref_addr), .pref_len(pref_len),
     // The placement writes (ddp_rx's AXI4 master, through rnic_rx and
     // rnic_axisink).
     .s_axi_awid(px_awid), .s_axi_awaddr(px_awaddr), .s_axi_awlen(px_awlen), .s_axi_awsize(px_awsize),
@@ -938,7 +945,7 @@ wire moving = adm_busy || sqdb_valid || cqdb_valid || qp_rts_valid || qp_state_w
               s_net_tvalid || rcfg_valid || ccfg_valid || stg_valid || cpl_valid || rx_err_valid || pl_awvalid ||
               pl_wvalid || pl_bvalid || rqdb_valid || rq_qp_rd_req || rq_mr_rd_req || rs_mr_rd_req || rq_cq_valid ||
               rq_ev_valid || rq_post_valid || rs_post_valid || rq_fail_valid || rs_fail_valid || qerr_valid ||
-              (|txs_desc_valid) || (|txs_valid) || exc_tvalid || exc_ev_valid;
+              (|txs_desc_valid) || (|txs_valid) || exc_tvalid || exc_ev_valid || pref_valid;
 reg [12:0] quiet_reg;
 always @(posedge clk) begin
     if (moving) quiet_reg <= 13'd0;
