@@ -42,7 +42,9 @@
 // completions) and the MR fences (MR_INVALIDATE and MR_WRITE over a valid
 // entry wait until no placement or DMA read through the entry is in
 // flight). Today nothing is in flight, as in the model: QP_DRAIN answers
-// at once, with consumer indices 0 (no SQ or RQ engine consumed anything).
+// at once, with the SQ and RQ engines' consumer indices of the QP (sq_ci,
+// rq_ci for ci_qpn) as they stand in the clock its output words are
+// written.
 //
 // Interface:
 //   cmd_wr, cmd_op, cmd_args   the CMD write strobe, its opcode ([7:0] of
@@ -54,6 +56,9 @@
 //   out_args, out_args_we      QP_DRAIN's output words (ARG0 SQ consumer
 //                   index, ARG1 RQ's, the rest 0) and their one-clock write
 //                   enable into ARG0..ARG7
+//   ci_qpn, sq_ci, rq_ci       the command's qpn out, the SQ and RQ engines'
+//                   consumer indices of it in (rnic_sq's, rnic_rq's
+//                   ci_rd_*; combinational there)
 //   overrun         one-clock pulse: a CMD write while busy (ignored;
 //                   rnic_dev counts it in admin_overrun)
 // Toward the datapath (rnic_dev leaves them unconnected until it exists):
@@ -126,6 +131,11 @@ module rnic_admin #(
     output wire [255:0]       out_args,
     output wire               out_args_we,
     output wire               overrun,
+    // QP_DRAIN's output words: the command's qpn, and the SQ and RQ
+    // engines' consumer indices of it (rnic_sq's, rnic_rq's ci_rd_*).
+    output wire [CONN_W-1:0]  ci_qpn,
+    input  wire [15:0]        sq_ci,
+    input  wire [15:0]        rq_ci,
 
     output wire               mr_wr_valid,
     output wire [STAG_AW-1:0] mr_wr_index,
@@ -556,8 +566,8 @@ always @* begin
                 qst_pulse = 1'b1; qst_new = QP_RTS;
             end
             OP_QP_DRAIN: begin
-                // Nothing in flight today: the drain is immediate and the
-                // consumer indices are 0, as in the model.
+                // Nothing in flight today: the drain is immediate; the
+                // output words are the engines' consumer indices.
                 out_we = 1'b1;
                 qp_state_next[2 * qpn +: 2] = QP_DRAINED;
                 qst_pulse = 1'b1; qst_new = QP_DRAINED;
@@ -691,7 +701,10 @@ end
 assign busy = busy_reg;
 assign status_code = code_reg;
 assign last_op = last_op_reg;
-assign out_args = 256'd0;   // QP_DRAIN: SQ and RQ consumer indices 0, the rest 0
+// QP_DRAIN: ARG0 the SQ's consumer index, ARG1 the RQ's, the rest 0 (the
+// engines' indices of the command's QP in the clock the words are written).
+assign ci_qpn = qpn;
+assign out_args = {192'd0, 16'd0, rq_ci, 16'd0, sq_ci};
 assign out_args_we = out_we_reg;
 assign overrun = ovr_reg;
 

@@ -46,8 +46,8 @@
 // stream copies no headers (hdrct 0: no DDP or RDMAP header, no segment
 // length; the model's does, RFC 5040 7.2); after a failure the peer's
 // segments are taken by MPA and dropped by ddp_rx, where the model writes
-// them to the exception ring (reason in error); every counter but
-// admin_overrun reads 0.
+// them to the exception ring (reason in error). The counters block counts
+// as the Go model does (below, "the counters block").
 //
 // Parameters are the build's: they size the device and are published in
 // the ID block, so that the driver sizes itself from the device it finds.
@@ -191,6 +191,9 @@ wire [255:0] args_wr;                     // ARG0..ARG7 as the driver wrote them
 wire         adm_busy, adm_out_we, adm_overrun;
 wire [7:0]   adm_code, adm_last_op;
 wire [255:0] adm_out;
+// QP_DRAIN's output words: the engines' consumer indices of its QP.
+wire [CONN_W-1:0] drain_qpn;
+wire [15:0]       drain_sq_ci, drain_rq_ci;
 // The datapath has not yet taken a command's effect (rnic_rx's and
 // ddp_rx's configuration queues below): STATUS.BUSY stays set and a CMD
 // write is refused as while the mailbox runs. ddp_rx takes an STag write
@@ -247,6 +250,7 @@ rnic_admin #(
     .out_args(adm_out),
     .out_args_we(adm_out_we),
     .overrun(adm_overrun),
+    .ci_qpn(drain_qpn), .sq_ci(drain_sq_ci), .rq_ci(drain_rq_ci),
     // Toward the engines below. The exception ring's configuration waits
     // for the exception writer.
     /* verilator lint_off PINCONNECTEMPTY */
@@ -399,7 +403,8 @@ rnic_sq #(
     .tx_axis_tdata(txs_data[DATA_W-1:0]), .tx_axis_tkeep(txs_keep[DATA_W/8-1:0]), .tx_axis_tvalid(txs_valid[0]),
     .tx_axis_tready(txs_ready[0]), .tx_axis_tlast(txs_last[0]),
     .cq_valid(sq_cq_valid), .cq_ready(sq_cq_ready), .cq_cqn(sq_cq_cqn), .cq_entry(sq_cq_entry),
-    .ev_valid(sq_ev_valid), .ev_ready(sq_ev_ready), .ev_entry(sq_ev_entry), .dropped_ev()
+    .ev_valid(sq_ev_valid), .ev_ready(sq_ev_ready), .ev_entry(sq_ev_entry), .dropped_ev(),
+    .ci_rd_qpn(drain_qpn), .ci_rd_value(drain_sq_ci)
 );
 
 // rnic_tx's connection configuration from each QP_RTS: marker position
@@ -546,20 +551,26 @@ function automatic [119:0] refused_event(input [2:0] what, input [63:0] addr, in
 endfunction
 /* verilator lint_on UNUSEDSIGNAL */
 
-// The write engine's refusals are not events of their own: its clients
-// are the CQ writer, which raises a refused CQE's DMA_REFUSED itself (with
-// the cqn), and the event writer, whose refused write has no event ring
-// to be told on (rnic_evq counts it lost). Placement writes are not
-// window-checked (rnic_dma_wr's header).
+// The write engine's client refusals are not events of their own: its
+// clients are the CQ writer, which raises a refused CQE's DMA_REFUSED
+// itself (with the cqn), and the event writer, whose refused write has no
+// event ring to be told on (rnic_evq counts it lost). A refused placement
+// burst (pref_*: its beats' address and octets) is a DMA_REFUSED for
+// placement (what 4; the qpn is not known there: 0xffff).
 assign rwr_ready = 1'b1;
+wire        pref_valid, pref_ready;
+wire [63:0] pref_addr;
+wire [31:0] pref_len;
+localparam [2:0] FOR_PLACEMENT = 3'd4;   // hostif.DMAForPlacement
 
 wire         rq_ev_valid, rq_ev_ready, exc_ev_valid, exc_ev_ready;
 wire [119:0] rq_ev_entry, exc_ev_entry;
-rnic_evq #(.DATA_W(DATA_W), .N_SRC(5)) evq (
+rnic_evq #(.DATA_W(DATA_W), .N_SRC(6)) evq (
     .clk(clk), .rst(rst),
-    .ev_valid({exc_ev_valid, rq_ev_valid, rrd_valid, cq_ev_valid, sq_ev_valid}),
-    .ev_ready({exc_ev_ready, rq_ev_ready, rrd_ready, cq_ev_ready, sq_ev_ready}),
-    .ev_entry({exc_ev_entry, rq_ev_entry, refused_event(rrd_what, rrd_addr, rrd_len), cq_ev_entry, sq_ev_entry}),
+    .ev_valid({pref_valid, exc_ev_valid, rq_ev_valid, rrd_valid, cq_ev_valid, sq_ev_valid}),
+    .ev_ready({pref_ready, exc_ev_ready, rq_ev_ready, rrd_ready, cq_ev_ready, sq_ev_ready}),
+    .ev_entry({refused_event(FOR_PLACEMENT, pref_addr, pref_len), exc_ev_entry, rq_ev_entry,
+               refused_event(rrd_what, rrd_addr, rrd_len), cq_ev_entry, sq_ev_entry}),
     .evr_valid(evr_valid), .evr_set(evr_set), .evr_ring(evr_ring), .evr_log2(evr_log2),
     .wr_req_valid(wrc_req_valid[1]), .wr_req_ready(wrc_req_ready[1]), .wr_req_addr(wrc_req_addr[127:64]),
     .wr_req_len(wrc_req_len[63:32]), .wr_req_what(wrc_req_what[5:3]),
@@ -609,6 +620,7 @@ rnic_dma_wr #(.DATA_W(DATA_W), .N_WR(N_WR), .WIN_W(WIN_W), .ID_W(AXI_ID_W)) dma_
     .wr_done_valid(wrc_done_valid), .wr_done_ready(wrc_done_ready), .wr_done_err(wrc_done_err),
     .win_wr_valid(win_wr_valid), .win_wr_slot(win_wr_slot), .win_wr_addr(win_wr_addr), .win_wr_len(win_wr_len),
     .ref_valid(rwr_valid), .ref_ready(rwr_ready), .ref_what(rwr_what), .ref_addr(rwr_addr), .ref_len(rwr_len),
+    .pref_valid(pref_valid), .pref_ready(pref_ready), .pref_addr(pref_addr), .pref_len(pref_len),
     // The placement writes (ddp_rx's AXI4 master, through rnic_rx and
     // rnic_axisink).
     .s_axi_awid(px_awid), .s_axi_awaddr(px_awaddr), .s_axi_awlen(px_awlen), .s_axi_awsize(px_awsize),
@@ -923,7 +935,8 @@ rnic_rq #(
     .qerr_valid(qerr_valid), .qerr_qpn(qerr_qpn), .qerr_status(qerr_status), .qerr_layer_etype(qerr_le),
     .qerr_code(qerr_code),
     .cq_valid(rq_cq_valid), .cq_ready(rq_cq_ready), .cq_cqn(rq_cq_cqn), .cq_entry(rq_cq_entry),
-    .ev_valid(rq_ev_valid), .ev_ready(rq_ev_ready), .ev_entry(rq_ev_entry)
+    .ev_valid(rq_ev_valid), .ev_ready(rq_ev_ready), .ev_entry(rq_ev_entry),
+    .ci_rd_qpn(drain_qpn), .ci_rd_value(drain_rq_ci)
 );
 
 // The Read responder: the device's own Read Request and Terminate buffers
@@ -1000,8 +1013,13 @@ rnic_rx #(
     .m_err_etype(rx_err_etype), .m_err_code(rx_err_code),
     .m_drop_valid(), .m_drop_conn(), .m_drop_reason(), .m_drop_first(), .m_drop_count(),
     .m_post_err_valid(), .m_post_err_conn(), .m_post_err_qn(), .m_post_err_id(), .m_post_err_reason(),
-    .m_berr_valid(), .m_berr_conn(), .m_berr_resp(), .m_done_valid(), .m_done_conn()
+    .m_berr_valid(), .m_berr_conn(), .m_berr_resp(), .m_done_valid(), .m_done_conn(),
+    .m_stat_verdict_valid(st_vd_valid), .m_stat_verdict_code(st_vd_code), .m_stat_verdict_conn(st_vd_conn),
+    .m_stat_place(st_place)
 );
+wire              st_vd_valid, st_place;
+wire [2:0]        st_vd_code;
+wire [CONN_W-1:0] st_vd_conn;
 
 // The exception ring writer: the segments rnic_rx does not take in order
 // (a QP not enabled or in error, out of order, duplicate, empty) go to the
@@ -1042,7 +1060,7 @@ wire moving = adm_busy || sqdb_valid || cqdb_valid || qp_rts_valid || qp_state_w
               pl_wvalid || pl_bvalid || rqdb_valid || rq_qp_rd_req || rq_mr_rd_req || rs_mr_rd_req || rq_cq_valid ||
               rq_ev_valid || rq_post_valid || rs_post_valid || rq_fail_valid || rs_fail_valid || qerr_valid ||
               (|txs_desc_valid) || (|txs_valid) || exc_tvalid || exc_ev_valid || qfd_v ||
-              ow_st_reg != OW_IDLE || cq_ovf_valid;
+              ow_st_reg != OW_IDLE || cq_ovf_valid || pref_valid;
 reg [12:0] quiet_reg;
 always @(posedge clk) begin
     if (moving) quiet_reg <= 13'd0;
@@ -1055,6 +1073,117 @@ wire unused_ports = &{1'b0, s_net_tuser[63:48+CONN_W], evq_lost, mr_wr_access[1:
                       rwr_len,
                       qpdb_wr_biten, cqdb_wr_biten, qpdb_addr[1:0], cqdb_addr[1:0]};
 /* verilator lint_on UNUSEDSIGNAL */
+// --- the counters block (hw/regs/rnic.rdl; the Go model's d.cnt.add) ---------------
+//
+// Each counter counts what driver/model counts, at the point where the
+// device does the same thing:
+//   tx_fpdus, tx_octets   FPDUs onto the seam (m_net), and their octets
+//                         (MPA header, markers, pad and CRC included);
+//   tx_terminates         Terminate descriptors (opcode 7) rnic_tx takes;
+//   rx_fpdus, rx_crc_errors, rx_marker_errors   mpa_rx's verdicts as ddp_rx
+//                         takes them (0 good, 2 CRC, 3 marker or length),
+//                         each connection's first bad one only: after it
+//                         the connection's later verdicts (FPDUs already
+//                         inside) are discarded, as the model stops the
+//                         stream at the error; QP_RTS starts it again;
+//   rx_octets             the new in-order octets of each segment
+//                         mpa_rx_align accepts (its classification,
+//                         mirrored here from s_net's tuser: enabled, not
+//                         in error, not empty, seq <= rcv_nxt < seq + len;
+//                         the octets from rcv_nxt to seq + len);
+//   rx_rdmap_*, rx_ddp_*  ddp_rx's m_err (the peer's stream errors) by
+//                         layer and type; an LLP error (a bad verdict) is
+//                         counted above only;
+//   rx_terminates         ddp_rx's Terminate completions (QN 2);
+//   rx_exc_*              the EXCEPTION events of rnic_exc (one a buffer
+//                         written), by reason;
+//   dma_reads             the read clients' requests answered without an
+//                         error (a frame's last beat, err low);
+//   dma_writes            the write clients' requests done without an
+//                         error, and each in-order ULPDU with a payload
+//                         entering ddp_rx (the model's placement write,
+//                         one a DDP segment, however many bursts).
+// Several of the DMA events can fall in one clock: they go through a
+// small pending count, one increment a clock.
+localparam [3:0] OP_TERMINATE = 4'h7;   // RFC 5040 4.2
+wire cnt_tx_fpdu = fp_valid && fp_ready && fp_last;
+wire cnt_tx_term = desc_valid && desc_ready && desc[DESC_W-1 -: 4] == OP_TERMINATE;
+// A connection's verdicts after its first bad one do not count.
+reg  [(1<<CONN_W)-1:0] vd_bad_reg;
+wire vd_take = st_vd_valid && !vd_bad_reg[st_vd_conn];
+always @(posedge clk) begin
+    if (vd_take && st_vd_code != 3'd0) vd_bad_reg[st_vd_conn] <= 1'b1;
+    if (rcfg_valid && rcfg_ready) vd_bad_reg[rcfg_head[CFGR_W-1 -: CONN_W]] <= 1'b0;
+    if (rst) vd_bad_reg <= 0;
+end
+wire cnt_rx_fpdu = vd_take && st_vd_code == 3'd0;
+wire cnt_rx_crc = vd_take && st_vd_code == 3'd2;
+wire cnt_rx_mrk = vd_take && st_vd_code == 3'd3;
+// rx_octets: mpa_rx_align's classification of each segment, from its
+// first beat on s_net, against a copy of each connection's state (rnic_rx's
+// cfg: enable and base; its verdicts: error; rcv_nxt advanced here).
+reg  [(1<<CONN_W)-1:0] ro_en_reg, ro_err_reg;
+reg  [31:0]            ro_nxt_mem [0:(1<<CONN_W)-1];
+reg                    ro_mid_reg;    // inside a segment on s_net
+reg                    ro_hit_reg;
+reg  [31:0]            ro_add_reg;
+wire [CONN_W-1:0]      ro_conn = s_net_tuser[48 +: CONN_W];
+wire [31:0]            ro_seq = s_net_tuser[47:16];
+wire [31:0]            ro_end = s_net_tuser[47:16] + {16'd0, s_net_tuser[15:0]};
+wire [31:0]            ro_nxt = ro_nxt_mem[ro_conn];
+wire [31:0]            ro_ahead = ro_seq - ro_nxt;   // > 0 (signed): out of order
+wire [31:0]            ro_new = ro_end - ro_nxt;     // > 0 (signed): new octets
+wire                   ro_first = s_net_tvalid && s_net_tready && !ro_mid_reg;
+wire                   ro_take = ro_first && ro_en_reg[ro_conn] && !ro_err_reg[ro_conn] &&
+                                 s_net_tuser[15:0] != 16'd0 && (ro_ahead[31] || ro_ahead == 32'd0) &&
+                                 !ro_new[31] && ro_new != 32'd0;
+always @(posedge clk) begin
+    if (s_net_tvalid && s_net_tready) ro_mid_reg <= !s_net_tlast;
+    ro_hit_reg <= ro_take;
+    ro_add_reg <= ro_new;
+    if (ro_take) ro_nxt_mem[ro_conn] <= ro_end;
+    if (st_vd_valid && st_vd_code != 3'd0) ro_err_reg[st_vd_conn] <= 1'b1;
+    if (rcfg_valid && rcfg_ready) begin
+        ro_en_reg[rcfg_head[CFGR_W-1 -: CONN_W]] <= rcfg_head[50];
+        ro_err_reg[rcfg_head[CFGR_W-1 -: CONN_W]] <= 1'b0;
+        ro_nxt_mem[rcfg_head[CFGR_W-1 -: CONN_W]] <= rcfg_head[47:16];
+    end
+    if (rst) begin
+        ro_mid_reg <= 1'b0;
+        ro_hit_reg <= 1'b0;
+        ro_en_reg <= 0;
+        ro_err_reg <= 0;
+    end
+end
+// ddp_rx's errors by RFC 5040 4.8 layer (0 RDMAP, 1 DDP) and type.
+wire err_go = rx_err_valid && rxe_ready;   // m_err taken (by the QP failure merge, xfmux)
+wire cnt_rdmap_cat = err_go && rx_err_layer == 4'd0 && rx_err_etype == 4'd0;
+wire cnt_rdmap_prot = err_go && rx_err_layer == 4'd0 && rx_err_etype == 4'd1;
+wire cnt_rdmap_op = err_go && rx_err_layer == 4'd0 && rx_err_etype == 4'd2;
+wire cnt_ddp_tag = err_go && rx_err_layer == 4'd1 && rx_err_etype == 4'd1;
+wire cnt_ddp_untag = err_go && rx_err_layer == 4'd1 && rx_err_etype == 4'd2;
+wire cnt_rx_term = cpl_valid && cpl_ready && !cpl_tagged && cpl_qn == 2'd2;
+// rnic_exc's EXCEPTION events (type 3, detail = reason).
+wire exc_ev_go = exc_ev_valid && exc_ev_ready && exc_ev_entry[7:0] == 8'd3;
+wire [7:0] exc_why = exc_ev_entry[15:8];
+// DMA: requests done without an error.
+function automatic [2:0] ones4(input [3:0] v);
+    ones4 = {2'd0, v[0]} + {2'd0, v[1]} + {2'd0, v[2]} + {2'd0, v[3]};
+endfunction
+wire [3:0] dr_done = rdc_valid & rdc_ready & rdc_last & ~rdc_err;
+wire [3:0] dw_done = {st_place, wrc_done_valid & wrc_done_ready & ~wrc_done_err};
+reg  [7:0] dr_pend_reg, dw_pend_reg;
+wire [7:0] dr_sum = dr_pend_reg + {5'd0, ones4(dr_done)};
+wire [7:0] dw_sum = dw_pend_reg + {5'd0, ones4(dw_done)};
+always @(posedge clk) begin
+    dr_pend_reg <= dr_sum - {7'd0, dr_sum != 8'd0};
+    dw_pend_reg <= dw_sum - {7'd0, dw_sum != 8'd0};
+    if (rst) begin
+        dr_pend_reg <= 8'd0;
+        dw_pend_reg <= 8'd0;
+    end
+end
+
 // --- the BAR ---------------------------------------------------------------------
 
 rnic_regs regs (
@@ -1089,28 +1218,28 @@ rnic_regs regs (
     .hwif_in_id_cap_cqs_value(CQS),
     .hwif_in_id_cap_vectors_value(VECTORS),
     .hwif_in_id_cap_windows_value(WINDOWS),
-    .hwif_in_counters_tx_fpdus_count_incr(1'b0),
-    .hwif_in_counters_tx_octets_count_incr(1'b0),
-    .hwif_in_counters_tx_octets_count_incrvalue(64'd0),
-    .hwif_in_counters_rx_fpdus_count_incr(1'b0),
-    .hwif_in_counters_rx_octets_count_incr(1'b0),
-    .hwif_in_counters_rx_octets_count_incrvalue(64'd0),
-    .hwif_in_counters_rx_crc_errors_count_incr(1'b0),
-    .hwif_in_counters_rx_marker_errors_count_incr(1'b0),
-    .hwif_in_counters_rx_rdmap_catastrophic_count_incr(1'b0),
-    .hwif_in_counters_rx_rdmap_protection_count_incr(1'b0),
-    .hwif_in_counters_rx_rdmap_operation_count_incr(1'b0),
-    .hwif_in_counters_rx_ddp_tagged_count_incr(1'b0),
-    .hwif_in_counters_rx_ddp_untagged_count_incr(1'b0),
-    .hwif_in_counters_tx_terminates_count_incr(1'b0),
-    .hwif_in_counters_rx_terminates_count_incr(1'b0),
-    .hwif_in_counters_rx_exc_not_enabled_count_incr(1'b0),
-    .hwif_in_counters_rx_exc_in_error_count_incr(1'b0),
-    .hwif_in_counters_rx_exc_out_of_order_count_incr(1'b0),
-    .hwif_in_counters_rx_exc_duplicate_count_incr(1'b0),
-    .hwif_in_counters_rx_exc_empty_count_incr(1'b0),
-    .hwif_in_counters_dma_reads_count_incr(1'b0),
-    .hwif_in_counters_dma_writes_count_incr(1'b0),
+    .hwif_in_counters_tx_fpdus_count_incr(cnt_tx_fpdu),
+    .hwif_in_counters_tx_octets_count_incr(fp_valid && fp_ready),
+    .hwif_in_counters_tx_octets_count_incrvalue({32'd0, fp_octets}),
+    .hwif_in_counters_rx_fpdus_count_incr(cnt_rx_fpdu),
+    .hwif_in_counters_rx_octets_count_incr(ro_hit_reg),
+    .hwif_in_counters_rx_octets_count_incrvalue({32'd0, ro_add_reg}),
+    .hwif_in_counters_rx_crc_errors_count_incr(cnt_rx_crc),
+    .hwif_in_counters_rx_marker_errors_count_incr(cnt_rx_mrk),
+    .hwif_in_counters_rx_rdmap_catastrophic_count_incr(cnt_rdmap_cat),
+    .hwif_in_counters_rx_rdmap_protection_count_incr(cnt_rdmap_prot),
+    .hwif_in_counters_rx_rdmap_operation_count_incr(cnt_rdmap_op),
+    .hwif_in_counters_rx_ddp_tagged_count_incr(cnt_ddp_tag),
+    .hwif_in_counters_rx_ddp_untagged_count_incr(cnt_ddp_untag),
+    .hwif_in_counters_tx_terminates_count_incr(cnt_tx_term),
+    .hwif_in_counters_rx_terminates_count_incr(cnt_rx_term),
+    .hwif_in_counters_rx_exc_not_enabled_count_incr(exc_ev_go && exc_why == 8'd1),
+    .hwif_in_counters_rx_exc_in_error_count_incr(exc_ev_go && exc_why == 8'd2),
+    .hwif_in_counters_rx_exc_out_of_order_count_incr(exc_ev_go && exc_why == 8'd3),
+    .hwif_in_counters_rx_exc_duplicate_count_incr(exc_ev_go && exc_why == 8'd4),
+    .hwif_in_counters_rx_exc_empty_count_incr(exc_ev_go && exc_why == 8'd5),
+    .hwif_in_counters_dma_reads_count_incr(dr_sum != 8'd0),
+    .hwif_in_counters_dma_writes_count_incr(dw_sum != 8'd0),
     .hwif_in_counters_admin_overrun_count_incr(adm_overrun || (cmd_req && cmd_is_wr && dp_busy)),
     .hwif_out_admin_cmd_req(cmd_req),
     .hwif_out_admin_cmd_req_is_wr(cmd_is_wr),

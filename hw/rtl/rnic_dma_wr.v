@@ -28,12 +28,26 @@
 //   s_axi_aw*, w*, b*  AXI4 write slave, the pass-through (ddp_rx's m_axi:
 //                   1-bit ID, DATA_W-wide data, so ddp_rx with AXI_W =
 //                   DATA_W): its bursts go to m_axi as they come (AWID
-//                   replaced by 0, the B response's ID restored), not
-//                   window-checked: ddp_rx's addresses come from MR entries
-//                   that rnic_admin checked against the windows when the
-//                   driver wrote them (MR_WRITE, OUT_OF_WINDOW). Its W beats
-//                   are taken only after its AW (ddp_rx waits for AWREADY
-//                   anyway).
+//                   replaced by 0, the B response's ID restored), each
+//                   window-checked as it is granted: the burst's beats
+//                   [A, A + (AWLEN + 1) << AWSIZE) inside one (A: AWADDR
+//                   rounded down to the beat)
+//                   window (windows are whole 4 KiB pages and a burst
+//                   never crosses one, so the beats' octets are what the
+//                   strobes could touch). A refused burst is not issued:
+//                   its W beats are taken and dropped, its B response is
+//                   SLVERR (after its last W beat, in AW order with the
+//                   others), and it is reported on pref_*. ddp_rx's
+//                   addresses come from MR entries that rnic_admin checked
+//                   at MR_WRITE, so only a window cleared since (the
+//                   model's per-access check, DMA_REFUSED) is refused here.
+//                   Its W beats are taken only after its AW (ddp_rx waits
+//                   for AWREADY anyway).
+//   pref_*          pass-through refusal report (valid/ready): one per
+//                   refused burst (the pass-through's next burst waits
+//                   while a report is not taken), its AWADDR
+//                   rounded down to the beat, and its octets ((AWLEN + 1)
+//                   << AWSIZE).
 //   m_axi_aw*, w*, b*  AXI4 write master: INCR bursts of full-width beats,
 //                   AWID 0 (one ID: B responses in AW order), AWCACHE 0011,
 //                   AWPROT 010 for the clients' bursts (the pass-through's
@@ -112,6 +126,11 @@ module rnic_dma_wr #(
     output wire [2:0]              ref_what,
     output wire [63:0]             ref_addr,
     output wire [31:0]             ref_len,
+
+    output wire                    pref_valid,
+    input  wire                    pref_ready,
+    output wire [63:0]             pref_addr,
+    output wire [31:0]             pref_len,
 
     input  wire [0:0]              s_axi_awid,
     input  wire [63:0]             s_axi_awaddr,
@@ -231,6 +250,21 @@ always @* begin
         if (win_nz[wi] && q_addr >= win_a[wi] && q_end <= {1'b0, win_e[wi]}) hit = 1'b1;
 end
 
+// The pass-through burst offered on s_axi_aw*: its beats' end, and the
+// window check (as for a client request), in the clock it is granted.
+// (The beats' octets: from AWADDR rounded down to the beat; ddp_rx's
+// bursts are of full-width beats, AWSIZE = log2(DATA_W / 8).)
+wire [63:0] pt_addr = {s_axi_awaddr[63:LGB], {LGB{1'b0}}};
+wire [64:0] pt_bytes = {57'd0, s_axi_awlen} + 65'd1 << s_axi_awsize;
+wire [64:0] pt_end = {1'b0, pt_addr} + pt_bytes;
+reg pt_hit;
+integer pi_;
+always @* begin
+    pt_hit = 1'b0;
+    for (pi_ = 0; pi_ < WINDOWS; pi_ = pi_ + 1)
+        if (win_nz[pi_] && pt_addr >= win_a[pi_] && pt_end <= {1'b0, win_e[pi_]}) pt_hit = 1'b1;
+end
+
 // The order queue: {client, refused}, one entry per request, dispatch order.
 reg [CL_W:0]     oq [0:DEPTH-1];
 reg [OUT_LOG2:0] oqw, oqr;
@@ -256,14 +290,18 @@ reg             w_first;           // the next W beat is the request's first
 reg [LGB-1:0]   w_off, w_end_off;
 reg [DATA_W-1:0] prev;
 
+reg             pref_v;
+reg [63:0]      pref_a;
+reg [31:0]      pref_l;
 reg             ref_v;
 reg [2:0]       ref_w;
 reg [63:0]      ref_a;
 reg [31:0]      ref_l;
 
 // --- the arbiter: the clients' engine (CE) and the pass-through (PT) --------------
-// The bursts in AW order: {pass-through, its AWID, the request's last burst}.
-reg [2:0]        bq [0:BQ_DEPTH-1];
+// The bursts in AW order: {refused, pass-through, its AWID, the request's
+// last burst} (refused: a pass-through burst the window check refused).
+reg [3:0]        bq [0:BQ_DEPTH-1];
 reg [BQ_LOG2:0]  bqw, bqr;
 wire bq_full  = (bqw ^ bqr) == {1'b1, {BQ_LOG2{1'b0}}};
 wire bq_empty = bqw == bqr;
@@ -277,6 +315,8 @@ reg [3:0]       aw_cache;
 reg [2:0]       aw_prot;
 reg             w_busy;            // a granted burst's W beats are going
 reg             w_pt;              // ... the pass-through's
+reg             w_drop;            // ... a refused one's: taken, not sent
+reg [BQ_LOG2:0] rdone;             // refused bursts whose W beats are all taken, B not yet given
 reg [8:0]       w_left;            // CE: the burst's W beats still to go
 reg             last_pt;           // the last grant went to the pass-through
 
@@ -301,17 +341,19 @@ wire [BYTES-1:0] all_ones  = {BYTES{1'b1}};
 wire [BYTES-1:0] ce_strb   = (w_first ? all_ones << w_off : all_ones) &
                              ((out_one && w_end_off != {LGB{1'b0}}) ? ~(all_ones << w_end_off) : all_ones);
 
-wire m_w_v    = w_busy && (w_pt ? s_axi_wvalid : ce_w_v);
+wire m_w_v    = w_busy && !w_drop && (w_pt ? s_axi_wvalid : ce_w_v);
 wire m_w_last = w_pt ? s_axi_wlast : ce_w_last;
 wire w_fire   = m_w_v && m_axi_wready;
+wire drop_fire = w_busy && w_drop && s_axi_wvalid;   // a refused burst's W beat, taken
+wire w_end    = (w_fire || drop_fire) && m_w_last;   // a burst's last W beat goes
 wire ce_fire  = w_fire && !w_pt;
 wire ce_take  = ce_fire && need_cur;
 
 // A grant: when no burst's W is going, or its last beat goes now, and the
 // AW register is free, and the burst queue has room.
 wire ce_aw   = stb == B_DATA && sp_nz && sp_nv;
-wire can_gnt = (!w_busy || (w_fire && m_w_last)) && (!aw_v || m_axi_awready) && !bq_full;
-wire gnt_pt  = can_gnt && s_axi_awvalid && (!ce_aw || !last_pt);
+wire can_gnt = (!w_busy || w_end) && (!aw_v || m_axi_awready) && !bq_full;
+wire gnt_pt  = can_gnt && s_axi_awvalid && (!ce_aw || !last_pt) && !pref_v;
 wire gnt_ce  = can_gnt && ce_aw && !gnt_pt;
 
 // Done: the order queue's head, complete when refused or when its last B
@@ -327,10 +369,13 @@ wire             done_v = !oq_empty && (oh_ref || !be_empty);
 wire             done_err = oh_ref || berr[ber[OUT_LOG2-1:0]];
 wire             done_fire = done_v && wr_done_ready[oh_cl];
 
-wire [2:0]       bh = bq[bqr[BQ_LOG2-1:0]];
+wire [3:0]       bh = bq[bqr[BQ_LOG2-1:0]];
+wire             bh_ref = bh[3];
 wire             bh_pt = bh[2];
-wire             b_v = m_axi_bvalid && !bq_empty;
+// A refused burst's B response is this engine's own, once its W beats are in.
+wire             b_v = !bq_empty && (bh_ref ? rdone != {(BQ_LOG2 + 1){1'b0}} : m_axi_bvalid);
 wire             b_fire = b_v && (bh_pt ? s_axi_bready : 1'b1);
+wire             m_b_fire = b_fire && !bh_ref;
 
 // The first burst's beats, from the checked request; the next ones are
 // computed in the clock after a burst's grant (the loop through the
@@ -446,17 +491,23 @@ always @(posedge clk) begin
 
     // Bursts.
     if (aw_v && m_axi_awready) aw_v <= 1'b0;
-    if (w_fire && m_w_last) w_busy <= 1'b0;
+    if (w_end) w_busy <= 1'b0;
+    rdone <= rdone + {{BQ_LOG2{1'b0}}, drop_fire && s_axi_wlast} - {{BQ_LOG2{1'b0}}, b_fire && bh_ref};
+    if (pref_ready) pref_v <= 1'b0;
     if (ce_fire) w_left <= w_left - 1'b1;
     if (gnt_pt) begin
-        aw_v <= 1'b1;
+        aw_v <= pt_hit;
+        w_drop <= !pt_hit;
+        pref_v <= !pt_hit;
+        pref_a <= pt_addr;
+        pref_l <= pt_bytes[31:0];
         aw_addr <= s_axi_awaddr;
         aw_len <= s_axi_awlen;
         aw_size <= s_axi_awsize;
         aw_burst <= s_axi_awburst;
         aw_cache <= s_axi_awcache;
         aw_prot <= s_axi_awprot;
-        bq[bqw[BQ_LOG2-1:0]] <= {1'b1, s_axi_awid, 1'b0};
+        bq[bqw[BQ_LOG2-1:0]] <= {!pt_hit, 1'b1, s_axi_awid, 1'b0};
         bqw <= bqw + 1'b1;
         w_busy <= 1'b1;
         w_pt <= 1'b1;
@@ -470,7 +521,8 @@ always @(posedge clk) begin
         aw_burst <= 2'b01;
         aw_cache <= 4'b0011;
         aw_prot <= 3'b010;
-        bq[bqw[BQ_LOG2-1:0]] <= {2'b00, sp_lastr};
+        bq[bqw[BQ_LOG2-1:0]] <= {3'b000, sp_lastr};
+        w_drop <= 1'b0;
         bqw <= bqw + 1'b1;
         w_busy <= 1'b1;
         w_pt <= 1'b0;
@@ -485,7 +537,7 @@ always @(posedge clk) begin
     // B responses; done.
     if (b_fire) begin
         bqr <= bqr + 1'b1;
-        if (!bh_pt) begin
+        if (!bh_pt) begin   // (a client burst: never refused here)
             b_acc <= bh[0] ? 1'b0 : b_acc || m_axi_bresp[1];
             if (bh[0]) begin
                 berr[bew[OUT_LOG2-1:0]] <= b_acc || m_axi_bresp[1];
@@ -510,6 +562,8 @@ always @(posedge clk) begin
         bqr <= {(BQ_LOG2 + 1){1'b0}};
         b_acc <= 1'b0;
         ref_v <= 1'b0;
+        pref_v <= 1'b0;
+        rdone <= {(BQ_LOG2 + 1){1'b0}};
         aw_v <= 1'b0;
         w_busy <= 1'b0;
         last_pt <= 1'b0;
@@ -531,11 +585,14 @@ assign ref_valid = ref_v;
 assign ref_what = ref_w;
 assign ref_addr = ref_a;
 assign ref_len = ref_l;
+assign pref_valid = pref_v;
+assign pref_addr = pref_a;
+assign pref_len = pref_l;
 
 assign s_axi_awready = gnt_pt;
-assign s_axi_wready = w_busy && w_pt && m_axi_wready;
+assign s_axi_wready = w_busy && w_pt && (w_drop || m_axi_wready);
 assign s_axi_bid = bh[1];
-assign s_axi_bresp = m_axi_bresp;
+assign s_axi_bresp = bh_ref ? 2'b10 : m_axi_bresp;   // SLVERR for a refused burst
 assign s_axi_bvalid = b_v && bh_pt;
 
 assign m_axi_awid = {ID_W{1'b0}};
@@ -551,7 +608,7 @@ assign m_axi_wdata = w_pt ? s_axi_wdata : ce_sh[2*DATA_W-1:DATA_W];
 assign m_axi_wstrb = w_pt ? s_axi_wstrb : ce_strb;
 assign m_axi_wlast = m_w_last;
 assign m_axi_wvalid = m_w_v;
-assign m_axi_bready = b_fire;
+assign m_axi_bready = m_b_fire;
 
 // The clients' keep and last (the length decides) and BID (one ID) are
 // not looked at.

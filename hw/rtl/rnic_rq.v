@@ -202,7 +202,12 @@ module rnic_rq #(
 
     output wire                  ev_valid,
     input  wire                  ev_ready,
-    output wire [119:0]          ev_entry
+    output wire [119:0]          ev_entry,
+
+    // QP_DRAIN's output word (rnic_admin): the consumer index of QP ci_rd_qpn
+    // (combinational, read-only).
+    input  wire [CONN_W-1:0]     ci_rd_qpn,
+    output wire [15:0]           ci_rd_value
 );
 
 localparam QPS    = 1 << CONN_W;
@@ -636,6 +641,8 @@ always @(posedge clk) begin
         end
     end
 end
+
+assign ci_rd_value = ci_r[ci_rd_qpn];   // QP_DRAIN's output word (rnic_admin)
 
 endmodule
 

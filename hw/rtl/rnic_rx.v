@@ -57,6 +57,13 @@
 //                byte strobes, posted; idle with WR_REQ = 0.
 //   m_cpl_*, m_err_*               ddp_rx's completions and errors.
 //   m_drop_*, m_post_err_*, m_berr_*, m_done_*   ddp_rx's status pulses.
+//   m_stat_*     pulses for the device's counters (rnic_dev), no ready:
+//                m_stat_verdict_* one per verdict ddp_rx takes (code, conn:
+//                mpa_rx's m_verdict, in-order FPDUs only); m_stat_place
+//                one per in-order (not early) ULPDU whose first piece
+//                enters ddp_rx with a payload (ULPDU_Length past the DDP
+//                header: 14 octets tagged, 18 untagged), the Go model's
+//                placement DMA write.
 //
 // Latency and throughput: those of the three blocks in a row (mpa_rx's
 // cut-through pieces, 2 clocks of rx_join for a piece that needs no join,
@@ -203,7 +210,12 @@ module rnic_rx #(
     output wire [CONN_W-1:0]       m_berr_conn,
     output wire [1:0]              m_berr_resp,
     output wire                    m_done_valid,
-    output wire [CONN_W-1:0]       m_done_conn
+    output wire [CONN_W-1:0]       m_done_conn,
+
+    output wire                    m_stat_verdict_valid,
+    output wire [2:0]              m_stat_verdict_code,
+    output wire [CONN_W-1:0]       m_stat_verdict_conn,
+    output wire                    m_stat_place
 );
 
 localparam N = DATA_W / 8;
@@ -334,6 +346,15 @@ end
 
 assign m_early_valid = early_valid_reg;
 assign m_early_conn = early_conn_reg;
+
+// The counters' pulses (m_stat_*): a verdict as ddp_rx takes it; a
+// ULPDU's first piece (not early) with a payload, by its DDP header's T
+// bit (octet 0 bit 7, RFC 5041 4) and its ULPDU_Length.
+assign m_stat_verdict_valid = jv_tvalid && jv_tready;
+assign m_stat_verdict_code = jv_tdata;
+assign m_stat_verdict_conn = jv_tuser;
+assign m_stat_place = k_tvalid && k_tready && !m_inf_reg && !k_tuser[CONN_W+18] && k_tuser[1] &&
+                      k_tuser[CONN_W+2 +: 16] > (k_tdata[7] ? 16'd14 : 16'd18);
 
 // Not needed: the early ULPDU's stream position, the always-ready
 // configuration port of mpa_rx_ooo.

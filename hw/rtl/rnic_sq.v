@@ -246,7 +246,12 @@ module rnic_sq #(
     output wire                  ev_valid,
     input  wire                  ev_ready,
     output wire [119:0]          ev_entry,
-    output wire                  dropped_ev
+    output wire                  dropped_ev,
+
+    // QP_DRAIN's output word (rnic_admin): the consumer index of QP ci_rd_qpn
+    // (combinational, read-only).
+    input  wire [CONN_W-1:0]     ci_rd_qpn,
+    output wire [15:0]           ci_rd_value
 );
 
 localparam L      = DATA_W / 8;
@@ -929,6 +934,8 @@ always @(posedge clk) begin
         end
     end
 end
+
+assign ci_rd_value = ci_r[ci_rd_qpn];   // QP_DRAIN's output word (rnic_admin)
 
 endmodule
 

@@ -17,7 +17,9 @@ model). This bench checks what the cross-check cannot see through the BAR:
                     DESTROY_QP), as the header says; a CMD write while BUSY
                     pulses overrun and changes nothing; STATUS.CODE holds
                     while BUSY; the output words' write enable pulses for
-                    QP_DRAIN only
+                    QP_DRAIN only, with ARG0 and ARG1 the SQ and RQ
+                    engines' consumer indices (sq_ci, rq_ci) of the
+                    command's QP (ci_qpn)
   refusals          each command's decode and index refusals
   reset_clears      reset frees every QP, CQ, MR, window and the event ring
 
@@ -109,6 +111,8 @@ class TB:
         d = self.dut
         cocotb.start_soon(Clock(d.clk, 10, units="ns").start())
         d.cmd_wr.value = 0
+        d.sq_ci.value = 0
+        d.rq_ci.value = 0
         d.cmd_op.value = 0
         d.cmd_args.value = 0
         for p in ("mr", "qp", "rts", "cq"):
@@ -158,6 +162,7 @@ class TB:
                 self.overruns += 1
             if d.out_args_we.value:
                 self.out_we += 1
+                self.out_val = d.out_args.value.integer   # what ARG0..ARG7 take
 
     async def cmd(self, op_args, extra_cmd_at=None):
         """Writes a command; returns (status, clocks BUSY). extra_cmd_at=k
@@ -349,9 +354,14 @@ async def cycles_overrun(dut):
     assert (st, n) == (OK, base + 4), "CREATE_QP: the two reference counts"
     st, n = await tb.cmd(create_qp(0, 0, W0 + 0x1000, 2, W0 + 0x2000, 2, 1, 1))
     assert (st, n) == (BAD_STATE, base), "a refused CREATE_QP counts nothing"
+    # The engines' consumer indices of QP 0 (what rnic_sq and rnic_rq
+    # answer for ci_qpn): QP_DRAIN's ARG0 and ARG1.
+    dut.sq_ci.value = 0xfff3
+    dut.rq_ci.value = 0x1234
     st, n = await tb.cmd((QP_DRAIN, [0]))
     assert (st, n) == (OK, base) and tb.out_we == 1
-    assert dut.out_args.value.integer == 0, "QP_DRAIN: consumer indices 0 (nothing consumed yet)"
+    assert dut.ci_qpn.value.integer == 0, "QP_DRAIN: the indices of its QP"
+    assert tb.out_val == 0x1234 << 32 | 0xfff3, "QP_DRAIN: ARG0 the SQ's index, ARG1 the RQ's"
     st, n = await tb.cmd((DESTROY_QP, [0]))
     assert (st, n) == (OK, base + 4)
     # A CMD write while BUSY (DESTROY_CQ of CQ 0, which would be refused

@@ -18,8 +18,14 @@ each beat's address and one run a beat).
                    refusal report; a cleared window refuses
   window_edges     the verdicts of docs/device.md's rule at a window's
                    edges (as for rnic_dma_rd), a window cleared and written
-                   again; the pass-through is not checked (a write outside
-                   every window goes through)
+                   again
+  pass_through_windows  the pass-through's bursts are window-checked too:
+                   writes outside every window, over a window's edge and
+                   into a cleared window write nothing outside the windows
+                   (all of memory around them checked), their refused
+                   bursts answer SLVERR and each is reported on pref_*
+                   (address and octets, outside every window, covering
+                   every refused octet); the allowed ones still write
   axi_error        a burst answered SLVERR: its request's done has err, the
                    next request's not; a pass-through burst's SLVERR
                    reaches the pass-through master
@@ -148,6 +154,24 @@ class WMeter:
             self.last = self.clock
 
 
+class PrefSink:
+    """The pass-through refusal reports (pref_*), ready at random: (addr,
+    len) each."""
+
+    def __init__(self, dut, rng: random.Random, p_stall: float):
+        self.dut, self.rng, self.p = dut, rng, p_stall
+        self.got: list[tuple[int, int]] = []
+        dut.pref_ready.value = 0
+
+    def drive(self):
+        self.dut.pref_ready.value = int(self.rng.random() >= self.p)
+
+    def sample(self):
+        d = self.dut
+        if d.pref_valid.value == 1 and d.pref_ready.value == 1:
+            self.got.append((bits(d.pref_addr), bits(d.pref_len)))
+
+
 class TB:
     def __init__(self, dut, p_stall: float = 0.3):
         self.dut = dut
@@ -170,6 +194,7 @@ class TB:
         self.done = DoneSink(d, N_WR, self.rng, self.p)
         self.refs = Refusals(d, self.rng, self.p)
         self.meter = WMeter(d)
+        self.prefs = PrefSink(d, self.rng, self.p)
         self.ram = FailingRam(AxiWriteBus.from_prefix(d, "m_axi"), d.clk, d.rst, size=RAM_SIZE)
         self.pt = AxiMasterWrite(AxiWriteBus.from_prefix(d, "s_axi"), d.clk, d.rst)
         if self.p:
@@ -212,15 +237,23 @@ class TB:
             self.apply(addr, data)
 
     def pass_through(self, addr: int, n: int):
+        """A write on s_axi: the model applies the octets of the 4 KiB
+        pages inside a window (cocotbext-axi cuts its bursts at 4 KiB, and
+        windows are whole pages: each burst is allowed or refused whole)."""
         data = self.rng.randbytes(n)
-        self.apply(addr, data)
+        a = addr
+        while a < addr + n:
+            e = min(addr + n, (a | 0xfff) + 1)
+            if self.win.allowed(a, e - a):
+                self.apply(a, data[a - addr:e - addr])
+            a = e
 
         async def go():
             self.pt_results.append((addr, await self.pt.write(addr, data, awid=0)))
         self.pt_tasks.append(cocotb.start_soon(go()))
 
     async def run(self, budget: int = 400000):
-        parts = [self.req, self.data, self.done, self.refs, self.meter]
+        parts = [self.req, self.data, self.done, self.refs, self.meter, self.prefs]
         want = [len(self.req.queues[i]) + len(self.req.taken[i]) + (self.req.cur[i] is not None)
                 for i in range(N_WR)]
         clocks = [0]
@@ -230,11 +263,12 @@ class TB:
             assert clocks[0] < budget, "the engine stopped answering"
             return (all(len(self.done.got[i]) >= want[i] for i in range(N_WR)) and not self.req.busy()
                     and not self.data.busy() and all(t.done() for t in self.pt_tasks)
-                    and self.dut.ref_valid.value == 0)
+                    and self.dut.ref_valid.value == 0 and self.dut.pref_valid.value == 0)
         await clock_loop(self.dut, parts, stop)
         await FallingEdge(self.dut.clk)
         self.dut.wr_done_ready.value = 0
         self.dut.ref_ready.value = 0
+        self.dut.pref_ready.value = 0
 
     def check(self, errs=None):
         """Dones per client in request order (err where refused, or where
@@ -313,8 +347,6 @@ async def window_edges(dut):
     for a, n, ok in cases:
         assert tb.win.allowed(a, n) == ok, (hex(a), n)
         tb.send(0, a, n)
-    # The pass-through is not checked: outside every window, it writes.
-    tb.pass_through(0x5000_0000 + 3, 200)
     await tb.run()
     tb.check()
     await set_window(dut, tb.win, 3, W1 - 0x1000, 0x1000)
@@ -326,6 +358,56 @@ async def window_edges(dut):
     await tb.run()
     got = tb.check()
     assert (CQE_WRITE, W1 - 8, 9) in got and got[-1] == (CQE_WRITE, W1 - 8, 8)
+
+
+def refused_octets(tb: TB, addr: int, n: int) -> set[int]:
+    """The octets of a pass-through write in pages outside every window."""
+    return {x for x in range(addr, addr + n) if not tb.win.allowed(x - x % 4096, 4096)}
+
+
+@cocotb.test()
+async def pass_through_windows(dut):
+    tb = TB(dut)
+    await tb.start()
+    await tb.windows()
+    tb.pt_tasks = []
+    B = tb.bytes
+    writes = [
+        (0x5000_0000 + 3, 200),                    # outside every window
+        (W0 - 0x1000 + 100, 0x1000),               # over W0's start: its first page refused
+        (W1 + W1_LEN - 0x800 + 5, 0x1000),         # over W1's end: its last page refused
+        (W0 + 0x8000 + 7, 3000),                   # inside: written
+        (0x5000_0000 + 0x8000, 5 * B),             # outside, whole beats
+    ]
+    want = set()
+    for a, n in writes:
+        tb.pass_through(a, n)
+        want |= refused_octets(tb, a, n)
+    await tb.run()
+    tb.check()
+    # Each write's B response: SLVERR when any of its bursts was refused.
+    resp = dict(tb.pt_results)
+    for a, n in writes:
+        bad = bool(refused_octets(tb, a, n))
+        assert (resp[a].resp == AxiResp.SLVERR) == bad, (hex(a), n, resp[a].resp)
+    # Every refused burst reported: outside every window, covering
+    # exactly the refused octets' beats.
+    assert tb.prefs.got, "no refusal report"
+    covered = set()
+    for a, n in tb.prefs.got:
+        assert a % B == 0 and n % B == 0 and not tb.win.allowed(a, n), (hex(a), n)
+        covered |= set(range(a, a + n))
+    beats = lambda octets: {x - x % B for x in octets}  # noqa: E731
+    assert beats(covered) == beats(want) and len(covered) == sum(n for _, n in tb.prefs.got)
+    # A window cleared after the fact refuses what it allowed (the model's
+    # per-access check of placement: a region whose window went away).
+    await set_window(dut, tb.win, 0, W0, 0)
+    n0 = len(tb.prefs.got)
+    tb.pass_through(W0 + 0x9000 + 1, 100)
+    await tb.run()
+    tb.check()
+    assert dict(tb.pt_results)[W0 + 0x9000 + 1].resp == AxiResp.SLVERR
+    assert tb.prefs.got[n0:] == [(W0 + 0x9000, (100 + 1 + B - 1) // B * B)]
 
 
 @cocotb.test()

@@ -147,7 +147,12 @@ entity rnic_rx is
         m_berr_conn        : out std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
         m_berr_resp        : out std_logic_vector(1 downto 0) := (others => '0');
         m_done_valid       : out std_logic := '0';
-        m_done_conn        : out std_logic_vector(CONN_W - 1 downto 0) := (others => '0')
+        m_done_conn        : out std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+        -- The counters' pulses (rnic_rx.v's m_stat_*).
+        m_stat_verdict_valid : out std_logic := '0';
+        m_stat_verdict_code  : out std_logic_vector(2 downto 0) := (others => '0');
+        m_stat_verdict_conn  : out std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+        m_stat_place         : out std_logic := '0'
     );
 end entity rnic_rx;
 
@@ -294,6 +299,17 @@ begin
     end process p_merge;
 
     m_early_valid <= early_valid_reg;
+
+    -- The counters' pulses: a verdict as ddp_rx takes it; a ULPDU's first
+    -- piece (not early) with a payload (T bit: octet 0 bit 7).
+    m_stat_verdict_valid <= jv_tvalid and jv_tready;
+    m_stat_verdict_code <= jv_tdata;
+    m_stat_verdict_conn <= jv_tuser;
+    m_stat_place <= '1' when k_tvalid = '1' and k_tready = '1' and m_inf_reg = '0' and k_tuser(CONN_W + 18) = '0'
+                             and k_tuser(1) = '1'
+                             and ((k_tdata(7) = '1' and unsigned(k_tuser(CONN_W + 17 downto CONN_W + 2)) > 14)
+                                  or (k_tdata(7) = '0' and unsigned(k_tuser(CONN_W + 17 downto CONN_W + 2)) > 18))
+                    else '0';
     m_early_conn <= early_conn_reg;
 
     ddp : entity work.ddp_rx
