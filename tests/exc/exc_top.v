@@ -63,7 +63,7 @@ rnic_admin #(
     .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WIN_W(WIN_W),
     .SQ_LOG2(10), .RQ_LOG2(10), .CQ_LOG2(12)
 ) admin (
-    .clk(clk), .rst(rst),
+    .ci_qpn(), .sq_ci(16'd0), .rq_ci(16'd0), .clk(clk), .rst(rst),
     .cmd_wr(cmd_wr), .cmd_op(cmd_op), .cmd_args(cmd_args), .busy(busy), .status_code(status_code),
     .last_op(), .out_args(), .out_args_we(), .overrun(),
     .mr_wr_valid(), .mr_wr_index(), .mr_wr_key(), .mr_wr_access(), .mr_wr_pd(), .mr_wr_bound(),

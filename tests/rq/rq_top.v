@@ -93,9 +93,12 @@ assign qp_rd_gnt = qp_rd_req && !qp_stall;
 assign mr_rd_gnt = mr_rd_req && !mr_stall;
 
 /* verilator lint_off PINCONNECTEMPTY */
+// QP_DRAIN's output words: the engine's consumer index of the command's QP.
+wire [CONN_W-1:0]  ci_qpn;
+wire [15:0]        rq_ci;
 rnic_admin #(.CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WIN_W(WIN_W),
              .SQ_LOG2(SQ_LOG2), .RQ_LOG2(RQ_LOG2), .CQ_LOG2(CQ_LOG2)) u_admin (
-    .clk(clk), .rst(rst), .cmd_wr(cmd_wr), .cmd_op(cmd_op), .cmd_args(cmd_args), .busy(busy),
+    .ci_qpn(ci_qpn), .sq_ci(16'd0), .rq_ci(rq_ci), .clk(clk), .rst(rst), .cmd_wr(cmd_wr), .cmd_op(cmd_op), .cmd_args(cmd_args), .busy(busy),
     .status_code(status_code), .last_op(), .out_args(), .out_args_we(), .overrun(),
     .mr_wr_valid(), .mr_wr_index(), .mr_wr_key(), .mr_wr_access(), .mr_wr_pd(), .mr_wr_bound(),
     .mr_wr_base_to(), .mr_wr_len(), .mr_wr_addr(), .mr_inv_valid(), .mr_inv_index(),
@@ -114,7 +117,7 @@ rnic_admin #(.CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WI
 
 rnic_rq #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WIN_W(WIN_W),
           .SQ_LOG2(SQ_LOG2), .RQ_LOG2(RQ_LOG2), .CQ_LOG2(CQ_LOG2), .POST_DEPTH_LOG2(POST_DEPTH_LOG2)) u_rq (
-    .clk(clk), .rst(rst),
+    .ci_rd_qpn(ci_qpn), .ci_rd_value(rq_ci), .clk(clk), .rst(rst),
     .rqdb_valid(rqdb_valid), .rqdb_qpn(rqdb_qpn), .rqdb_value(rqdb_value), .dropped_db(dropped_db),
     .qp_state_wr_valid(qp_state_wr_valid), .qp_state_wr_qpn(qp_state_wr_qpn), .qp_state_wr_state(qp_state_wr_state),
     .qp_rts_valid(qp_rts_valid), .qp_rts_qpn(qp_rts_qpn), .qp_rts_params(qp_rts_params),

@@ -78,7 +78,7 @@ wire               mr_rd_gnt = mr_rd_req && !stall;
 /* verilator lint_off PINCONNECTEMPTY */
 rnic_admin #(.CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WIN_W(WIN_W),
              .SQ_LOG2(SQ_LOG2), .RQ_LOG2(RQ_LOG2), .CQ_LOG2(CQ_LOG2)) u_admin (
-    .clk(clk), .rst(rst), .cmd_wr(cmd_wr), .cmd_op(cmd_op), .cmd_args(cmd_args), .busy(busy),
+    .ci_qpn(), .sq_ci(16'd0), .rq_ci(16'd0), .clk(clk), .rst(rst), .cmd_wr(cmd_wr), .cmd_op(cmd_op), .cmd_args(cmd_args), .busy(busy),
     .status_code(status_code), .last_op(), .out_args(), .out_args_we(), .overrun(),
     .mr_wr_valid(), .mr_wr_index(), .mr_wr_key(), .mr_wr_access(), .mr_wr_pd(), .mr_wr_bound(),
     .mr_wr_base_to(), .mr_wr_len(), .mr_wr_addr(), .mr_inv_valid(), .mr_inv_index(), .dp_inv_valid(1'b0), .dp_inv_index({STAG_AW{1'b0}}),

@@ -81,6 +81,9 @@ localparam QP_CTX_W = 16 + 64 + 64 + 5 + 5 + 2 * CQ_W;
 
 wire               qp_rts_valid, qp_state_wr_valid, qp_rd_en, rts_rd_en, mr_rd_en, mr_rd_valid;
 wire [CONN_W-1:0]  qp_rts_qpn, qp_state_wr_qpn, qp_rd_qpn, rts_rd_qpn;
+// QP_DRAIN's output words: the engine's consumer index of the command's QP.
+wire [CONN_W-1:0]  ci_qpn;
+wire [15:0]        sq_ci;
 wire [227:0]       qp_rts_params, rts_rd_params;
 wire [1:0]         qp_state_wr_state, qp_rd_state;
 wire [QP_CTX_W-1:0] qp_rd_ctx;
@@ -90,7 +93,7 @@ wire [235:0]       mr_rd_entry;
 /* verilator lint_off PINCONNECTEMPTY */
 rnic_admin #(.CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WIN_W(WIN_W),
              .SQ_LOG2(SQ_LOG2), .RQ_LOG2(RQ_LOG2), .CQ_LOG2(CQ_LOG2)) u_admin (
-    .clk(clk), .rst(rst), .cmd_wr(cmd_wr), .cmd_op(cmd_op), .cmd_args(cmd_args), .busy(busy),
+    .ci_qpn(ci_qpn), .sq_ci(sq_ci), .rq_ci(16'd0), .clk(clk), .rst(rst), .cmd_wr(cmd_wr), .cmd_op(cmd_op), .cmd_args(cmd_args), .busy(busy),
     .status_code(status_code), .last_op(), .out_args(), .out_args_we(), .overrun(),
     .mr_wr_valid(), .mr_wr_index(), .mr_wr_key(), .mr_wr_access(), .mr_wr_pd(), .mr_wr_bound(),
     .mr_wr_base_to(), .mr_wr_len(), .mr_wr_addr(), .mr_inv_valid(), .mr_inv_index(),
@@ -116,7 +119,7 @@ wire [DATA_W/8-1:0] tx_tkeep;
 
 rnic_sq #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WIN_W(WIN_W),
           .SQ_LOG2(SQ_LOG2), .RQ_LOG2(RQ_LOG2), .CQ_LOG2(CQ_LOG2), .PEND_LOG2(PEND_LOG2)) u_sq (
-    .clk(clk), .rst(rst),
+    .ci_rd_qpn(ci_qpn), .ci_rd_value(sq_ci), .clk(clk), .rst(rst),
     .sqdb_valid(sqdb_valid), .sqdb_qpn(sqdb_qpn), .sqdb_value(sqdb_value),
     .qp_state_wr_valid(qp_state_wr_valid), .qp_state_wr_qpn(qp_state_wr_qpn), .qp_state_wr_state(qp_state_wr_state),
     .qp_rts_valid(qp_rts_valid), .qp_rts_qpn(qp_rts_qpn), .qp_rts_params(qp_rts_params),
