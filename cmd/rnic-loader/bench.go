@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -770,22 +769,12 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, o *benchOpts) error
 	} else if serr != nil && !errors.Is(serr, context.Canceled) && ctx.Err() == nil {
 		err = fmt.Errorf("%w (loopback server: %v)", err, serr)
 	}
-	switch {
-	case err != nil && wasInterrupted(ctx):
-		// Ctrl-C: the run ends here, and what it measured is the result.
-		res.Interrupted, err = true, nil
-	case err != nil && endCause(ctx) != nil:
-		err = endCause(ctx)
-	case err == nil && res.Mismatches != 0:
-		err = fmt.Errorf("%d octets arrived different from what was sent: the stack or the path corrupts data; rerun with --pcap to capture it", res.Mismatches)
-	}
+	res.Interrupted, err = runEnd(ctx, err, res.Mismatches, "the stack or the path")
 	if err != nil {
 		res.Error = ptr(err.Error())
 	}
 	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if jerr := enc.Encode(res); jerr != nil && err == nil {
+		if jerr := writeJSON(stdout, res); jerr != nil && err == nil {
 			err = jerr
 		}
 	} else if err == nil {
@@ -904,4 +893,20 @@ func pollQP(ctx context.Context, qp *verbs.QP, cq *verbs.CQ) (verbs.Completion, 
 			return verbs.Completion{}, ctx.Err()
 		}
 	}
+}
+
+// runEnd is how a bench run ends, on the software stack or a device:
+// Ctrl-C ends it with what it measured as the result (interrupted, no
+// error), a --timeout is its cause, and octets that arrived different
+// from what was sent are an error naming who may have corrupted them.
+func runEnd(ctx context.Context, err error, mismatches int64, who string) (interrupted bool, _ error) {
+	switch {
+	case err != nil && wasInterrupted(ctx):
+		return true, nil
+	case err != nil && endCause(ctx) != nil:
+		return false, endCause(ctx)
+	case err == nil && mismatches != 0:
+		return false, fmt.Errorf("%d octets arrived different from what was sent: %s corrupts data; rerun with --pcap to capture it", mismatches, who)
+	}
+	return false, err
 }

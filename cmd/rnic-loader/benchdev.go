@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -307,21 +306,12 @@ func runDevBench(ctx context.Context, stdout, stderr io.Writer, o *benchOpts) er
 	res := &DevResult{Schema: benchDevSchema, Op: plan.op, Device: o.dev.device, PeerDevice: o.peerDevice, Seed: plan.seed,
 		MessageOctets: int64(plan.size), TotalOctets: plan.total, Messages: plan.messages, Window: plan.window}
 	err = o.devRun(ctx, plan, res, stderr)
-	switch {
-	case err != nil && wasInterrupted(ctx):
-		res.Interrupted, err = true, nil
-	case err != nil && endCause(ctx) != nil:
-		err = endCause(ctx)
-	case err == nil && res.Mismatches != 0:
-		err = fmt.Errorf("%d octets arrived different from what was sent: the device or the stack corrupts data; rerun with --pcap to capture it", res.Mismatches)
-	}
+	res.Interrupted, err = runEnd(ctx, err, res.Mismatches, "the device or the stack")
 	if err != nil {
 		res.Error = ptr(err.Error())
 	}
 	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if jerr := enc.Encode(res); jerr != nil && err == nil {
+		if jerr := writeJSON(stdout, res); jerr != nil && err == nil {
 			err = jerr
 		}
 	} else if err == nil {
