@@ -195,6 +195,8 @@ func (s *server) handle(req ctlRequest) (any, error) {
 }
 
 func (s *server) mrs() []mrJSON {
+	s.mu.Lock() // s.owned
+	defer s.mu.Unlock()
 	out := []mrJSON{}
 	for _, m := range s.d.MRs() {
 		out = append(out, s.mrJSON(m))
@@ -202,6 +204,7 @@ func (s *server) mrs() []mrJSON {
 	return out
 }
 
+// mrJSON describes m; s.mu is held.
 func (s *server) mrJSON(m driver.MRInfo) mrJSON {
 	owner := "session"
 	if _, ok := s.owned[m.STag]; ok {
