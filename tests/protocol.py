@@ -534,7 +534,7 @@ PORTS: dict[str, list[Port]] = {
                handshake("m_cpl"), handshake("m_err")],
     "rnic_dma_rd": [handshake_vec("rd_req"), stream_vec("rd", LANE0_EMPTY), handshake("ref"),
                     Port("m_axi", "axi_read", fixed=DMA_FIXED, block_beats=0)],
-    "rnic_dma_wr": [handshake_vec("wr_req"), stream_vec("wr"), handshake_vec("wr_done"), handshake("ref"),
+    "rnic_dma_wr": [handshake_vec("wr_req"), stream_vec("wr"), handshake_vec("wr_done"), handshake("ref"), handshake("pref"),
                     Port("s_axi", "axi_write", fixed=DMA_FIXED, block_beats=0),
                     Port("m_axi", "axi_write", fixed=DMA_FIXED, block_beats=0)],
     "rnic_rx": [handshake("cfg"), stream("s_axis"), stream("m_exc"), handshake("s_conn"), handshake("s_stag"),
