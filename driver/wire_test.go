@@ -29,17 +29,7 @@ func wireRunModel(t *testing.T, imp driver.Impair, markers bool, seed uint64) (*
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var ends [2]*wiretest.End
-	for k := range ends {
-		m, err := model.New(model.DefaultConfig)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { m.Close() })
-		if ends[k], err = wiretest.NewEnd(m, byte(0x5a*k)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ends := modelEnds(t)
 	a, b := ends[0], ends[1]
 	if err := wiretest.Connect(ctx, a, b, markers); err != nil {
 		t.Fatal(err)
@@ -136,17 +126,7 @@ func TestWireModelStart(t *testing.T) {
 	clean, _ := wireRunModel(t, driver.Impair{}, true, seed)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var ends [2]*wiretest.End
-	for k := range ends {
-		m, err := model.New(model.DefaultConfig)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { m.Close() })
-		if ends[k], err = wiretest.NewEnd(m, byte(0x5a*k)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ends := modelEnds(t)
 	if err := wiretest.Connect(ctx, ends[0], ends[1], true); err != nil {
 		t.Fatal(err)
 	}
@@ -232,4 +212,22 @@ func TestWireModelDeterministic(t *testing.T) {
 	if a == c {
 		t.Fatalf("seeds 42 and 43 gave the same deliveries: %+v", a)
 	}
+}
+
+// modelEnds returns two wire ends on fresh model devices, their buffers
+// filled from different seeds.
+func modelEnds(t *testing.T) [2]*wiretest.End {
+	t.Helper()
+	var ends [2]*wiretest.End
+	for k := range ends {
+		m, err := model.New(model.DefaultConfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		if ends[k], err = wiretest.NewEnd(m, byte(0x5a*k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ends
 }
