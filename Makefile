@@ -255,7 +255,7 @@ sim: $(SIM_BIN)
 
 # The W=512 device (build/sim512/rnic-sim; not in make test: its build
 # takes minutes). The driver's tests and benchmarks run it with RNIC_SIM:
-#   RNIC_SIM=$PWD/build/sim512/rnic-sim go test -run XXX -bench SimWrite64K -benchtime 64x ./driver/simdev
+#   RNIC_SIM=$PWD/build/sim512/rnic-sim go test -run '^$' -bench SimWrite64K -benchtime 64x ./driver/simdev
 sim-512:
 	$(MAKE) --no-print-directory sim SIM=$(BUILD)/sim512 SIM_DATA_W=512
 

@@ -420,7 +420,7 @@ func TestSimReceiveAgainstStack(t *testing.T) {
 // from the device's own clock count; simulated clocks a second of wall
 // time (the process runs the clock only while the device has work).
 //
-//	go test -run XXX -bench SimWrite64K -benchtime 64x ./driver/simdev
+//	go test -run '^$' -bench SimWrite64K -benchtime 64x ./driver/simdev
 func BenchmarkSimWrite64K(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

@@ -23,7 +23,7 @@ import (
 // after their address (rnic-sim's default --mem-latency), which the first
 // figure includes (the SQE's fetch and the payload's).
 //
-//	go test -run XXX -bench SimLatency -benchtime 20x ./driver/simdev
+//	go test -run '^$' -bench SimLatency -benchtime 20x ./driver/simdev
 
 // recBackend records the offsets of the MMIO writes made while rec is on:
 // which write is the doorbell, from the driver's side.
