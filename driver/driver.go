@@ -73,6 +73,14 @@ type Segment struct {
 	Octets []byte
 }
 
+// DMAWrite is a run of octets a device's DMA write put into host memory
+// at device address Addr (what a simulated device reports for the
+// sim-versus-model mirror, driver/mirror).
+type DMAWrite struct {
+	Addr   uint64
+	Octets []byte
+}
+
 // Network is the device's side of the network seam.
 type Network interface {
 	// SegIn gives the device a segment received on the connection's TCP

@@ -35,10 +35,8 @@ func wireRunModel(t *testing.T, imp driver.Impair, markers bool, seed uint64) (*
 		t.Fatal(err)
 	}
 	w := wiretest.NewWire(a, b, imp, seed)
-	for k, e := range ends {
-		if _, _, err := wiretest.Post(e, ends[1-k], wiretest.Sizes, true); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := wiretest.Post(ends, wiretest.Sizes, [2]bool{true, true}); err != nil {
+		t.Fatal(err)
 	}
 	if err := w.Run(100000); err != nil {
 		t.Fatal(err)
@@ -133,10 +131,8 @@ func TestWireModelStart(t *testing.T) {
 	w := wiretest.NewWire(ends[0], ends[1], wireImpairs[len(wireImpairs)-1], seed)
 	w.Start(time.Millisecond, 200*time.Microsecond)
 	defer w.Stop()
-	for k, e := range ends {
-		if _, _, err := wiretest.Post(e, ends[1-k], wiretest.Sizes, true); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := wiretest.Post(ends, wiretest.Sizes, [2]bool{true, true}); err != nil {
+		t.Fatal(err)
 	}
 	o := &wiretest.Outcome{}
 	n := len(wiretest.Sizes)

@@ -32,6 +32,7 @@ import (
 
 	"github.com/openrnic/rnic/capture"
 	"github.com/openrnic/rnic/driver"
+	"github.com/openrnic/rnic/driver/mirror"
 	"github.com/openrnic/rnic/driver/simdev"
 	"github.com/openrnic/rnic/internal/qemuguest"
 	"github.com/openrnic/rnic/internal/simbuild"
@@ -366,15 +367,29 @@ func TestSiwRping(t *testing.T) {
 }
 
 // simProvider starts a simulated RNIC (make sim's rnic-sim, built if
-// stale) with host memory, sets it up for the verbs API and returns it as
-// an rping provider; the test's cleanup stops it.
+// stale) with host memory, mirrored on the model (driver/mirror: every
+// octet it sends to siw and every octet its DMA writes is the model's with
+// the same inputs, or the test fails), sets it up for the verbs API and
+// returns it as an rping provider; the test's cleanup stops it.
 func simProvider(t *testing.T, ctx context.Context) rping.Provider {
 	t.Helper()
-	b, err := simdev.Start(ctx, simdev.Config{Binary: simbuild.Binary(t), MemSize: 64 << 20})
+	sim, err := simdev.Start(ctx, simdev.Config{Binary: simbuild.Binary(t), MemSize: 64 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { b.Close() })
+	b, err := mirror.New(sim)
+	if err != nil {
+		sim.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := b.Check(); err != nil {
+			t.Errorf("the simulated RNIC and the model differ: %v", err)
+		} else {
+			t.Logf("the simulated RNIC mirrored on the model: %+v", b.Stats())
+		}
+		b.Close()
+	})
 	d, err := driver.Open(b)
 	if err == nil {
 		err = d.InitDataPath(4 << 20)

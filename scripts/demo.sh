@@ -51,9 +51,15 @@ pcapcheck() {
 
 # rping_pair NAME SERVER-DEVICE CLIENT-DEVICE: a server and a client, 5
 # verified rounds of 20000 octets.
+# A simulated device runs with --mirror: the model beside it takes the
+# same inputs, and the first difference in wire octets or host memory
+# writes fails the run (driver/mirror).
+mirror_for() { if [ "$1" = sim ]; then echo --mirror; fi; }
+
 rping_pair() {
 	local name=$1 sdev=$2 cdev=$3 log=$out/rping-$1.server port=""
-	"$loader" rping -s -a 127.0.0.1 -p 0 -S 20000 -V --device "$sdev" >/dev/null 2>"$log" &
+	# shellcheck disable=SC2046 # mirror_for says one word or none
+	"$loader" rping -s -a 127.0.0.1 -p 0 -S 20000 -V --device "$sdev" $(mirror_for "$sdev") >/dev/null 2>"$log" &
 	local spid=$!
 	for _ in $(seq 600); do
 		port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log")
@@ -66,8 +72,13 @@ rping_pair() {
 		echo "demo: the rping server ($sdev) did not start" >&2
 		exit 1
 	fi
-	"$loader" rping -c -a 127.0.0.1 -p "$port" -C 5 -S 20000 -V --device "$cdev" --json 2>/dev/null >"$out/rping-$name.json"
-	wait "$spid"
+	# shellcheck disable=SC2046
+	"$loader" rping -c -a 127.0.0.1 -p "$port" -C 5 -S 20000 -V --device "$cdev" $(mirror_for "$cdev") --json 2>/dev/null >"$out/rping-$name.json"
+	if ! wait "$spid"; then
+		cat "$log" >&2
+		echo "demo: the rping server ($sdev) failed" >&2
+		exit 1
+	fi
 	jq -r --arg s "$sdev" '"    client on \(.device), server on \($s): \(.rounds) rounds, \(.verified_octets) octets verified, MPA rev \(.mpa_rev), CRC \(.crc), \(.seconds*1000|floor) ms"' "$out/rping-$name.json"
 }
 
@@ -89,9 +100,10 @@ devbench() {
 	*" --markers"*) ;;
 	*) pcap=(--pcap "$out/$name.pcap") ;;
 	esac
-	"$loader" bench "$@" -q --json "${pcap[@]}" >"$out/$name.json"
+	"$loader" bench "$@" --mirror -q --json "${pcap[@]}" >"$out/$name.json"
 	jq -r '"    \(.op) \(.message_octets) x \(.messages), client on \(.device), server on \(.peer_device), markers to the client \(.markers_to_client), to the server \(.markers_to_server): \(.verified_octets) octets verified, \(.mismatches) mismatches"' "$out/$name.json"
 	jq -r '.ends[] | select(.clocks != null) | "      \(.role)'"'"'s sim: \(.clocks) clocks, \(.clocks_per_second|floor) clocks/s, \(.clocks_per_message|floor) clocks/message, \(.goodput_octets_per_clock*1000|floor/1000) octets/clock = \(.clock_limited_fraction*1000|floor/10)% of DATA_W/8 = \(.data_width_bits/8)"' "$out/$name.json"
+	jq -r '.ends[] | select(.mirror != null) | "      \(.role)'"'"'s sim mirrored on the model: \(.mirror.inputs) inputs, \(.mirror.wire_octets) wire octets and \(.mirror.dma_octets) DMA-written octets alike"' "$out/$name.json"
 	if [ ${#pcap[@]} != 0 ]; then
 		pcapcheck "$out/$name.pcap"
 	fi

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openrnic/rnic/capture"
+	"github.com/openrnic/rnic/driver/mirror"
 	"github.com/openrnic/rnic/driver/simdev"
 	"github.com/openrnic/rnic/iwarp/mpa"
 	"github.com/openrnic/rnic/iwarp/verbs"
@@ -98,6 +99,9 @@ func (o *benchOpts) checkDevice(changed func(string) bool) error {
 			return usagef("--markers and --markers-to: give one (--markers is --markers-to both)")
 		}
 	}
+	if o.dev.mirror && o.dev.device != "sim" && o.peerDevice != "sim" {
+		return usagef("--mirror runs the model beside a simulated end: give --device sim or --peer-device sim")
+	}
 	if !o.isDeviceRun() {
 		if o.dev.simBin != "" || o.dev.fst != "" {
 			return usagef("--sim and --fst are for a simulated end: give --device sim or --peer-device sim")
@@ -180,8 +184,12 @@ type DevEnd struct {
 	ClocksPerMessage     *float64 `json:"clocks_per_message"`
 	OctetsPerClock       *float64 `json:"goodput_octets_per_clock"`
 	ClockLimitedFraction *float64 `json:"clock_limited_fraction"`
+	// Mirror is what --mirror compared (driver/mirror): every wire octet
+	// and every DMA-written octet of the device against the model's.
+	Mirror *mirror.Stats `json:"mirror,omitempty"`
 
 	sim    *simdev.Device
+	mirror *mirror.Backend
 	clock0 uint64
 }
 
@@ -189,11 +197,11 @@ type DevEnd struct {
 type devSide struct {
 	end   benchEnd
 	info  *DevEnd
-	close func()
+	close func() error
 }
 
 func (o *benchOpts) openSide(ctx context.Context, role, device string) (*devSide, error) {
-	s := &devSide{info: &DevEnd{Role: role, Device: device}, close: func() {}}
+	s := &devSide{info: &DevEnd{Role: role, Device: device}, close: func() error { return nil }}
 	if device == "soft" {
 		s.end = softEnd{verbs.NewDevice().AllocPD()}
 		return s, nil
@@ -203,13 +211,22 @@ func (o *benchOpts) openSide(ctx context.Context, role, device string) (*devSide
 	if role != "client" {
 		f.fst = "" // --fst is the client's waveform
 	}
+	if device != "sim" {
+		// --sim and --mirror are for the simulated ends (the model end
+		// of a model-sim run has neither).
+		f.simBin, f.fst, f.mirror = "", "", false
+	}
 	d, relay, closeDev, err := f.openVerbs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("bench: the %s's end (%s): %w", role, device, err)
 	}
 	s.end, s.close = &devEnd{d: d, relay: relay, vector: verbsVector}, closeDev
 	s.info.DataWidthBits = ptr(d.Map.DataWidth)
-	if sd, ok := d.B.(*simdev.Device); ok {
+	b := d.B
+	if mb, ok := b.(*mirror.Backend); ok {
+		s.info.mirror, b = mb, mb.Primary()
+	}
+	if sd, ok := b.(*simdev.Device); ok {
 		s.info.sim = sd
 	}
 	return s, nil
@@ -403,6 +420,17 @@ func (o *benchOpts) devRun(ctx context.Context, plan *devPlan, res *DevResult, s
 	}
 	err = o.devFlow(ctx, plan, res, cli, srv, cq, sq, stderr)
 	err = errors.Join(err, closeQPs(err, cq, sq))
+	// --mirror: the run counts only if the model, given the same inputs,
+	// wrote and sent the same octets (the first difference fails it).
+	for _, e := range res.Ends {
+		if e.mirror == nil {
+			continue
+		}
+		if merr := e.mirror.Check(); merr != nil {
+			err = errors.Join(err, fmt.Errorf("bench: the %s's device and the model differ: %w", e.Role, merr))
+		}
+		e.Mirror = ptr(e.mirror.Stats())
+	}
 	if pw != nil {
 		if cerr := pw.Close(time.Now()); cerr != nil && err == nil {
 			err = fmt.Errorf("bench: writing the pcap: %w", cerr)
@@ -811,6 +839,10 @@ func printDevResult(w io.Writer, r *DevResult) {
 				*e.ClocksPerMessage, *e.OctetsPerClock, 100*ptrOr(e.ClockLimitedFraction, 0), *e.DataWidthBits/8)
 		}
 		fmt.Fprintln(w)
+		if m := e.Mirror; m != nil {
+			fmt.Fprintf(w, "  %s's sim mirrored on the model: %d inputs, %d wire octets and %d DMA-written octets alike\n",
+				e.Role, m.Inputs, m.WireOctets, m.MemOctets)
+		}
 	}
 	fmt.Fprintf(w, "  verified %d octets, %d mismatches\n", r.VerifiedOctets, r.Mismatches)
 	if r.Pcap != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/openrnic/rnic/driver"
+	"github.com/openrnic/rnic/driver/mirror"
 	"github.com/openrnic/rnic/driver/model"
 	"github.com/openrnic/rnic/driver/regmap"
 	"github.com/openrnic/rnic/driver/simdev"
@@ -20,6 +21,7 @@ type deviceFlags struct {
 	device string
 	simBin string
 	fst    string
+	mirror bool // --mirror: the model beside the simulated device (driver/mirror)
 	json   bool
 	attach bool   // info, stats: the device rnic-loader serve holds
 	socket string // its socket ("": defaultSocket)
@@ -58,7 +60,7 @@ func (f *deviceFlags) checkAttach(changed func(string) bool) error {
 		}
 		return nil
 	}
-	for _, n := range []string{"device", "sim", "fst"} {
+	for _, n := range []string{"device", "sim", "fst", "mirror"} {
 		if changed(n) {
 			return usagef("--%s chooses a device of this command's own; with --attach the device is the one serve holds", n)
 		}
@@ -71,6 +73,7 @@ func (f *deviceFlags) addDevice(c *cobra.Command, def, help string) {
 	c.Flags().StringVar(&f.device, "device", def, help)
 	c.Flags().StringVar(&f.simBin, "sim", "", "rnic-sim's path for --device sim (default: $RNIC_SIM, else build/sim/rnic-sim here or above; `make sim` builds it)")
 	c.Flags().StringVar(&f.fst, "fst", "", "with --device sim: write an FST waveform of the device's clocks to this file")
+	c.Flags().BoolVar(&f.mirror, "mirror", false, "with --device sim: run the model device beside it with the same inputs and fail at the first difference in wire octets or host memory writes (slower)")
 }
 
 // verbsVector is the interrupt vector the verbs users' CQs raise (vector 0
@@ -79,8 +82,9 @@ const verbsVector = 1
 
 // openVerbs opens the device for a verbs user (rping, bench): the register
 // map walked, the data path set up (the ring arena, the event ring), the
-// CQs' vector enabled, a relay on its network seam. close releases it all.
-func (f *deviceFlags) openVerbs(ctx context.Context) (d *driver.Device, relay *driver.Relay, close func(), err error) {
+// CQs' vector enabled, a relay on its network seam. close releases it all;
+// with --mirror its error is the first difference the mirror found.
+func (f *deviceFlags) openVerbs(ctx context.Context) (d *driver.Device, relay *driver.Relay, close func() error, err error) {
 	b, _, err := f.open(ctx, verbsMemSize)
 	if err != nil {
 		return nil, nil, nil, err
@@ -96,9 +100,15 @@ func (f *deviceFlags) openVerbs(ctx context.Context) (d *driver.Device, relay *d
 		return nil, nil, nil, err
 	}
 	relay = driver.NewRelay(b.Network())
-	return d, relay, func() {
+	return d, relay, func() error {
 		relay.Close()
+		if mb, ok := b.(*mirror.Backend); ok {
+			err := mb.Check()
+			mb.Close()
+			return err
+		}
 		b.Close()
+		return nil
 	}, nil
 }
 
@@ -119,9 +129,17 @@ func (f *deviceFlags) open(ctx context.Context, memSize int) (driver.Backend, *r
 			return nil, nil, err
 		}
 		b = d
+		if f.mirror {
+			mb, err := mirror.New(d)
+			if err != nil {
+				d.Close()
+				return nil, nil, err
+			}
+			b = mb
+		}
 	case "model":
-		if f.simBin != "" || f.fst != "" {
-			return nil, nil, usageError{fmt.Errorf("--sim and --fst are for --device sim, not --device model")}
+		if f.simBin != "" || f.fst != "" || f.mirror {
+			return nil, nil, usageError{fmt.Errorf("--sim, --fst and --mirror are for --device sim, not --device model")}
 		}
 		// The model sized as rnic_dev's default build (hw/rtl/rnic_dev.v).
 		d, err := model.New(model.Config{QPs: 64, CQs: 64, STags: 1024, Vectors: 4, Windows: 16,

@@ -231,8 +231,8 @@ func (o *rpingOpts) check(changed func(string) bool) error {
 	default:
 		return usagef("--device %s: not a device this build drives; use soft, model or sim", o.dev.device)
 	}
-	if o.dev.device != "sim" && (o.dev.simBin != "" || o.dev.fst != "") {
-		return usagef("--sim and --fst are for --device sim, not --device %s", o.dev.device)
+	if o.dev.device != "sim" && (o.dev.simBin != "" || o.dev.fst != "" || o.dev.mirror) {
+		return usagef("--sim, --fst and --mirror are for --device sim, not --device %s", o.dev.device)
 	}
 	return nil
 }
@@ -251,7 +251,7 @@ func (o *rpingOpts) config(verbose io.Writer, rounds *atomic.Int64) rping.Config
 	return cfg
 }
 
-func runRping(ctx context.Context, stdout, stderr io.Writer, o *rpingOpts) error {
+func runRping(ctx context.Context, stdout, stderr io.Writer, o *rpingOpts) (err error) {
 	ctx, cancel := withTimeout(ctx, o.timeout)
 	defer cancel()
 	verbose := stdout
@@ -263,11 +263,17 @@ func runRping(ctx context.Context, stdout, stderr io.Writer, o *rpingOpts) error
 		info = io.Discard
 	}
 	if o.dev.device != "soft" {
-		d, relay, closeDev, err := o.dev.openVerbs(ctx)
-		if err != nil {
-			return fmt.Errorf("rping: %w", err)
+		d, relay, closeDev, oerr := o.dev.openVerbs(ctx)
+		if oerr != nil {
+			return fmt.Errorf("rping: %w", oerr)
 		}
-		defer closeDev()
+		// With --mirror, a difference between the device and the model
+		// fails the run that otherwise passed.
+		defer func() {
+			if cerr := closeDev(); cerr != nil && err == nil {
+				err = fmt.Errorf("rping: the device and the model differ: %w", cerr)
+			}
+		}()
 		o.provider = &rping.Device{D: d, Relay: relay, Vector: verbsVector}
 	}
 	addr := net.JoinHostPort(o.addr, strconv.Itoa(o.port))

@@ -91,3 +91,21 @@ func (d *Device) TakeRQPosts() []RQPost {
 	d.rqPosts = nil
 	return p
 }
+
+// TxFraming is QP qpn's transmit framing as its last QP_RTS set it:
+// markers and CRC on or off, the marker base and the sequence number of the
+// first octet the device sends; ok is false for a QP that has had no QP_RTS.
+// The mirror (driver/mirror) decodes both devices' transmit streams with it.
+func (d *Device) TxFraming(qpn uint16) (markers, crc bool, base, seq uint32, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if int(qpn) >= len(d.t.QPs) {
+		return false, false, 0, 0, false
+	}
+	switch q := &d.t.QPs[qpn]; q.State {
+	case QPRTS, QPError, QPDrained:
+		c := q.RTS
+		return c.Flags&hostif.RTSMarkersTx != 0, c.Flags&hostif.RTSCRCTx != 0, c.TxMarkerBase, c.TxSeq, true
+	}
+	return false, false, 0, 0, false
+}

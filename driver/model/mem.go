@@ -50,6 +50,42 @@ func (d *Device) Alloc(size int) (*driver.Buffer, error) {
 	return b, nil
 }
 
+// AllocAt is Alloc at a device address the caller chooses: addr
+// 4 KiB-aligned, the buffer overlapping no other. The mirror
+// (driver/mirror) gives the model the addresses the simulated device's
+// buffers have, so that the same descriptors mean the same memory to both.
+func (d *Device) AllocAt(addr uint64, size int) (*driver.Buffer, error) {
+	if size <= 0 {
+		return nil, fmt.Errorf("model: AllocAt(%#x, %d): a buffer needs at least one octet", addr, size)
+	}
+	if addr%page != 0 {
+		return nil, fmt.Errorf("model: AllocAt(%#x): device addresses of buffers are 4 KiB-aligned", addr)
+	}
+	n := (size + page - 1) &^ (page - 1)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, errClosed
+	}
+	i := sort.Search(len(d.mem.bufs), func(i int) bool { return d.mem.bufs[i].Addr >= addr })
+	if (i > 0 && d.mem.bufs[i-1].Addr+uint64(len(d.mem.bufs[i-1].Mem)) > addr) ||
+		(i < len(d.mem.bufs) && d.mem.bufs[i].Addr < addr+uint64(n)) || addr+uint64(n) < addr {
+		return nil, fmt.Errorf("model: AllocAt(%#x, %d): overlaps a buffer the model has already", addr, size)
+	}
+	mem, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil, fmt.Errorf("model: mmap of %d octets of DMA memory: %w (check the process's memory limits)", n, err)
+	}
+	b := &driver.Buffer{Addr: addr, Mem: mem}
+	d.mem.bufs = append(d.mem.bufs, nil)
+	copy(d.mem.bufs[i+1:], d.mem.bufs[i:])
+	d.mem.bufs[i] = b
+	if end := addr + uint64(n) + page; end > d.mem.next {
+		d.mem.next = end
+	}
+	return b, nil
+}
+
 // Free implements driver.Backend.
 func (d *Device) Free(b *driver.Buffer) error {
 	d.mu.Lock()

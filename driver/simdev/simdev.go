@@ -51,11 +51,13 @@ const (
 	msgMMIOErr   = 10
 	msgStamps    = 11
 	msgStamp     = 12
+	msgWrites    = 13
+	msgWrote     = 14
 )
 
 // ProtocolVersion is the version of the protocol this package speaks; a
 // device process that says another in its hello is refused.
-const ProtocolVersion = 2
+const ProtocolVersion = 3
 
 // maxVectors is how many interrupt vectors the protocol carries: the
 // register map's room (the vectors block has registers for 16).
@@ -142,7 +144,8 @@ type Device struct {
 	close sync.Once
 
 	smu    sync.Mutex
-	stamps []Stamp // STAMP messages not yet taken
+	stamps []Stamp           // STAMP messages not yet taken
+	wrote  []driver.DMAWrite // WROTE messages not yet taken
 }
 
 type message struct {
@@ -355,6 +358,13 @@ func (d *Device) reader() {
 				d.smu.Unlock()
 				continue
 			}
+		case msgWrote:
+			if len(m.payload) > 8 {
+				d.smu.Lock()
+				d.wrote = append(d.wrote, driver.DMAWrite{Addr: binary.LittleEndian.Uint64(m.payload), Octets: m.payload[8:]})
+				d.smu.Unlock()
+				continue
+			}
 		case msgMMIOErr:
 			if len(m.payload) == 12 {
 				op, off, resp := binary.LittleEndian.Uint32(m.payload), binary.LittleEndian.Uint32(m.payload[4:]),
@@ -558,6 +568,35 @@ func (d *Device) TakeStamps() []Stamp {
 	s := d.stamps
 	d.stamps = nil
 	return s
+}
+
+// RecordWrites asks the device for every octet its DMA writes put into
+// host memory from now on (on), or no more (off); TakeWrites returns them.
+// A message per run of octets: for the mirror (driver/mirror), which
+// compares them with the model's.
+func (d *Device) RecordWrites(on bool) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var p [4]byte
+	if on {
+		p[0] = 1
+	}
+	if err := d.send(msgWrites, p[:]); err != nil {
+		return err
+	}
+	return d.pending()
+}
+
+// TakeWrites returns the writes read from the device since the last call,
+// in the order the device made them. After Run returns, every write the
+// device made before it answered is among them (the socket keeps the
+// device's order).
+func (d *Device) TakeWrites() []driver.DMAWrite {
+	d.smu.Lock()
+	defer d.smu.Unlock()
+	w := d.wrote
+	d.wrote = nil
+	return w
 }
 
 // Mem is host memory, the whole memfd: device address a is Mem()[a].

@@ -35,12 +35,9 @@ func wireRun(t *testing.T, a, b driver.Backend, imp driver.Impair, markers bool,
 	w := wiretest.NewWire(ends[0], ends[1], imp, seed)
 	w.Start(2*time.Millisecond, 300*time.Microsecond)
 	defer w.Stop()
-	var want [2][2]int
-	for k, e := range ends {
-		var err error
-		if want[k][0], want[k][1], err = wiretest.Post(e, ends[1-k], wireSizes, reads[k]); err != nil {
-			t.Fatal(err)
-		}
+	want, err := wiretest.Post(ends, wireSizes, reads)
+	if err != nil {
+		t.Fatal(err)
 	}
 	o := &wiretest.Outcome{}
 	for done := false; !done; {

@@ -133,16 +133,40 @@ func off(sizes []int, i int) int {
 	return o + i
 }
 
-// Post posts e's side of the traffic to peer p: a receive buffer for each
-// of p's Sends, then per size a Write, a Send and (reads) a Read, each
-// signalled. The entry of size i and kind k (0 Write, 1 Send, 2 Read) has
-// ID 3i+k+1. It returns the number of send and receive CQEs e will get.
-func Post(e, p *End, sizes []int, reads bool) (sends, recvs int, err error) {
-	for i, n := range sizes {
-		if err := e.QP.PostRecv(hostif.RQE{ID: uint64(0x100 + i), LKey: e.MR.STag, Length: uint32(n), LocalTO: e.MR.TO + recv + uint64(off(sizes, i))}); err != nil {
-			return 0, 0, err
+// Post posts the traffic of both ends, each to the other: first every
+// receive buffer on both (PostRecvs), then every send entry (PostSends),
+// so that no Send reaches an end before its receives are posted, however
+// fast the other end is. It returns the number of send and receive CQEs
+// each end will get.
+func Post(ends [2]*End, sizes []int, reads [2]bool) (want [2][2]int, err error) {
+	for k, e := range ends {
+		if want[k][1], err = PostRecvs(e, sizes); err != nil {
+			return want, err
 		}
 	}
+	for k, e := range ends {
+		if want[k][0], err = PostSends(e, ends[1-k], sizes, reads[k]); err != nil {
+			return want, err
+		}
+	}
+	return want, nil
+}
+
+// PostRecvs posts a receive buffer on e for each of its peer's Sends and
+// returns their number.
+func PostRecvs(e *End, sizes []int) (int, error) {
+	for i, n := range sizes {
+		if err := e.QP.PostRecv(hostif.RQE{ID: uint64(0x100 + i), LKey: e.MR.STag, Length: uint32(n), LocalTO: e.MR.TO + recv + uint64(off(sizes, i))}); err != nil {
+			return 0, err
+		}
+	}
+	return len(sizes), nil
+}
+
+// PostSends posts e's send entries to peer p: per size a Write, a Send and
+// (reads) a Read, each signalled. The entry of size i and kind k (0 Write,
+// 1 Send, 2 Read) has ID 3i+k+1. It returns their number.
+func PostSends(e, p *End, sizes []int, reads bool) (int, error) {
 	lk, to := e.MR.STag, e.MR.TO
 	var sqes []hostif.SQE
 	for i, n := range sizes {
@@ -160,10 +184,10 @@ func Post(e, p *End, sizes []int, reads bool) (sends, recvs int, err error) {
 	}
 	for _, s := range sqes {
 		if err := e.QP.PostSend(s); err != nil {
-			return 0, 0, err
+			return 0, err
 		}
 	}
-	return len(sqes), len(sizes), nil
+	return len(sqes), nil
 }
 
 // Outcome is what a run left: both buffers, both ends' CQEs (send CQ

@@ -23,7 +23,10 @@
 // of requests meets the device in the same state on every run.
 // STAMPS asks for a STAMP message at each MMIO write, network frame's
 // first and last beat and DMA write burst, with the clock it happened at
-// (latency measurements: driver/simdev/latency_test.go).
+// (latency measurements: driver/simdev/latency_test.go). WRITES asks for
+// a WROTE message with the address and octets of every run of octets a
+// DMA write burst puts into host memory (the sim-versus-model mirror,
+// driver/mirror, compares them with the model's).
 // --fst FILE writes every clock's signals as an FST waveform (GTKWave,
 // Surfer). SIGINT or SIGTERM, or the driver closing the socket, stops the
 // process cleanly: the waveform is closed and the clock count printed.
@@ -74,6 +77,8 @@ enum MsgType : uint32_t {
     MSG_MMIO_ERR = 10,   // device -> driver: u32 1 write | 2 read, u32 offset, u32 response (4: timeout)
     MSG_STAMPS = 11,     // driver -> device: u32 1 on | 0 off (STAMP messages from now on)
     MSG_STAMP = 12,      // device -> driver: u32 kind, u32 a, u64 b, u64 clock
+    MSG_WRITES = 13,     // driver -> device: u32 1 on | 0 off (WROTE messages from now on)
+    MSG_WROTE = 14,      // device -> driver: u64 address, the octets a DMA write burst wrote there
 };
 
 // What a STAMP marks (docs/device.md): the clock is the count of clocks
@@ -88,7 +93,7 @@ enum StampKind : uint32_t {
     STAMP_DMA_WRITE = 6,      // a DMA write burst's last W beat taken: a octets the burst spans, b address
 };
 
-constexpr uint32_t PROTOCOL_VERSION = 2;
+constexpr uint32_t PROTOCOL_VERSION = 3;
 constexpr uint32_t MAX_PAYLOAD = 1u << 20;
 // An AXI4-Lite access that takes longer than this is a hung device.
 constexpr int MMIO_TIMEOUT_CLOCKS = 1000;
@@ -261,6 +266,12 @@ public:
     // (reason empty), as the model does.
     // STAMP messages on or off (MSG_STAMPS).
     void set_stamps(bool on) { stamps_ = on; }
+    // WROTE messages on or off (MSG_WRITES).
+    void set_writes(bool on) { writes_on_ = on; }
+    // Report the octets a burst still in progress has written so far:
+    // before the device answers anything, every octet in host memory has
+    // been reported (the mirror's barrier, driver/mirror).
+    void report_writes() { flush_wrote(); }
 
     void seg_in(uint16_t qpn, uint32_t seq, std::vector<uint8_t> octets) {
         net_in_.push_back(Segment{qpn, seq, std::move(octets)});
@@ -469,7 +480,10 @@ private:
             uint64_t a = beat_addr(b, b.done), lane0 = a & ~uint64_t(DATA_BYTES - 1);
             uint64_t first = a - lane0, last = (a | (b.size - 1)) - lane0;
             for (uint64_t i = first; i <= last; i++)
-                if (strb[i / 8] >> (i % 8) & 1) mem_[lane0 + i] = beat[i];
+                if (strb[i / 8] >> (i % 8) & 1) {
+                    mem_[lane0 + i] = beat[i];
+                    if (writes_on_) wrote(lane0 + i, beat[i]);
+                }
         }
         b.done++;
         bool last = top_->m_axi_wlast;
@@ -478,6 +492,7 @@ private:
                  std::to_string(b.beats));
         }
         if (b.done == b.beats) {
+            flush_wrote();
             stamp(STAMP_DMA_WRITE, uint32_t((b.addr & ~uint64_t(b.size - 1)) + uint64_t(b.beats) * b.size - b.addr), b.addr);
             bresp_.push_back(b);
             writes_.pop_front();
@@ -529,6 +544,25 @@ private:
 #endif
     }
 
+    // One octet a W beat wrote into host memory: runs of consecutive
+    // addresses go to the driver as one WROTE message, sent when the run
+    // breaks or its burst ends (just after the octets are in memory, as a
+    // DMA write's STAMP).
+    void wrote(uint64_t addr, uint8_t v) {
+        if (!wrote_.empty() && addr != wrote_addr_ + wrote_.size() - 8) flush_wrote();
+        if (wrote_.empty()) {
+            wrote_addr_ = addr;
+            put64(wrote_, addr);
+        }
+        wrote_.push_back(v);
+    }
+
+    void flush_wrote() {
+        if (wrote_.empty()) return;
+        out(MSG_WROTE, wrote_);
+        wrote_.clear();
+    }
+
     // A STAMP of what the coming edge takes (so: clocks_ + 1), if asked.
     void stamp(uint32_t kind, uint32_t a, uint64_t b) {
         if (!stamps_) return;
@@ -569,6 +603,9 @@ private:
     Segment net_out_{};
     bool net_out_open_ = false;
     bool stamps_ = false;
+    bool writes_on_ = false;
+    std::vector<uint8_t> wrote_;  // the WROTE message being built: u64 address, octets
+    uint64_t wrote_addr_ = 0;
     std::string failed_;
 };
 
@@ -698,6 +735,7 @@ int main(int argc, char** argv) {
             return false;
         };
         std::vector<uint8_t> out;
+        dev.report_writes();
         switch (type) {
         case MSG_MMIO_WRITE: {
             if (!want(8)) break;
@@ -735,6 +773,10 @@ int main(int argc, char** argv) {
         case MSG_STAMPS:
             if (!want(4)) break;
             dev.set_stamps(get32(p) != 0);
+            break;
+        case MSG_WRITES:
+            if (!want(4)) break;
+            dev.set_writes(get32(p) != 0);
             break;
         case MSG_BYE:
             why = "the driver said goodbye: " + std::string(payload.begin(), payload.end());
