@@ -421,6 +421,10 @@ Exit status: 0 success, 1 failure (mismatch, protocol error, lost peer,
   # stack: 64 KiB Writes, markers on what the server receives
   rnic-loader bench --device sim --op write --size 64KiB --bytes 1MiB --markers-to server
 
+  # The same, the model run beside the simulated RNIC with the same inputs:
+  # the first difference in what they send or write to memory fails the run
+  rnic-loader bench --device sim --mirror --op write --size 64KiB --iters 64
+
   # Both ends on simulated RNICs (two rnic-sim processes), Reads, a pcap
   rnic-loader bench --device sim --peer-device sim --op read --size 16KiB --bytes 256KiB --pcap build/sims.pcap
 

@@ -147,6 +147,9 @@ connection or a --timeout, 2 on a wrong command line.`,
   rnic-loader rping -s -a 127.0.0.1 -S 20000 &
   rnic-loader rping -c -a 127.0.0.1 -C 5 -S 20000 -V --device sim --fst rping.fst
 
+  # The same, checked against the driver's model run beside it (--mirror)
+  rnic-loader rping -c -a 127.0.0.1 -C 5 -S 20000 -V --device sim --mirror
+
   # Both sides of this tool, a summary for scripts, and a pcap
   rnic-loader rping -s -a 127.0.0.1 -p 7174 &
   rnic-loader rping -c -a 127.0.0.1 -C 3 -V --json --pcap build/rping.pcap`,
