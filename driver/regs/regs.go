@@ -143,9 +143,13 @@ const (
 	CountersRxExcDuplicate uint32 = 0x190
 	// Exception segments, reason 5: no payload.
 	CountersRxExcEmpty uint32 = 0x198
-	// DMA read bursts issued to host memory.
+	// DMA reads of host memory the device's engines completed without an error:
+	// one a request (a work request, a payload, a Read Response's source),
+	// however many bursts it took.
 	CountersDMAReads uint32 = 0x1a0
-	// DMA write bursts issued to host memory.
+	// DMA writes to host memory done without an error: one a completion, event
+	// or exception buffer, and one a placed DDP segment with a payload, however
+	// many bursts it took.
 	CountersDMAWrites uint32 = 0x1a8
 	// Writes to the admin mailbox's CMD while a command was running (BUSY set):
 	// ignored.
