@@ -167,6 +167,10 @@ BLOCKS = [
     Block("rnic_rx/2x", "DATA_W", (512,), (("AXI_W", 2),)),
     # The same with the write-request stream (WR_REQ = 1).
     Block("rnic_rx/req", "DATA_W", (512,), (("AXI_W", 2),), (("WR_REQ", 1),)),
+    # The device top (hw/rtl/rnic_dev.v): the datapath above with the
+    # admin block, the queue engines, the DMA engines and the register
+    # block, at its default parameters.
+    Block("rnic_dev", "DATA_W", (64, 512)),
 ]
 
 
