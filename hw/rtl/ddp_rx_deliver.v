@@ -313,7 +313,9 @@ wire                   dv_bad = s_verdict_tdata != 3'd0;
 wire                   dv_kills = dv_bad || v0_herr || rf_kind == K_ERR || rf_kind == K_TERM;
 assign te_rd_en = dv_del;
 assign te_rd_conn = rf_conn;
-assign te_own = !dv_bad && !v0_herr && rf_kind == K_ERR;
+// (A cut's record is marked by bit 0 of its inv_stag, ddp_rx_setup.v: its
+// error is not the one C2 wrote into te_ram.)
+assign te_own = !dv_bad && !v0_herr && rf_kind == K_ERR && !(rf_rec[REC_TAGGED] && rf_rec[REC_CPL]);
 
 assign b_go = b_valid && bq_out_valid && !b_hold;
 assign herr_set = b_go && b_resp[1];

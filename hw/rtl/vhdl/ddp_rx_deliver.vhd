@@ -220,7 +220,7 @@ begin
     dv_kills <= dv_bad or v0_herr or to_sl(rf_kind = K_ERR_c) or to_sl(rf_kind = K_TERM_c);
     te_rd_en <= dv_del;
     te_rd_conn <= rf_conn;
-    te_own <= not dv_bad and not v0_herr and to_sl(rf_kind = K_ERR_c);
+    te_own <= not dv_bad and not v0_herr and to_sl(rf_kind = K_ERR_c) and not (rf_rec.tagged and rf_rec.inv_stag(0));
 
     b_go <= b_valid and bq_out_valid and not b_hold;
     herr_set <= b_go and b_resp(1);
