@@ -113,6 +113,23 @@ type placeEvent struct {
 	EType  uint8  `json:"etype"`
 	Code   uint8  `json:"code"`
 	Detail string `json:"detail,omitempty"`
+	// What the Terminate for the error copies (RFC 5040 4.8,
+	// rdmap.Error.Terminate): M with the segment length, D with the DDP
+	// header (hex), R with the Read Request header (hex).
+	TermM   bool   `json:"term_m"`
+	TermD   bool   `json:"term_d"`
+	TermR   bool   `json:"term_r"`
+	SegLen  uint16 `json:"seg_len"`
+	DDPHdr  string `json:"ddp_hdr"`
+	RDMAHdr string `json:"rdma_hdr"`
+}
+
+// errEvent is the error event for e, with what its Terminate copies.
+func errEvent(e *rdmap.Error, detail string) placeEvent {
+	t := e.Terminate()
+	return placeEvent{Kind: "error", Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: detail,
+		TermM: t.M, TermD: t.D, TermR: t.R, SegLen: t.SegmentLen,
+		DDPHdr: hex.EncodeToString(t.DDPHeader), RDMAHdr: hex.EncodeToString(t.RDMAHeader)}
 }
 
 type placeReply struct {
@@ -289,8 +306,9 @@ func opDDPPlace(params []byte) (any, error) {
 			done[r.conn] = true
 		case *r.verdict != 0:
 			e := rdmap.MPAError(*r.verdict, nil, 0)
-			events = append(events, placeEvent{Conn: r.conn, ULPDU: r.index, Kind: "error",
-				Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.String()})
+			pe := errEvent(e, e.String())
+			pe.Conn, pe.ULPDU = r.conn, r.index
+			events = append(events, pe)
 			done[r.conn] = true
 		default:
 			if r.event != nil {
@@ -333,10 +351,11 @@ func earlyPlace(st *placeStream, ulpdu []byte) {
 }
 
 // errorEvent reports the error that ended a stream: RDMAP's layer, type
-// and code for the Terminate.
+// and code for the Terminate, and the headers and length it copies.
 func errorEvent(err error) *placeEvent {
 	e := rdmap.ErrorFrom(err)
-	return &placeEvent{Kind: "error", Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.Error()}
+	pe := errEvent(e, e.Error())
+	return &pe
 }
 
 // report is what the dispatcher's event for a segment reports: nothing

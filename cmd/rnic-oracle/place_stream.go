@@ -443,13 +443,15 @@ func (ps *placeSession) deliver(c, i, index int, verdict *uint8, ev *placeEvent,
 		st.done = true
 	case *verdict != 0:
 		e := rdmap.MPAError(*verdict, nil, 0)
-		reply.Events = append(reply.Events, streamEvent{placeEvent{Conn: c, ULPDU: index, Kind: "error",
-			Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.String()}, i})
+		pe := errEvent(e, e.String())
+		pe.Conn, pe.ULPDU = c, index
+		reply.Events = append(reply.Events, streamEvent{pe, i})
 		st.done = true
 	case hostErr:
 		e := rdmap.ErrorFrom(errHostWrite)
-		reply.Events = append(reply.Events, streamEvent{placeEvent{Conn: c, ULPDU: index, Kind: "error",
-			Layer: uint8(e.Layer), EType: e.Type, Code: e.Code, Detail: e.Error()}, i})
+		pe := errEvent(e, e.Error())
+		pe.Conn, pe.ULPDU = c, index
+		reply.Events = append(reply.Events, streamEvent{pe, i})
 		st.done = true
 	default:
 		if ev != nil {

@@ -142,7 +142,19 @@
 //          error of the stream (RFC 5040 7, RFC 5041 7.2), or layer 2
 //          (LLP) type 0 with the MPA code for a bad verdict. Nothing of the
 //          stream is placed after the erring ULPDU's header, and nothing is
-//          reported after the error.
+//          reported after the error. With it, what the Terminate copies
+//          (RFC 5040 4.8; rdmap.Error.Terminate of the model's error):
+//          hdrct {M, D}, seglen (with M: the erring ULPDU's length, MPA's
+//          ULPDU_Length) and hdr (with D: its DDP header, octet j in
+//          hdr[8j+7:8j], 14 octets if tagged (octets 14..17 zero) or 18;
+//          zero without D). Every error the checks below find at a ULPDU's
+//          first piece has M and D, but a ULPDU shorter than its header
+//          (M only, none if it is empty) and a Read Request not in one
+//          28-octet segment (neither: rdmap.FormatError carries no
+//          header); an error the ULPDU did not find itself (a bad verdict,
+//          an error B response, a cut) has neither. The header and length
+//          are kept per connection (a table written when the check fails,
+//          read when the error is delivered: a stream reports one error).
 //
 // Status outputs, one-clock pulses without ready (sample every clock):
 //   m_drop:     a piece of a connection that is not enabled was dropped:
@@ -317,6 +329,9 @@ module ddp_rx #(
     output wire [3:0]              m_err_layer,
     output wire [3:0]              m_err_etype,
     output wire [7:0]              m_err_code,
+    output wire [1:0]              m_err_hdrct,
+    output wire [15:0]             m_err_seglen,
+    output wire [143:0]            m_err_hdr,
 
     // Status pulses (one clock each, no ready: sample them every clock).
     output wire                    m_drop_valid,
@@ -432,7 +447,10 @@ wire [ST_W-2:0]             e_st_reg;
 wire [STAG_AW-1:0]          k_idx;
 wire                        r_inval, c_en;
 wire [CX_W-1:0]             r_cx;
-wire                        c2_go, c2_decide;
+wire                        c2_go, c2_decide, c2_err;
+wire [15:0]                 c2_err_code;
+wire                        te_rd_en, te_own;
+wire [CONN_W-1:0]           te_rd_conn;
 wire [DC_W-1:0]             dc_out;
 wire                        dc_out_valid, dc_out_ready, aw_in_valid;
 wire [ADDR_W+8-1:0]         aw_in_data;
@@ -543,7 +561,7 @@ ddp_rx_decide #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(RQ_A
     .bs_mon(bs_mon), .bs_long(bs_long), .bs_nobuf(bs_nobuf), .bs_behind(bs_behind), .dc_out_ready(dc_out_ready),
     .dc_in_ready(dc_in_ready), .c2_valid_reg(c2_valid_reg), .c2_conn_reg(c2_conn_reg),
     .c2_first_reg(c2_first_reg), .c2_early_reg(c2_early_reg), .e_st_reg(e_st_reg), .k_idx(k_idx),
-    .r_inval(r_inval), .c_en(c_en), .r_cx(r_cx), .c2_go(c2_go), .c2_decide(c2_decide), .dc_out(dc_out),
+    .r_inval(r_inval), .c_en(c_en), .r_cx(r_cx), .c2_go(c2_go), .c2_decide(c2_decide), .c2_err(c2_err), .c2_err_code(c2_err_code), .dc_out(dc_out),
     .dc_out_valid(dc_out_valid)
 );
 
@@ -619,8 +637,50 @@ ddp_rx_deliver #(.DATA_W(DATA_W), .CONN_W(CONN_W), .RQ_AW(RQ_AW), .ADDR_W(ADDR_W
     .m_post_err_id(m_post_err_id), .m_post_err_reason(m_post_err_reason), .m_berr_valid(m_berr_valid),
     .m_berr_conn(m_berr_conn), .m_berr_resp(m_berr_resp), .m_done_valid(m_done_valid),
     .m_done_conn(m_done_conn), .herr_reg(herr_reg), .herr_set(herr_set), .herr_set_conn(herr_set_conn),
-    .rf_out_ready(rf_out_ready), .b_go(b_go), .rs_busy(rs_busy)
+    .rf_out_ready(rf_out_ready), .b_go(b_go), .rs_busy(rs_busy), .te_rd_en(te_rd_en), .te_rd_conn(te_rd_conn),
+    .te_own(te_own)
 );
+
+// What the Terminate copies (m_err_hdrct, m_err_seglen, m_err_hdr; the
+// header comment). The header record's ULPDU length and header octets
+// follow the piece through C1 and C1b to C2 (moving with c_adv, as the
+// check stages do); at C2's decision of an error (c2_err) they go, with M
+// and D, into the connection's entry of te_ram; V0 reads the entry when it
+// delivers a ULPDU (te_rd_en), and the read word is on m_err_* with
+// m_err_valid, kept while it waits (te_rd_en only at a delivery). te_own:
+// the error is the ULPDU's own record's, not a bad verdict's or a B
+// response's (those copy nothing). A stream reports one error, and a
+// restart's old ULPDUs report nothing, so the entry read is the one its
+// error wrote.
+localparam HF_ULEN = HF_CONN + CONN_W;      // 16 bits
+reg  [159:0]   te_c1_reg, te_b_reg, te_c2_reg;   // {ulen, octets 0..17}
+always @(posedge clk) begin
+    if (c_adv) begin
+        te_c1_reg <= {h_rec[HF_ULEN +: 16], h_rec[HF_HDR +: 144]};
+        te_b_reg <= te_c1_reg;
+        te_c2_reg <= te_b_reg;
+    end
+end
+wire [15:0]    te_ulen = te_c2_reg[159:144];
+wire           te_tag = te_c2_reg[7];                 // T (RFC 5041 4.1)
+wire           te_short = te_ulen < (te_tag ? 16'd14 : 16'd18);
+// A Read Request not in one 28-octet segment (the same word as a short
+// ULPDU's: that one is told by its length) is rdmap.FormatError: nothing.
+wire           te_fmt = c2_err_code == ERR_RDMAP_STREAM_CATASTROPHIC && !te_short;
+wire           te_m = !te_fmt && te_ulen != 16'd0;
+wire           te_d = !te_fmt && !te_short;
+wire [143:0]   te_hdr = te_d ? {te_tag ? 32'd0 : te_c2_reg[143:112], te_c2_reg[111:0]} : 144'd0;
+wire [161:0]   te_rd_data;
+sdp_ram #(.WIDTH(162), .ADDR_W(CONN_W)) u_te_ram (
+    .clk(clk), .wr_en(c2_err), .wr_addr(c2_conn_reg), .wr_data({te_m, te_d, te_m ? te_ulen : 16'd0, te_hdr}),
+    .rd_en(te_rd_en), .rd_addr(te_rd_conn), .rd_data(te_rd_data));
+reg            te_own_reg = 1'b0;
+always @(posedge clk) begin
+    if (te_rd_en) te_own_reg <= te_own;
+end
+assign m_err_hdrct = te_own_reg ? te_rd_data[161:160] : 2'd0;
+assign m_err_seglen = te_own_reg ? te_rd_data[159:144] : 16'd0;
+assign m_err_hdr = te_own_reg ? te_rd_data[143:0] : 144'd0;
 
 // Not needed: s_verdict_tuser, m_axi_bid.
 wire unused_ok = &{1'b0, s_verdict_tuser, m_axi_bid};

@@ -86,6 +86,8 @@ module ddp_rx_decide #(
     r_cx,
     c2_go,
     c2_decide,
+    c2_err,
+    c2_err_code,
     dc_out,
     dc_out_valid
 );
@@ -154,6 +156,8 @@ output reg                         c_en;
 output reg  [CX_W-1:0]             r_cx;
 output wire                        c2_go;
 output wire                        c2_decide;
+output wire                        c2_err;        // c2_decide of an error (K_ERR): ddp_rx's te_ram
+output wire [15:0]                 c2_err_code;   // its ERR_* word
 output wire [DC_W-1:0]             dc_out;
 output wire                        dc_out_valid;
 
@@ -522,6 +526,8 @@ end
 
 assign c2_go = c_adv && c2_valid_reg;
 assign c2_decide = c2_go && c2_first_reg;
+assign c2_err = c2_decide && r_kind == K_ERR;
+assign c2_err_code = r_err;
 
 always @* begin
     hs2_cx_next = hs2_cx_reg;

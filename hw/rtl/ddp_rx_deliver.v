@@ -124,7 +124,10 @@ module ddp_rx_deliver #(
     herr_set_conn,
     rf_out_ready,
     b_go,
-    rs_busy
+    rs_busy,
+    te_rd_en,
+    te_rd_conn,
+    te_own
 );
 reg [NCONN-1:0] herr_next;
 
@@ -202,6 +205,12 @@ output wire [CONN_W-1:0]           herr_set_conn;
 output wire                        rf_out_ready;
 output wire                        b_go;
 output wire                        rs_busy;
+// ddp_rx's te_ram read (the Terminate's copied header, ddp_rx.v): at each
+// delivery (te_rd_en), the record's connection, and te_own: the report is
+// the record's own error (not a bad verdict's, not an error B response's).
+output wire                        te_rd_en;
+output wire [CONN_W-1:0]           te_rd_conn;
+output wire                        te_own;
 
 reg [NCONN-1:0]        dead_reg = {NCONN{1'b0}}, dead_next;
 
@@ -302,6 +311,11 @@ wire                   dv_del = dv_go && !v0_dead && rf_en && !v0_stale;
 // the stream.
 wire                   dv_bad = s_verdict_tdata != 3'd0;
 wire                   dv_kills = dv_bad || v0_herr || rf_kind == K_ERR || rf_kind == K_TERM;
+assign te_rd_en = dv_del;
+assign te_rd_conn = rf_conn;
+// (A cut's record is marked by bit 0 of its inv_stag, ddp_rx_setup.v: its
+// error is not the one C2 wrote into te_ram.)
+assign te_own = !dv_bad && !v0_herr && rf_kind == K_ERR && !(rf_rec[REC_TAGGED] && rf_rec[REC_CPL]);
 
 assign b_go = b_valid && bq_out_valid && !b_hold;
 assign herr_set = b_go && b_resp[1];

@@ -342,6 +342,9 @@ always @* begin
         if (g_cut) begin
             g_rec[REC_KIND_MSB -: 2] = K_ERR;
             g_rec[REC_ERR +: 16] = ERR_DDP_INVALID_STAG;    // DDP tagged: invalid STag
+            // The cut's mark, bit 0 of inv_stag (0 in every tagged
+            // record else): its error copies no header (ddp_rx's te_own).
+            g_rec[REC_CPL] = 1'b1;
         end
         g_rr = gx_rr_reg;
         g_su = gx_su_reg;

@@ -385,6 +385,8 @@ rnic_sq #(
     .xfail_valid(xf_valid), .xfail_qpn(xf_rec[CONN_W-1:0]), .xfail_kind(xf_rec[CONN_W+27 -: 2]),
     .xfail_status(xf_rec[CONN_W+25 -: 8]), .xfail_target(xf_rec[CONN_W+17 -: 2]),
     .xfail_layer_etype(xf_rec[CONN_W+15 -: 8]), .xfail_code(xf_rec[CONN_W+7 -: 8]),
+    .xfail_hdrct(xf_rec[XF_W-1 -: 3]), .xfail_seglen(xf_rec[XF_W-4 -: 16]), .xfail_ddp_hdr(xf_rec[XF_W-20 -: 144]),
+    .xfail_rdma_hdr(xf_rec[XF_W-164 -: 224]),
     .qerr_valid(qerr_valid), .qerr_qpn(qerr_qpn), .qerr_status(qerr_status), .qerr_layer_etype(qerr_le),
     .qerr_code(qerr_code),
     .wqe_rd_req_valid(rdc_req_valid[0]), .wqe_rd_req_ready(rdc_req_ready[0]), .wqe_rd_req_addr(rdc_req_addr[63:0]),
@@ -816,13 +818,21 @@ assign cpl_ready = cpl_rresp ? rr_done_ready : cpl_send ? rcpl_ready : cpl_rreq 
 // Sources: rnic_rq's and rnic_rresp's fail_* (fail_local 0: rnic_rresp's
 // protection errors, the Read Request's, no target), ddp_rx's m_err and
 // its Terminates (m_cpl on queue 2).
-localparam XF_W = 2 + 8 + 2 + 8 + 8 + CONN_W;
+// Above those, what the Terminate copies (RFC 5040 4.8: rnic_sq's
+// xfail_hdrct {M, D, R}, seglen, ddp_hdr, rdma_hdr): ddp_rx's m_err gives
+// M and D, the Read responder's fail_* all three; the others none.
+localparam XF_W = 3 + 16 + 144 + 224 + 2 + 8 + 2 + 8 + 8 + CONN_W;
+localparam XF_T0 = {3'd0, 16'd0, 144'd0, 224'd0};
 localparam [7:0] ST_REMOTE = 8'd4, ST_PROTOCOL = 8'd5, ST_CONN = 8'd6;   // docs/device.md, CQE status
 wire              rq_fail_valid, rq_fail_ready, rs_fail_valid, rs_fail_ready, xf_valid;
 wire [CONN_W-1:0] rq_fail_qpn, rs_fail_qpn;
 wire              rq_fail_local, rs_fail_local;
 wire [7:0]        rq_fail_le, rq_fail_code, rs_fail_le, rs_fail_code;
 wire [XF_W-1:0]   xf_rec;
+wire [2:0]        rs_fail_hdrct;
+wire [15:0]       rs_fail_seglen;
+wire [143:0]      rs_fail_ddp_hdr;
+wire [223:0]      rs_fail_rdma_hdr;
 wire              qerr_valid;
 wire [CONN_W-1:0] qerr_qpn;
 wire [7:0]        qerr_status, qerr_le, qerr_code;
@@ -831,19 +841,22 @@ wire              rx_err_valid;
 wire [CONN_W-1:0] rx_err_conn;
 wire [3:0]        rx_err_layer, rx_err_etype;
 wire [7:0]        rx_err_code;
+wire [1:0]        rx_err_hdrct;
+wire [15:0]       rx_err_seglen;
+wire [143:0]      rx_err_hdr;
 // ddp_rx's m_err: the erring ULPDU's opcode is on m_cpl_opcode/m_cpl_tagged
 // with it (ddp_rx's delivery record, the same registers): a Read Response's
 // error goes to the oldest Read, a Send's to the oldest receive (fail()'s
 // target by r.rxOp). Layer 2 (LLP): MPA broke the stream, status CONN.
 wire [1:0]        rxe_target = (cpl_tagged && cpl_opcode == OP_READ_RESPONSE) ? 2'd1
                              : (!cpl_tagged && cpl_opcode >= 4'd3 && cpl_opcode <= 4'd6) ? 2'd2 : 2'd0;
-wire [XF_W-1:0]   rxe_rec = {2'd1, rx_err_layer == 4'd2 ? ST_CONN : ST_PROTOCOL, rxe_target,
+wire [XF_W-1:0]   rxe_rec = {rx_err_hdrct, 1'b0, rx_err_seglen, rx_err_hdr, 224'd0, 2'd1, rx_err_layer == 4'd2 ? ST_CONN : ST_PROTOCOL, rxe_target,
                              rx_err_layer, rx_err_etype, rx_err_code, rx_err_conn};
 // The peer's Terminate: its Terminate Control's first two octets (layer
 // and etype, code) are the message's payload octets 0..1, in m_cpl_rr
 // (ddp_rx captures octets 18.. of the ULPDU, RFC 5040 6.1).
 wire              cpl_term = !cpl_tagged && cpl_qn == 2'd2;
-wire [XF_W-1:0]   rxt_rec = {2'd2, ST_REMOTE, 2'd0, cpl_rr[7:0], cpl_rr[15:8], cpl_conn};
+wire [XF_W-1:0]   rxt_rec = {XF_T0, 2'd2, ST_REMOTE, 2'd0, cpl_rr[7:0], cpl_rr[15:8], cpl_conn};
 // A CQ overrun (rnic_cq's cq_ovf) fails every QP that completes into the
 // CQ as a local fault (the model's complete()): a walk over the QPs'
 // contexts (qparb client 2), a fail record for each whose send or receive
@@ -887,9 +900,10 @@ rnic_recmux #(.N(5), .W(XF_W)) xfmux (
     .clk(clk), .rst(rst),
     .s_valid({ow_st_reg == OW_FAIL, cpl_valid && cpl_term, rx_err_valid, rs_fail_valid, rq_fail_valid}),
     .s_ready({ow_fail_ready, rxt_ready, rxe_ready, rs_fail_ready, rq_fail_ready}),
-    .s_data({{2'd0, 8'd0, 2'd0, 8'd0, 8'd0, ow_q_reg}, rxt_rec, rxe_rec,
-             {1'b0, !rs_fail_local, ST_PROTOCOL, 2'd0, rs_fail_le, rs_fail_code, rs_fail_qpn},
-             {1'b0, !rq_fail_local, ST_PROTOCOL, 2'd0, rq_fail_le, rq_fail_code, rq_fail_qpn}}),
+    .s_data({{XF_T0, 2'd0, 8'd0, 2'd0, 8'd0, 8'd0, ow_q_reg}, rxt_rec, rxe_rec,
+             {rs_fail_hdrct, rs_fail_seglen, rs_fail_ddp_hdr, rs_fail_rdma_hdr, 1'b0, !rs_fail_local, ST_PROTOCOL,
+              2'd0, rs_fail_le, rs_fail_code, rs_fail_qpn},
+             {XF_T0, 1'b0, !rq_fail_local, ST_PROTOCOL, 2'd0, rq_fail_le, rq_fail_code, rq_fail_qpn}}),
     .m_valid(xf_valid), .m_ready(1'b1), .m_data(xf_rec)
 );
 
@@ -953,7 +967,7 @@ rnic_rresp #(
     .qp_rts_valid(qp_rts_valid), .qp_rts_qpn(qp_rts_qpn), .qp_rts_params(qp_rts_params),
     .mr_rd_req(rs_mr_rd_req), .mr_rd_gnt(mrarb_gnt[2]), .mr_rd_index(rs_mr_rd_index), .mr_rd_valid(mr_rd_valid),
     .mr_rd_entry(mr_rd_entry),
-    .rreq_valid(cpl_valid && cpl_rreq), .rreq_ready(rreq_ready), .rreq_conn(cpl_conn), .rreq_rr(cpl_rr),
+    .rreq_valid(cpl_valid && cpl_rreq), .rreq_ready(rreq_ready), .rreq_conn(cpl_conn), .rreq_rr(cpl_rr), .rreq_msn(cpl_msn),
     .post_valid(rs_post_valid), .post_ready(rs_post_ready), .post_conn(rs_post[CONN_W+161 -: CONN_W]),
     .post_qn(rs_post[161:160]), .post_addr(rs_post[159:96]), .post_len(rs_post[95:64]), .post_id(rs_post[63:0]),
     .pay_rd_req_valid(rdc_req_valid[3]), .pay_rd_req_ready(rdc_req_ready[3]), .pay_rd_req_addr(rdc_req_addr[255:192]),
@@ -968,7 +982,8 @@ rnic_rresp #(
     .tx_axis_tdata(txs_data[2*DATA_W-1:DATA_W]), .tx_axis_tkeep(txs_keep[2*DATA_W/8-1:DATA_W/8]),
     .tx_axis_tvalid(txs_valid[1]), .tx_axis_tready(txs_ready[1]), .tx_axis_tlast(txs_last[1]),
     .fail_valid(rs_fail_valid), .fail_ready(rs_fail_ready), .fail_qpn(rs_fail_qpn), .fail_local(rs_fail_local),
-    .fail_layer_etype(rs_fail_le), .fail_code(rs_fail_code)
+    .fail_layer_etype(rs_fail_le), .fail_code(rs_fail_code), .fail_hdrct(rs_fail_hdrct),
+    .fail_seglen(rs_fail_seglen), .fail_ddp_hdr(rs_fail_ddp_hdr), .fail_rdma_hdr(rs_fail_rdma_hdr)
 );
 
 // ddp_rx's receive buffers: the RQ engine's and the Read responder's.
@@ -1010,7 +1025,8 @@ rnic_rx #(
     .m_cpl_tagged(cpl_tagged), .m_cpl_qn(cpl_qn), .m_cpl_msn(cpl_msn), .m_cpl_len(cpl_len), .m_cpl_id(cpl_id),
     .m_cpl_stag(), .m_cpl_inv_stag(cpl_inv_stag), .m_cpl_rr(cpl_rr),
     .m_err_valid(rx_err_valid), .m_err_ready(rxe_ready), .m_err_conn(rx_err_conn), .m_err_layer(rx_err_layer),
-    .m_err_etype(rx_err_etype), .m_err_code(rx_err_code),
+    .m_err_etype(rx_err_etype), .m_err_code(rx_err_code), .m_err_hdrct(rx_err_hdrct),
+    .m_err_seglen(rx_err_seglen), .m_err_hdr(rx_err_hdr),
     .m_drop_valid(), .m_drop_conn(), .m_drop_reason(), .m_drop_first(), .m_drop_count(),
     .m_post_err_valid(), .m_post_err_conn(), .m_post_err_qn(), .m_post_err_id(), .m_post_err_reason(),
     .m_berr_valid(), .m_berr_conn(), .m_berr_resp(), .m_done_valid(), .m_done_conn(),

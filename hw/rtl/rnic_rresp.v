@@ -79,7 +79,9 @@
 //                 per-message arbiter): a Read Response (RFC 5040 4.2
 //                 opcode 2) to the request's sink STag and TO, len = size,
 //                 the QP's MULPDU, msn 0 (tagged: not on the wire)
-//   fail_*        a QP's failure (fail_local, layer/etype, code)
+//   fail_*        a QP's failure (fail_local, layer/etype, code; hdrct,
+//                 seglen, ddp_hdr, rdma_hdr: what its Terminate copies,
+//                 below at fail_hdrct); rreq_msn the request's MSN
 //
 // Cycles: A takes a request in 1 clock, the MR read 2 (more while gnt is
 // low), the payload read request 1 (more while not ready; and not before
@@ -154,6 +156,7 @@ module rnic_rresp #(
     output wire                  rreq_ready,
     input  wire [CONN_W-1:0]     rreq_conn,
     input  wire [223:0]          rreq_rr,
+    input  wire [31:0]           rreq_msn,
 
     output wire                  post_valid,
     input  wire                  post_ready,
@@ -202,7 +205,11 @@ module rnic_rresp #(
     output wire [CONN_W-1:0]     fail_qpn,
     output wire                  fail_local,
     output wire [7:0]            fail_layer_etype,
-    output wire [7:0]            fail_code
+    output wire [7:0]            fail_code,
+    output wire [2:0]            fail_hdrct,
+    output wire [15:0]           fail_seglen,
+    output wire [143:0]          fail_ddp_hdr,
+    output wire [223:0]          fail_rdma_hdr
 );
 
 localparam QPS = 1 << CONN_W;
@@ -255,6 +262,8 @@ reg [63:0]       a_sink_to, a_src_to;
 reg [63:0]       a_addr;
 reg              a_fail;
 reg [7:0]        a_code;
+reg [223:0]      a_rr;       // the request as on the wire, and its MSN: the Terminate's copies
+reg [31:0]       a_msn;
 
 // The MR entry: {key, access, pd, bound, base_to, len, addr}.
 wire [7:0]  m_key   = mr_rd_entry[235:228];
@@ -291,6 +300,9 @@ wire [31:0]  j_sink_stag = j_head[127:96];
 wire [63:0]  j_sink_to = j_head[95:32];
 wire [31:0]  j_size = j_head[31:0];
 wire         j_read = !j_fail && j_size != 32'd0;   // a payload read was issued
+// Beside each job: the request's MSN and body, {msn, rr}.
+reg [255:0]  jt [0:1];
+wire [255:0] jt_head = jt[jq_rp];
 
 assign rreq_ready  = a_st == A_IDLE;
 assign mr_rd_req   = a_st == A_MRREQ;
@@ -349,6 +361,20 @@ assign fail_qpn         = j_conn;
 assign fail_local       = c_local;
 assign fail_layer_etype = c_local ? 8'h00 : LE_PROTECTION;
 assign fail_code        = c_local ? 8'h00 : j_code;
+// What the Terminate copies (RFC 5040 4.8), as the model's: for a
+// protection error rdmap.ReadSource's (M with the segment length 18 + 28,
+// D with the Read Request's DDP header, R with its body), for the refused
+// source read readResponse's (D and R). The DDP header (RFC 5041 4.3) is
+// rebuilt: control 0x41 (L, DV 1), RDMAP control 0x41 (RV 1, opcode 1),
+// RsvdULP 0, QN 1, the request's MSN, MO 0 (ddp_rx delivers a Read
+// Request only as one segment at MO 0; reserved bits a peer set are not
+// kept: docs/device.md "Not yet").
+wire [31:0]  jt_msn = jt_head[255:224];
+assign fail_hdrct       = c_local ? 3'b011 : 3'b111;
+assign fail_seglen      = c_local ? 16'd0 : 16'd46;
+assign fail_ddp_hdr     = {32'd0, jt_msn[7:0], jt_msn[15:8], jt_msn[23:16], jt_msn[31:24], 8'd1, 24'd0, 32'd0,
+                           8'h41, 8'h41};
+assign fail_rdma_hdr    = jt_head[223:0];
 
 // ---------------------------------------------------------------------------
 // P: the posts, one QP a clock, round robin from p_ptr.
@@ -395,6 +421,8 @@ always @(posedge clk) begin
     case (a_st)
     A_IDLE: if (rreq_valid) begin
         a_conn      <= rreq_conn;
+        a_rr        <= rreq_rr;
+        a_msn       <= rreq_msn;
         a_sink_stag <= be32(rreq_rr[31:0]);
         a_sink_to   <= be64(rreq_rr[95:32]);
         a_size      <= be32(rreq_rr[127:96]);
@@ -433,6 +461,7 @@ always @(posedge clk) begin
     endcase
     if (jq_push) begin
         jq[jq_wp] <= {a_conn, a_fail, a_code, a_sink_stag, a_sink_to, a_size};
+        jt[jq_wp] <= {a_msn, a_rr};
         jq_wp <= !jq_wp;
     end
     if (jq_pop) jq_rp <= !jq_rp;

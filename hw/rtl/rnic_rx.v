@@ -55,7 +55,8 @@
 //   m_wr_*       ddp_rx's write-request stream (WR_REQ = 1, AXI_W =
 //                2 DATA_W): two DATA_W lines a request from a line address,
 //                byte strobes, posted; idle with WR_REQ = 0.
-//   m_cpl_*, m_err_*               ddp_rx's completions and errors.
+//   m_cpl_*, m_err_*               ddp_rx's completions and errors (m_err_hdrct,
+//                                  seglen, hdr: what the Terminate copies).
 //   m_drop_*, m_post_err_*, m_berr_*, m_done_*   ddp_rx's status pulses.
 //   m_stat_*     pulses for the device's counters (rnic_dev), no ready:
 //                m_stat_verdict_* one per verdict ddp_rx takes (code, conn:
@@ -195,6 +196,9 @@ module rnic_rx #(
     output wire [3:0]              m_err_layer,
     output wire [3:0]              m_err_etype,
     output wire [7:0]              m_err_code,
+    output wire [1:0]              m_err_hdrct,
+    output wire [15:0]             m_err_seglen,
+    output wire [143:0]            m_err_hdr,
 
     output wire                    m_drop_valid,
     output wire [CONN_W-1:0]       m_drop_conn,
@@ -393,6 +397,7 @@ ddp_rx #(
     .m_cpl_inv_stag(m_cpl_inv_stag), .m_cpl_rr(m_cpl_rr),
     .m_err_valid(m_err_valid), .m_err_ready(m_err_ready), .m_err_conn(m_err_conn),
     .m_err_layer(m_err_layer), .m_err_etype(m_err_etype), .m_err_code(m_err_code),
+    .m_err_hdrct(m_err_hdrct), .m_err_seglen(m_err_seglen), .m_err_hdr(m_err_hdr),
     .m_drop_valid(m_drop_valid), .m_drop_conn(m_drop_conn), .m_drop_reason(m_drop_reason),
     .m_drop_first(m_drop_first), .m_drop_count(m_drop_count),
     .m_post_err_valid(m_post_err_valid), .m_post_err_conn(m_post_err_conn),

@@ -79,7 +79,8 @@
 //                     peer's stream (ddp_rx's m_err, rnic_rresp's
 //                     protection errors): QP_ERROR with detail
 //                     layer_etype and value code, a Terminate naming them
-//                     (no copied headers: hdrct 0), the target's status
+//                     (with the copies hdrct, seglen, ddp_hdr, rdma_hdr
+//                     give: RFC 5040 4.8), the target's status
 //                     (PROTOCOL, CONN) to target 1 (the oldest unanswered
 //                     Read) or 2 (the oldest posted receive, through
 //                     qerr), 0 none; kind 2 the peer's Terminate:
@@ -88,7 +89,13 @@
 //                     Terminate's octets to the oldest unanswered Read, or
 //                     if none to the oldest posted receive (hasUndone).
 //                     The first fault of a QP wins; later ones are
-//                     ignored (the model's fail returns once in error)
+//                     ignored (the model's fail returns once in error).
+//                     xfail_hdrct {M, D, R}, xfail_seglen, xfail_ddp_hdr
+//                     (octet j in [8j+7:8j], 14 octets by its T bit or
+//                     18), xfail_rdma_hdr (the 28-octet Read Request):
+//                     what the fault's Terminate copies, kind 0 included
+//                     (the Read responder's refused source read: D and
+//                     R); this engine's own faults copy nothing
 //   qerr_*            one-clock pulse: the QP has entered the error state
 //                     (a fault processed, or an rr_done error), for the
 //                     engines that flush on it (rnic_rq): status, layer/
@@ -186,6 +193,10 @@ module rnic_sq #(
     input  wire [1:0]            xfail_target,
     input  wire [7:0]            xfail_layer_etype,
     input  wire [7:0]            xfail_code,
+    input  wire [2:0]            xfail_hdrct,
+    input  wire [15:0]           xfail_seglen,
+    input  wire [143:0]          xfail_ddp_hdr,
+    input  wire [223:0]          xfail_rdma_hdr,
     output wire                  qerr_valid,
     output wire [CONN_W-1:0]     qerr_qpn,
     output wire [7:0]            qerr_status,
@@ -308,6 +319,7 @@ reg [7:0]  fst_r [0:QPS-1];
 reg [1:0]  ftg_r [0:QPS-1];
 reg [7:0]  fle_r [0:QPS-1];
 reg [7:0]  fcd_r [0:QPS-1];
+reg [2:0]  fhc_r [0:QPS-1];      // the Terminate's hdrct {M, D, R} (the copies in u_term)
 
 // ---------------------------------------------------------------------------
 // The event FIFO (4 entries).
@@ -371,6 +383,10 @@ reg [7:0]        c_fst;
 reg [1:0]        c_ftg;
 reg [7:0]        c_fle;
 reg [7:0]        c_fcd;
+reg [2:0]        c_fhc;
+reg [2:0]        t_beat;      // the Terminate's payload beat (S_FAIL_TP)
+wire             t_last;      // its last beat
+wire [5:0]       t_len;       // its length in octets
 
 // The prefetch: while an entry's payload streams, the QP's next entry (at
 // ci, already advanced) is fetched into pf_buf, so that the SQ fetch of the
@@ -428,6 +444,11 @@ wire        m_need = e_read ? m_acc[1] : m_acc[0];
 wire        m_idx_ok = (e_lkey[31:8] >> STAG_AW) == 24'd0;
 wire        m_ok   = m_idx_ok && mr_rd_valid && m_key == e_lkey[7:0] && m_pd == c_pd && m_need &&
                      e_lto >= m_base && !m_end[64] && m_end <= m_lim;
+
+// A fault from xfail is taken: the first of its QP (the model's fail
+// returns once in error).
+wire        xf_take = xfail_valid && run_r[xfail_qpn] && !err_r[xfail_qpn] && !failp_r[xfail_qpn] &&
+                      !(d2_v && d2_over && d2_qpn == xfail_qpn);
 
 // The pending list's RAM.
 wire                          pr_we;
@@ -494,7 +515,7 @@ assign rr_done_ready = st == S_IDLE;
 // The error state begins: a local fault's Terminate is out, or an rr_done
 // error is taken.
 // (The peer's Terminate sends none: S_FAIL_RM.)
-wire   fail_in    = (st == S_FAIL_TP && tx_axis_tready) || st == S_FAIL_RM;
+wire   fail_in    = (st == S_FAIL_TP && tx_axis_tready && t_last) || st == S_FAIL_RM;
 // fail()'s target: the oldest unanswered Read (1), or the oldest posted
 // receive (2); the peer's Terminate goes to the Read when one is
 // outstanding (hasUndone), else to the receive.
@@ -537,7 +558,7 @@ assign tx_desc_stag   = e_rkey;
 assign tx_desc_to     = e_rto;
 assign tx_desc_msn    = term ? msn2_r[cur] : e_read ? msn1_r[cur] : msn0_r[cur];
 assign tx_desc_inv_stag = term ? 32'd0 : e_inv;
-assign tx_desc_len    = term ? 32'd4 : e_read ? 32'd0 : e_len;
+assign tx_desc_len    = term ? {26'd0, t_len} : e_read ? 32'd0 : e_len;
 assign tx_desc_rr_sink_stag = e_lkey;
 assign tx_desc_rr_sink_to   = e_lto;
 assign tx_desc_rr_size      = e_len;
@@ -545,14 +566,41 @@ assign tx_desc_rr_src_stag  = e_rkey;
 assign tx_desc_rr_src_to    = e_rto;
 assign tx_desc_mulpdu = mpdu_r[cur];
 assign tx_desc_conn   = cur;
-// The Terminate's payload (RFC 5040 4.8): the Terminate Control, layer
-// and etype in octet 0, the code in octet 1, no headers (hdrct 0): layer
+// The Terminate's payload (RFC 5040 4.8; iwarp/rdmap's Terminate.Append):
+// the Terminate Control (layer and etype in octet 0, the code in octet 1,
+// hdrct M, D, R in the top bits of octet 2), then with M the DDP Segment
+// Length (2 octets, big-endian), with D the DDP header (14 octets if its
+// T bit is set, else 18), with R the Read Request header (28): layer
 // RDMAP, etype and code Local Catastrophic (all 0) for a local fault (RFC
-// 5040 7), the error found for one in the peer's stream.
+// 5040 7), the error found for one in the peer's stream; the copies are
+// the fault's (xfail_hdrct .. xfail_rdma_hdr, kept in u_term: read at
+// S_CTX2, held until the next S_CTX2). 4 to 52 octets, in beats of L.
+wire [383:0] t_word;
+sdp_ram #(.WIDTH(384), .ADDR_W(CONN_W)) u_term (
+    .clk(clk), .wr_en(xf_take), .wr_addr(xfail_qpn),
+    .wr_data({xfail_seglen, xfail_ddp_hdr, xfail_rdma_hdr}),
+    .rd_en(st == S_CTX2), .rd_addr(cur), .rd_data(t_word));
+wire         t_m = c_fhc[2], t_d = c_fhc[1], t_r = c_fhc[0];
+wire [15:0]  t_seg = t_word[383:368];
+wire [143:0] t_hdr = t_word[367:224];
+wire [223:0] t_rr = t_word[223:0];
+wire [4:0]   t_hl = t_d ? (t_hdr[7] ? 5'd14 : 5'd18) : 5'd0;   // T (RFC 5041 4.1)
+wire [5:0]   t_off_h = t_m ? 6'd6 : 6'd4;
+wire [5:0]   t_off_r = t_off_h + {1'b0, t_hl};
+assign       t_len = t_off_r + (t_r ? 6'd28 : 6'd0);
+wire [143:0] t_hdrm = t_hl == 5'd14 ? {32'd0, t_hdr[111:0]} : t_hl == 5'd18 ? t_hdr : 144'd0;
+wire [511:0] t_pay = {480'd0, 8'd0, t_m, t_d, t_r, 5'd0, c_fcd, c_fle} |
+                     (t_m ? {496'd0, t_seg[7:0], t_seg[15:8]} << 32 : 512'd0) |
+                     ({368'd0, t_hdrm} << {t_off_h, 3'd0}) |
+                     (t_r ? {288'd0, t_rr} << {t_off_r, 3'd0} : 512'd0);
+wire [5:0]   t_beats_m1 = (t_len - 6'd1) >> $clog2(L);
+assign       t_last = {3'd0, t_beat} == t_beats_m1;
+wire [6:0]   t_rem = {1'b0, t_len} - ({4'd0, t_beat} << $clog2(L));   // octets from this beat on
+wire [L-1:0] t_keep = t_last ? ~({L{1'b1}} << t_rem) : {L{1'b1}};
 assign tx_axis_tvalid = st == S_FAIL_TP || (st == S_STREAM && pay_rd_valid);
-assign tx_axis_tdata  = st == S_FAIL_TP ? {{(DATA_W-16){1'b0}}, c_fcd, c_fle} : pay_rd_data;
-assign tx_axis_tkeep  = st == S_FAIL_TP ? {{(L-4){1'b0}}, 4'hf} : pay_rd_keep;
-assign tx_axis_tlast  = st == S_FAIL_TP ? 1'b1 : pay_rd_last;
+assign tx_axis_tdata  = st == S_FAIL_TP ? t_pay[t_beat * DATA_W +: DATA_W] : pay_rd_data;
+assign tx_axis_tkeep  = st == S_FAIL_TP ? t_keep : pay_rd_keep;
+assign tx_axis_tlast  = st == S_FAIL_TP ? t_last : pay_rd_last;
 
 assign cq_valid = st == S_RET_CQ || st == S_FLUSH_CQ;
 assign cq_cqn   = c_cq;
@@ -590,16 +638,17 @@ always @(posedge clk) begin
         ftg_r[d2_qpn] <= 2'd0;
         fle_r[d2_qpn] <= 8'd0;
         fcd_r[d2_qpn] <= 8'd0;
+        fhc_r[d2_qpn] <= 3'd0;
     end
     // The first fault of a QP is the one it fails with.
-    if (xfail_valid && run_r[xfail_qpn] && !err_r[xfail_qpn] && !failp_r[xfail_qpn] &&
-        !(d2_v && d2_over && d2_qpn == xfail_qpn)) begin
+    if (xf_take) begin
         failp_r[xfail_qpn] <= 1'b1;
         fk_r[xfail_qpn] <= xfail_kind;
         fst_r[xfail_qpn] <= xfail_status;
         ftg_r[xfail_qpn] <= xfail_kind == FK_LOCAL ? 2'd0 : xfail_target;
         fle_r[xfail_qpn] <= xfail_kind == FK_LOCAL ? 8'd0 : xfail_layer_etype;
         fcd_r[xfail_qpn] <= xfail_kind == FK_LOCAL ? 8'd0 : xfail_code;
+        fhc_r[xfail_qpn] <= xfail_hdrct;
     end
 
     // --- the event FIFO ---
@@ -654,6 +703,7 @@ always @(posedge clk) begin
             c_ftg <= ftg_r[cur];
             c_fle <= fle_r[cur];
             c_fcd <= fcd_r[cur];
+            c_fhc <= fhc_r[cur];
             if (!err_r[cur]) st <= S_FAIL_EV;
             else st <= S_IDLE;
         end else if (retp_r[cur]) begin
@@ -674,6 +724,7 @@ always @(posedge clk) begin
         c_ftg <= 2'd0;
         c_fle <= 8'd0;
         c_fcd <= 8'd0;
+        c_fhc <= 3'd0;
         end else begin
             st <= S_DEC;
         end
@@ -683,6 +734,7 @@ always @(posedge clk) begin
     S_FAIL_EV: if (eng_ev) st <= c_fk == FK_REMOTE ? S_FAIL_RM : S_FAIL_TD;
     S_FAIL_TD: if (tx_desc_ready) begin
         msn2_r[cur] <= msn2_r[cur] + 32'd1;
+        t_beat <= 3'd0;
         st <= S_FAIL_TP;
     end
     S_FAIL_TP, S_FAIL_RM: if (fail_in) begin
@@ -747,6 +799,7 @@ always @(posedge clk) begin
         c_ftg <= 2'd0;
         c_fle <= 8'd0;
         c_fcd <= 8'd0;
+        c_fhc <= 3'd0;
             end else begin
                 st <= S_DEC;
             end
@@ -836,12 +889,17 @@ always @(posedge clk) begin
         c_ftg <= 2'd0;
         c_fle <= 8'd0;
         c_fcd <= 8'd0;
+        c_fhc <= 3'd0;
         if (push_fail) st <= S_FAIL_EV;
         else if (e_read) st <= S_IDLE;
         else st <= S_RET;
     end
     default: st <= S_IDLE;
     endcase
+
+    if (st == S_FAIL_TP && tx_axis_tready && !t_last) begin
+        t_beat <= t_beat + 3'd1;
+    end
 
     // --- the prefetch ---
     case (pf_st)

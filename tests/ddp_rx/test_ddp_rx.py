@@ -1464,7 +1464,7 @@ class Lean:
         done_valid, done_conn = rd(dut.m_done_valid), rd(dut.m_done_conn)
         cpl = [rd(getattr(dut, f"m_cpl_{n}")) for n in ("conn", "opcode", "tagged", "stag", "qn", "msn", "len", "id",
                                                           "inv_stag", "rr")]
-        err = [rd(getattr(dut, f"m_err_{n}")) for n in ("conn", "layer", "etype", "code")]
+        err = [rd(getattr(dut, f"m_err_{n}")) for n in ("conn", "layer", "etype", "code", "hdrct", "seglen", "hdr")]
         drop = [rd(getattr(dut, f"m_drop_{n}")) for n in ("conn", "first", "reason")]
         perr = [rd(getattr(dut, f"m_post_err_{n}")) for n in ("conn", "qn", "id", "reason")]
         berr = [rd(getattr(dut, f"m_berr_{n}")) for n in ("conn", "resp")]
@@ -1502,7 +1502,7 @@ class Lean:
         p_cpl = protocol.Channel("m_cpl", ("conn", "opcode", "tagged", "stag", "qn", "msn", "len", "id", "inv_stag",
                                            "rr"))
         p_cpl_payload = lambda: tuple(f() for f in cpl)  # noqa: E731
-        p_err = protocol.Channel("m_err", ("conn", "layer", "etype", "code"))
+        p_err = protocol.Channel("m_err", ("conn", "layer", "etype", "code", "hdrct", "seglen", "hdr"))
         p_err_payload = lambda: tuple(f() for f in err)  # noqa: E731
         p_all = (p_axi, p_req, p_in, p_vd, p_cpl, p_err)
         cur = None
@@ -1685,8 +1685,8 @@ class Lean:
                 self.events[c].append(("completion", op, tagged, stag, qn, msn, ln, id_, inv,
                                        rr.to_bytes(28, "little").hex() if op == READ_REQ else ""))
             if ev and eready and not rst_now:
-                c, layer, etype, code = (f() for f in err)
-                self.events[c].append(("error", layer, etype, code))
+                c, *rest = (f() for f in err)
+                self.events[c].append(ddp_reports.error_tuple(*rest))
             # --- the readies for the next edge
             if self.p_stall:
                 p = self.p_stall

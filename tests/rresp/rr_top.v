@@ -110,7 +110,7 @@ rnic_rresp #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .
     .qp_rts_valid(qp_rts_valid), .qp_rts_qpn(qp_rts_qpn), .qp_rts_params(qp_rts_params),
     .mr_rd_req(mr_rd_req), .mr_rd_gnt(mr_rd_gnt), .mr_rd_index(mr_rd_index), .mr_rd_valid(mr_rd_valid),
     .mr_rd_entry(mr_rd_entry),
-    .rreq_valid(rreq_valid), .rreq_ready(rreq_ready), .rreq_conn(rreq_conn), .rreq_rr(rreq_rr),
+    .rreq_valid(rreq_valid), .rreq_ready(rreq_ready), .rreq_conn(rreq_conn), .rreq_rr(rreq_rr), .rreq_msn(32'd1),
     .post_valid(post_valid), .post_ready(post_ready), .post_conn(post_conn), .post_qn(post_qn),
     .post_addr(post_addr), .post_len(post_len), .post_id(post_id),
     .pay_rd_req_valid(pay_rd_req_valid), .pay_rd_req_ready(pay_rd_req_ready), .pay_rd_req_addr(pay_rd_req_addr),
@@ -125,7 +125,8 @@ rnic_rresp #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .
     .tx_axis_tdata(tx_tdata), .tx_axis_tkeep(tx_tkeep), .tx_axis_tvalid(tx_tvalid), .tx_axis_tready(tx_tready),
     .tx_axis_tlast(tx_tlast),
     .fail_valid(fail_valid), .fail_ready(fail_ready), .fail_qpn(fail_qpn), .fail_local(fail_local),
-    .fail_layer_etype(fail_layer_etype), .fail_code(fail_code));
+    .fail_layer_etype(fail_layer_etype), .fail_code(fail_code), .fail_hdrct(), .fail_seglen(), .fail_ddp_hdr(),
+    .fail_rdma_hdr());
 
 // rnic_tx's connection configuration from the QP_RTS pulse (as sq_top):
 // marker position ((TX seq - TX marker base) mod 512) / 4, markers and CRC

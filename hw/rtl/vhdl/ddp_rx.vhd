@@ -164,6 +164,11 @@ entity ddp_rx is
         m_err_layer        : out std_logic_vector(3 downto 0);
         m_err_etype        : out std_logic_vector(3 downto 0);
         m_err_code         : out std_logic_vector(7 downto 0);
+        -- What the Terminate copies (RFC 5040 4.8; ddp_rx.v's m_err):
+        -- {M, D}, the ULPDU's length with M, its DDP header with D.
+        m_err_hdrct        : out std_logic_vector(1 downto 0);
+        m_err_seglen       : out std_logic_vector(15 downto 0);
+        m_err_hdr          : out std_logic_vector(143 downto 0);
 
         -- Status pulses (one clock each, no ready: sample them every clock).
         m_drop_valid       : out std_logic;
@@ -299,7 +304,16 @@ architecture rtl of ddp_rx is
     signal r_inval : std_ulogic := '0';
     signal c_en : std_ulogic := '0';
     signal r_cx : cx_t := CX_ZERO_c;
-    signal c2_go, c2_decide : std_ulogic := '0';
+    signal c2_go, c2_decide, c2_err : std_ulogic := '0';
+    signal c2_err_code : std_ulogic_vector(15 downto 0) := (others => '0');
+    signal te_rd_en, te_own : std_ulogic := '0';
+    signal te_rd_conn : conn_t := (others => '0');
+    -- The Terminate's copied header (ddp_rx.v): {ulen, octets 0..17} at
+    -- C1, C1b, C2; te_ram's entry {M, D, seglen, header}.
+    signal te_c1_reg, te_b_reg, te_c2_reg : std_ulogic_vector(159 downto 0) := (others => '0');
+    signal te_m, te_d : std_ulogic := '0';
+    signal te_wr_data, te_rd_data : std_logic_vector(161 downto 0) := (others => '0');
+    signal te_own_reg : std_ulogic := '0';
     signal dc_out : dc_t := DC_ZERO_c;
     signal dc_out_valid, dc_out_ready : std_ulogic := '0';
     signal aw_in_valid : std_ulogic := '0';
@@ -517,6 +531,8 @@ begin
             r_cx => r_cx,
             c2_go => c2_go,
             c2_decide => c2_decide,
+            c2_err => c2_err,
+            c2_err_code => c2_err_code,
             dc_out => dc_out,
             dc_out_valid => dc_out_valid
         );
@@ -725,7 +741,73 @@ begin
             herr_set_conn => herr_set_conn,
             rf_out_ready => rf_out_ready,
             b_go => b_go,
-            rs_busy => rs_busy
+            rs_busy => rs_busy,
+            te_rd_en => te_rd_en,
+            te_rd_conn => te_rd_conn,
+            te_own => te_own
         );
+
+    -- What the Terminate copies (ddp_rx.v has the why): the header record's
+    -- ULPDU length and header octets follow the piece to C2; an error
+    -- decided there writes them, with M and D, into the connection's
+    -- te_ram entry; V0 reads it at each delivery.
+    p_te_pipe : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if c_adv = '1' then
+                te_c1_reg <= h_rec.ulen & h_rec.hdr;
+                te_b_reg <= te_c1_reg;
+                te_c2_reg <= te_b_reg;
+            end if;
+            if te_rd_en = '1' then
+                te_own_reg <= te_own;
+            end if;
+        end if;
+    end process p_te_pipe;
+
+    p_te_flags : process (all) is
+        variable ulen : unsigned(15 downto 0);
+        variable tag, short, fmt, m, d : std_ulogic;
+        variable hdr : std_ulogic_vector(143 downto 0);
+        variable seglen : std_ulogic_vector(15 downto 0);
+    begin
+        ulen := unsigned(te_c2_reg(159 downto 144));
+        tag := te_c2_reg(7);
+        if tag = '1' then
+            short := to_sl(ulen < 14);
+        else
+            short := to_sl(ulen < 18);
+        end if;
+        fmt := to_sl(c2_err_code = ERR_RDMAP_STREAM_CATASTROPHIC) and not short;
+        m := not fmt and to_sl(ulen /= 0);
+        d := not fmt and not short;
+        hdr := te_c2_reg(143 downto 0);
+        if tag = '1' then
+            hdr(143 downto 112) := (others => '0');
+        end if;
+        if d = '0' then
+            hdr := (others => '0');
+        end if;
+        if m = '1' then
+            seglen := std_ulogic_vector(ulen);
+        else
+            seglen := (others => '0');
+        end if;
+        te_m <= m;
+        te_d <= d;
+        te_wr_data <= std_logic_vector(m & d & seglen & hdr);
+    end process p_te_flags;
+
+    u_te_ram : entity work.sdp_ram
+        generic map (WIDTH => 162, ADDR_W => CONN_W)
+        port map (
+            clk => clk,
+            wr_en => c2_err, wr_addr => c2_conn_reg, wr_data => te_wr_data,
+            rd_en => te_rd_en, rd_addr => te_rd_conn, rd_data => te_rd_data
+        );
+
+    m_err_hdrct <= te_rd_data(161 downto 160) when te_own_reg = '1' else "00";
+    m_err_seglen <= te_rd_data(159 downto 144) when te_own_reg = '1' else (others => '0');
+    m_err_hdr <= te_rd_data(143 downto 0) when te_own_reg = '1' else (others => '0');
 
 end architecture rtl;

@@ -52,6 +52,8 @@ entity ddp_rx_decide is
         r_cx : out cx_r(qs(3 * (32 + RQ_AW + 1) - 1 downto 0)) := cx_zero(RQ_AW);
         c2_go : out std_ulogic := '0';
         c2_decide : out std_ulogic := '0';
+        c2_err : out std_ulogic := '0';              -- c2_decide of an error (K_ERR): ddp_rx's te_ram
+        c2_err_code : out std_ulogic_vector(15 downto 0) := (others => '0');   -- its ERR_* word
         dc_out : out dc_r(conn(CONN_W - 1 downto 0), dest(ADDR_W - 1 downto 0), rec(id(ID_W - 1 downto 0)),
                       su(su_w(DATA_W) - 1 downto 0)) := dc_zero(DATA_W, CONN_W, ADDR_W, ID_W);
         dc_out_valid : out std_ulogic := '0'
@@ -391,6 +393,8 @@ begin
 
     c2_go <= c_adv and c2_valid_reg;
     c2_decide <= c2_go and c2_first_reg;
+    c2_err <= c2_go and c2_first_reg and to_sl(r_kind = K_ERR_c);
+    c2_err_code <= r_rec.err;
 
     p_hs_reg : process (clk) is
     begin

@@ -96,7 +96,11 @@ entity ddp_rx_deliver is
         herr_set_conn : out std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
         rf_out_ready : out std_ulogic := '0';
         b_go : out std_ulogic := '0';
-        rs_busy : out std_ulogic := '0'
+        rs_busy : out std_ulogic := '0';
+        -- ddp_rx's te_ram read (ddp_rx_deliver.v).
+        te_rd_en : out std_ulogic := '0';
+        te_rd_conn : out std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
+        te_own : out std_ulogic := '0'
     );
 end entity ddp_rx_deliver;
 
@@ -214,6 +218,9 @@ begin
     -- end the stream.
     dv_bad <= to_sl(s_verdict_tdata /= "000");
     dv_kills <= dv_bad or v0_herr or to_sl(rf_kind = K_ERR_c) or to_sl(rf_kind = K_TERM_c);
+    te_rd_en <= dv_del;
+    te_rd_conn <= rf_conn;
+    te_own <= not dv_bad and not v0_herr and to_sl(rf_kind = K_ERR_c) and not (rf_rec.tagged and rf_rec.inv_stag(0));
 
     b_go <= b_valid and bq_out_valid and not b_hold;
     herr_set <= b_go and b_resp(1);

@@ -224,6 +224,7 @@ begin
             if g_cut = '1' then
                 rec.kind := K_ERR_c;
                 rec.err := ERR_DDP_INVALID_STAG;     -- DDP tagged: invalid STag
+                rec.inv_stag(0) := '1';              -- the cut's mark (ddp_rx_setup.v)
             end if;
             rr := gx_rr_reg;
             su := gx_su_reg;

@@ -133,6 +133,9 @@ entity rnic_rx is
         m_err_layer        : out std_logic_vector(3 downto 0) := (others => '0');
         m_err_etype        : out std_logic_vector(3 downto 0) := (others => '0');
         m_err_code         : out std_logic_vector(7 downto 0) := (others => '0');
+        m_err_hdrct        : out std_logic_vector(1 downto 0) := (others => '0');
+        m_err_seglen       : out std_logic_vector(15 downto 0) := (others => '0');
+        m_err_hdr          : out std_logic_vector(143 downto 0) := (others => '0');
         m_drop_valid       : out std_logic := '0';
         m_drop_conn        : out std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
         m_drop_reason      : out std_logic_vector(1 downto 0) := (others => '0');
@@ -389,6 +392,9 @@ begin
             m_err_layer => m_err_layer,
             m_err_etype => m_err_etype,
             m_err_code => m_err_code,
+            m_err_hdrct => m_err_hdrct,
+            m_err_seglen => m_err_seglen,
+            m_err_hdr => m_err_hdr,
             m_drop_valid => m_drop_valid,
             m_drop_conn => m_drop_conn,
             m_drop_reason => m_drop_reason,
