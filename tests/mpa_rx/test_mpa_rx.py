@@ -638,7 +638,7 @@ async def failed_connection(dut):
     tb.ready_p = 0.8
     # The failing connection (a QP number the model has) and two others.
     bad = Conn(7, [rng.randbytes(rng.randint(20, 900)) for _ in range(12)], True, True, 0xFFFF_F800)
-    others = new_conns(rng, 2, octets_budget(tb.width) // 6)
+    others = new_conns(rng, 2, octets_budget(tb.width) // 12)
     for c in [bad] + others:
         await tb.configure(c)
     m = ModelQP(bad)
