@@ -919,6 +919,7 @@ rnic_rq #(
     .rqdb_valid(rqdb_valid), .rqdb_qpn(qpdb_addr[14:3]), .rqdb_value(qpdb_wr_data), .dropped_db(),
     .qp_state_wr_valid(qp_state_wr_valid), .qp_state_wr_qpn(qp_state_wr_qpn), .qp_state_wr_state(qp_state_wr_state),
     .qp_rts_valid(qp_rts_valid), .qp_rts_qpn(qp_rts_qpn), .qp_rts_params(qp_rts_params),
+    .win_wr_valid(win_wr_valid), .win_wr_slot(win_wr_slot), .win_wr_addr(win_wr_addr), .win_wr_len(win_wr_len),
     .qp_rd_req(rq_qp_rd_req), .qp_rd_gnt(qparb_gnt[1]), .qp_rd_qpn(rq_qp_rd_qpn), .qp_rd_state(qp_rd_state),
     .qp_rd_ctx(qp_rd_ctx),
     .mr_rd_req(rq_mr_rd_req), .mr_rd_gnt(mrarb_gnt[1]), .mr_rd_index(rq_mr_rd_index), .mr_rd_valid(mr_rd_valid),
