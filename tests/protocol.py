@@ -524,7 +524,7 @@ PORTS: dict[str, list[Port]] = {
     "mpa_tx": [stream("s_axis", LANE0), handshake("cfg"), stream("m_axis", LANE0)],
     "ddp_tx": [handshake("s_desc"), stream("s_axis"), stream("m_axis", LANE0)],
     "rnic_tx": [handshake("s_desc"), stream("s_axis"), handshake("cfg"), stream("m_axis", LANE0)],
-    "mpa_rx": [handshake("cfg"), stream("s_axis"), stream("m_axis", LANE0_EMPTY), stream("m_verdict"),
+    "mpa_rx": [handshake("cfg"), handshake("fail"), stream("s_axis"), stream("m_axis", LANE0_EMPTY), stream("m_verdict"),
                stream("m_exc")],
     "rx_join": [stream("s_axis", LANE0_EMPTY), stream("m_axis", LANE0_EMPTY), stream("s_verdict"),
                 stream("m_verdict"), handshake("clr")],
@@ -537,7 +537,7 @@ PORTS: dict[str, list[Port]] = {
     "rnic_dma_wr": [handshake_vec("wr_req"), stream_vec("wr"), handshake_vec("wr_done"), handshake("ref"), handshake("pref"),
                     Port("s_axi", "axi_write", fixed=DMA_FIXED, block_beats=0),
                     Port("m_axi", "axi_write", fixed=DMA_FIXED, block_beats=0)],
-    "rnic_rx": [handshake("cfg"), stream("s_axis"), stream("m_exc"), handshake("s_conn"), handshake("s_stag"),
+    "rnic_rx": [handshake("cfg"), handshake("fail"), stream("s_axis"), stream("m_exc"), handshake("s_conn"), handshake("s_stag"),
                 handshake("s_post"), Port("m_axi", "axi_write"), Port("m_wr", "write_request"),
                 handshake("m_cpl"), handshake("m_err")],
     # tests/sq's top (rnic_admin + rnic_sq + rnic_tx): rnic_sq's ports to

@@ -22,6 +22,16 @@
 // Accepted between segments only; configure a connection while none of its
 // segments is in the block.
 //
+// fail_*: marks connection fail_conn in error, as a non-zero verdict does:
+// its segments classified from then on go to the exception stream with
+// reason 2 (in error) until it is configured again. The device sends it
+// when the QP fails for any other reason (the model's segIn: a QP in the
+// error state hands the peer's segments to the exception ring, reason
+// "in error"). Taken into a one-entry holding register (fail_ready low
+// while it is full); it goes into the error table on the first clock no
+// verdict writes it, so a cfg_* sent after the mark's transfer lands after
+// it (cfg_ready is low while the table is being written).
+//
 // Input s_axis: one frame per TCP segment with payload, lane-0 aligned,
 // every beat full but the last, ceil(len/N) beats; tkeep is not looked at.
 // tuser = {conn, seq[31:0], len[15:0]}, read on the first beat.
@@ -58,6 +68,10 @@ module mpa_rx #(
     input  wire                    cfg_mrk_en,
     input  wire                    cfg_crc_en,
     input  wire [31:0]             cfg_base,
+
+    input  wire                    fail_valid,
+    output wire                    fail_ready,
+    input  wire [CONN_W-1:0]       fail_conn,
 
     input  wire [DATA_W-1:0]       s_axis_tdata,
     input  wire [DATA_W/8-1:0]     s_axis_tkeep,
@@ -105,6 +119,23 @@ wire cfg_go = cfg_valid && cfg_ready;
 
 reg              err_set_reg;
 reg [CONN_W-1:0] err_conn_reg;
+// fail_*'s holding register: written into the error table when no verdict is
+reg              fail_hold_reg;
+reg [CONN_W-1:0] fail_conn_reg;
+assign fail_ready = !fail_hold_reg;
+wire             err_wr = err_set_reg || fail_hold_reg;
+wire [CONN_W-1:0] err_wr_conn = err_set_reg ? err_conn_reg : fail_conn_reg;
+always @(posedge clk) begin
+    if (fail_valid && !fail_hold_reg) begin
+        fail_hold_reg <= 1'b1;
+        fail_conn_reg <= fail_conn;
+    end else if (!err_set_reg) begin
+        fail_hold_reg <= 1'b0;
+    end
+    if (rst) begin
+        fail_hold_reg <= 1'b0;
+    end
+end
 
 // ---- intake ------------------------------------------------------------------------------
 
@@ -118,7 +149,7 @@ mpa_rx_align #(.DATA_W(DATA_W), .CONN_W(CONN_W)) align (
     .clk(clk), .rst(rst),
     .cfg_valid(cfg_go), .cfg_ready(a_cfg_ready), .cfg_conn(cfg_conn), .cfg_en(cfg_en),
     .cfg_mrk_en(cfg_mrk_en), .cfg_crc_en(cfg_crc_en), .cfg_base(cfg_base),
-    .err_valid(err_set_reg), .err_conn(err_conn_reg),
+    .err_valid(err_wr), .err_conn(err_wr_conn),
     .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid),
     .s_axis_tready(s_axis_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
     .m_data(a_data), .m_valid(a_valid), .m_ready(a_ready), .m_conn(a_conn),

@@ -44,9 +44,10 @@
 // (qerr) the oldest receive; ddp_rx then places nothing more for the QP.
 // Not yet: the Terminate the device sends for an error in the peer's
 // stream copies no headers (hdrct 0: no DDP or RDMAP header, no segment
-// length; the model's does, RFC 5040 7.2); after a failure the peer's
-// segments are taken by MPA and dropped by ddp_rx, where the model writes
-// them to the exception ring (reason in error). The counters block counts
+// length; the model's does, RFC 5040 7.2). After a failure the peer's
+// segments go to the exception ring (reason in error), as the model's do,
+// once rnic_rx's fail_* has marked the connection (the segments already
+// inside by then are dropped by ddp_rx). The counters block counts
 // as the Go model does (below, "the counters block").
 //
 // Parameters are the build's: they size the device and are published in
@@ -664,9 +665,11 @@ localparam CFGR_W = CONN_W + 3 + 32 + 16;
 wire               rts_go = qp_rts_valid;
 wire               dis_go = qp_state_wr_valid && (qp_state_wr_state == 2'd3 || qp_state_wr_state == 2'd0);
 // A QP that enters the error state (rnic_sq's qerr) has ddp_rx place
-// nothing more for it (the model's r.sink.Fail): a disable record for
-// ddp_rx alone, {conn, enable 0, mrk_en 1} (rnic_rx skips it), queued in a
-// clock without an admin record (a bit a QP until then).
+// nothing more for it (the model's r.sink.Fail) and its later segments go
+// to the exception ring, reason in error (the model's segIn): a record
+// {conn, enable 0, mrk_en 1}, a disable for ddp_rx and rnic_rx's fail_*
+// (mpa_rx marks the connection in error), queued in a clock without an
+// admin record (a bit a QP until then).
 reg  [(1<<CONN_W)-1:0] qfd_pend_reg;
 reg                qfd_v;
 reg  [CONN_W-1:0]  qfd_q;
@@ -693,8 +696,9 @@ wire [CFGR_W-1:0]  rcfg_head = rcfg_q[rcfg_rp_reg[CFGQ_LOG2-1:0]];   // rnic_rx:
 wire [CFGR_W-1:0]  ccfg_head = rcfg_q[ccfg_rp_reg[CFGQ_LOG2-1:0]];   // ddp_rx: conn, enable, PD
 /* verilator lint_on UNUSEDSIGNAL */
 wire               rcfg_any = rcfg_rp_reg != rcfg_wp_reg;
-wire               rcfg_skip = rcfg_any && !rcfg_head[50] && rcfg_head[49];   // ddp_rx's alone
-wire               rcfg_valid = rcfg_any && !rcfg_skip;
+wire               rcfg_fail = rcfg_any && !rcfg_head[50] && rcfg_head[49];   // rnic_rx's fail_*
+wire               rcfg_valid = rcfg_any && !rcfg_fail;
+wire               rfail_ready;
 wire               ccfg_valid = ccfg_rp_reg != rcfg_wp_reg;
 wire               rcfg_ready, ccfg_ready;
 always @(posedge clk) begin
@@ -704,7 +708,7 @@ always @(posedge clk) begin
     end
     if (fd_go) qfd_pend_reg[qfd_q] <= 1'b0;
     if (qerr_valid) qfd_pend_reg[qerr_qpn] <= 1'b1;
-    if ((rcfg_valid && rcfg_ready) || rcfg_skip) rcfg_rp_reg <= rcfg_rp_reg + 1'b1;
+    if ((rcfg_valid && rcfg_ready) || (rcfg_fail && rfail_ready)) rcfg_rp_reg <= rcfg_rp_reg + 1'b1;
     if (ccfg_valid && ccfg_ready) ccfg_rp_reg <= ccfg_rp_reg + 1'b1;
     if (rst) begin
         qfd_pend_reg <= 0;
@@ -929,6 +933,7 @@ rnic_rq #(
     .rqdb_valid(rqdb_valid), .rqdb_qpn(qpdb_addr[14:3]), .rqdb_value(qpdb_wr_data), .dropped_db(),
     .qp_state_wr_valid(qp_state_wr_valid), .qp_state_wr_qpn(qp_state_wr_qpn), .qp_state_wr_state(qp_state_wr_state),
     .qp_rts_valid(qp_rts_valid), .qp_rts_qpn(qp_rts_qpn), .qp_rts_params(qp_rts_params),
+    .win_wr_valid(win_wr_valid), .win_wr_slot(win_wr_slot), .win_wr_addr(win_wr_addr), .win_wr_len(win_wr_len),
     .qp_rd_req(rq_qp_rd_req), .qp_rd_gnt(qparb_gnt[1]), .qp_rd_qpn(rq_qp_rd_qpn), .qp_rd_state(qp_rd_state),
     .qp_rd_ctx(qp_rd_ctx),
     .mr_rd_req(rq_mr_rd_req), .mr_rd_gnt(mrarb_gnt[1]), .mr_rd_index(rq_mr_rd_index), .mr_rd_valid(mr_rd_valid),
@@ -1000,6 +1005,7 @@ rnic_rx #(
     .clk(clk), .rst(rst),
     .cfg_valid(rcfg_valid), .cfg_ready(rcfg_ready), .cfg_conn(rcfg_head[CFGR_W-1 -: CONN_W]),
     .cfg_en(rcfg_head[50]), .cfg_mrk_en(rcfg_head[49]), .cfg_crc_en(rcfg_head[48]), .cfg_base(rcfg_head[47:16]),
+    .fail_valid(rcfg_fail), .fail_ready(rfail_ready), .fail_conn(rcfg_head[CFGR_W-1 -: CONN_W]),
     .s_axis_tdata(s_net_tdata), .s_axis_tkeep(s_net_tkeep), .s_axis_tvalid(s_net_tvalid), .s_axis_tready(s_net_tready),
     .s_axis_tlast(s_net_tlast), .s_axis_tuser({s_net_tuser[48 +: CONN_W], s_net_tuser[47:0]}),
     .m_exc_tdata(exc_tdata), .m_exc_tkeep(exc_tkeep), .m_exc_tvalid(exc_tvalid), .m_exc_tready(exc_tready),
@@ -1137,7 +1143,7 @@ wire cnt_rx_crc = vd_take && st_vd_code == 3'd2;
 wire cnt_rx_mrk = vd_take && st_vd_code == 3'd3;
 // rx_octets: mpa_rx_align's classification of each segment, from its
 // first beat on s_net, against a copy of each connection's state (rnic_rx's
-// cfg: enable and base; its verdicts: error; rcv_nxt advanced here).
+// cfg: enable and base; its verdicts and fail_*: error; rcv_nxt advanced here).
 reg  [(1<<CONN_W)-1:0] ro_en_reg, ro_err_reg;
 reg  [31:0]            ro_nxt_mem [0:(1<<CONN_W)-1];
 reg                    ro_mid_reg;    // inside a segment on s_net
@@ -1159,6 +1165,7 @@ always @(posedge clk) begin
     ro_add_reg <= ro_new;
     if (ro_take) ro_nxt_mem[ro_conn] <= ro_end;
     if (st_vd_valid && st_vd_code != 3'd0) ro_err_reg[st_vd_conn] <= 1'b1;
+    if (rcfg_fail && rfail_ready) ro_err_reg[rcfg_head[CFGR_W-1 -: CONN_W]] <= 1'b1;   // the QP failed
     if (rcfg_valid && rcfg_ready) begin
         ro_en_reg[rcfg_head[CFGR_W-1 -: CONN_W]] <= rcfg_head[50];
         ro_err_reg[rcfg_head[CFGR_W-1 -: CONN_W]] <= 1'b0;

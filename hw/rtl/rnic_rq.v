@@ -37,8 +37,12 @@
 // completes FLUSHED (ID from octets 0..7); octets 24..31 not zero complete
 // BAD_WQE; a non-zero length needs the MR entry of the local STag valid,
 // with its key, the QP's PD, local write and the bounds, else LOCAL_ACCESS;
-// then the entry is posted (qn 0, the device address of the local TO, the
-// length, the WR ID; address 0 for length 0). A BAD_WQE or LOCAL_ACCESS
+// then the buffer [address, address + length) must lie inside one DMA
+// window (the model's hostMem: win_wr_*, the window table's copy kept
+// here as the DMA engines keep theirs), else DMA_REFUSED (what 4,
+// placement write; index the qpn, value the length, the address) and
+// LOCAL_ACCESS; then the entry is posted (qn 0, the device address of the
+// local TO, the length, the WR ID; address 0 for length 0). A BAD_WQE or LOCAL_ACCESS
 // entry is not posted and the QP stays in RTS (the model continues).
 //
 // Completions (rcpl_*: a Send ddp_rx delivered into the QP's oldest posted
@@ -72,6 +76,7 @@
 //   qp_state_wr_*, qp_rts_*   rnic_admin's pulses (created: indices 0;
 //                     QP_RTS: the engine runs the QP; drained: flush, stop;
 //                     free: stop)
+//   win_wr_*          rnic_admin's DMA window pulses (as rnic_dma_rd's)
 //   qp_rd_*, mr_rd_*  the shared admin read ports (req held until gnt, the
 //                     data in the next clock)
 //   wqe_rd_*          DMA read client port (what 2, RQ WQE fetch), 32 octets
@@ -95,10 +100,7 @@
 // ready. The engine does one thing at a time: posts and completions do not
 // overlap.
 //
-// Not done (the model does it): the buffer's DMA window check at post time
-// (the model's hostMem refusal, DMA_REFUSED what 4 and LOCAL_ACCESS; here a
-// buffer outside every window is posted and ddp_rx's write is refused
-// later); a ring overrun on a QP not yet in RTS (the model moves it to
+// Not done (the model does it): a ring overrun on a QP not yet in RTS (the model moves it to
 // error silently and refuses QP_RTS; here rnic_admin's state decides); a
 // BAD_WQE or LOCAL_ACCESS entry behind a full posted list completes after
 // the Sends that free room, where the model completes it at the doorbell.
@@ -138,6 +140,11 @@ module rnic_rq #(
     input  wire                  qp_rts_valid,
     input  wire [CONN_W-1:0]     qp_rts_qpn,
     input  wire [227:0]          qp_rts_params,
+
+    input  wire                  win_wr_valid,
+    input  wire [WIN_W-1:0]      win_wr_slot,
+    input  wire [63:0]           win_wr_addr,
+    input  wire [63:0]           win_wr_len,
 
     output wire                  qp_rd_req,
     input  wire                  qp_rd_gnt,
@@ -230,7 +237,8 @@ end
 // Statuses (docs/device.md), event types, QP states.
 localparam [7:0] ST_SUCCESS = 8'd0, ST_FLUSHED = 8'd1, ST_BAD_WQE = 8'd2, ST_LOCAL_ACCESS = 8'd3,
                  ST_PROTOCOL = 8'd5, ST_REMOTE = 8'd6, ST_CONN = 8'd7;
-localparam [7:0] EV_DOORBELL_BAD = 8'd4, EV_RING_OVERRUN = 8'd5;
+localparam [7:0] EV_DOORBELL_BAD = 8'd4, EV_RING_OVERRUN = 8'd5, EV_DMA_REFUSED = 8'd7;
+localparam [7:0] FOR_PLACEMENT = 8'd4;   // DMA_REFUSED's what: a placement write
 localparam [1:0] QP_FREE = 2'd0, QP_CREATED = 2'd1, QP_DRAINED = 2'd3;
 localparam [2:0] OP_RECV = 3'd6;
 
@@ -280,7 +288,8 @@ assign dropped_db = rqdb_valid && dbq_full;
 localparam [4:0] S_IDLE = 5'd0, S_DB = 5'd1, S_DB2 = 5'd2, S_DB_EV = 5'd3, S_RC = 5'd4, S_RC2 = 5'd5,
                  S_RC_CQ = 5'd6, S_RC_ACK = 5'd7, S_CTX = 5'd8, S_CTX2 = 5'd9, S_FL = 5'd10,
                  S_FL2 = 5'd11, S_FL_CQ = 5'd12, S_FETCH = 5'd13, S_WQE = 5'd14, S_DEC = 5'd15,
-                 S_MR = 5'd16, S_MR2 = 5'd17, S_POST = 5'd18, S_CQ = 5'd19, S_FAIL = 5'd20;
+                 S_MR = 5'd16, S_MR2 = 5'd17, S_POST = 5'd18, S_CQ = 5'd19, S_FAIL = 5'd20,
+                 S_WIN = 5'd21, S_WREF = 5'd22;
 
 reg [4:0]        st;
 reg [CONN_W-1:0] cur;
@@ -410,7 +419,33 @@ assign cq_valid = st == S_RC_CQ || st == S_FL_CQ || st == S_CQ;
 assign cq_cqn   = c_cq;
 assign cq_entry = cqe_r;
 
-wire eng_ev = st == S_DB_EV && !evq_full;
+wire eng_ev = (st == S_DB_EV || st == S_WREF) && !evq_full;
+
+// ---------------------------------------------------------------------------
+// The DMA window table (rnic_admin's pulses) and the posted buffer's check:
+// [post_addr_r, + e_len) inside one non-empty window (the model's
+// inWindow; an end past 2^64 refused).
+localparam WINDOWS = 1 << WIN_W;
+reg [63:0]        win_a [0:WINDOWS-1];
+reg [64:0]        win_e [0:WINDOWS-1];
+reg [WINDOWS-1:0] win_nz;
+always @(posedge clk) begin
+    if (win_wr_valid) begin
+        win_a[win_wr_slot] <= win_wr_addr;
+        win_e[win_wr_slot] <= {1'b0, win_wr_addr} + {1'b0, win_wr_len};
+        win_nz[win_wr_slot] <= win_wr_len != 64'd0;
+    end
+    if (rst) win_nz <= {WINDOWS{1'b0}};
+end
+wire [64:0] buf_end = {1'b0, post_addr_r} + {33'd0, e_len};
+reg         buf_in_win;
+integer     wi;
+always @* begin
+    buf_in_win = 1'b0;
+    for (wi = 0; wi < WINDOWS; wi = wi + 1) begin
+        if (win_nz[wi] && post_addr_r >= win_a[wi] && buf_end <= win_e[wi]) buf_in_win = 1'b1;
+    end
+end
 
 /* verilator lint_off UNUSEDSIGNAL */
 wire unused = &{1'b0, wqe_rd_keep, qp_rts_params, rcpl_msn, m_acc[3:2], m_acc[0], mr_rd_entry[207:192],
@@ -559,12 +594,23 @@ always @(posedge clk) begin
     S_MR2: begin
         post_addr_r <= m_addr + (e_lto - m_base);
         if (m_ok) begin
-            st <= S_POST;
+            st <= S_WIN;
         end else begin
             cqe_r <= cqe_f(e_id, 32'd0, cur16, ST_LOCAL_ACCESS, 32'd0, 8'd0, 16'd0);
             st <= S_CQ;
         end
     end
+    S_WIN: begin
+        if (buf_in_win) begin
+            st <= S_POST;
+        end else begin
+            // the model's refused(placement) and LOCAL_ACCESS: nothing posted
+            db_ev <= {post_addr_r[55:0], e_len, cur16, FOR_PLACEMENT, EV_DMA_REFUSED};
+            cqe_r <= cqe_f(e_id, 32'd0, cur16, ST_LOCAL_ACCESS, 32'd0, 8'd0, 16'd0);
+            st <= S_WREF;
+        end
+    end
+    S_WREF: if (eng_ev) st <= S_CQ;
     S_POST: if (post_ready) begin
         pcnt_r[cur] <= pcnt_r[cur] + 1'b1;
         st <= S_IDLE;

@@ -38,6 +38,9 @@
 //                also clears the connection's held octets in rx_join;
 //                cfg_ready = both ready. Configure a connection while none
 //                of its segments or pieces is inside.
+//   fail_*       mpa_rx's: marks a connection in error (the QP failed);
+//                its later segments go to m_exc with reason 2 (in error)
+//                until cfg_* configures it again.
 //   s_axis       TCP segment payloads, as mpa_rx's: lane-0 aligned,
 //                tuser = {conn, seq[31:0], len[15:0]}.
 //   m_exc_*      mpa_rx's exception stream (segments not taken in order),
@@ -102,6 +105,10 @@ module rnic_rx #(
     input  wire                    cfg_mrk_en,
     input  wire                    cfg_crc_en,
     input  wire [31:0]             cfg_base,
+
+    input  wire                    fail_valid,
+    output wire                    fail_ready,
+    input  wire [CONN_W-1:0]       fail_conn,
 
     input  wire [DATA_W-1:0]       s_axis_tdata,
     input  wire [DATA_W/8-1:0]     s_axis_tkeep,
@@ -270,6 +277,7 @@ mpa_rx #(.DATA_W(DATA_W), .CONN_W(CONN_W)) mpa (
     .clk(clk), .rst(rst),
     .cfg_valid(cfg_valid && clr_ready), .cfg_ready(mpa_cfg_ready), .cfg_conn(cfg_conn),
     .cfg_en(cfg_en), .cfg_mrk_en(cfg_mrk_en), .cfg_crc_en(cfg_crc_en), .cfg_base(cfg_base),
+    .fail_valid(fail_valid), .fail_ready(fail_ready), .fail_conn(fail_conn),
     .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid),
     .s_axis_tready(s_axis_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
     .m_axis_tdata(p_tdata), .m_axis_tkeep(p_tkeep), .m_axis_tvalid(p_tvalid),

@@ -23,6 +23,14 @@ The cocotb tests:
                       error the Receiver finds, at the same FPDU.
   exceptions          every exception reason, with the segment returned
                       whole.
+  failed_connection   a connection marked in error through fail_* (the QP
+                      failed elsewhere in the device) hands every later
+                      segment to the exception stream, reason 2, whole,
+                      as the Go model (driver/model, op model_seg) hands
+                      the same segments to its exception ring once the
+                      same QP failed (an RDMA Write through an invalid
+                      STag); the other connections stream on, and
+                      configuring it again starts it afresh.
   back_to_back_bench  FPDUs of 64, 128, 256, 1460 and 9000 octets, markers
                       and CRC on, FPDU-aligned segments of up to 1460
                       octets (one FPDU each when larger), always-ready
@@ -176,6 +184,7 @@ class TB:
         dut = self.dut
         dut.rst.value = 1
         dut.cfg_valid.value = 0
+        dut.fail_valid.value = 0
         dut.m_axis_tready.value = 0
         dut.m_verdict_tready.value = 0
         dut.m_exc_tready.value = 0
@@ -205,6 +214,19 @@ class TB:
         dut.cfg_valid.value = 0
         if c:
             self.conns[c.cid] = c
+
+    async def fail(self, cid: int):
+        """Marks connection cid in error (fail_*)."""
+        dut = self.dut
+        await FallingEdge(dut.clk)
+        dut.fail_conn.value = cid
+        dut.fail_valid.value = 1
+        while True:
+            await RisingEdge(dut.clk)
+            if dut.fail_ready.value == 1:
+                break
+        await FallingEdge(dut.clk)
+        dut.fail_valid.value = 0
 
     def send(self, cid: int, seq: int, data: bytes):
         if TRACE:
@@ -547,6 +569,134 @@ async def exceptions(dut):
     await tb.idle()
     good.check()
     tb.report_end("exceptions")
+
+
+# The Go model's admin commands (docs/device.md "Admin commands";
+# driver/hostif/admin.go lays out their arguments).
+CREATE_CQ, CREATE_QP, QP_RTS, EVENT_RING, DMA_WINDOW = 0x01, 0x03, 0x04, 0x09, 0x0A
+EXC_BUF_LOG2 = 14          # 16 KiB buffers: each test segment fits in one
+EXC_LOG2 = 6               # 64 of them: more than the test's segments
+
+
+class ModelQP:
+    """A Go model device (cmd/rnic-oracle's model_* ops) with one QP in
+    Full Operation on the receive stream of a Conn: the oracle of what
+    becomes of a QP's segments once it failed (driver/model/rx.go, segIn)."""
+
+    def __init__(self, c: Conn):
+        o = self.o = oracle.shared()
+        self.c = c
+        self.s = o.request("model_open", cqs=4, vectors=1, windows=2)["session"]
+        size = 2 << 20
+        self.buf = o.request("model_alloc", session=self.s, size=size)["addr"]
+        lo, hi = (lambda v: v & 0xFFFFFFFF), (lambda v: v >> 32)
+        self.admin(DMA_WINDOW, [0, lo(self.buf), hi(self.buf), size, 0])
+        self.ev, self.exc = self.buf, self.buf + (1 << 20)
+        self.admin(EVENT_RING, [lo(self.ev), hi(self.ev), 8 | EXC_LOG2 << 8 | EXC_BUF_LOG2 << 16, lo(self.exc), hi(self.exc)])
+        cq, sq, rq = self.buf + (16 << 10), self.buf + (32 << 10), self.buf + (40 << 10)
+        self.admin(CREATE_CQ, [0, lo(cq), hi(cq), 6, 0])
+        self.admin(CREATE_QP, [c.cid, 1, lo(sq), hi(sq), lo(rq), hi(rq), 4 | 4 << 8, 0])
+        flags = (3 if c.markers else 0) | (12 if c.crc else 0)
+        self.admin(QP_RTS, [c.cid | 1 << 16 | 1 << 24, 1460 | flags << 16, 0, c.base, 0, c.base, 1, 1])
+        self.n = 0               # exception buffers read
+
+    def admin(self, op: int, args: list[int]):
+        args = args + [0] * (8 - len(args))
+        st = self.o.request("model_admin", session=self.s, opcode=op, args=args)["status"]
+        assert st == 0, f"model: admin command {op:#x} {args}: status {st}"
+
+    def seg(self, seq: int, data: bytes):
+        self.o.request("model_seg", session=self.s, qpn=self.c.cid, seq=seq & 0xFFFFFFFF, octets=data.hex())
+
+    def exceptions(self) -> list[tuple[int, int, int, bytes]]:
+        """The exception buffers written since the last call, as
+        (reason, seq, len, octets), each checked to be the QP's."""
+        out = []
+        while True:
+            at = self.exc + (self.n << EXC_BUF_LOG2)
+            h = bytes.fromhex(self.o.request("model_state", session=self.s, addr=at, len=16)["mem"])
+            if h[15] != 1:
+                return out
+            qpn, n, seq, reason = (int.from_bytes(h[0:2], "little"), int.from_bytes(h[2:4], "little"),
+                                   int.from_bytes(h[4:8], "little"), h[8])
+            assert qpn == self.c.cid, f"model: exception buffer {self.n} for QP {qpn}"
+            data = bytes.fromhex(self.o.request("model_state", session=self.s, addr=at + 16, len=n)["mem"]) if n else b""
+            out.append((reason, seq, n, data))
+            self.n += 1
+
+    def close(self):
+        self.o.request("model_close", session=self.s)
+
+
+@cocotb.test()
+async def failed_connection(dut):
+    """A connection marked in error (fail_*) refuses what follows, as the
+    model's failed QP does; the others stream on; cfg_* restarts it."""
+    tb = TB(dut)
+    await tb.start()
+    rng = tb.rng
+    tb.ready_p = 0.8
+    # The failing connection (a QP number the model has) and two others.
+    bad = Conn(7, [rng.randbytes(rng.randint(20, 900)) for _ in range(12)], True, True, 0xFFFF_F800)
+    others = new_conns(rng, 2, octets_budget(tb.width) // 12)
+    for c in [bad] + others:
+        await tb.configure(c)
+    m = ModelQP(bad)
+    # The first FPDU fails the model's QP: an RDMA Write (RFC 5040 4.3:
+    # DDP tagged, RDMAP opcode 0) through STag 0x1234, which it never
+    # registered. The RTL takes it as MPA (a good FPDU; its placement is
+    # not mpa_rx's business), then is told the QP failed.
+    write = oracle.shared().request("rdmap_segments", opcode=0, stag=0x1234, to=0, payload=rng.randbytes(40).hex(),
+                                    mulpdu=1460)["segments"][0]
+    fpdus = oracle.shared().mpa_fpdus([bytes.fromhex(write)] + [rng.randbytes(rng.randint(20, 900)) for _ in range(11)],
+                                      markers=True, base=bad.base, crc=True)
+    bad.fpdus = [f["wire"] for f in fpdus]
+    bad.stream = b"".join(bad.fpdus)
+    bad.expect()
+    first = len(bad.fpdus[0])
+    tb.send_stream(bad, 0, first)
+    m.seg(bad.base, bad.stream[:first])
+    assert m.exceptions() == [], "model: the failing Write went to the exception ring"
+    await tb.idle()
+    await tb.fail(bad.cid)
+    # The rest of its stream, cut anywhere, the others' segments between;
+    # then an old segment and an empty one (the QP's state comes first).
+    segs = [(bad, first + off, n) for off, n in cut(rng, len(bad.stream) - first)]
+    segs += [(bad, 0, first), (bad, len(bad.stream), 0)]
+    assert len(segs) < 1 << EXC_LOG2, "the model's exception ring would wrap"
+    queues = {c.cid: [(c, off, n) for off, n in cut(rng, len(c.stream))] for c in others}
+    for c, off, n in segs:
+        for q in queues.values():
+            while q and rng.random() < 0.6:
+                tb.send_stream(*q.pop(0))
+        tb.send_stream(c, off, n)
+        m.seg(c.base + off, c.stream[off:off + n])
+    for q in queues.values():
+        while q:
+            tb.send_stream(*q.pop(0))
+    await tb.idle()
+    want = m.exceptions()
+    m.close()
+    assert len(want) == len(segs) and all(w[0] == EXC_IN_ERROR for w in want), \
+        f"model: {[w[:3] for w in want]} for {len(segs)} segments"
+    got = bad.exceptions
+    assert [g[:3] for g in got] == [w[:3] for w in want], \
+        f"(reason, seq, len): RTL {[g[:3] for g in got]}, model {[w[:3] for w in want]}"
+    for i, (g, w) in enumerate(zip(got, want)):
+        # (an empty segment's frame is one beat whose octet is not its own)
+        assert g[3][:g[2]] == w[3], f"exception {i}: octets differ from the model's"
+    assert len(bad.verdicts) == 1 and bad.verdicts[0] == 0, f"verdicts after the failure: {bad.verdicts}"
+    for c in others:
+        c.check()
+        assert not c.exceptions, f"connection {c.cid}: exceptions {[e[:3] for e in c.exceptions]}"
+    # Configured again, the connection streams afresh.
+    again = Conn(7, [rng.randbytes(77), rng.randbytes(300)], False, True, 4321)
+    await tb.configure(again)
+    tb.send_stream(again, 0, len(again.stream))
+    await tb.idle()
+    again.check()
+    assert not again.exceptions, again.exceptions
+    tb.report_end("failed_connection")
 
 
 @cocotb.test()

@@ -140,7 +140,7 @@ class TB:
 
     async def start(self):
         await tbutil.clock_and_reset(self.dut, CLK_PERIOD_NS,
-                                      low=("cfg_valid", "s_conn_valid", "s_stag_valid", "s_post_valid"),
+                                      low=("cfg_valid", "fail_valid", "s_conn_valid", "s_stag_valid", "s_post_valid"),
                                       high=("m_cpl_ready", "m_err_ready", "m_exc_tready"))
         # ddp_rx clears its tables after reset (its ready outputs low meanwhile).
         await tbutil.wait_ready(self.dut, ("s_conn_ready",))

@@ -84,6 +84,9 @@ localparam QP_CTX_W = 16 + 64 + 64 + 5 + 5 + 2 * CQ_W;
 wire               qp_rts_valid, qp_state_wr_valid, qp_rd_req, qp_rd_gnt, mr_rd_req, mr_rd_gnt, mr_rd_valid;
 wire [CONN_W-1:0]  qp_rts_qpn, qp_state_wr_qpn, qp_rd_qpn;
 wire [227:0]       qp_rts_params;
+wire               win_wr_valid;            // rnic_admin's DMA windows, to rnic_rq's check
+wire [WIN_W-1:0]   win_wr_slot;
+wire [63:0]        win_wr_addr, win_wr_len;
 wire [1:0]         qp_state_wr_state, qp_rd_state;
 wire [QP_CTX_W-1:0] qp_rd_ctx;
 wire [STAG_AW-1:0] mr_rd_index;
@@ -112,7 +115,7 @@ rnic_admin #(.CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WI
     .cq_rd_en(1'b0), .cq_rd_cqn({CQ_W{1'b0}}), .cq_rd_valid(), .cq_rd_ctx(),
     .cq_cfg_valid(), .cq_cfg_cqn(), .cq_cfg_create(),
     .evr_valid(), .evr_set(), .evr_ring(), .evr_log2(), .evr_exc_ring(), .evr_exc_log2(), .evr_exc_buf_log2(),
-    .win_wr_valid(), .win_wr_slot(), .win_wr_addr(), .win_wr_len());
+    .win_wr_valid(win_wr_valid), .win_wr_slot(win_wr_slot), .win_wr_addr(win_wr_addr), .win_wr_len(win_wr_len));
 /* verilator lint_on PINCONNECTEMPTY */
 
 rnic_rq #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WIN_W(WIN_W),
@@ -121,6 +124,7 @@ rnic_rq #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC
     .rqdb_valid(rqdb_valid), .rqdb_qpn(rqdb_qpn), .rqdb_value(rqdb_value), .dropped_db(dropped_db),
     .qp_state_wr_valid(qp_state_wr_valid), .qp_state_wr_qpn(qp_state_wr_qpn), .qp_state_wr_state(qp_state_wr_state),
     .qp_rts_valid(qp_rts_valid), .qp_rts_qpn(qp_rts_qpn), .qp_rts_params(qp_rts_params),
+    .win_wr_valid(win_wr_valid), .win_wr_slot(win_wr_slot), .win_wr_addr(win_wr_addr), .win_wr_len(win_wr_len),
     .qp_rd_req(qp_rd_req), .qp_rd_gnt(qp_rd_gnt), .qp_rd_qpn(qp_rd_qpn), .qp_rd_state(qp_rd_state),
     .qp_rd_ctx(qp_rd_ctx),
     .mr_rd_req(mr_rd_req), .mr_rd_gnt(mr_rd_gnt), .mr_rd_index(mr_rd_index), .mr_rd_valid(mr_rd_valid),

@@ -24,7 +24,8 @@ what the model produced up to there. Compared, in order: the posts per QP,
 the completion records per CQ, the events (DOORBELL_BAD, RING_OVERRUN);
 the model's QP_ERROR events of local faults against fail_* records (qpn,
 local, layer/etype and code 0), its DMA_REFUSED events (what 2) against
-the responder's refusals, and each Invalidate's inv_* pulse (the MR index).
+the responder's refusals (what 4, a receive buffer outside every window:
+against rnic_rq's own events), and each Invalidate's inv_* pulse (the MR index).
 
 The RTL posts at most 2^POST_DEPTH_LOG2 buffers a QP; the model posts them
 all at the doorbell: the bench waits, at each step, for the posts the RTL
@@ -37,7 +38,9 @@ Cases:
              a QP (fetching stops at 16 posted and resumes per Send)
   errors     BAD_WQE (reserved octets 24, 31), each LOCAL_ACCESS cause (MR
              index beyond the table, never written, key, PD, no local
-             write, below and above the bounds, TO + length wrapping), each
+             write, below and above the bounds, TO + length wrapping; a
+             buffer outside every DMA window and one across a window's
+             end: DMA_REFUSED placement and LOCAL_ACCESS), each
              followed by a good entry (some ending exactly at the MR's end)
              and a Send into it; a Send longer than
              its buffer (qerr PROTOCOL with the Terminate's octets on the
@@ -77,6 +80,7 @@ CREATE_CQ, DESTROY_CQ, CREATE_QP, QP_RTS, QP_DRAIN, DESTROY_QP, MR_WRITE, MR_INV
 SEND, SEND_INV, SEND_SE, SEND_SE_INV = 3, 4, 5, 6      # RFC 5040 4.2
 NOT_BOUND = 0xFFFF
 EV_QP_ERROR, EV_DMA_REFUSED = 1, 7
+FOR_PLACEMENT = 4                                 # DMA_REFUSED's what
 FLUSHED = 1
 LOCAL_READ, LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE = 1, 2, 4, 8
 
@@ -90,6 +94,7 @@ CQ_OFF = 0x10000                                  # + 0x2000 c
 EVR_OFF, EXC_OFF = 0x20000, 0x21000
 BUF_OFF, BUF_LEN, BUF_TO = 0x41000, 0x80000, 0x100000   # MR 1: receive buffers
 INV_OFF = 0xC2000                                 # MR 4, 5: the Invalidates' targets
+MR7_OFF = 0xC7000                                 # MR 7 (errors): 0x2000 octets
 PD = 5
 BUF_STAG = 1 << 8 | 0x11
 INV_STAGS = (4 << 8 | 0x44, 5 << 8 | 0x55)
@@ -490,7 +495,7 @@ class TB:
             for e in events:
                 t = int(e[:2], 16)
                 b = bytes.fromhex(e)
-                if t == EV_DMA_REFUSED:
+                if t == EV_DMA_REFUSED and b[1] != FOR_PLACEMENT:
                     want_refusals.append((b[1], int.from_bytes(b[8:15], "little"), int.from_bytes(b[4:8], "little")))
                 elif t == EV_QP_ERROR:
                     # fail(local): Terminate Local Catastrophic (0, 0).
@@ -583,6 +588,7 @@ async def errors(dut):
     p.setup()
     p.mr(3, 0x33, LOCAL_WRITE, 6, BUF_TO, BUF_LEN, BUF_OFF)       # another PD
     p.mr(2, 0x22, LOCAL_READ | REMOTE_WRITE, PD, BUF_TO, BUF_LEN, BUF_OFF)   # no local write
+    p.mr(7, 0x77, LOCAL_WRITE, PD, BUF_TO, 0x2000, MR7_OFF)             # see below
 
     def patch(at, v):
         def f(b):
@@ -611,6 +617,18 @@ async def errors(dut):
         p.db(0, i + 2)
         p.send(0, SEND, 50)
         i += 2
+    # A buffer the MR check passes but outside every DMA window (window 1
+    # shrunk after MR_WRITE to end inside MR 7): the model's hostMem
+    # refuses it when it is posted, DMA_REFUSED (placement) and
+    # LOCAL_ACCESS; one across the window's end, one past it; then a good
+    # entry takes the Send.
+    p.window(1, WIN1, MR7_OFF + 0x1000 - WIN1)
+    p.rqe(0, i, 0x5100, 7 << 8 | 0x77, 0x20, BUF_TO + 0xFF0)
+    p.rqe(0, i + 1, 0x5101, 7 << 8 | 0x77, 10, BUF_TO + 0x1100)
+    p.rqe(0, i + 2, 0x5102, BUF_STAG, 50, BUF_TO + 8)
+    p.db(0, i + 3)
+    p.send(0, SEND, 50)
+    p.window(1, WIN1, WIN1_LEN)
     # A Send longer than its buffer: the oldest takes PROTOCOL, two more
     # posted complete FLUSHED, a later entry FLUSHED.
     for k in range(3):

@@ -24,7 +24,10 @@
 -- first & last. m_verdict: tdata = code (0 good, 2 CRC, 3 marker or
 -- ULPDU_Length; MPA errors, RFC 5044 8), tuser = conn, one per FPDU in FPDU
 -- order, each after its ULPDU's last piece; after a non-zero verdict the
--- connection's segments go to the exception stream. m_exc: the segments
+-- connection's segments go to the exception stream; fail_* marks a
+-- connection in error alike (the QP failed: the model's segIn), through a
+-- one-entry holding register written into the error table on a clock
+-- without a verdict's write. m_exc: the segments
 -- not taken, tuser = conn & seq & len & reason(2 downto 0) (1 not enabled,
 -- 2 in error, 3 out of order, 4 duplicate, 5 empty).
 
@@ -49,6 +52,10 @@ entity mpa_rx is
         cfg_mrk_en       : in  std_logic := '0';
         cfg_crc_en       : in  std_logic := '0';
         cfg_base         : in  std_logic_vector(31 downto 0) := (others => '0');
+
+        fail_valid       : in  std_logic := '0';
+        fail_ready       : out std_logic := '0';
+        fail_conn        : in  std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
 
         s_axis_tdata     : in  std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
         s_axis_tkeep     : in  std_logic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
@@ -103,6 +110,11 @@ architecture rtl of mpa_rx is
 
     signal err_set_reg  : std_ulogic := '0';
     signal err_conn_reg : std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
+    -- fail_*'s holding register: into the error table when no verdict writes it
+    signal fail_hold_reg : std_ulogic := '0';
+    signal fail_conn_reg : std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
+    signal err_wr : std_ulogic := '0';
+    signal err_wr_conn : std_ulogic_vector(CONN_W - 1 downto 0) := (others => '0');
 
     -- --- intake ---
 
@@ -183,6 +195,25 @@ begin
     cfg_ready <= cfg_ready_i;
     cfg_go <= cfg_valid and cfg_ready_i;
 
+    fail_ready <= not fail_hold_reg;
+    err_wr <= err_set_reg or fail_hold_reg;
+    err_wr_conn <= err_conn_reg when err_set_reg = '1' else fail_conn_reg;
+
+    p_fail : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if fail_valid = '1' and fail_hold_reg = '0' then
+                fail_hold_reg <= '1';
+                fail_conn_reg <= fail_conn;
+            elsif err_set_reg = '0' then
+                fail_hold_reg <= '0';
+            end if;
+            if rst = '1' then
+                fail_hold_reg <= '0';
+            end if;
+        end if;
+    end process p_fail;
+
     -- --- intake ---------------------------------------------------------------------------
 
     align : entity work.mpa_rx_align
@@ -191,7 +222,7 @@ begin
             clk => clk, rst => rst,
             cfg_valid => cfg_go, cfg_ready => a_cfg_ready, cfg_conn => cfg_conn, cfg_en => cfg_en,
             cfg_mrk_en => cfg_mrk_en, cfg_crc_en => cfg_crc_en, cfg_base => cfg_base,
-            err_valid => err_set_reg, err_conn => err_conn_reg,
+            err_valid => err_wr, err_conn => err_wr_conn,
             s_axis_tdata => s_axis_tdata, s_axis_tkeep => s_axis_tkeep, s_axis_tvalid => s_axis_tvalid,
             s_axis_tready => s_axis_tready, s_axis_tlast => s_axis_tlast, s_axis_tuser => s_axis_tuser,
             m_data => a_data, m_valid => a_valid, m_ready => a_ready, m_conn => a_conn,

@@ -17,8 +17,9 @@
 -- ULPDUs to ddp_rx between pieces as early ULPDUs (checked against the
 -- connection's state, placed, never reported), frame by frame, the two
 -- inputs in turn when both wait. cfg_* configures mpa_rx and mpa_rx_ooo
--- and clears rx_join's held octets in one handshake; s_conn, s_stag and
--- s_post go to ddp_rx.
+-- and clears rx_join's held octets in one handshake; fail_* marks a
+-- connection in error in mpa_rx (its segments go to m_exc, reason 2);
+-- s_conn, s_stag and s_post go to ddp_rx.
 
 library ieee;
 use ieee.std_logic_1164.all;
@@ -48,6 +49,9 @@ entity rnic_rx is
         cfg_mrk_en         : in  std_logic := '0';
         cfg_crc_en         : in  std_logic := '0';
         cfg_base           : in  std_logic_vector(31 downto 0) := (others => '0');
+        fail_valid         : in  std_logic := '0';
+        fail_ready         : out std_logic := '0';
+        fail_conn          : in  std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
         s_axis_tdata       : in  std_logic_vector(DATA_W - 1 downto 0) := (others => '0');
         s_axis_tkeep       : in  std_logic_vector(DATA_W / 8 - 1 downto 0) := (others => '0');
         s_axis_tvalid      : in  std_logic := '0';
@@ -224,6 +228,7 @@ begin
             clk => clk, rst => rst,
             cfg_valid => mpa_cfg_valid, cfg_ready => mpa_cfg_ready, cfg_conn => cfg_conn,
             cfg_en => cfg_en, cfg_mrk_en => cfg_mrk_en, cfg_crc_en => cfg_crc_en, cfg_base => cfg_base,
+            fail_valid => fail_valid, fail_ready => fail_ready, fail_conn => fail_conn,
             s_axis_tdata => s_axis_tdata, s_axis_tkeep => s_axis_tkeep, s_axis_tvalid => s_axis_tvalid,
             s_axis_tready => s_axis_tready, s_axis_tlast => s_axis_tlast, s_axis_tuser => s_axis_tuser,
             m_axis_tdata => p_tdata, m_axis_tkeep => p_tkeep, m_axis_tvalid => p_tvalid,
