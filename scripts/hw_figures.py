@@ -126,6 +126,9 @@ class Block:
     scaled: tuple[tuple[str, int], ...] = ()
     # Parameters set to a constant (a variant): (name, value)
     fixed: tuple[tuple[str, int], ...] = ()
+    # Modules read as boxes (read_verilog -lib): their own figures are
+    # their own lines; the variant counts what is around them.
+    boxes: tuple[str, ...] = ()
 
     @property
     def top(self) -> str:
@@ -171,6 +174,11 @@ BLOCKS = [
     # admin block, the queue engines, the DMA engines and the register
     # block, at its default parameters.
     Block("rnic_dev", "DATA_W", (64, 512)),
+    # The device's shell alone: rnic_dev with the datapath (rnic_tx and
+    # rnic_rx, whose lines are above) as boxes. Its synthesis is what
+    # the device adds to the datapath, and takes minutes where the whole
+    # top takes over an hour on Yosys 0.23.
+    Block("rnic_dev/shell", "DATA_W", (64, 512), boxes=("rnic_tx", "rnic_rx")),
 ]
 
 
@@ -188,10 +196,13 @@ def yosys_script(block: Block, width: int, netlist: Path, abc: str = "abc -lut 6
     # Every file, for the block's submodules; RNIC_SYNTH_ESTIMATE makes
     # sdp_ram a stand-in with block RAM timing and no LUTs (see sdp_ram.v).
     srcs = " ".join(str(p) for p in sorted((REPO_ROOT / "hw" / "rtl").glob("*.v"))
-                    + sorted((REPO_ROOT / "hw" / "synth").glob("*.v")))
+                    + sorted((REPO_ROOT / "hw" / "synth").glob("*.v")) if p.stem not in block.boxes)
+    boxes = [f"read_verilog -lib -sv -I {REPO_ROOT / 'hw' / 'rtl'} {REPO_ROOT / 'hw' / 'rtl' / (b + '.v')}"
+             for b in block.boxes]
     return "; ".join(
         [
             f"read_verilog -defer -sv -I {REPO_ROOT / 'hw' / 'rtl'} -DRNIC_SYNTH_ESTIMATE {srcs}",
+            *boxes,
             f"chparam -set {block.width_param} {width} {block.top}",
             *[f"chparam -set {p} {k * width} {block.top}" for p, k in block.scaled],
             *[f"chparam -set {p} {v} {block.top}" for p, v in block.fixed],
@@ -215,10 +226,14 @@ TARGET_MHZ = {512: 322.0}
 
 def timing_script(block: Block, width: int, netlist: Path) -> str:
     srcs = " ".join(str(p) for p in sorted((REPO_ROOT / "hw" / "rtl").glob("*.v"))
-                    + sorted((REPO_ROOT / "hw" / "synth").glob("*.v")) if p.name != "sdp_ram.v")
+                    + sorted((REPO_ROOT / "hw" / "synth").glob("*.v"))
+                    if p.name != "sdp_ram.v" and p.stem not in block.boxes)
+    boxes = [f"read_verilog -lib -sv -I {REPO_ROOT / 'hw' / 'rtl'} {REPO_ROOT / 'hw' / 'rtl' / (b + '.v')}"
+             for b in block.boxes]
     return "; ".join(
         [
             f"read_verilog -defer -sv -I {REPO_ROOT / 'hw' / 'rtl'} {srcs}",
+            *boxes,
             f"read_verilog -lib -sv {REPO_ROOT / 'hw' / 'rtl' / 'sdp_ram.v'}",
             f"chparam -set {block.width_param} {width} {block.top}",
             *[f"chparam -set {p} {k * width} {block.top}" for p, k in block.scaled],
