@@ -218,9 +218,16 @@ func (r *Reasm) segIn(s Segment, room bool) error {
 			why = hostif.ExcDuplicate
 		}
 		if why == 0 {
+			next := q.next
 			q.next = end
 			r.st.Fed++
-			return r.n.SegIn(s)
+			if err := r.n.SegIn(s); err != nil {
+				// The device did not take it (a closed device, a
+				// mirror that found a difference): it is where it was.
+				q.next = next
+				return err
+			}
+			return nil
 		}
 		k := buffers(len(s.Octets))
 		if k > 1<<ExcLog2 {
@@ -238,7 +245,12 @@ func (r *Reasm) segIn(s Segment, room bool) error {
 		}
 		if room && len(r.want)+k > 1<<ExcLog2 {
 			// Wait for room, then decide again: another caller may
-			// have moved rcv_nxt meanwhile.
+			// have moved rcv_nxt meanwhile. Not once the device has
+			// handed back a buffer the host did not predict: the
+			// buffers the host waits for may never come.
+			if r.err != nil {
+				return r.err
+			}
 			r.st.Waits++
 			if err := r.service(); err != nil {
 				return err
@@ -250,11 +262,18 @@ func (r *Reasm) segIn(s Segment, room bool) error {
 			}
 			continue
 		}
+		was := len(r.want)
 		for off := 0; off == 0 || off < len(s.Octets); off += excRoom {
 			r.want = append(r.want, excWant{qpn: s.QPN, seq: s.Seq + uint32(off), n: min(excRoom, len(s.Octets)-off), why: why})
 		}
 		r.st.Fed++
-		return r.n.SegIn(s)
+		if err := r.n.SegIn(s); err != nil {
+			// The device did not take it: no buffer of it will come
+			// back (waiting for them would wait for ever).
+			r.want = r.want[:was]
+			return err
+		}
+		return nil
 	}
 }
 

@@ -3,6 +3,7 @@ package driver_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math/rand/v2"
 	"net"
 	"strings"
@@ -33,6 +34,9 @@ type fakeRx struct {
 	calls  int
 	inErr  bool
 	lie    bool // hand the next taken segment back as out of order
+	refuse bool // SegIn fails, taking nothing (a closed device, a mirror that found a difference)
+	drop   bool // the next out-of-order segment is not handed back (a device bug)
+	polls  int  // Events fails after this many calls, if set (a host that would wait for ever)
 }
 
 const fakeRoom = 1<<driver.ExcBufLog2 - hostif.ExcHeaderLen
@@ -50,8 +54,13 @@ func (f *fakeRx) excp(s driver.Segment, why hostif.ExcReason) {
 }
 
 func (f *fakeRx) SegIn(s driver.Segment) error {
+	if f.refuse {
+		return errors.New("fake: the device is closed")
+	}
 	end := s.Seq + uint32(len(s.Octets))
 	switch {
+	case f.drop && int32(s.Seq-f.next) > 0:
+		f.drop = false
 	case f.inErr:
 		f.excp(s, hostif.ExcInError)
 	case len(s.Octets) == 0:
@@ -74,6 +83,9 @@ func (f *fakeRx) Sent() uint64                  { return 0 }
 // Events announces the buffers written lag calls ago.
 func (f *fakeRx) Events() ([]hostif.Event, error) {
 	f.calls++
+	if f.polls > 0 && f.calls > f.polls {
+		return nil, errStillWaiting
+	}
 	if f.calls%(f.lag+1) == 0 {
 		f.seen = len(f.ring)
 	}
@@ -266,5 +278,66 @@ func TestWireRelayThroughReasm(t *testing.T) {
 	if !bytes.Equal(e.mr.Buf[:len(src)], src) || st.Fed == 0 || st.OutOfOrder+st.Duplicate != 0 || x.Err() != nil ||
 		int32(x.Next(e.qp.N)-rts.RxSeq) < int32(len(src)) {
 		t.Fatalf("through the Reasm: %+v, next %d from %d, %v", st, x.Next(e.qp.N), rts.RxSeq, x.Err())
+	}
+}
+
+var errStillWaiting = errors.New("fake: the host still reads the exception ring after its polls")
+
+// A segment the device refuses (a closed device; a mirror that found a
+// difference refuses every later input) was not taken: Reasm neither
+// expects its exception buffers back nor moves rcv_nxt past it. It used to
+// do both, and the next SegIn that needed room in the exception ring
+// waited for ever for buffers that would never come (issue 30: the
+// mirrored wire test hung instead of reporting the mirror's difference).
+func TestReasmRefusedSegment(t *testing.T) {
+	f := &fakeRx{qpn: 3, next: 1000, polls: 1000}
+	r := driver.NewReasmOn(f, f)
+	r.Poll = time.Microsecond
+	r.Add(3, 1000)
+	f.refuse = true
+	if err := r.SegIn(driver.Segment{QPN: 3, Seq: 1000, Octets: make([]byte, 100)}); err == nil {
+		t.Fatal("SegIn took a segment the device refused")
+	}
+	for i := range 1 << driver.ExcLog2 {
+		if err := r.SegIn(driver.Segment{QPN: 3, Seq: 5000 + uint32(i)*100, Octets: make([]byte, 100)}); err == nil {
+			t.Fatal("SegIn took a segment the device refused")
+		}
+	}
+	if n, p := r.Next(3), r.Pending(); n != 1000 || p != 0 {
+		t.Fatalf("after refused segments the host follows rcv_nxt %d and expects %d buffers back; want 1000 and 0", n, p)
+	}
+	f.refuse = false
+	for i := range 2 << driver.ExcLog2 { // more than the ring holds: room is waited for, and comes
+		if err := r.SegIn(driver.Segment{QPN: 3, Seq: 5000 + uint32(i)*100, Octets: make([]byte, 100)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.SegIn(driver.Segment{QPN: 3, Seq: 1000, Octets: make([]byte, 4000)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Settle(100); err != nil {
+		t.Fatal(err)
+	}
+	if f.next != 5000+(2<<driver.ExcLog2)*100 || r.Held(3) != 0 || r.Err() != nil {
+		t.Fatalf("the device is at %d, %d octets held, %v", f.next, r.Held(3), r.Err())
+	}
+}
+
+// A device that does not hand back a buffer the host expects (the fake
+// drops one) shows it by the next buffer, which is not the one expected:
+// a SegIn waiting for room in the exception ring then returns that error
+// instead of waiting for ever (the fake's Events fails after 1000 polls,
+// which is what a host without the check meets).
+func TestReasmStopsWaitingOnAMismatch(t *testing.T) {
+	f := &fakeRx{qpn: 3, next: 1000, polls: 1000, drop: true}
+	r := driver.NewReasmOn(f, f)
+	r.Poll = time.Microsecond
+	r.Add(3, 1000)
+	var err error
+	for i := 0; i <= 2<<driver.ExcLog2 && err == nil; i++ {
+		err = r.SegIn(driver.Segment{QPN: 3, Seq: 5000 + uint32(i)*100, Octets: make([]byte, 100)})
+	}
+	if err == nil || errors.Is(err, errStillWaiting) || !strings.Contains(err.Error(), "the host expected") {
+		t.Fatalf("SegIn with a buffer missing: %v; want the mismatch Reasm found", err)
 	}
 }

@@ -45,6 +45,23 @@
 // the call returns, so it runs ahead of the device, and its writes wait in
 // a queue per address until the device's arrive. A write the device makes
 // first (a timer the model has not reached) waits in the other queue.
+//
+// # Early placement
+//
+// With markers, the device places the FPDUs it finds inside an
+// out-of-order segment before the host gives the segment back (rnic_rx.v,
+// mpa_rx_ooo; RFC 5044 6), and places them again, the same octets, when
+// the segment comes back in order. Whether it searches a segment depends
+// on its timing (mpa_rx_ooo passes on, unsearched, a segment that comes
+// while it searches another), and a segment duplicated on the wire may be
+// searched and placed twice. The model places nothing out of order on its
+// own; the mirror has it place, after each segment, what the device may
+// place early from it (model.PlaceEarly). The device's first write of such
+// an octet, early or in order, matches the model's early write; the
+// device's later writes of the same value, and the model's in-order
+// rewrite, are writes of what is there already on both. What the model
+// places early and the device never writes is a difference at Check, as
+// is any device write the model did not place, early or in order.
 package mirror
 
 import (
@@ -98,6 +115,7 @@ type Stats struct {
 	WireOctets  uint64 `json:"wire_octets"`   // transmit octets compared
 	MemOctets   uint64 `json:"dma_octets"`    // octets the device's DMA wrote that matched the model's
 	DriverBytes uint64 `json:"driver_octets"` // octets the driver wrote, copied to the shadow
+	EarlyULPDUs uint64 `json:"early_ulpdus"`  // ULPDUs of out-of-order segments the shadow placed early (model.PlaceEarly)
 }
 
 // buf is one Alloc: the primary's memory, its snapshot, the shadow's
@@ -301,6 +319,10 @@ func (n network) SegIn(s driver.Segment) error {
 	if err := b.m.Network().SegIn(s); err != nil {
 		return fmt.Errorf("mirror: the model refused a segment the device takes: %w", err)
 	}
+	// An out-of-order segment's FPDUs may be placed by the device before
+	// the host gives the segment back (early placement, see the package
+	// doc): the shadow places them now too.
+	b.stats.EarlyULPDUs += uint64(b.m.PlaceEarly(s.QPN, s.Seq, s.Octets))
 	b.scanShadow()
 	b.stats.Inputs++
 	if err := b.p.Network().SegIn(s); err != nil {

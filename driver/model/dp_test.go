@@ -460,3 +460,47 @@ func TestRTSHandover(t *testing.T) {
 		t.Fatal("the peer took other octets")
 	}
 }
+
+// PlaceEarly (the mirror's early placement): the FPDU inside an
+// out-of-order segment is placed from it, nothing else is, no counter
+// moves, and a segment in order is not searched; the in-order pass then
+// places and completes as usual.
+func TestPlaceEarly(t *testing.T) {
+	l := pair(t, 4, 4)
+	a, b := l.a, l.b
+	fill(a.data[:3000], 1)
+	b.mr(2, 0x22, hostif.AccessRemoteWrite, 4096, 8192)
+	a.post(hostif.SQE{Op: hostif.OpWrite, Signaled: true, Length: 3000, ID: 0xabc, LKey: stag(1, fullKey), LocalTO: dataTO,
+		RKey: stag(2, 0x22), RemoteTO: dataTO + 4096 + 100})
+	segs := a.m.TakeSegments()
+	if len(segs) != 4 {
+		t.Fatalf("%d segments for a 3000-octet Write at MULPDU 1000, want 4", len(segs))
+	}
+	if n := b.m.PlaceEarly(b.qpn, segs[0].Seq, segs[0].Octets); n != 0 {
+		t.Fatalf("PlaceEarly placed %d ULPDUs of a segment in order, want 0 (segIn places it)", n)
+	}
+	s := segs[2]
+	if err := b.m.Network().SegIn(s); err != nil {
+		t.Fatal(err)
+	}
+	if n := b.m.PlaceEarly(b.qpn, s.Seq, s.Octets); n != 1 {
+		t.Fatalf("PlaceEarly placed %d ULPDUs of the out-of-order third segment, want 1", n)
+	}
+	sink := b.data[4096+100 : 4096+3100]
+	for i := range sink {
+		if early := i >= 2*986 && i < 3*986; early != (sink[i] == a.data[i]) && a.data[i] != 0 {
+			t.Fatalf("sink octet %d: %#02x (placed early: %v)", i, sink[i], early)
+		}
+	}
+	if c := b.counters(); c["rx_fpdus"] != 0 || c["rx_octets"] != 0 {
+		t.Fatalf("counters after an early placement: %v", c)
+	}
+	for _, s := range segs {
+		if err := b.m.Network().SegIn(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(sink, a.data[:3000]) {
+		t.Fatal("the Write's octets are not where they belong")
+	}
+}

@@ -236,3 +236,76 @@ func (d *Device) countRxError(l rdmap.Layer, etype uint8) {
 		d.cnt.add(regs.CountersRxDDPUntagged, 1)
 	}
 }
+
+// PlaceEarly places what the device may place early from an out-of-order
+// segment of QP qpn, as if its receive path had searched it (rnic_rx.v:
+// mpa_rx_ooo finds the FPDUs wholly inside a reason-3 segment through its
+// markers, RFC 5044 6 cases 2 and 3, and ddp_rx places their ULPDUs early,
+// RFC 5041 5.3: placement may come before delivery). The model does not
+// do it on its own (segIn hands the segment to the exception ring and
+// places nothing until the host gives it back in order); the mirror
+// (driver/mirror) calls it after segIn so that the shadow's memory holds
+// what the device may write before that (docs/device.md, "Sim versus model
+// at run time"). Whether the device searches a segment depends on its
+// timing (mpa_rx_ooo skips one that comes while it searches another), so
+// the model places every FPDU it could: the octets are the ones the
+// in-order pass places later, so a device that did not place them early
+// writes the same octets then.
+//
+// Only a QP in RTS with markers on its receive side and a non-empty
+// segment past the next expected octet is searched; a ULPDU is placed
+// when ddp.Sink.Place's checks pass against the stream's state now (the
+// device checks against its state when the ULPDU comes; both are before
+// the in-order pass) and, tagged, its STag's memory is mapped. Only Writes,
+// Read Responses and Sends are placed: host memory is what is compared. No
+// counter moves (rnic_rx counts in-order placements only). It returns the
+// ULPDUs placed.
+func (d *Device) PlaceEarly(qpn uint16, seq uint32, p []byte) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed || int(qpn) >= len(d.t.QPs) || len(p) == 0 {
+		return 0
+	}
+	q := &d.t.QPs[qpn]
+	r := d.run[qpn]
+	if q.State != QPRTS || r == nil || q.RTS.Flags&hostif.RTSMarkersRx == 0 || int32(seq-r.rxSeq) <= 0 {
+		return 0
+	}
+	e := &earlyPlacer{d: d, r: r}
+	o := mpa.NewOOOReceiverAt(true, q.RTS.Flags&hostif.RTSCRCRx != 0, q.RTS.RxMarkerBase, r.rxSeq, e)
+	o.SetWindow(int(seq-r.rxSeq) + len(p))
+	o.Segment(seq, p) // an error only stops the search: the in-order pass reports it
+	return e.n
+}
+
+// earlyPlacer is PlaceEarly's mpa.OOOHandler.
+type earlyPlacer struct {
+	d *Device
+	r *qpRun
+	n int
+}
+
+func (e *earlyPlacer) Place(_ uint32, u []byte) error {
+	seg, err := rdmap.Classify(u)
+	if err != nil {
+		return nil
+	}
+	var need ddp.Access
+	switch op := seg.Opcode; op {
+	case rdmap.OpWrite, rdmap.OpReadResponse:
+		if _, gone := e.d.unmapped(seg.Header.STag, seg.Header.TO); gone && len(seg.Payload) > 0 {
+			return nil
+		}
+		need = op.PlacementAccess()
+	case rdmap.OpSend, rdmap.OpSendInvalidate, rdmap.OpSendSE, rdmap.OpSendSEInvalidate:
+	default:
+		return nil
+	}
+	if e.r.sink.Place(&seg.Header, seg.Payload, need) == nil {
+		e.n++
+	}
+	return nil
+}
+
+// Deliver implements mpa.OOOHandler: nothing is delivered early.
+func (e *earlyPlacer) Deliver(uint32) error { return nil }

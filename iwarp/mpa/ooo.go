@@ -154,6 +154,18 @@ func NewOOOReceiver(markers, crc bool, base uint32, h OOOHandler) *OOOReceiver {
 	return o
 }
 
+// NewOOOReceiverAt returns an OOOReceiver like NewOOOReceiver whose
+// in-order chain is at seq instead of base (as NewReceiverAt): for a
+// receive side whose octets before seq someone else took. driver/model's
+// PlaceEarly uses it to search one out-of-order segment the way the
+// device's mpa_rx_ooo does, without the stream before it.
+func NewOOOReceiverAt(markers, crc bool, base, seq uint32, h OOOHandler) *OOOReceiver {
+	o := NewOOOReceiver(markers, crc, base, h)
+	o.in.resetAt(seq)
+	o.lowOff = (seq - base) &^ (pageSize - 1)
+	return o
+}
+
 // SetWindow sets how many octets of sequence space beyond Seq() the
 // receiver accepts, clamped to 1..2^30. Octets already held beyond a
 // smaller new window stay.
