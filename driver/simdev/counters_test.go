@@ -182,12 +182,7 @@ func placementRefused(t *testing.T, b driver.Backend) ([]byte, []hostif.Event) {
 	if _, err := sp.d.Exec(hostif.DMAWindow{Slot: 2}); err != nil {
 		t.Fatal(err)
 	}
-	// The device (the Initiator) sends first.
-	if err := sp.qp.PostSend(hostif.SQE{Op: hostif.OpWrite, Signaled: true, Length: 10, ID: 1, LKey: sp.mr.STag,
-		LocalTO: sp.mr.TO, RKey: sp.vmr.STag, RemoteTO: sp.vmr.Addr}); err != nil {
-		t.Fatal(err)
-	}
-	sp.waitCQEs(t, ctx, b, 1)
+	sp.sendFirst(t, ctx, b)
 	pw := make([]byte, 5000)
 	for i := range pw {
 		pw[i] = byte(i*11 + 5)

@@ -119,6 +119,18 @@ func newStackPairWith(t testing.TB, ctx context.Context, b driver.Backend, cfg m
 	return &stackPair{d: d, pd: pd, qp: qp, cq: cq, buf: buf, mr: mr, vqp: vqp, vbuf: vbuf, vmr: vmr, relay: relay}
 }
 
+// sendFirst is the device's first FPDU, a signalled 10-octet Write into
+// the stack's buffer, and its CQE: the device is the MPA Initiator, and the
+// stack (the Responder) sends nothing before it (RFC 5044 7.1.3 rule 4).
+func (sp *stackPair) sendFirst(t testing.TB, ctx context.Context, b driver.Backend) {
+	t.Helper()
+	if err := sp.qp.PostSend(hostif.SQE{Op: hostif.OpWrite, Signaled: true, Length: 10, ID: 1, LKey: sp.mr.STag,
+		LocalTO: sp.mr.TO, RKey: sp.vmr.STag, RemoteTO: sp.vmr.Addr}); err != nil {
+		t.Fatal(err)
+	}
+	sp.waitCQEs(t, ctx, b, 1)
+}
+
 // waitCQEs takes n CQEs, sleeping on vector 1 between looks.
 func (sp *stackPair) waitCQEs(t testing.TB, ctx context.Context, b driver.Backend, n int) []hostif.CQE {
 	t.Helper()

@@ -33,12 +33,7 @@ func rqWindowRun(t *testing.T, b driver.Backend) ([]hostif.CQE, []hostif.Event, 
 	if _, err := sp.d.Exec(hostif.DMAWindow{Slot: 2}); err != nil {
 		t.Fatal(err)
 	}
-	// The device (the Initiator) sends first.
-	if err := sp.qp.PostSend(hostif.SQE{Op: hostif.OpWrite, Signaled: true, Length: 10, ID: 1, LKey: sp.mr.STag,
-		LocalTO: sp.mr.TO, RKey: sp.vmr.STag, RemoteTO: sp.vmr.Addr}); err != nil {
-		t.Fatal(err)
-	}
-	sp.waitCQEs(t, ctx, b, 1)
+	sp.sendFirst(t, ctx, b)
 	if err := sp.qp.PostRecv(hostif.RQE{ID: 0x51, LKey: mr2.STag, Length: 64, LocalTO: mr2.TO + 100}); err != nil {
 		t.Fatal(err)
 	}
