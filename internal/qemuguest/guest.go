@@ -81,6 +81,13 @@ type Options struct {
 	BzImage bool
 	// QEMU is the emulator binary (default qemu-system-x86_64 from PATH).
 	QEMU string
+	// Machine is QEMU's machine type (default "pc", i440FX); "q35" for a
+	// PCI Express machine, which an emulated IOMMU (intel-iommu) needs.
+	Machine string
+	// Devices are extra -device arguments, each one device in QEMU's
+	// syntax ("intel-iommu", "edu,addr=04.0"), given to QEMU in this
+	// order before the guest's NIC.
+	Devices []string
 }
 
 // Guest is a running (or finished) QEMU guest.
@@ -145,6 +152,10 @@ func Start(ctx context.Context, img *Image, opts Options) (*Guest, error) {
 	if cpus == 0 {
 		cpus = 1
 	}
+	machine := opts.Machine
+	if machine == "" {
+		machine = "pc"
+	}
 
 	g := &Guest{done: make(chan struct{}), changed: make(chan struct{})}
 	ok := false
@@ -178,7 +189,7 @@ func Start(ctx context.Context, img *Image, opts Options) (*Guest, error) {
 
 	args := []string{
 		"-nodefaults", "-no-user-config",
-		"-machine", "pc", "-accel", "tcg", "-cpu", "max",
+		"-machine", machine, "-accel", "tcg", "-cpu", "max",
 		"-smp", strconv.Itoa(cpus), "-m", strconv.Itoa(mem),
 		"-display", "none", "-serial", "stdio", "-no-reboot",
 		"-kernel", kernel, "-initrd", initrd,
@@ -188,9 +199,14 @@ func Start(ctx context.Context, img *Image, opts Options) (*Guest, error) {
 		// with the host at load 16; the timer itself works.
 		"-append", strings.TrimSpace("console=ttyS0 quiet panic=-1 mitigations=off no_timer_check " + opts.KernelArgs),
 		"-netdev", netdev,
-		// romfile= : no iPXE option ROM, which -kernel boots never use.
-		"-device", "virtio-net-pci,netdev=net0,romfile=",
 	}
+	// The extra devices come first: QEMU wants an IOMMU before the PCI
+	// devices it translates for.
+	for _, d := range opts.Devices {
+		args = append(args, "-device", d)
+	}
+	// romfile= : no iPXE option ROM, which -kernel boots never use.
+	args = append(args, "-device", "virtio-net-pci,netdev=net0,romfile=")
 	if opts.Pcap != "" {
 		pcap, err := filepath.Abs(opts.Pcap)
 		if err != nil {

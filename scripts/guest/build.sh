@@ -14,7 +14,8 @@
 #   initrd.img    uncompressed newc cpio: busybox, rdma-core, iproute2's rdma,
 #                 the kernel modules (siw.ko built here), /init
 #   manifest.txt  kernel release, every package and version used, the module
-#                 load order, and the SHA-256 of both images
+#                 load order, the optional modules (in the image, loaded by
+#                 a run's script), and the SHA-256 of both images
 #   stamp         hash of this script's inputs; a rerun with the same inputs
 #                 does nothing (well under a second, and no network)
 #
@@ -91,6 +92,12 @@ modules=(
 	crc32c_generic crc32c_intel libcrc32c
 	ib_core iw_cm ib_cm rdma_cm ib_uverbs rdma_ucm siw
 )
+# Kernel modules put in the image (with their dependencies) but not loaded at
+# boot: a run's script loads them with modprobe. VFIO's container/group API
+# and its PCI driver, and uio_pci_generic as a host driver that claims a
+# device's DMA, for the vfio backend's test (interop/vfio_test.go: QEMU's edu
+# device behind intel-iommu).
+optional_modules=(vfio vfio_iommu_type1 vfio_pci uio_pci_generic)
 
 # Binaries copied into the guest (paths in the staged tree). Their shared
 # libraries are found from their NEEDED entries. Plus what is loaded with
@@ -450,6 +457,16 @@ for path in "${load[@]}"; do
 	cp "$path" "$root/lib/modules/$krel/$rel"
 	printf '%s\n' "$rel" >>"$root/etc/qemuguest/modules"
 done
+mapfile -t optional < <(
+	modprobe -d "$stage" -S "$krel" -a --show-depends "${optional_modules[@]}" |
+		awk '$1 == "insmod" {print $2}' | awk '!seen[$0]++'
+)
+((${#optional[@]} > 0)) || die "modprobe found none of the optional modules: ${optional_modules[*]}"
+for path in "${optional[@]}"; do
+	rel="${path#"$stage/lib/modules/$krel/"}"
+	mkdir -p "$root/lib/modules/$krel/$(dirname "$rel")"
+	cp "$path" "$root/lib/modules/$krel/$rel"
+done
 cp "$stage/lib/modules/$krel/"modules.{order,builtin,builtin.modinfo} "$root/lib/modules/$krel/"
 depmod -b "$root" "$krel"
 
@@ -494,6 +511,9 @@ readelf -n "$work/vmlinux" | grep 'Unknown note type: (0x00000012)' >/dev/null |
 	while read -r m; do
 		printf 'module %s\n' "$m"
 	done <"$root/etc/qemuguest/modules"
+	for m in "${optional_modules[@]}"; do
+		printf 'optional-module %s\n' "$m"
+	done
 	for w in "${warnings[@]}"; do
 		printf 'warning %s\n' "$w"
 	done
