@@ -21,7 +21,7 @@ type Range struct {
 // the device's DMA mask, less page 0 (no buffer gets address 0, which
 // devices and drivers alike read as "no address").
 type IOVAAllocator struct {
-	free []Range          // sorted, disjoint, not adjacent
+	free []Range           // sorted, disjoint, not adjacent
 	used map[uint64]uint64 // start -> size of each allocation
 }
 
@@ -29,8 +29,8 @@ type IOVAAllocator struct {
 // can map; VFIO_IOMMU_GET_INFO's IOVA range capability) within mask, the
 // device's DMA mask: all ones below some bit (edu's is 1<<28 - 1).
 func NewIOVAAllocator(usable []Range, mask uint64) (*IOVAAllocator, error) {
-	if mask&(mask+1) != 0 || mask < 2*PageSize-1 {
-		return nil, fmt.Errorf("vfio: DMA mask %#x is not a run of low one bits of at least 13 (like 1<<32 - 1)", mask)
+	if err := checkMask(mask); err != nil {
+		return nil, err
 	}
 	a := &IOVAAllocator{used: map[uint64]uint64{}}
 	rs := slices.Clone(usable)
@@ -137,6 +137,14 @@ func (a *IOVAAllocator) insertFree(r Range) {
 		a.free[i-1].End = max(a.free[i-1].End, a.free[i].End)
 		a.free = slices.Delete(a.free, i, i+1)
 	}
+}
+
+// checkMask accepts a DMA mask of all ones below some bit, 13 or more.
+func checkMask(mask uint64) error {
+	if mask&(mask+1) != 0 || mask < 2*PageSize-1 {
+		return fmt.Errorf("vfio: DMA mask %#x is not a run of low one bits of at least 13 (like 1<<32 - 1)", mask)
+	}
+	return nil
 }
 
 func alignUp(x, a uint64) uint64   { return (x + a - 1) &^ (a - 1) }

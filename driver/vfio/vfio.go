@@ -143,6 +143,9 @@ func Open(ctx context.Context, cfg Config) (_ *Device, err error) {
 	if mask == 0 {
 		mask = ^uint64(0)
 	}
+	if err := checkMask(mask); err != nil {
+		return nil, err
+	}
 	bdf, err := ParseBDF(cfg.BDF)
 	if err != nil {
 		return nil, err
