@@ -6,7 +6,10 @@
 #   make test         test-go, test-interop and test-hw, two at a time
 #   make test-go      go vet, then go test -race (all but the interop package)
 #   make test-interop Linux siw in QEMU against rnic-loader's rping (interop/),
-#                     verbose so that the log shows both sides' rping output
+#                     verbose so that the log shows both sides' rping output;
+#                     and the vfio backend (driver/vfio, through cmd/vfio-edu)
+#                     inside a q35 guest against QEMU's edu device behind
+#                     intel-iommu (interop/vfio_test.go, docs/vfio.md)
 #   make test-hw      lint-hw, then the cocotb testbenches under tests/ (pytest,
 #                     HW_JOBS workers, default 2; longest cases first), with
 #                     the protocol checkers of tests/protocol.py on every
