@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 	"github.com/openrnic/rnic/driver/model"
 	"github.com/openrnic/rnic/driver/regmap"
 	"github.com/openrnic/rnic/driver/simdev"
+	"github.com/openrnic/rnic/driver/vfio"
 )
 
 // deviceFlags are how a command finds the device it talks to.
@@ -28,7 +30,7 @@ type deviceFlags struct {
 }
 
 func (f *deviceFlags) add(c *cobra.Command) {
-	f.addDevice(c, "sim", "which device: sim (the verilated device, hw/sim) or model (the driver's in-process model of it)")
+	f.addDevice(c, "sim", "which device: sim (the verilated device, hw/sim), model (the driver's in-process model of it) or vfio:BDF (a board bound to vfio-pci, docs/vfio.md)")
 	c.Flags().BoolVar(&f.json, "json", false, "print JSON instead of text")
 }
 
@@ -89,6 +91,11 @@ func (f *deviceFlags) openVerbs(ctx context.Context) (d *driver.Device, relay *d
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if b.Network() == nil {
+		b.Close()
+		return nil, nil, nil, fmt.Errorf("--device %s: a board's connections run on its own MAC, which this driver does not set up yet; "+
+			"rping and bench run on sim, model or soft (docs/vfio.md)", f.device)
+	}
 	if d, err = driver.Open(b); err == nil {
 		err = d.InitDataPath(4 << 20)
 	}
@@ -148,8 +155,23 @@ func (f *deviceFlags) open(ctx context.Context, memSize int) (driver.Backend, *r
 			return nil, nil, err
 		}
 		b = d
+	case "vfio":
+		return nil, nil, usagef("--device vfio needs the board's PCI address: --device vfio:0000:01:00.0 (lspci -Dnn lists it; docs/vfio.md)")
 	default:
-		return nil, nil, usageError{fmt.Errorf("--device %s: not a device this build drives; use sim or model", f.device)}
+		bdf, ok := strings.CutPrefix(f.device, "vfio:")
+		if !ok {
+			return nil, nil, usageError{fmt.Errorf("--device %s: not a device this build drives; use sim, model or vfio:BDF", f.device)}
+		}
+		if f.simBin != "" || f.fst != "" || f.mirror {
+			return nil, nil, usagef("--sim, --fst and --mirror are for --device sim, not a board")
+		}
+		// A board bound to vfio-pci (docs/vfio.md): its BAR0 holds the
+		// register map.
+		d, err := vfio.Open(ctx, vfio.Config{BDF: bdf})
+		if err != nil {
+			return nil, nil, err
+		}
+		b = d
 	}
 	m, err := regmap.Walk(b, b.BARSize())
 	if err != nil {
@@ -209,6 +231,7 @@ map version this rnic-loader does not know is refused with what to do.`,
 		Example: `  rnic-loader info
   rnic-loader info --json
   rnic-loader info --device model
+  rnic-loader info --device vfio:0000:01:00.0   # a board bound to vfio-pci (docs/vfio.md)
   rnic-loader info --sim build/sim/rnic-sim --fst /tmp/dev.fst`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
