@@ -10,6 +10,9 @@
 // when everything else about it passed (teardownRace); one case forces that
 // race to keep its recognition tested.
 //
+// vfio_test.go runs the driver's vfio backend inside a guest against QEMU's
+// edu device behind an emulated IOMMU (docs/vfio.md).
+//
 // `make test-interop` (part of `make test`) runs it with -v, so the log shows
 // rping's own output from the guest and the verified octets on this side.
 package interop
