@@ -271,7 +271,7 @@ func (r *run) dma(ctx context.Context, d *vfio.Device, e edu) {
 			return
 		}
 	}
-	if i := firstDiff(src.Mem, dst.Mem); i >= 0 {
+	if i := mismatch(src.Mem, dst.Mem); i >= 0 {
 		r.fail("dma-roundtrip", "octet %d differs: sent %#02x, got back %#02x", i, src.Mem[i], dst.Mem[i])
 		return
 	}
@@ -315,7 +315,7 @@ func (r *run) dma(ctx context.Context, d *vfio.Device, e edu) {
 		return
 	}
 	if !bytes.Equal(victim.Mem, old) {
-		r.fail("dma-iommu-blocks", "the unmapped buffer changed (octet %d): the IOMMU let the write through", firstDiff(victim.Mem, old))
+		r.fail("dma-iommu-blocks", "the unmapped buffer changed (octet %d): the IOMMU let the write through", mismatch(victim.Mem, old))
 		return
 	}
 	r.ok("dma-iommu-blocks", "device DMA to unmapped IOVA %#x completed on the device's side; the buffer there is unchanged (%d octets of 0x5a)", victim.Addr, len(victim.Mem))
@@ -324,14 +324,13 @@ func (r *run) dma(ctx context.Context, d *vfio.Device, e edu) {
 	}
 }
 
-func firstDiff(a, b []byte) int {
-	for i := range min(len(a), len(b)) {
+// mismatch returns the first index at which a and b (of one length)
+// differ, or -1.
+func mismatch(a, b []byte) int {
+	for i := range a {
 		if a[i] != b[i] {
 			return i
 		}
-	}
-	if len(a) != len(b) {
-		return min(len(a), len(b))
 	}
 	return -1
 }
