@@ -43,10 +43,10 @@ func checkLength(h *Header, size int64) error {
 	want := int64(HeaderSize) + int64(h.PayloadLen)
 	switch {
 	case size < want:
-		return refuse(Truncated, "payload", "the file is %d octets, the header says %d (%d header + %d payload): the last %d octets are missing (copy or download it again)",
+		return refuse(Truncated, "payload", "the image is %d octets, the header says %d (%d header + %d payload): the last %d octets are missing (copy or download it again)",
 			size, want, HeaderSize, h.PayloadLen, want-size)
 	case size > want:
-		return refuse(Oversized, "payload", "the file is %d octets, the header says %d (%d header + %d payload): %d octets follow the payload; an image carries nothing after it (something was appended, or the header's length was changed)",
+		return refuse(Oversized, "payload", "the image is %d octets, the header says %d (%d header + %d payload): %d octets follow the payload; an image carries nothing after it (something was appended, or the header's length was changed)",
 			size, want, HeaderSize, h.PayloadLen, size-want)
 	}
 	return nil
@@ -149,30 +149,51 @@ type Verified struct {
 // the signature is checked with a key of trust, and the length and hash
 // only after the signature has shown the header is the signer's.
 func Verify(b []byte, trust *TrustSet) (*Verified, error) {
-	if trust.Len() == 0 {
-		return nil, refuse(NoTrustedKeys, "trust set", "no trusted keys: nothing can verify; add the signer's public key (KEY.pub from rnic-loader keygen)")
-	}
-	h, err := ParseHeader(b)
+	h, key, err := VerifyHeader(b, trust)
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckPayload(h, b[HeaderSize:]); err != nil {
+		return nil, err
+	}
+	return &Verified{Image: Image{Header: *h, Payload: b[HeaderSize:]}, Key: key}, nil
+}
+
+// VerifyHeader checks the header at the start of b (what follows is not
+// looked at): its fields, and its signature against the trusted key its
+// key id names. The payload is checked apart (CheckPayload): in flash the
+// header and the payload live in different sectors.
+func VerifyHeader(b []byte, trust *TrustSet) (*Header, TrustedKey, error) {
+	if trust.Len() == 0 {
+		return nil, TrustedKey{}, refuse(NoTrustedKeys, "trust set", "no trusted keys: nothing can verify; add the signer's public key (KEY.pub from rnic-loader keygen)")
+	}
+	h, err := ParseHeader(b)
+	if err != nil {
+		return nil, TrustedKey{}, err
+	}
 	key, ok := trust.Lookup(h.KeyID)
 	if !ok {
-		return nil, refuse(UnknownKey, "key id", "%s is not a key of the trust set (%s): the image was signed by a key this host does not trust; sign it with a trusted key, or add the signer's public key to the trust set if you trust it",
+		return nil, TrustedKey{}, refuse(UnknownKey, "key id", "%s is not a key of the trust set (%s): the image was signed by a key this host does not trust; sign it with a trusted key, or add the signer's public key to the trust set if you trust it",
 			h.KeyID, trustSummary(trust))
 	}
 	if !ed25519.Verify(key.Public, b[:SignedSize], b[offSignature:HeaderSize]) {
-		return nil, refuse(BadSignature, "signature", "does not verify with the trusted key %s (%s): the header was changed after signing or the image is damaged; do not flash it, sign it again",
+		return nil, TrustedKey{}, refuse(BadSignature, "signature", "does not verify with the trusted key %s (%s): the header was changed after signing or the image is damaged; do not flash it, sign it again",
 			key.ID, key.Source)
 	}
-	if err := checkLength(h, int64(len(b))); err != nil {
-		return nil, err
+	return h, key, nil
+}
+
+// CheckPayload checks a payload against its header: its length, then its
+// SHA-256. Only a header that VerifyHeader accepted vouches for anything.
+func CheckPayload(h *Header, payload []byte) error {
+	if err := checkLength(h, HeaderSize+int64(len(payload))); err != nil {
+		return err
 	}
-	if sum := sha256.Sum256(b[HeaderSize:]); sum != h.PayloadSHA256 {
-		return nil, refuse(HashMismatch, "payload SHA-256", "the payload hashes to %x, the signed header says %x: the payload was changed or damaged after signing; do not flash it, copy it again or sign it again",
+	if sum := sha256.Sum256(payload); sum != h.PayloadSHA256 {
+		return refuse(HashMismatch, "payload SHA-256", "the payload hashes to %x, the signed header says %x: the payload was changed or damaged after signing; do not flash it, copy it again or sign it again",
 			sum, h.PayloadSHA256)
 	}
-	return &Verified{Image: Image{Header: *h, Payload: b[HeaderSize:]}, Key: key}, nil
+	return nil
 }
 
 // VerifyTarget is Verify followed by Check against the device the image

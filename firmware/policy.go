@@ -81,7 +81,7 @@ func CheckPCI(h *Header, ids PCIIDs) error {
 // min (anti-rollback).
 func CheckSecurityCounter(h *Header, min uint32) error {
 	if h.SecurityCounter < min {
-		return refuse(Rollback, "security counter", "the image has %d, the device accepts %d or higher: this image is older than a security fix the device has taken (anti-rollback); use an image with security counter %d or higher",
+		return refuse(Rollback, "security counter", "the image has %d, the device takes %d or higher only: this image is older than a security fix the device has taken (anti-rollback); use an image with security counter %d or higher",
 			h.SecurityCounter, min, min)
 	}
 	return nil

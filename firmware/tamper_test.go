@@ -84,7 +84,7 @@ func TestTamperMatrix(t *testing.T) {
 		{"wrong device", signed(func(h *Header) { h.PCI.Device++ }, vectorPayload()), target, WrongPCI, "PCI IDs:"},
 		{"wrong subsystem vendor", signed(func(h *Header) { h.PCI.SubVendor++ }, vectorPayload()), target, WrongPCI, "PCI IDs:"},
 		{"wrong subsystem device", signed(func(h *Header) { h.PCI.SubDevice++ }, vectorPayload()), target, WrongPCI, "PCI IDs:"},
-		{"security counter rollback", signed(func(h *Header) { h.SecurityCounter-- }, vectorPayload()), target, Rollback, "security counter: the image has 151653131, the device accepts 151653132 or higher"},
+		{"security counter rollback", signed(func(h *Header) { h.SecurityCounter-- }, vectorPayload()), target, Rollback, "security counter: the image has 151653131, the device takes 151653132 or higher only"},
 		{"truncated payload", good[:len(good)-1], target, Truncated, "the last 1 octets are missing"},
 		{"payload cut off", good[:HeaderSize], target, Truncated, "the last 64 octets are missing"},
 		{"truncated header", good[:HeaderSize-1], target, Truncated, "short of the 320-octet header"},

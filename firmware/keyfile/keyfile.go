@@ -54,10 +54,10 @@ func (e *PermissionError) Error() string {
 			who = append(who, "others")
 		}
 		return fmt.Sprintf("%s: private key file has mode %04o (%v): %s may use it; a private key must be for its owner only: run chmod 600 %s",
-			e.Path, e.Mode.Perm(), e.Mode.Perm(), strings.Join(who, " and "), e.Path)
+			e.Path, e.Mode.Perm(), e.Mode, strings.Join(who, " and "), e.Path)
 	}
 	return fmt.Sprintf("%s: %s has mode %04o (%v): its group or others may change which keys are trusted; run chmod go-w %s",
-		e.Path, e.What, e.Mode.Perm(), e.Mode.Perm(), e.Path)
+		e.Path, e.What, e.Mode.Perm(), e.Mode, e.Path)
 }
 
 // WritePrivate writes priv's seed to path with mode 0600. It never
@@ -131,9 +131,6 @@ func ReadPrivate(path string) (ed25519.PrivateKey, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file (%v): give the private key file rnic-loader keygen wrote", path, fi.Mode().Type())
 	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return nil, &PermissionError{Path: path, Mode: fi.Mode(), What: "private key"}
-	}
 	b, err := readSmall(f, path)
 	if err != nil {
 		return nil, err
@@ -141,6 +138,12 @@ func ReadPrivate(path string) (ed25519.PrivateKey, error) {
 	blk, rest := pem.Decode(b)
 	if blk == nil {
 		return nil, fmt.Errorf("%s: no PEM block: not a key file (rnic-loader keygen --out %s writes one)", path, path)
+	}
+	if blk.Type == PublicBlock || blk.Type == "PUBLIC KEY" {
+		return nil, fmt.Errorf("%s is a public key: signing needs the private key (the file without .pub)", path)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return nil, &PermissionError{Path: path, Mode: fi.Mode(), What: "private key"}
 	}
 	if len(bytes.TrimSpace(rest)) != 0 {
 		return nil, fmt.Errorf("%s: text after the key's PEM block: a private key file holds one key", path)
@@ -163,8 +166,6 @@ func ReadPrivate(path string) (ed25519.PrivateKey, error) {
 			return priv, nil
 		}
 		return nil, fmt.Errorf("%s: a PKCS#8 %T, not an Ed25519 key: images are signed with Ed25519 only", path, k)
-	case PublicBlock, "PUBLIC KEY":
-		return nil, fmt.Errorf("%s is a public key: signing needs the private key (the file without .pub)", path)
 	}
 	return nil, fmt.Errorf("%s: PEM block %q is not a private key this tool reads (%s, or PKCS#8 \"PRIVATE KEY\" holding an Ed25519 key)", path, blk.Type, PrivateBlock)
 }
