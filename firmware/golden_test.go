@@ -56,7 +56,13 @@ func mustHex(s string) []byte {
 
 func vectorImage(t testing.TB) []byte {
 	t.Helper()
-	im, err := Sign(vectorKey(), vectorHeader(), vectorPayload())
+	return signedImage(t, vectorKey(), vectorHeader(), vectorPayload())
+}
+
+// signedImage is the image file of h and payload signed with priv.
+func signedImage(t testing.TB, priv ed25519.PrivateKey, h Header, payload []byte) []byte {
+	t.Helper()
+	im, err := Sign(priv, h, payload)
 	if err != nil {
 		t.Fatal(err)
 	}

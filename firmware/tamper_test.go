@@ -46,21 +46,9 @@ func TestTamperMatrix(t *testing.T) {
 	signed := func(edit func(*Header), payload []byte) []byte {
 		h := vectorHeader()
 		edit(&h)
-		im, err := Sign(vectorKey(), h, payload)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := im.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
+		return signedImage(t, vectorKey(), h, payload)
 	}
-	otherSigned, err := Sign(otherKey(), vectorHeader(), vectorPayload())
-	if err != nil {
-		t.Fatal(err)
-	}
-	otherBytes, _ := otherSigned.MarshalBinary()
+	otherBytes := signedImage(t, otherKey(), vectorHeader(), vectorPayload())
 	// A signature by the other key with the trusted key's id in the header:
 	// the key id is right, the signature is not the trusted key's.
 	forged := slices.Clone(good)
@@ -196,17 +184,13 @@ func TestEmptyTrustSet(t *testing.T) {
 	}
 }
 
-// TestKeyFromTrustSetOnly: the trust set decides, never the image. An
-// image signed by an untrusted key whose id is put where the trusted one's
-// would be fails its signature; the same image with its own key id is an
-// unknown key.
+// TestKeyFromTrustSetOnly: the trust set decides, never the image: an
+// image signed by a key the set does not hold is an unknown key until that
+// key is added. (With the trusted key's id in its header instead, it fails
+// its signature: "wrong signature" in TestTamperMatrix.)
 func TestKeyFromTrustSetOnly(t *testing.T) {
 	trust := vectorTrust(t)
-	im, err := Sign(otherKey(), vectorHeader(), vectorPayload())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := im.MarshalBinary()
+	b := signedImage(t, otherKey(), vectorHeader(), vectorPayload())
 	if _, err := Verify(b, trust); KindOf(err) != UnknownKey {
 		t.Fatalf("image signed by an untrusted key: %v", err)
 	}
