@@ -50,8 +50,8 @@ $XDG_CONFIG_HOME/rnic/trusted-keys (~/.config/rnic/trusted-keys), else
 image is refused: schema, file, valid, refused (null, or kind, field,
 message), trust_set, trusted_key (the public key file that verified it),
 checked and unchecked (lists of signature, payload, board, part, pci_ids,
-security_counter), header (every field, or null when the header does not
-parse).
+security_counter), header (every field as the file says it, vouched for
+only when valid is true; null when the header does not parse).
 
 Exit status: 0 the image is valid for what was checked, 1 it is refused (the
 reason on stderr) or the trust set cannot be read, 2 usage error.`,
