@@ -209,10 +209,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // isCobraUsage recognises cobra's own argument errors (unknown command,
 // wrong argument count), which do not pass through the flag error func.
+// By how they start: a command's own error that merely says "accepts" or
+// "requires" somewhere is a failure, not a usage error.
 func isCobraUsage(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"unknown command", "accepts ", "requires ", "unknown flag", "unknown shorthand"} {
-		if strings.Contains(msg, p) {
+	for _, p := range []string{"unknown command ", "accepts ", "requires at ", "unknown flag", "unknown shorthand"} {
+		if strings.HasPrefix(msg, p) {
 			return true
 		}
 	}

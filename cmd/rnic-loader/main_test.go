@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -433,6 +434,25 @@ func TestCounterCheckCatchesWrongCounters(t *testing.T) {
 		spoil(&r)
 		if len(counterErrors(&r)) == 0 {
 			t.Errorf("%s off: the check passes", name)
+		}
+	}
+}
+
+// Cobra's own argument errors are usage errors (exit 2); a command's error
+// that only mentions "accepts" or "requires" is a failure (exit 1).
+func TestIsCobraUsage(t *testing.T) {
+	for msg, want := range map[string]bool{
+		`unknown command "x" for "rnic-loader"`:                true,
+		"accepts 1 arg(s), received 0":                         true,
+		"accepts between 1 and 2 arg(s), received 3":           true,
+		"requires at least 1 arg(s), only received 0":          true,
+		"unknown flag: --nope":                                 true,
+		"unknown shorthand flag: 'z' in -z":                    true,
+		"image security counter 5: the device accepts 6 or up": false,
+		"the flash requires a write enable first":              false,
+	} {
+		if got := isCobraUsage(errors.New(msg)); got != want {
+			t.Errorf("isCobraUsage(%q) = %v, want %v", msg, got, want)
 		}
 	}
 }
