@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/openrnic/rnic/driver"
-	"github.com/openrnic/rnic/driver/mirror"
 	"github.com/openrnic/rnic/driver/model"
 	"github.com/openrnic/rnic/driver/wiretest"
 )
@@ -116,12 +117,13 @@ func newModel(t *testing.T) *model.Device {
 // and against two models on a clean wire, and the sim's counters show the
 // out-of-order and duplicate segments reached its receive datapath and
 // came back on its exception ring, where the host's Reasm expected them.
-// With RNIC_WIRE_MIRROR set the sim runs mirrored (driver/mirror): every
-// octet its DMA writes and every ULPDU it sends must also be the model's,
-// early placement from out-of-order segments included (docs/device.md,
-// "Sim versus model at run time"). Not by default yet: under the mirror's
-// pace the sim's receive path sometimes stops taking segments (docs/device.md,
-// "Open points"), and the run waits for exception buffers that never come.
+// The sim runs mirrored (driver/mirror): every octet its DMA writes and
+// every ULPDU it sends must also be the model's, early placement from
+// out-of-order segments included (docs/device.md, "Sim versus model at
+// run time"). The mirror's pace (a round trip before each input) is what
+// exposed the DMA write engine's shared B channel deadlock (rnic_dma_wr.v;
+// docs/device.md, "Found by the mirror"). RNIC_WIRE_FST=DIR writes each
+// case's waveform into DIR.
 func TestWireSimAgainstModel(t *testing.T) {
 	const seed = 0x51de
 	cases := []struct {
@@ -142,27 +144,22 @@ func TestWireSimAgainstModel(t *testing.T) {
 			if err := wiretest.Check(clean, wireSizes, simReads); err != nil {
 				t.Fatalf("two models, clean: %v", err)
 			}
-			var sim driver.Backend
-			var mb *mirror.Backend
-			if os.Getenv("RNIC_WIRE_MIRROR") != "" {
-				mb = mirrored(t, Config{MemSize: 8 << 20})
-				sim = mb
-			} else {
-				sim = start(t, Config{MemSize: 8 << 20})
+			cfg := Config{MemSize: 8 << 20}
+			if d := os.Getenv("RNIC_WIRE_FST"); d != "" {
+				cfg.FST = filepath.Join(d, strings.NewReplacer("/", "_", " ", "_", "{", "", "}", "", ":", "").Replace(t.Name())+".fst")
 			}
-			o, st := wireRun(t, sim, newModel(t), c.imp, c.markers, seed, simReads)
+			mb := mirrored(t, cfg)
+			o, st := wireRun(t, mb, newModel(t), c.imp, c.markers, seed, simReads)
 			if err := wiretest.Check(o, wireSizes, simReads); err != nil {
 				t.Fatal(err)
 			}
 			if d := wiretest.Same(o, clean); d != "" {
 				t.Fatal(d)
 			}
-			if mb != nil {
-				if err := mb.Check(); err != nil {
-					t.Fatal(err)
-				}
-				t.Logf("mirror: compared %+v", mb.Stats())
+			if err := mb.Check(); err != nil {
+				t.Fatal(err)
 			}
+			t.Logf("mirror: compared %+v", mb.Stats())
 			// Every exception buffer came back where, and with the
 			// reason, the host's Reasm predicted (it reports any other:
 			// wireRun fails on w.Err). The device's own counters must

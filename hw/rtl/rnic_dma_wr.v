@@ -60,9 +60,16 @@
 // pass-through alternate burst by burst when both have one; a burst's W
 // beats all go before the next burst's (W in AW order). B responses are
 // routed by a queue of the bursts in AW order (2^BQ_LOG2 bursts
-// outstanding at most; AW waits when it is full). A pass-through B
-// response that its master does not take holds the B channel (and the
-// clients' B responses behind it).
+// outstanding at most; AW waits when it is full). The pass-through's B
+// responses are taken off m_axi as they come, into a queue of their own
+// (2^BQ_LOG2 deep) that the pass-through master empties at its own pace:
+// a master that holds BREADY never holds the clients' B responses behind
+// its own. (ddp_rx holds BREADY while its oldest ULPDU waits to be
+// delivered, and delivery can wait for a completion that a client of this
+// engine writes: with one shared B channel that was a deadlock, found by
+// the run-time mirror's pace, driver/mirror.) The pass-through's bursts
+// granted and not yet answered to its master are at most the queue's
+// depth, so the queue never fills: its AW waits instead.
 //
 // The window check: as rnic_dma_rd's ([addr, addr + len) inside one
 // non-empty window; an end past 2^64 refused).
@@ -305,6 +312,14 @@ reg [3:0]        bq [0:BQ_DEPTH-1];
 reg [BQ_LOG2:0]  bqw, bqr;
 wire bq_full  = (bqw ^ bqr) == {1'b1, {BQ_LOG2{1'b0}}};
 wire bq_empty = bqw == bqr;
+// The pass-through's B responses taken off m_axi (or its refused bursts'
+// own), {BID, BRESP}, until its master takes them; pt_out counts its
+// bursts from grant to that (<= BQ_DEPTH: pb never overflows).
+reg [2:0]        pb [0:BQ_DEPTH-1];
+reg [BQ_LOG2:0]  pbw, pbr, pt_out;
+wire pb_empty = pbw == pbr;
+wire pt_room  = !pt_out[BQ_LOG2];   // (pt_out < BQ_DEPTH)
+wire s_b_fire = !pb_empty && s_axi_bready;
 
 reg             aw_v;
 reg [63:0]      aw_addr;
@@ -353,7 +368,7 @@ wire ce_take  = ce_fire && need_cur;
 // AW register is free, and the burst queue has room.
 wire ce_aw   = stb == B_DATA && sp_nz && sp_nv;
 wire can_gnt = (!w_busy || w_end) && (!aw_v || m_axi_awready) && !bq_full;
-wire gnt_pt  = can_gnt && s_axi_awvalid && (!ce_aw || !last_pt) && !pref_v;
+wire gnt_pt  = can_gnt && s_axi_awvalid && (!ce_aw || !last_pt) && !pref_v && pt_room;
 wire gnt_ce  = can_gnt && ce_aw && !gnt_pt;
 
 // Done: the order queue's head, complete when refused or when its last B
@@ -374,7 +389,7 @@ wire             bh_ref = bh[3];
 wire             bh_pt = bh[2];
 // A refused burst's B response is this engine's own, once its W beats are in.
 wire             b_v = !bq_empty && (bh_ref ? rdone != {(BQ_LOG2 + 1){1'b0}} : m_axi_bvalid);
-wire             b_fire = b_v && (bh_pt ? s_axi_bready : 1'b1);
+wire             b_fire = b_v;   // (a pass-through one into pb: never full)
 wire             m_b_fire = b_fire && !bh_ref;
 
 // The first burst's beats, from the checked request; the next ones are
@@ -537,6 +552,10 @@ always @(posedge clk) begin
     // B responses; done.
     if (b_fire) begin
         bqr <= bqr + 1'b1;
+        if (bh_pt) begin
+            pb[pbw[BQ_LOG2-1:0]] <= {bh[1], bh_ref ? 2'b10 : m_axi_bresp};   // SLVERR for a refused burst
+            pbw <= pbw + 1'b1;
+        end
         if (!bh_pt) begin   // (a client burst: never refused here)
             b_acc <= bh[0] ? 1'b0 : b_acc || m_axi_bresp[1];
             if (bh[0]) begin
@@ -545,6 +564,8 @@ always @(posedge clk) begin
             end
         end
     end
+    if (s_b_fire) pbr <= pbr + 1'b1;
+    pt_out <= pt_out + {{BQ_LOG2{1'b0}}, gnt_pt} - {{BQ_LOG2{1'b0}}, s_b_fire};
     if (done_fire) begin
         oqr <= oqr + 1'b1;
         if (!oh_ref) ber <= ber + 1'b1;
@@ -560,6 +581,9 @@ always @(posedge clk) begin
         ber <= {(OUT_LOG2 + 1){1'b0}};
         bqw <= {(BQ_LOG2 + 1){1'b0}};
         bqr <= {(BQ_LOG2 + 1){1'b0}};
+        pbw <= {(BQ_LOG2 + 1){1'b0}};
+        pbr <= {(BQ_LOG2 + 1){1'b0}};
+        pt_out <= {(BQ_LOG2 + 1){1'b0}};
         b_acc <= 1'b0;
         ref_v <= 1'b0;
         pref_v <= 1'b0;
@@ -591,9 +615,9 @@ assign pref_len = pref_l;
 
 assign s_axi_awready = gnt_pt;
 assign s_axi_wready = w_busy && w_pt && (w_drop || m_axi_wready);
-assign s_axi_bid = bh[1];
-assign s_axi_bresp = bh_ref ? 2'b10 : m_axi_bresp;   // SLVERR for a refused burst
-assign s_axi_bvalid = b_v && bh_pt;
+assign s_axi_bid = pb[pbr[BQ_LOG2-1:0]][2];
+assign s_axi_bresp = pb[pbr[BQ_LOG2-1:0]][1:0];
+assign s_axi_bvalid = !pb_empty;
 
 assign m_axi_awid = {ID_W{1'b0}};
 assign m_axi_awaddr = aw_addr;

@@ -26,6 +26,13 @@ each beat's address and one run a beat).
                    bursts answer SLVERR and each is reported on pref_*
                    (address and octets, outside every window, covering
                    every refused octet); the allowed ones still write
+  pass_through_b_held  the pass-through master holds BREADY low (as ddp_rx
+                   does while its oldest ULPDU waits for a completion that a
+                   client writes): the clients' requests still complete,
+                   their B responses are not held behind the pass-through's;
+                   the pass-through's bursts past the engine's B queue's
+                   depth wait at AW; released, every pass-through write
+                   completes OKAY and memory is the model's
   axi_error        a burst answered SLVERR: its request's done has err, the
                    next request's not; a pass-through burst's SLVERR
                    reaches the pass-through master
@@ -408,6 +415,37 @@ async def pass_through_windows(dut):
     tb.check()
     assert dict(tb.pt_results)[W0 + 0x9000 + 1].resp == AxiResp.SLVERR
     assert tb.prefs.got[n0:] == [(W0 + 0x9000, (100 + 1 + B - 1) // B * B)]
+
+
+@cocotb.test()
+async def pass_through_b_held(dut):
+    tb = TB(dut, p_stall=0.0)
+    await tb.start()
+    await tb.windows()
+    tb.pt_tasks = []
+    tb.pt.b_channel.pause = True
+    # More pass-through bursts than the B queue holds (16): one burst of a
+    # few beats per write, each in a page of its own.
+    for k in range(24):
+        tb.pass_through(W0 + 0x1000 * k + 8 * k, 3 * tb.bytes + k)
+    await ClockCycles(dut.clk, 200)
+    for i in range(N_WR):
+        for k in range(3):
+            tb.send(i, W0 + 0x40000 + REGION * (3 * i + k) + 5 * k, 700 + 50 * k)
+    want = [len(tb.req.queues[i]) for i in range(N_WR)]
+    parts = [tb.req, tb.data, tb.done, tb.refs, tb.meter, tb.prefs]
+    clocks = [0]
+
+    def clients_done():
+        clocks[0] += 1
+        assert clocks[0] < 20000, f"the clients' requests did not complete while the pass-through held B: {tb.done.got}"
+        return all(len(tb.done.got[i]) >= want[i] for i in range(N_WR))
+    await clock_loop(dut, parts, clients_done)
+    assert not any(t.done() for t in tb.pt_tasks), "a pass-through write completed while its B was held"
+    tb.pt.b_channel.pause = False
+    await tb.run()
+    tb.check()
+    assert len(tb.pt_results) == 24 and all(r.resp == AxiResp.OKAY for _, r in tb.pt_results)
 
 
 @cocotb.test()
