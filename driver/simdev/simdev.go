@@ -445,10 +445,12 @@ func (d *Device) send(typ uint32, payload []byte) error {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if _, err := d.conn.Write(buf); err != nil {
+		// The reader ends with the device's last word (a goodbye, a power
+		// cut) once the process is gone: wait for it, not just the exit.
 		select {
 		case <-d.done:
 			return d.gone
-		case <-d.exitOrTimeout():
+		case <-time.After(5 * time.Second):
 			return fmt.Errorf("simdev: writing to the device: %w%s", err, d.why())
 		}
 	}
