@@ -175,7 +175,7 @@ binary (1024, 1048576, ...). Every command says a size back in octets.`,
 		}
 		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
-	root.AddCommand(newBenchCmd(), newInfoCmd(), newLatCmd(), newQPCmd(), newRpingCmd(), newServeCmd(), newStagCmd(), newStatsCmd(), newVersionCmd())
+	root.AddCommand(newBenchCmd(), newBootStatusCmd(), newConfirmCmd(), newFlashCmd(), newInfoCmd(), newLatCmd(), newQPCmd(), newRpingCmd(), newServeCmd(), newStagCmd(), newStatsCmd(), newVersionCmd())
 	return root
 }
 
@@ -208,10 +208,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // isCobraUsage recognises cobra's own argument errors (unknown command,
 // wrong argument count), which do not pass through the flag error func.
+// They start with these words; an operation's error that merely contains
+// them ("the device accepts 2 or higher") is not one.
 func isCobraUsage(err error) bool {
 	msg := err.Error()
 	for _, p := range []string{"unknown command", "accepts ", "requires ", "unknown flag", "unknown shorthand"} {
-		if strings.Contains(msg, p) {
+		if strings.HasPrefix(msg, p) {
 			return true
 		}
 	}
