@@ -26,9 +26,15 @@ const (
 // erased if missing) and opens its flash block.
 func startSim(t testing.TB, path string) (*simdev.Device, *flash.Controller) {
 	t.Helper()
+	return startSimConfig(t, simdev.Config{Flash: path})
+}
+
+func startSimConfig(t testing.TB, cfg simdev.Config) (*simdev.Device, *flash.Controller) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	d, err := simdev.Start(ctx, simdev.Config{Binary: simbuild.Binary(t), Flash: path, FlashTPP: testTPP, FlashTSE: testTSE})
+	cfg.Binary, cfg.FlashTPP, cfg.FlashTSE = simbuild.Binary(t), testTPP, testTSE
+	d, err := simdev.Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
