@@ -23,6 +23,7 @@ import (
 type flashFlags struct {
 	simBin    string
 	flashFile string
+	busy      string
 	json      bool
 }
 
@@ -30,6 +31,7 @@ func (f *flashFlags) add(c *cobra.Command) {
 	c.Flags().String("device", "sim", "which device: sim (the verilated device, hw/sim); the model has no flash")
 	c.Flags().StringVar(&f.simBin, "sim", "", "rnic-sim's path (default: $RNIC_SIM, else build/sim/rnic-sim here or above)")
 	c.Flags().StringVar(&f.flashFile, "flash-file", "", "the simulated device's flash: a 16 MiB file (docs/firmware-update.md); required with --device sim")
+	c.Flags().StringVar(&f.busy, "flash-busy", "short", "the simulated flash's program and erase times: short (2,000 and 20,000 clocks) or datasheet (tPP 0.4 ms, tSE 45 ms at 250 MHz: minutes per update at the simulator's speed)")
 	c.Flags().BoolVar(&f.json, "json", false, "print JSON instead of text")
 }
 
@@ -42,7 +44,11 @@ func (f *flashFlags) open(ctx context.Context, cmd *cobra.Command) (*simdev.Devi
 	if f.flashFile == "" {
 		return nil, nil, usagef("--flash-file: give the simulated device's flash file (a new path starts an erased flash)")
 	}
-	d, err := simdev.Start(ctx, simdev.Config{Binary: f.simBin, Flash: f.flashFile, FlashTPP: flashTPP(), FlashTSE: flashTSE()})
+	tpp, tse, err := f.busyTimes()
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := simdev.Start(ctx, simdev.Config{Binary: f.simBin, Flash: f.flashFile, FlashTPP: tpp, FlashTSE: tse})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,10 +63,29 @@ func (f *flashFlags) open(ctx context.Context, cmd *cobra.Command) (*simdev.Devi
 	return nil, nil, err
 }
 
-// The simulated flash's busy times: the datasheet's unless the environment
-// shortens them (RNIC_FLASH_TPP, RNIC_FLASH_TSE, in clocks: the tests do).
-func flashTPP() uint64 { return envClocks("RNIC_FLASH_TPP") }
-func flashTSE() uint64 { return envClocks("RNIC_FLASH_TSE") }
+// busyTimes are the simulated flash's page program and sector erase
+// times in clocks (0: rnic-sim's default, the datasheet's). The datasheet's
+// tSE of 45 ms is 11.25 million clocks, over a minute per sector at the
+// simulator's 160,000 clocks a second, so --flash-busy short is the
+// default; either way the controller polls the part's busy bit. The
+// environment (RNIC_FLASH_TPP, RNIC_FLASH_TSE, in clocks) overrides both:
+// the tests shorten them further.
+func (f *flashFlags) busyTimes() (tpp, tse uint64, err error) {
+	switch f.busy {
+	case "short":
+		tpp, tse = 2000, 20000
+	case "datasheet":
+	default:
+		return 0, 0, usagef("--flash-busy %q: short or datasheet", f.busy)
+	}
+	if v := envClocks("RNIC_FLASH_TPP"); v != 0 {
+		tpp = v
+	}
+	if v := envClocks("RNIC_FLASH_TSE"); v != 0 {
+		tse = v
+	}
+	return tpp, tse, nil
+}
 
 func envClocks(name string) uint64 {
 	var v uint64

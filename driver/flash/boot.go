@@ -55,7 +55,7 @@ var reasonText = map[Reason]string{
 	ReasonTrial:       "first boot of a new image on trial: confirm it (rnic-loader confirm) or the next boot falls back",
 	ReasonUnconfirmed: "fallback: the newer image's trial boot was not confirmed",
 	ReasonInvalid:     "fallback: the other update slot holds an invalid image (an update that did not finish)",
-	ReasonGolden:      "golden: no update slot holds a valid image",
+	ReasonGolden:      "no update slot holds a valid image",
 	ReasonNothing:     "no valid image at all, not even the golden one",
 }
 
