@@ -147,6 +147,7 @@ type Association struct {
 	inFastRecovery   bool
 	fastRecoveryExit uint32
 	fastRtxBurst     bool // one packet of fast retransmissions may exceed cwnd
+	t3OnePacket      bool // after a T3 expiry, one packet of retransmissions
 	rtxPending       int
 	gapAcked         int
 	ssn              []uint16

@@ -102,6 +102,7 @@ func (a *Association) transmit() {
 	}
 	flush()
 	a.fastRtxBurst = false
+	a.t3OnePacket = false
 	// RFC 9260 6.3.2 R1: T3-rtx runs while DATA is outstanding.
 	if a.nsent > 0 && !a.t3.armed {
 		a.startTimer(&a.t3, a.rto, a.t3Expired)
@@ -126,7 +127,7 @@ func (a *Association) retransmit(b *[]byte, flush func()) {
 		if len(*b)+dataHeaderLen+len(c.data) > mtu {
 			flush()
 			sentPackets++
-			if a.flight >= a.cwnd {
+			if a.flight >= a.cwnd || a.t3OnePacket {
 				return
 			}
 		}
@@ -182,6 +183,8 @@ func (a *Association) t3Expired() {
 	}
 	a.inFastRecovery = false
 	a.rttPending = false
+	// E3: "as many of the earliest as fit into a single packet".
+	a.t3OnePacket = true
 	a.transmit()
 }
 
