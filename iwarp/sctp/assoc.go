@@ -583,9 +583,10 @@ func (a *Association) sendCookieEcho() {
 	if len(a.unrecognized) > 0 {
 		// RFC 9260 5.1.3 / 3.3.3: unrecognized parameters of the INIT ACK
 		// are reported in an ERROR bundled after the COOKIE ECHO.
+		// Each TLV keeps its padding but the last (RFC 9260 3.2).
 		var info []byte
 		for _, u := range a.unrecognized {
-			info = pad4(append(info, u...))
+			info = append(pad4(info), u[:binary.BigEndian.Uint16(u[2:])]...)
 		}
 		if len(b)+8+len(info) <= a.cfg.MTU {
 			b = appendCauseChunk(b, ctError, 0, []ErrorCause{{Code: CauseUnrecognizedParameters, Info: info}})
