@@ -104,7 +104,9 @@ func (d *discardConn) Close() error {
 	}
 	return nil
 }
-func (d *discardConn) LocalAddr() net.Addr              { return &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9899} }
+func (d *discardConn) LocalAddr() net.Addr {
+	return &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9899}
+}
 func (d *discardConn) SetDeadline(time.Time) error      { return nil }
 func (d *discardConn) SetReadDeadline(time.Time) error  { return nil }
 func (d *discardConn) SetWriteDeadline(time.Time) error { return nil }

@@ -152,4 +152,3 @@ func TestTsharkDecodes(t *testing.T) {
 	}
 	t.Logf("tshark: %d frames, every checksum good; chunk types %v", lines, types)
 }
-
