@@ -9,6 +9,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 type assocState uint8
@@ -72,14 +74,7 @@ type outChunk struct {
 	inFlight bool
 	rtx      bool // marked for retransmission
 	fastRtx  bool // was fast retransmitted once already (RFC 9260 7.2.4)
-}
-
-type frag struct {
-	flags  uint8
-	stream uint16
-	ssn    uint16
-	ppid   uint32
-	data   []byte
+	msgBuf   []byte
 }
 
 type tsnRange struct{ start, end uint32 }
@@ -166,7 +161,9 @@ type Association struct {
 	gaps         []tsnRange
 	highestRecv  uint32
 	dups         []uint32
-	frags        map[uint32]frag
+	runStart     map[uint32]*run // fragments being reassembled, by first TSN
+	runEnd       map[uint32]*run // the same, by last TSN
+	fragHint     int             // size of the last reassembled message
 	held         int
 	readQ        []Message
 	inSSN        []uint16
@@ -186,7 +183,9 @@ type Association struct {
 	sackTimer, hbT timer
 
 	ctrl  []byte // control chunks for the next packet
-	txbuf []byte
+	txbuf []byte // for the packets built whole (handshake, ABORT)
+	pb    packetBuilder
+	sa    unix.Sockaddr // the peer, for gathered writes
 
 	established chan struct{}
 	ended       chan struct{}
@@ -204,12 +203,16 @@ func newAssociation(e *Endpoint, key addrKey, raddr net.Addr) *Association {
 		raddr:       raddr,
 		localPort:   e.port,
 		rto:         e.cfg.RTOInitial,
-		frags:       make(map[uint32]frag),
+		runStart:    make(map[uint32]*run),
+		runEnd:      make(map[uint32]*run),
 		pendingOrd:  make(map[uint32]Message),
 		established: make(chan struct{}),
 		ended:       make(chan struct{}),
 		txbuf:       make([]byte, 0, e.cfg.MTU),
 		rap:         key.ap,
+	}
+	if e.gw != nil && key.s == "" {
+		a.sa = e.gw.sockaddr(key.ap)
 	}
 	mtu := e.cfg.MTU
 	// RFC 9260 7.2.1: initial cwnd = min(4*MTU, max(2*MTU, 4404)).
@@ -335,7 +338,7 @@ func (a *Association) SendMsg(ctx context.Context, stream uint16, ppid uint32, u
 			return ctx.Err()
 		}
 	}
-	buf := make([]byte, len(data))
+	buf := getSendBuf(len(data))
 	copy(buf, data)
 	var ssn uint16
 	flags := uint8(flagUnordered)
@@ -354,7 +357,11 @@ func (a *Association) SendMsg(ctx context.Context, stream uint16, ppid uint32, u
 		if end == len(buf) {
 			f |= flagEnd
 		}
-		a.q = append(a.q, outChunk{tsn: a.nextTSN, stream: stream, ssn: ssn, ppid: ppid, flags: f, data: buf[off:end]})
+		c := outChunk{tsn: a.nextTSN, stream: stream, ssn: ssn, ppid: ppid, flags: f, data: buf[off:end]}
+		if end == len(buf) {
+			c.msgBuf = buf // returned to the pool when this, the last chunk, is acknowledged
+		}
+		a.q = append(a.q, c)
 		a.nextTSN++
 	}
 	a.queued += len(buf)
@@ -515,7 +522,7 @@ func (a *Association) finish(err error) {
 	a.recvSig.broadcast()
 	a.sendSig.broadcast()
 	a.q = nil
-	a.frags = nil
+	a.runStart, a.runEnd = nil, nil
 	a.ep.remove(a)
 }
 

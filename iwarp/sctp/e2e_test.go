@@ -192,6 +192,7 @@ func exchange(t *testing.T, s, c *Association, n, maxSize int, seed uint64) {
 	recv := func(a *Association, dir int) {
 		defer wg.Done()
 		seen := make([]bool, n)
+		lastOrdered := map[uint16]int{} // per stream: ordered messages keep their order (RFC 9260 6.6)
 		for k := 0; k < n; k++ {
 			m, err := a.RecvMsg(ctx)
 			if err != nil {
@@ -213,6 +214,13 @@ func exchange(t *testing.T, s, c *Association, n, maxSize int, seed uint64) {
 			if m.Stream != uint16(i)%outS || m.Unordered != (i%5 != 4) {
 				errs <- fmt.Errorf("dir %d message %d: stream %d unordered %v", dir, i, m.Stream, m.Unordered)
 				return
+			}
+			if !m.Unordered {
+				if last, ok := lastOrdered[m.Stream]; ok && last > i {
+					errs <- fmt.Errorf("dir %d: ordered message %d on stream %d after %d", dir, i, m.Stream, last)
+					return
+				}
+				lastOrdered[m.Stream] = i
 			}
 		}
 	}
