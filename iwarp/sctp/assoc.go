@@ -57,7 +57,8 @@ type Stats struct {
 	ErrorsReceived                     uint64 // ERROR chunks from the peer
 	Cwnd, Ssthresh                     int    // congestion window and slow-start threshold, octets (RFC 9260 7.2)
 	PeerRwnd                           int    // the peer's receive window as this end estimates it
-	Flight                             int    // octets of DATA in flight
+	Flight                             int    // octets of DATA in flight (not a measure of what is acknowledged: see Unacked)
+	Unacked                            int    // octets SendMsg queued that the peer's Cumulative TSN Ack has not passed yet
 	SRTT, RTTVAR, RTO                  time.Duration
 }
 
@@ -290,7 +291,7 @@ func (a *Association) Stats() Stats {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := a.stats
-	s.Cwnd, s.Ssthresh, s.PeerRwnd, s.Flight = a.cwnd, a.ssthresh, a.rwnd, a.flight
+	s.Cwnd, s.Ssthresh, s.PeerRwnd, s.Flight, s.Unacked = a.cwnd, a.ssthresh, a.rwnd, a.flight, a.queued
 	s.SRTT, s.RTTVAR, s.RTO = a.srtt, a.rttvar, a.rto
 	return s
 }
@@ -384,6 +385,32 @@ func (a *Association) sendableErr() error {
 		return errors.New("sctp: association not established yet")
 	}
 	return ErrShutdown
+}
+
+// WaitAcked waits until the peer has acknowledged (Cumulative TSN Ack)
+// every message SendMsg queued so far, or the association ends (its error,
+// io.EOF after a graceful shutdown that delivered everything: nil then).
+func (a *Association) WaitAcked(ctx context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for a.queued > 0 {
+		if a.state == stateClosed {
+			if a.err == io.EOF {
+				return nil
+			}
+			return a.err
+		}
+		w := a.sendSig.wait()
+		a.mu.Unlock()
+		select {
+		case <-w:
+			a.mu.Lock()
+		case <-ctx.Done():
+			a.mu.Lock()
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // RecvMsg returns the next whole message. After a graceful shutdown it

@@ -49,6 +49,7 @@
 //	b.SendMsg(ctx, stream, ppid, true, data) // unordered
 //	m, _ := a.RecvMsg(ctx)                   // Message{Stream, PPID, Unordered, Data}
 //	a.PeerAdaptation()                       // *uint32, nil if absent
+//	b.WaitAcked(ctx)                         // everything sent is acknowledged
 //	b.Close(ctx)                             // SHUTDOWN; a.RecvMsg then returns io.EOF
 //	b.Abort(sctp.UserAbort("reason"))        // peer's calls fail with *AbortError
 //

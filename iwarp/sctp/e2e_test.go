@@ -337,3 +337,31 @@ func TestMessageTooLarge(t *testing.T) {
 		t.Errorf("empty message: %v", err)
 	}
 }
+
+func TestWaitAcked(t *testing.T) {
+	// Lossy path: WaitAcked returns only when the Cumulative TSN Ack has
+	// passed every message, retransmissions included.
+	via, _ := viaRelay(t, lossFilter(9, 0.1, notHandshake))
+	s, c, _ := pair(t, fastConfig(), fastConfig(), via)
+	ctx := testCtx(t)
+	for i := 0; i < 50; i++ {
+		if err := c.SendMsg(ctx, 0, uint32(i), true, make([]byte, 3000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.WaitAcked(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Stats(); st.Unacked != 0 || st.Flight != 0 {
+		t.Errorf("after WaitAcked: Unacked %d Flight %d", st.Unacked, st.Flight)
+	}
+	// Acknowledged means received: all 50 are there to read.
+	for i := 0; i < 50; i++ {
+		ctx0, cancel := context.WithTimeout(ctx, time.Second)
+		_, err := s.RecvMsg(ctx0)
+		cancel()
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+}
