@@ -222,6 +222,9 @@ func exchange(t *testing.T, s, c *Association, n, maxSize int, seed uint64) {
 				}
 				lastOrdered[m.Stream] = i
 			}
+			// Handing the buffer back recycles it for later messages: any
+			// buffer still in use elsewhere would corrupt their checks.
+			a.Release(m.Data)
 		}
 	}
 	wg.Add(4)

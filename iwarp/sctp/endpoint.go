@@ -61,6 +61,7 @@ type Endpoint struct {
 	pc        net.PacketConn
 	udp       *net.UDPConn // pc, when it is one: allocation-free reads and writes
 	gw        *gatherWriter
+	bufs      bufPool
 	cfg       Config
 	secret    []byte
 	port      uint16 // this end's SCTP port

@@ -36,7 +36,7 @@ func TestReassemblyAnyOrder(t *testing.T) {
 		{Flags: flagEnd | flagUnordered, TSN: 15, Stream: 2, PPID: 2, Data: msgB[3:]},
 	}
 	for _, perm := range permutations(len(frags)) {
-		a := &Association{cfg: &cfg, runStart: map[uint32]*run{}, runEnd: map[uint32]*run{}, inSSN: make([]uint16, 4), pendingOrd: map[uint32]Message{}}
+		a := &Association{ep: &Endpoint{}, cfg: &cfg, runStart: map[uint32]*run{}, runEnd: map[uint32]*run{}, inSSN: make([]uint16, 4), pendingOrd: map[uint32]Message{}}
 		for k, i := range perm {
 			d := frags[i]
 			d.Data = append([]byte(nil), d.Data...) // the packet buffer is reused

@@ -246,8 +246,7 @@ func (a *Association) handleData(d *dataChunk) bool {
 	}
 	a.held += len(d.Data)
 	if d.Flags&(flagBegin|flagEnd) == flagBegin|flagEnd {
-		// append, not make and copy: no zeroing of what is overwritten.
-		data := append([]byte(nil), d.Data...)
+		data := a.ep.bufs.get(len(d.Data), d.Data)
 		a.deliver(Message{Stream: d.Stream, PPID: d.PPID, Unordered: d.Flags&flagUnordered != 0, Data: data}, d.SSN)
 		return true
 	}
@@ -325,11 +324,13 @@ func (a *Association) addFragment(d *dataChunk) {
 		r = prev
 	} else {
 		r = &run{first: tsn, last: tsn, flags: d.Flags & (flagBegin | flagEnd | flagUnordered), stream: d.Stream, ssn: d.SSN, ppid: d.PPID}
-		r.data = append(r.data, d.Data...) // append: no zeroing
-		if hint := min(a.fragHint, a.cfg.ReceiveBuffer); d.Flags&flagBegin != 0 && cap(r.data) < hint {
+		if d.Flags&flagBegin != 0 {
 			// Room for the whole message if it is the size of the last
 			// one reassembled: one buffer, no regrowth.
-			r.data = append(make([]byte, 0, hint), d.Data...)
+			hint := max(min(a.fragHint, a.cfg.ReceiveBuffer), len(d.Data))
+			r.data = a.ep.bufs.get(hint, d.Data)[:len(d.Data)]
+		} else {
+			r.data = append([]byte(nil), d.Data...)
 		}
 		a.runStart[tsn] = r
 	}

@@ -253,7 +253,7 @@ func (a *Association) handleSack(s *sackChunk, counted bool) {
 		}
 		a.queued -= len(c.data)
 		if c.msgBuf != nil {
-			putSendBuf(c.msgBuf)
+			a.ep.bufs.put(c.msgBuf)
 		}
 		a.q[k] = outChunk{}
 		k++
@@ -368,40 +368,54 @@ func (a *Association) handleSack(s *sackChunk, counted bool) {
 	}
 }
 
-// Send buffers: SendMsg copies each message into one, and the message's
-// last chunk returns it when the Cumulative TSN Ack passes it (all of the
-// message's chunks are then acknowledged). Power-of-two classes from 4 KiB
-// to 256 KiB; other sizes come from the heap.
+// bufPool recycles message buffers: SendMsg copies each message into one,
+// and the message's last chunk returns it when the Cumulative TSN Ack
+// passes it (all of the message's chunks are then acknowledged); received
+// messages are reassembled into them and come back through Release.
+// Power-of-two classes from 4 KiB to 256 KiB; other sizes come from the
+// heap. Recycled buffers are warm in the cache, fresh ones are not: on
+// loopback that is most of the cost of a copy.
+type bufPool struct {
+	classes [maxPooledShift - minPooledShift + 1]sync.Pool
+}
+
 const (
 	minPooledShift = 12
 	maxPooledShift = 18
 )
 
-var sendBufPools [maxPooledShift - minPooledShift + 1]sync.Pool
-
-func sendBufClass(n int) int {
+func bufClass(n int) int {
 	if n < 1<<minPooledShift || n > 1<<maxPooledShift {
 		return -1
 	}
 	return bits.Len(uint(n-1)) - minPooledShift
 }
 
-func getSendBuf(n int) []byte {
-	c := sendBufClass(n)
-	if c < 0 {
-		return make([]byte, n)
+// get returns a buffer of length n holding a copy of data (n >= len(data)).
+func (p *bufPool) get(n int, data []byte) []byte {
+	if c := bufClass(n); c >= 0 {
+		if b, ok := p.classes[c].Get().(*[]byte); ok {
+			buf := (*b)[:n]
+			copy(buf, data)
+			return buf
+		}
+		// append, not make: no zeroing of what is overwritten.
+		buf := append(make([]byte, 0, 1<<(c+minPooledShift)), data...)
+		return buf[:n]
 	}
-	if b, ok := sendBufPools[c].Get().(*[]byte); ok {
-		return (*b)[:n]
+	if n == len(data) {
+		return append([]byte(nil), data...)
 	}
-	return make([]byte, n, 1<<(c+minPooledShift))
+	buf := make([]byte, n)
+	copy(buf, data)
+	return buf
 }
 
-func putSendBuf(b []byte) {
-	c := sendBufClass(cap(b))
+func (p *bufPool) put(b []byte) {
+	c := bufClass(cap(b))
 	if c < 0 || cap(b) != 1<<(c+minPooledShift) {
 		return
 	}
 	b = b[:cap(b)]
-	sendBufPools[c].Put(&b)
+	p.classes[c].Put(&b)
 }
