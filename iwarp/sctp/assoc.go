@@ -329,14 +329,8 @@ func (a *Association) SendMsg(ctx context.Context, stream uint16, ppid uint32, u
 		if a.queued == 0 || a.queued+len(data) <= a.cfg.SendBuffer {
 			break
 		}
-		w := a.sendSig.wait()
-		a.mu.Unlock()
-		select {
-		case <-w:
-			a.mu.Lock()
-		case <-ctx.Done():
-			a.mu.Lock()
-			return ctx.Err()
+		if err := a.wait(ctx, &a.sendSig); err != nil {
+			return err
 		}
 	}
 	buf := a.ep.bufs.get(len(data), data)
@@ -399,17 +393,25 @@ func (a *Association) WaitAcked(ctx context.Context) error {
 			}
 			return a.err
 		}
-		w := a.sendSig.wait()
-		a.mu.Unlock()
-		select {
-		case <-w:
-			a.mu.Lock()
-		case <-ctx.Done():
-			a.mu.Lock()
-			return ctx.Err()
+		if err := a.wait(ctx, &a.sendSig); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// wait releases a.mu until s is signalled or ctx ends, then takes it
+// again.
+func (a *Association) wait(ctx context.Context, s *signal) error {
+	w := s.wait()
+	a.mu.Unlock()
+	defer a.mu.Lock()
+	select {
+	case <-w:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // RecvMsg returns the next whole message. After a graceful shutdown it
@@ -428,14 +430,8 @@ func (a *Association) RecvMsg(ctx context.Context) (Message, error) {
 			// acknowledged all its data: nothing more comes (RFC 9260 9.2).
 			return Message{}, io.EOF
 		}
-		w := a.recvSig.wait()
-		a.mu.Unlock()
-		select {
-		case <-w:
-			a.mu.Lock()
-		case <-ctx.Done():
-			a.mu.Lock()
-			return Message{}, ctx.Err()
+		if err := a.wait(ctx, &a.recvSig); err != nil {
+			return Message{}, err
 		}
 	}
 	m := a.readQ[0]
@@ -789,19 +785,30 @@ func stopTimer(tm *timer) {
 
 // t2Expired resends SHUTDOWN or SHUTDOWN ACK (RFC 9260 9.2).
 func (a *Association) t2Expired() {
-	a.errCount++
-	if a.errCount > a.cfg.MaxRetransmissions {
-		a.abortWith(UserAbort("shutdown not answered"))
-		a.err = ErrPeerUnreachable
+	if a.timedOut("SHUTDOWN not answered") {
 		return
 	}
-	a.rto = min(2*a.rto, a.cfg.RTOMax)
 	switch a.state {
 	case stateShutdownSent:
 		a.sendShutdown()
 	case stateShutdownAckSent:
 		a.sendShutdownAck()
 	}
+}
+
+// timedOut counts one timeout against the association (RFC 9260 8.1,
+// 8.3) and backs the RTO off (6.3.3 E2); past Association.Max.Retrans in a
+// row the peer is unreachable: an ABORT goes out and the association ends
+// with ErrPeerUnreachable (true).
+func (a *Association) timedOut(what string) bool {
+	a.errCount++
+	if a.errCount > a.cfg.MaxRetransmissions {
+		a.abortWith(UserAbort("peer unreachable: " + what))
+		a.err = ErrPeerUnreachable
+		return true
+	}
+	a.rto = min(2*a.rto, a.cfg.RTOMax)
+	return false
 }
 
 // startHeartbeat arms the heartbeat timer: HB.interval plus the RTO,
@@ -819,11 +826,7 @@ func (a *Association) hbExpired() {
 		// No HEARTBEAT ACK within the period: an error (8.3), and the RTO
 		// backs off as for a timeout.
 		a.hbOutstanding = false
-		a.errCount++
-		a.rto = min(2*a.rto, a.cfg.RTOMax)
-		if a.errCount > a.cfg.MaxRetransmissions {
-			a.abortWith(UserAbort("peer unreachable: heartbeats not answered"))
-			a.err = ErrPeerUnreachable
+		if a.timedOut("heartbeats not answered") {
 			return
 		}
 	}

@@ -163,19 +163,15 @@ func (a *Association) t3Expired() {
 		return
 	}
 	a.stats.T3Timeouts++
-	a.errCount++
-	if a.errCount > a.cfg.MaxRetransmissions {
-		a.abortWith(UserAbort("peer unreachable: retransmission limit reached"))
-		a.err = ErrPeerUnreachable
+	// E2: back off (in timedOut), or give up.
+	if a.timedOut("retransmission limit reached") {
 		return
 	}
-	mtu := a.cfg.MTU
 	// E1 (7.2.3): ssthresh = max(cwnd/2, 4*MTU), cwnd = 1 MTU.
+	mtu := a.cfg.MTU
 	a.ssthresh = max(a.cwnd/2, 4*mtu)
 	a.cwnd = mtu
 	a.pba = 0
-	// E2: back off.
-	a.rto = min(2*a.rto, a.cfg.RTOMax)
 	// E3: every outstanding chunk is to be sent again; they leave the
 	// flight, and the cwnd of one MTU lets one packet of them out now.
 	for i := 0; i < a.nsent; i++ {

@@ -76,13 +76,7 @@ func TestUnrecognizedChunks(t *testing.T) {
 // its INIT ACK, skips those with 0x8000 set, and stops at one with 0x8000
 // clear, so that an Adaptation Layer Indication after it is not seen.
 func TestUnrecognizedInitParameters(t *testing.T) {
-	ep, err := Listen(listenUDP(t), fastConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ep.Close()
-	pc := listenUDP(t)
-	defer pc.Close()
+	ep, pc := listenRaw(t, fastConfig())
 	param := func(typ uint16) []byte {
 		b := binary.BigEndian.AppendUint16(nil, typ)
 		return append(binary.BigEndian.AppendUint16(b, 6), 0xaa, 0xbb, 0, 0)

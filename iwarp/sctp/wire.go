@@ -306,21 +306,11 @@ func parseInit(c chunk) (initChunk, error) {
 	ic.InitialTSN = binary.BigEndian.Uint32(v[12:])
 	rest := v[16:]
 	for len(rest) > 0 && !ic.Stopped {
-		if len(rest) < 4 {
-			return ic, parseErr(what, "%d trailing octets, shorter than a parameter header", len(rest))
+		pt, pv, whole, next, err := nextTLV(rest, what, "parameter")
+		if err != nil {
+			return ic, err
 		}
-		pt := binary.BigEndian.Uint16(rest)
-		pl := int(binary.BigEndian.Uint16(rest[2:]))
-		if pl < 4 || pl > len(rest) {
-			return ic, parseErr(what, "parameter type %#04x has length %d with %d octets left", pt, pl, len(rest))
-		}
-		pv := rest[4:pl]
-		padded := (pl + 3) &^ 3
-		if padded > len(rest) {
-			padded = len(rest)
-		}
-		whole := rest[:padded] // a report copies the parameter with its padding
-		rest = rest[padded:]
+		rest = next
 		switch pt {
 		case ptStateCookie:
 			if c.Type != ctInitAck {
@@ -608,22 +598,30 @@ func parseCauses(c chunk) ([]ErrorCause, error) {
 	var out []ErrorCause
 	rest := c.Value
 	for len(rest) > 0 {
-		if len(rest) < 4 {
-			return out, parseErr(what, "%d trailing octets, shorter than an error cause header", len(rest))
+		code, info, _, next, err := nextTLV(rest, what, "error cause")
+		if err != nil {
+			return out, err
 		}
-		code := binary.BigEndian.Uint16(rest)
-		l := int(binary.BigEndian.Uint16(rest[2:]))
-		if l < 4 || l > len(rest) {
-			return out, parseErr(what, "cause %d has length %d with %d octets left", code, l, len(rest))
-		}
-		out = append(out, ErrorCause{Code: code, Info: rest[4:l]})
-		padded := (l + 3) &^ 3
-		if padded > len(rest) {
-			padded = len(rest)
-		}
-		rest = rest[padded:]
+		out = append(out, ErrorCause{Code: code, Info: info})
+		rest = next
 	}
 	return out, nil
+}
+
+// nextTLV reads one type-length-value item (a parameter, RFC 9260 3.2.1,
+// or an error cause, 3.3.10) from b: its type, its value, the item with
+// its padding (when the padding is there), and what follows.
+func nextTLV(b []byte, what, kind string) (typ uint16, value, whole, rest []byte, err error) {
+	if len(b) < 4 {
+		return 0, nil, nil, nil, parseErr(what, "%d trailing octets, shorter than the 4-octet %s header", len(b), kind)
+	}
+	typ = binary.BigEndian.Uint16(b)
+	l := int(binary.BigEndian.Uint16(b[2:]))
+	if l < 4 || l > len(b) {
+		return 0, nil, nil, nil, parseErr(what, "%s %#04x has length %d with %d octets left", kind, typ, l, len(b))
+	}
+	padded := min((l+3)&^3, len(b))
+	return typ, b[4:l], b[:padded], b[padded:], nil
 }
 
 // --- TSN serial arithmetic (RFC 9260 1.6, RFC 1982 with SERIAL_BITS 32) ---
