@@ -368,3 +368,74 @@ func TestWaitAcked(t *testing.T) {
 		}
 	}
 }
+
+func TestHeartbeatsUnansweredEndAssociation(t *testing.T) {
+	cfg := fastConfig()
+	cfg.HeartbeatInterval = 20 * time.Millisecond
+	cfg.MaxRetransmissions = 2
+	via, rp := viaRelay(t, nil)
+	s, c, _ := pair(t, cfg, cfg, via)
+	ctx := testCtx(t)
+	// Heartbeats on an idle association are answered...
+	for c.Stats().HeartbeatAcks == 0 || s.Stats().HeartbeatAcks == 0 {
+		select {
+		case <-ctx.Done():
+			t.Fatal("no heartbeat answered")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	// ...until the path dies: after Max.Retrans unanswered ones in a row
+	// the peer is unreachable (RFC 9260 8.1, 8.3).
+	(*rp).setFilter(func(bool, []byte) []time.Duration { return nil })
+	select {
+	case <-c.Done():
+	case <-ctx.Done():
+		t.Fatal("association still up with heartbeats unanswered")
+	}
+	if !errors.Is(c.Err(), ErrPeerUnreachable) {
+		t.Errorf("Err %v, want ErrPeerUnreachable", c.Err())
+	}
+	if _, err := c.RecvMsg(ctx); !errors.Is(err, ErrPeerUnreachable) {
+		t.Errorf("RecvMsg: %v", err)
+	}
+}
+
+func TestBothEndsClose(t *testing.T) {
+	// Crossing SHUTDOWNs: each end in SHUTDOWN-SENT answers the other's
+	// with a SHUTDOWN ACK (RFC 9260 9.2), and both end gracefully.
+	cfg := fastConfig()
+	s, c, _ := pair(t, cfg, cfg, nil)
+	ctx := testCtx(t)
+	for i := 0; i < 10; i++ {
+		if err := c.SendMsg(ctx, 0, uint32(i), true, make([]byte, 5000)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SendMsg(ctx, 0, uint32(i), true, make([]byte, 5000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs := make(chan error, 2)
+	go func() { errs <- c.Close(ctx) }()
+	go func() { errs <- s.Close(ctx) }()
+	for i := 0; i < 2; i++ {
+		if err := <-errs; err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+	for _, a := range []*Association{s, c} {
+		n := 0
+		for {
+			_, err := a.RecvMsg(ctx)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		if n != 10 {
+			t.Errorf("%d messages before EOF, want 10", n)
+		}
+	}
+}
