@@ -17,7 +17,7 @@ func init() {
 		`frame ULPDUs as a TUF sender and cut the TCP segments: {key, emss, ulpdus, pack?=false, oversized?=false} -> {segments: [hex]}`,
 		opTUFFrames)
 	register("tuf_seam",
-		`the TUF receive block's model: {conns: [{conn, key, next, enabled?=true}], segments: [{conn, seq, octets}]} -> {outcomes: [{reason, ulpdus, crc_good}]}`,
+		`the TUF receive block's model: {conns: [{conn, key, next, enabled?=true, failed?=false}], segments: [{conn, seq, octets}]} -> {outcomes: [{reason, ulpdus, crc_good}]}`,
 		opTUFSeam)
 }
 
@@ -86,6 +86,7 @@ func opTUFSeam(params []byte) (any, error) {
 			Key     *uint64 `json:"key"`
 			Next    uint32  `json:"next"`
 			Enabled *bool   `json:"enabled"`
+			Failed  bool    `json:"failed"`
 		} `json:"conns"`
 		Segments *[]struct {
 			Conn   *uint32 `json:"conn"`
@@ -108,7 +109,7 @@ func opTUFSeam(params []byte) (any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("conns[%d]: %w", i, err)
 		}
-		seams[*c.Conn] = &tuf.Seam{Enabled: c.Enabled == nil || *c.Enabled, Key: key, Next: c.Next}
+		seams[*c.Conn] = &tuf.Seam{Enabled: c.Enabled == nil || *c.Enabled, Key: key, Next: c.Next, Failed: c.Failed}
 	}
 	out := make([]seamOutcome, len(*p.Segments))
 	for i, s := range *p.Segments {
