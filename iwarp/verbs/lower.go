@@ -1,6 +1,7 @@
 package verbs
 
 import (
+	"errors"
 	"io"
 	"net"
 	"time"
@@ -50,6 +51,9 @@ type lowerLayer interface {
 	closeWrite()
 	// close tears the transport down.
 	close() error
+	// lost is the queue pair's error for the transport's error err from
+	// receive (io.EOF: the peer ended its half in order).
+	lost(err error) error
 }
 
 // mpaLayer is MPA Full Operation (RFC 5044) over a TCP connection.
@@ -167,3 +171,10 @@ func (l *mpaLayer) closeWrite() {
 }
 
 func (l *mpaLayer) close() error { return l.conn.Close() }
+
+func (l *mpaLayer) lost(err error) error {
+	if errors.Is(err, io.EOF) {
+		return &mpa.Error{Code: mpa.ErrTCPClosed, Detail: "the peer closed the connection"}
+	}
+	return &mpa.Error{Code: mpa.ErrTCPClosed, Detail: err.Error()}
+}

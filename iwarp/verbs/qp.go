@@ -197,16 +197,18 @@ type QPConfig struct {
 
 // QP is a queue pair: one RDMAP Stream over one TCP connection.
 type QP struct {
-	pd      *PD
-	cfg     QPConfig
-	conn    net.Conn   // the TCP connection under MPA
-	ll      lowerLayer // what carries the DDP segments (lower.go)
-	perFPDU bool
-	params  *mpa.Params
-	stream  uint64
-	sink    *ddp.Sink
-	mulpdu  int
-	emss    int
+	pd   *PD
+	cfg  QPConfig
+	conn net.Conn   // the TCP connection under MPA
+	ll   lowerLayer // what carries the DDP segments (lower.go)
+	// waitFirst: nothing is sent before a segment has arrived.
+	waitFirst bool
+	perFPDU   bool
+	params    *mpa.Params
+	stream    uint64
+	sink      *ddp.Sink
+	mulpdu    int
+	emss      int
 
 	rx *rdmap.Stream // the receive dispatcher, with the outstanding Reads
 
@@ -450,13 +452,15 @@ func (qp *QP) Establish(ctx context.Context, c net.Conn, role mpa.Role) error {
 		return ErrQPClosed
 	}
 	qp.conn, qp.params, qp.emss = c, p, emss
-	qp.start(newMPALayer(c, p, emss, qp.onULPDU, qp.onPieces))
+	qp.start(newMPALayer(c, p, emss, qp.onULPDU, qp.onPieces), p.WaitsForFirstFPDU())
 	return nil
 }
 
 // start begins Full Operation over ll, with mu held, and releases mu.
-func (qp *QP) start(ll lowerLayer) {
-	qp.ll = ll
+// waitFirst says this side sends nothing before it has received a segment
+// (MPA's Responder, RFC 5044 7.1.3 rule 4).
+func (qp *QP) start(ll lowerLayer, waitFirst bool) {
+	qp.ll, qp.waitFirst = ll, waitFirst
 	qp.mulpdu = ll.mulpdu()
 	qp.ord = make(chan struct{}, max(int(qp.params.ORD), 1))
 	qp.tx = &txState{qp: qp}
@@ -1045,11 +1049,11 @@ func (qp *QP) rxStep() bool {
 				// Our Close is under way: the peer's FIN, or our
 				// own close of the socket, ends the stream.
 				err = ErrQPClosed
-			} else if errors.Is(err, io.EOF) {
-				qp.peerFIN.Store(true)
-				err = &mpa.Error{Code: mpa.ErrTCPClosed, Detail: "the peer closed the connection"}
 			} else {
-				err = &mpa.Error{Code: mpa.ErrTCPClosed, Detail: err.Error()}
+				if errors.Is(err, io.EOF) {
+					qp.peerFIN.Store(true)
+				}
+				err = qp.ll.lost(err)
 			}
 			qp.fail(&QPError{Conn: err})
 		}
@@ -1240,7 +1244,7 @@ func (qp *QP) txLoop() {
 			return
 		}
 	}
-	if qp.params.WaitsForFirstFPDU() {
+	if qp.waitFirst {
 		// RFC 5044 7.1.3 rule 4: the Responder sends nothing before it
 		// has received the Initiator's first FPDU.
 		select {
@@ -1386,7 +1390,7 @@ func (qp *QP) txStep(step txStep, it txItem, wr *SendWR, held **SendWR) bool {
 // Responder that has not yet received a valid FPDU (RFC 5044 7.1.3
 // rule 4).
 func (qp *QP) maySend() bool {
-	if !qp.params.WaitsForFirstFPDU() {
+	if !qp.waitFirst {
 		return true
 	}
 	select {
