@@ -174,7 +174,6 @@ type sctpLayer struct {
 	s         *ddpsctp.Session
 	ctx       context.Context // ends when the queue pair tears the session down
 	cancel    context.CancelFunc
-	owner     io.Closer // the association, when the queue pair has it to itself
 	closeOnce sync.Once
 	written   int64 // octets handed to SCTP since the last write: DDP-SSN and segment
 	seg       []byte
@@ -243,9 +242,6 @@ func (l *sctpLayer) close() error {
 		go func() {
 			l.closeWrite()
 			l.cancel()
-			if l.owner != nil {
-				l.owner.Close()
-			}
 		}()
 	})
 	return nil
