@@ -1,0 +1,355 @@
+package sctp
+
+import (
+	"time"
+)
+
+// writePacket seals (CRC32c) and sends one packet to the peer.
+func (a *Association) writePacket(b []byte) {
+	sealPacket(b)
+	a.ep.writeTo(b, a.key, a.raddr)
+	a.stats.PacketsSent++
+}
+
+// arwnd is the receive window this end advertises (RFC 9260 6.2).
+func (a *Association) arwnd() int { return max(a.cfg.ReceiveBuffer-a.held, 0) }
+
+// appendSack appends a SACK (RFC 9260 3.3.4, 6.2) with as many gap blocks
+// and duplicate TSNs as fit in room octets, and clears what it reported.
+func (a *Association) appendSack(b []byte, room int) []byte {
+	s := sackChunk{CumTSN: a.rcvCum, ARwnd: uint32(a.arwnd())}
+	room -= sackFixedLen
+	var gaps [64]gapBlock
+	s.Gaps = gaps[:0]
+	for _, g := range a.gaps {
+		if room < 4 || len(s.Gaps) == len(gaps) {
+			break
+		}
+		s.Gaps = append(s.Gaps, gapBlock{uint16(g.start - a.rcvCum), uint16(g.end - a.rcvCum)})
+		room -= 4
+	}
+	nd := min(len(a.dups), room/4)
+	s.Dups = a.dups[:nd]
+	b = appendSack(b, &s)
+	a.dups = a.dups[:0]
+	a.sackNow, a.sackDue = false, false
+	a.dataPackets = 0
+	stopTimer(&a.sackTimer)
+	a.lastAdvRwnd = int(s.ARwnd)
+	a.stats.SACKsSent++
+	return b
+}
+
+// transmit sends what is due: control chunks, a SACK, retransmissions,
+// then new DATA as the congestion window (RFC 9260 7.2) and the peer's
+// receive window (6.1 rules A, B) allow, packed into as few packets as
+// the MTU allows, all in this one call.
+func (a *Association) transmit() {
+	if a.state == stateClosed || a.peerTag == 0 {
+		return
+	}
+	mtu := a.cfg.MTU
+	canData := a.state == stateEstablished || a.state == stateShutdownPending || a.state == stateShutdownReceived
+	b := appendCommonHeader(a.txbuf[:0], a.localPort, a.peerPort, a.peerTag)
+	flush := func() {
+		if len(b) > commonHeaderLen {
+			a.writePacket(b)
+		}
+		b = appendCommonHeader(a.txbuf[:0], a.localPort, a.peerPort, a.peerTag)
+	}
+	if len(a.ctrl) > 0 {
+		b = append(b, a.ctrl...)
+		a.ctrl = a.ctrl[:0]
+	}
+	hasNew := canData && a.nsent < len(a.q)
+	if a.sackNow || (a.sackDue && hasNew) {
+		if mtu-len(b) < sackFixedLen+16 {
+			flush()
+		}
+		b = a.appendSack(b, mtu-len(b))
+	}
+	if canData {
+		if a.rtxPending > 0 {
+			a.retransmit(&b, flush)
+		}
+		for a.rtxPending == 0 && a.nsent < len(a.q) {
+			c := &a.q[a.nsent]
+			if a.flight >= a.cwnd {
+				break
+			}
+			// Rule A: not beyond the peer's window, except one chunk
+			// when nothing is in flight (the zero window probe).
+			if len(c.data) > a.rwnd && a.flight > 0 {
+				break
+			}
+			if len(b)+dataHeaderLen+len(c.data) > mtu {
+				flush()
+			}
+			b = appendData(b, &dataChunk{Flags: c.flags, TSN: c.tsn, Stream: c.stream, SSN: c.ssn, PPID: c.ppid, Data: c.data})
+			c.txCount = 1
+			c.inFlight = true
+			a.flight += len(c.data)
+			a.rwnd = max(a.rwnd-len(c.data), 0)
+			if !a.rttPending {
+				a.rttPending = true
+				a.rttTSN = c.tsn
+				a.rttSent = time.Now()
+			}
+			a.nsent++
+			a.stats.DataChunksSent++
+			a.dataSends++
+		}
+	}
+	flush()
+	a.fastRtxBurst = false
+	a.t3OnePacket = false
+	// RFC 9260 6.3.2 R1: T3-rtx runs while DATA is outstanding.
+	if a.nsent > 0 && !a.t3.armed {
+		a.startTimer(&a.t3, a.rto, a.t3Expired)
+	}
+}
+
+// retransmit sends the chunks marked for retransmission, earliest first,
+// before any new data (RFC 9260 6.1). After a fast retransmit one packet
+// of them may go beyond cwnd (7.2.4 step 3).
+func (a *Association) retransmit(b *[]byte, flush func()) {
+	mtu := a.cfg.MTU
+	sentPackets := 0
+	for i := 0; i < a.nsent && a.rtxPending > 0; i++ {
+		c := &a.q[i]
+		if !c.rtx {
+			continue
+		}
+		burst := a.fastRtxBurst && sentPackets == 0
+		if a.flight >= a.cwnd && !burst {
+			return
+		}
+		if len(*b)+dataHeaderLen+len(c.data) > mtu {
+			flush()
+			sentPackets++
+			if a.flight >= a.cwnd || a.t3OnePacket {
+				return
+			}
+		}
+		*b = appendData(*b, &dataChunk{Flags: c.flags, TSN: c.tsn, Stream: c.stream, SSN: c.ssn, PPID: c.ppid, Data: c.data})
+		c.rtx = false
+		a.rtxPending--
+		c.txCount++
+		c.inFlight = true
+		a.flight += len(c.data)
+		if a.rttPending && a.rttTSN == c.tsn {
+			a.rttPending = false // Karn: no sample from a retransmitted chunk (6.3.1 C5)
+		}
+		a.stats.DataChunksSent++
+		a.stats.Retransmissions++
+		a.dataSends++
+	}
+}
+
+// t3Expired is the retransmission timeout (RFC 9260 6.3.3).
+func (a *Association) t3Expired() {
+	if a.nsent == 0 {
+		return
+	}
+	a.stats.T3Timeouts++
+	a.errCount++
+	if a.errCount > a.cfg.MaxRetransmissions {
+		a.abortWith(UserAbort("peer unreachable: retransmission limit reached"))
+		a.err = ErrPeerUnreachable
+		return
+	}
+	mtu := a.cfg.MTU
+	// E1 (7.2.3): ssthresh = max(cwnd/2, 4*MTU), cwnd = 1 MTU.
+	a.ssthresh = max(a.cwnd/2, 4*mtu)
+	a.cwnd = mtu
+	a.pba = 0
+	// E2: back off.
+	a.rto = min(2*a.rto, a.cfg.RTOMax)
+	// E3: every outstanding chunk is to be sent again; they leave the
+	// flight, and the cwnd of one MTU lets one packet of them out now.
+	for i := 0; i < a.nsent; i++ {
+		c := &a.q[i]
+		if c.acked {
+			continue
+		}
+		if c.inFlight {
+			a.flight -= len(c.data)
+			c.inFlight = false
+		}
+		if !c.rtx {
+			c.rtx = true
+			a.rtxPending++
+		}
+	}
+	a.inFastRecovery = false
+	a.rttPending = false
+	// E3: "as many of the earliest as fit into a single packet".
+	a.t3OnePacket = true
+	a.transmit()
+}
+
+// handleSack processes a SACK (RFC 9260 6.2.1 D, 7.2). counted is false
+// for the Cumulative TSN Ack of a SHUTDOWN.
+func (a *Association) handleSack(s *sackChunk, counted bool) {
+	if counted {
+		a.stats.SACKsReceived++
+	}
+	cum := s.CumTSN
+	if tsnLT(cum, a.cumAck) {
+		return // D i: older than one already seen
+	}
+	highestSent := a.cumAck
+	if a.nsent > 0 {
+		highestSent = a.q[a.nsent-1].tsn
+	}
+	if tsnGT(cum, highestSent) {
+		a.abortWith(ProtocolViolation("SACK acknowledges TSNs not yet sent"))
+		return
+	}
+	mtu := a.cfg.MTU
+	flightBefore := a.flight
+	cumAdvanced := tsnGT(cum, a.cumAck)
+	newly := 0
+	var htna uint32
+	haveHTNA := false
+	acked := func(c *outChunk) {
+		newly += len(c.data)
+		if !haveHTNA || tsnGT(c.tsn, htna) {
+			htna, haveHTNA = c.tsn, true
+		}
+		if c.inFlight {
+			a.flight -= len(c.data)
+			c.inFlight = false
+		}
+		if c.rtx {
+			c.rtx = false
+			a.rtxPending--
+		}
+		if a.rttPending && a.rttTSN == c.tsn {
+			if c.txCount == 1 {
+				a.measureRTT(time.Since(a.rttSent))
+			}
+			a.rttPending = false
+		}
+	}
+	k := 0
+	for k < a.nsent && tsnLTE(a.q[k].tsn, cum) {
+		c := &a.q[k]
+		if c.acked {
+			a.gapAcked--
+		} else {
+			acked(c)
+		}
+		a.queued -= len(c.data)
+		a.q[k] = outChunk{}
+		k++
+	}
+	if k > 0 {
+		a.q = a.q[k:]
+		a.nsent -= k
+		if len(a.q) == 0 {
+			a.q = a.q[:0:0]
+		}
+	}
+	if cumAdvanced {
+		a.cumAck = cum
+	}
+	if len(s.Gaps) > 0 || a.gapAcked > 0 {
+		for i := 0; i < a.nsent; i++ {
+			c := &a.q[i]
+			off := c.tsn - cum
+			in := false
+			for _, g := range s.Gaps {
+				if off >= uint32(g.Start) && off <= uint32(g.End) {
+					in = true
+					break
+				}
+			}
+			switch {
+			case in && !c.acked:
+				c.acked = true
+				a.gapAcked++
+				acked(c)
+			case !in && c.acked:
+				// Reneged (6.2.1 D): outstanding again; T3 resends it.
+				c.acked = false
+				a.gapAcked--
+			}
+		}
+	}
+	// Fast retransmit (RFC 9260 7.2.4): a miss indication for each
+	// unacknowledged chunk below the highest TSN newly acknowledged; the
+	// third one marks it, once.
+	if haveHTNA {
+		marked := false
+		for i := 0; i < a.nsent; i++ {
+			c := &a.q[i]
+			if !tsnLT(c.tsn, htna) {
+				break
+			}
+			if c.acked || c.rtx || c.fastRtx {
+				continue
+			}
+			c.miss++
+			if c.miss >= 3 {
+				c.fastRtx = true
+				c.rtx = true
+				a.rtxPending++
+				if c.inFlight {
+					a.flight -= len(c.data)
+					c.inFlight = false
+				}
+				a.stats.FastRetransmits++
+				marked = true
+			}
+		}
+		if marked {
+			if !a.inFastRecovery {
+				// Enter Fast Recovery: halve once per loss episode.
+				a.inFastRecovery = true
+				a.fastRecoveryExit = highestSent
+				a.ssthresh = max(a.cwnd/2, 4*mtu)
+				a.cwnd = a.ssthresh
+				a.pba = 0
+			}
+			a.fastRtxBurst = true
+			if a.q[0].rtx {
+				a.startTimer(&a.t3, a.rto, a.t3Expired) // step 4
+			}
+		}
+	}
+	if a.inFastRecovery && !tsnLT(cum, a.fastRecoveryExit) {
+		a.inFastRecovery = false
+	}
+	// cwnd: slow start (7.2.1), congestion avoidance (7.2.2), both only
+	// when the window was in use and the cumulative point moved.
+	if cumAdvanced && !a.inFastRecovery && flightBefore+mtu > a.cwnd {
+		if a.cwnd <= a.ssthresh {
+			a.cwnd += min(newly, mtu)
+		} else {
+			a.pba += newly
+			if a.pba >= a.cwnd {
+				a.pba -= a.cwnd
+				a.cwnd += mtu
+			}
+		}
+	}
+	if a.flight == 0 {
+		a.pba = 0
+	}
+	a.rwnd = max(int(s.ARwnd)-a.flight, 0)
+	if newly > 0 {
+		a.errCount = 0
+	}
+	// T3-rtx: stopped when nothing is outstanding, restarted when the
+	// earliest outstanding TSN is acknowledged (6.3.2 R2, R3).
+	if a.nsent == 0 {
+		stopTimer(&a.t3)
+	} else if cumAdvanced {
+		a.startTimer(&a.t3, a.rto, a.t3Expired)
+	}
+	if k > 0 {
+		a.sendSig.broadcast()
+		a.checkShutdown()
+	}
+}
