@@ -226,3 +226,27 @@ func FuzzSeam(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseStartupHeader(f *testing.F) {
+	for _, k := range [][]byte{kindRequest, kindReply, kindAck} {
+		b, _ := appendStartup(nil, k, StartupFrame{Key: testKey, PrivateData: []byte{0, 1, 2}})
+		f.Add(b, uint8(0))
+		f.Add(b, uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, which uint8) {
+		kind := []string{"REQ", "REP", "ACK"}[which%3]
+		fr, n, err := ParseStartupHeader(b, kind)
+		if err != nil {
+			if !errors.Is(err, ErrBadStartup) {
+				t.Fatalf("error not ErrBadStartup: %v", err)
+			}
+			return
+		}
+		// What parses re-encodes to the same header.
+		k := map[string][]byte{"REQ": kindRequest, "REP": kindReply, "ACK": kindAck}[kind]
+		again, err := appendStartup(nil, k, StartupFrame{Key: fr.Key, Reject: fr.Reject, PrivateData: make([]byte, n)})
+		if err != nil || !bytes.Equal(again[:startupHeaderLen], b[:startupHeaderLen]) {
+			t.Fatalf("header % x re-encodes to % x (%v)", b[:startupHeaderLen], again[:startupHeaderLen], err)
+		}
+	})
+}
