@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/openrnic/rnic/iwarp/crc32c"
 	"github.com/openrnic/rnic/iwarp/mpa"
 	"github.com/openrnic/rnic/iwarp/tuf"
 )
@@ -67,6 +68,9 @@ func (qp *QP) EstablishTUF(ctx context.Context, c net.Conn, role mpa.Role) error
 		mpaLayer: &mpaLayer{conn: c}, key: key, max: tuf.MaxULPDU(emss),
 		rx: tuf.NewReceiver(peerKey), rxBuf: make([]byte, 256<<10), deliver: qp.onULPDU,
 	}
+	// Gathering needs a connection that takes writev: anything else would
+	// get one Write per piece (net.Buffers).
+	_, l.gather = c.(*net.TCPConn)
 	// Either side may send at once: the Initiator has the Reply and sent
 	// the Ack, the Responder has read the Ack (package tuf's startup).
 	qp.start(l, false)
@@ -138,7 +142,9 @@ type tufLayer struct {
 	*mpaLayer
 	key     tuf.Key
 	max     int // MaxULPDU for the connection's EMSS
-	out     []byte
+	out     net.Buffers
+	queued  int  // octets in out
+	gather  bool // payloads the work requests own stay where they are (writev)
 	rx      *tuf.Receiver
 	rxBuf   []byte
 	deliver func(seq uint32, ulpdu []byte) error
@@ -147,25 +153,48 @@ type tufLayer struct {
 func (l *tufLayer) mulpdu() int { return l.max }
 
 func (l *tufLayer) full(n int) bool {
-	return len(l.out) > 0 && len(l.out)+n+tuf.Overhead > txBatch
+	return l.queued > 0 && (l.queued+n+tuf.Overhead > txBatch || len(l.out)+3 > txGatherPieces)
 }
 
-func (l *tufLayer) queue(hdr, payload []byte, _ bool) error {
-	var err error
-	l.out, err = tuf.AppendFPDU(l.out, l.key, hdr, payload)
-	return err
+// queue frames one DDP segment. Gathering, a payload the work request owns
+// is not copied: the FPDU goes out as its header (TUF and DDP headers),
+// the payload and the trailer, written with writev; the CRC32c runs over
+// the payload where it lies.
+func (l *tufLayer) queue(hdr, payload []byte, owned bool) error {
+	n := len(hdr) + len(payload)
+	if n > tuf.MaxULPDUs {
+		return fmt.Errorf("%w: %d octets", tuf.ErrTooLong, n)
+	}
+	if l.gather && owned && len(payload) > 0 {
+		head := tuf.Header{Length: uint16(n + tuf.CRCLen), Key: l.key}.Append(make([]byte, 0, tuf.HeaderLen+len(hdr)))
+		head = append(head, hdr...)
+		sum := crc32c.Update(crc32c.Checksum(head), payload)
+		l.out = append(l.out, head, payload, crc32c.AppendWire(nil, sum))
+	} else {
+		f, err := tuf.AppendFPDU(make([]byte, 0, n+tuf.Overhead), l.key, hdr, payload)
+		if err != nil {
+			return err
+		}
+		l.out = append(l.out, f)
+	}
+	l.queued += n + tuf.Overhead
+	return nil
 }
 
+// write hands what is framed to the connection in one writev (a TCP
+// connection) or one Write per FPDU piece.
 func (l *tufLayer) write() (int64, error) {
-	if len(l.out) == 0 {
+	if l.queued == 0 {
 		return 0, nil
 	}
-	n, err := l.conn.Write(l.out)
-	l.out = l.out[:0]
+	bufs := l.out
+	n, err := bufs.WriteTo(l.conn)
+	clear(l.out)
+	l.out, l.queued = l.out[:0], 0
 	if err != nil {
-		return int64(n), &mpa.Error{Code: mpa.ErrTCPClosed, Detail: err.Error()}
+		return n, &mpa.Error{Code: mpa.ErrTCPClosed, Detail: err.Error()}
 	}
-	return int64(n), nil
+	return n, nil
 }
 
 func (l *tufLayer) receive() (int, error, error) {
