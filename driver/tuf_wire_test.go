@@ -16,8 +16,9 @@ import (
 // (docs/tuf.md). Two receivers take the same impaired segments:
 //
 //   - tuf.Seam, the hardware block's model, on the segments as they
-//     arrive: whatever it takes must be an FPDU the sender sent, at its own
-//     sequence number (no false positive), and once the host has given
+//     arrive: whatever it takes or marks for early placement must be an
+//     FPDU the sender sent, at its own sequence number (no false
+//     positive), and once the host has given
 //     the stream's FPDUs back one a segment, every ULPDU has been taken
 //     once, in order;
 //   - tuf.SegmentReceiver on the segments after TCP reassembly (in order,
@@ -71,9 +72,16 @@ func TestTUFOverImpairedWire(t *testing.T) {
 			// The seam on the arrivals, then the host's give-back.
 			seam := tuf.Seam{Enabled: true, Key: key, Next: base}
 			var taken []byte
-			took, before := 0, 0
+			took, before, early := 0, 0, 0
 			for i, g := range append(got, burst...) {
 				o := seam.Take(g.Seq, g.Octets)
+				if o.Early {
+					// Placed early: it must be a sent FPDU too.
+					if want, ok := truth[g.Seq]; !ok || !bytes.Equal(want, g.Octets) {
+						t.Fatalf("the seam marked %d octets at %#x early that are not a sent FPDU there", len(g.Octets), g.Seq)
+					}
+					early++
+				}
 				if o.Reason != tuf.Taken {
 					continue
 				}
@@ -110,8 +118,8 @@ func TestTUFOverImpairedWire(t *testing.T) {
 			}
 			n, hits := sr.Detector().Counts()
 			via, fp := sr.Stats()
-			t.Logf("%v: %d segments arrived, seam took %d before the give-back; in order: %d segments, %d contained, %d taken through the test, fallback %v",
-				imp, len(got), before, n, hits, via, sr.Detector().Fallback())
+			t.Logf("%v: %d segments arrived, seam took %d before the give-back (%d more early); in order: %d segments, %d contained, %d taken through the test, fallback %v",
+				imp, len(got), before, early, n, hits, via, sr.Detector().Fallback())
 			if fp != 0 {
 				t.Errorf("%d false positives", fp)
 			}

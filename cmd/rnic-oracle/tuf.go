@@ -17,7 +17,7 @@ func init() {
 		`frame ULPDUs as a TUF sender and cut the TCP segments: {key, emss, ulpdus, pack?=false, oversized?=false} -> {segments: [hex]}`,
 		opTUFFrames)
 	register("tuf_seam",
-		`the TUF receive block's model: {conns: [{conn, key, next, enabled?=true, failed?=false}], segments: [{conn, seq, octets}]} -> {outcomes: [{reason, ulpdus, crc_good}]}`,
+		`the TUF receive block's model: {conns: [{conn, key, next, enabled?=true, failed?=false}], segments: [{conn, seq, octets}]} -> {outcomes: [{reason, ulpdus, crc_good, early}]}`,
 		opTUFSeam)
 }
 
@@ -71,12 +71,13 @@ func opTUFFrames(params []byte) (any, error) {
 }
 
 // seamOutcome is tuf.Outcome on the wire: the reason (0 taken, else the
-// exception reason), and for a taken segment its ULPDUs and the trailer's
-// verdict.
+// exception reason), for a taken segment its ULPDUs and the trailer's
+// verdict, for an early one (reason 3) its ULPDUs.
 type seamOutcome struct {
 	Reason  uint8  `json:"reason"`
 	ULPDUs  string `json:"ulpdus"`
 	CRCGood bool   `json:"crc_good"`
+	Early   bool   `json:"early"`
 }
 
 func opTUFSeam(params []byte) (any, error) {
@@ -126,7 +127,7 @@ func opTUFSeam(params []byte) (any, error) {
 			seams[*s.Conn] = seam
 		}
 		o := seam.Take(s.Seq, octets)
-		out[i] = seamOutcome{Reason: uint8(o.Reason), ULPDUs: hex.EncodeToString(o.ULPDUs), CRCGood: o.CRCGood}
+		out[i] = seamOutcome{Reason: uint8(o.Reason), ULPDUs: hex.EncodeToString(o.ULPDUs), CRCGood: o.CRCGood, Early: o.Early}
 	}
 	return struct {
 		Outcomes []seamOutcome `json:"outcomes"`

@@ -222,6 +222,11 @@ func FuzzSeam(f *testing.F) {
 			} else if s.Next != before {
 				t.Fatalf("Next moved on %v", o.Reason)
 			}
+			if o.Early {
+				if _, ok := Contains(seg, testKey); !ok || !CRCGood(seg) || o.Reason != OutOfOrder {
+					t.Fatalf("early but not a whole good FPDU past a hole: %v", o.Reason)
+				}
+			}
 			seq += uint32(len(seg))
 		}
 	})

@@ -47,9 +47,10 @@ func (r Reason) String() string {
 // next expected sequence number past it; anything else goes to the
 // exception path unchanged, and the host, which sees the stream, delineates
 // it (Receiver) and may offer the FPDUs it finds back one a segment, which
-// then pass. A bad trailer puts the connection in error. The block only
-// takes in-order segments: placement of contained segments past a hole
-// (the draft's out-of-order placement, 3.2.4) is not in it yet.
+// then pass. A bad trailer puts the connection in error. An out-of-order
+// segment that is one whole FPDU with the key and a good trailer is
+// marked Early: its ULPDUs may be placed before the hole closes (the
+// draft's out-of-order placement, 3.2.4).
 type Seam struct {
 	Enabled bool
 	Key     Key
@@ -60,8 +61,13 @@ type Seam struct {
 // Outcome is what the seam does with one segment.
 type Outcome struct {
 	Reason  Reason
-	ULPDUs  []byte // Taken: the framed ULPDUs (a part of the segment)
+	ULPDUs  []byte // Taken or Early: the framed ULPDUs (a part of the segment)
 	CRCGood bool   // Taken: the trailer matched
+	// Early: an out-of-order segment that is one whole FPDU with the key
+	// and a good trailer. It still goes to the exception path (the host
+	// gives it back in order later); its ULPDUs may be placed early
+	// (draft 3.2.4), never delivered from here.
+	Early bool
 }
 
 // Take classifies the segment seg at sequence number seq, in the order the
@@ -76,6 +82,9 @@ func (s *Seam) Take(seq uint32, seg []byte) Outcome {
 	case len(seg) == 0:
 		return Outcome{Reason: Empty}
 	case int32(seq-s.Next) > 0:
+		if u, ok := Contains(seg, s.Key); ok && CRCGood(seg) {
+			return Outcome{Reason: OutOfOrder, ULPDUs: u, Early: true}
+		}
 		return Outcome{Reason: OutOfOrder}
 	case int32(seq+uint32(len(seg))-s.Next) <= 0:
 		return Outcome{Reason: Duplicate}

@@ -586,6 +586,22 @@ func TestSeam(t *testing.T) {
 	if s.Next != base+uint32(len(f1)+len(f2)) {
 		t.Errorf("Next %#x", s.Next)
 	}
+	// Past a hole: a whole FPDU with a good trailer may be placed early;
+	// a damaged one, or one cut, may not; neither moves Next.
+	ahead := s.Next + 100
+	if o := s.Take(ahead, f2); o.Reason != OutOfOrder || !o.Early || string(o.ULPDUs) != "two!" {
+		t.Errorf("whole FPDU past a hole: %+v", o)
+	}
+	dam := bytes.Clone(f2)
+	dam[len(dam)-1] ^= 1
+	for _, seg := range [][]byte{dam, f2[:len(f2)-1]} {
+		if o := s.Take(ahead, seg); o.Reason != OutOfOrder || o.Early {
+			t.Errorf("damaged or cut FPDU past a hole: %+v", o)
+		}
+	}
+	if s.Next != base+uint32(len(f1)+len(f2)) {
+		t.Errorf("Next moved on out-of-order segments: %#x", s.Next)
+	}
 	bad := bytes.Clone(f1)
 	bad[9] ^= 0x40
 	if o := s.Take(s.Next, bad); o.Reason != Taken || o.CRCGood || !s.Failed {

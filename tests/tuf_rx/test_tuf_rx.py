@@ -22,7 +22,8 @@ The cocotb tests:
                   wrapping), packing on and off, paths as sent / middlebox
                   536 / middlebox 100 / random cuts, duplicates and
                   reordering, then the host's give-back; back-pressure on
-                  every output.
+                  every output. Out-of-order whole FPDUs come out early
+                  (m_early), or are reported skipped (m_skip).
   planted_keys    ULPDUs that carry FPDU headers (the connection's own key
                   and another) at the middlebox's cut points: nothing inside
                   an FPDU is ever taken.
@@ -76,14 +77,17 @@ class TB:
         self.got_verdicts: list[tuple] = []  # (conn, code, clock)
         self.piece_last_at: list[int] = []
         self.got_exc: list[tuple] = []      # (conn, seq, len, reason, octets)
+        self.got_early: list[tuple] = []    # (conn, seq, ulen, octets)
+        self.got_skip: list[tuple] = []     # (conn, seq, reason)
         self.in_beats: list[int] = []
         self._p = None
         self._x = None
+        self._e = None
 
     async def start(self):
         await tbutil.clock_and_reset(self.dut, CLK_PERIOD_NS,
                                       low=("cfg_valid", "fail_valid", "m_axis_tready", "m_verdict_tready",
-                                           "m_exc_tready"))
+                                           "m_exc_tready", "m_early_tready"))
         cocotb.start_soon(self._clock_loop())
         self.protocol = protocol.Monitor(self.dut, "tuf_rx")
 
@@ -139,9 +143,15 @@ class TB:
                 self.got_verdicts.append((int(dut.m_verdict_tuser.value), int(dut.m_verdict_tdata.value), self.cycle))
             if dut.m_exc_tvalid.value == 1 and dut.m_exc_tready.value == 1:
                 self._exc_beat(n)
+            if dut.m_early_tvalid.value == 1 and dut.m_early_tready.value == 1:
+                self._early_beat(n)
+            if dut.m_skip_valid.value == 1:
+                self.got_skip.append((int(dut.m_skip_conn.value), int(dut.m_skip_seq.value),
+                                      int(dut.m_skip_reason.value)))
             dut.m_axis_tready.value = int(rng.random() < self.ready_p)
             dut.m_verdict_tready.value = int(rng.random() < self.ready_p)
             dut.m_exc_tready.value = int(rng.random() < self.ready_p)
+            dut.m_early_tready.value = int(rng.random() < self.ready_p)
 
     def _piece_beat(self, n: int):
         dut = self.dut
@@ -176,6 +186,25 @@ class TB:
             self.got_exc.append((user >> 51, (user >> 19) & 0xFFFFFFFF, (user >> 3) & 0xFFFF, user & 7,
                                  bytes(self._x[1])))
             self._x = None
+
+    def _early_beat(self, n: int):
+        dut = self.dut
+        user = int(dut.m_early_tuser.value)
+        keep = int(dut.m_early_tkeep.value)
+        tlast = dut.m_early_tlast.value == 1
+        assert keep & (keep + 1) == 0, f"m_early tkeep {keep:#x} is not a run from lane 0"
+        assert tlast or keep == (1 << n) - 1, f"m_early tkeep {keep:#x} not all ones before the last beat"
+        raw = int(dut.m_early_tdata.value).to_bytes(n, "little")
+        k = bin(keep).count("1")
+        assert not tlast or raw[k:] == bytes(n - k), "m_early: octets past the ULPDU not zero"
+        if self._e is None:
+            self._e = (user, bytearray())
+        assert self._e[0] == user, "m_early tuser changed within a frame"
+        self._e[1].extend(raw[:k])
+        if tlast:
+            self.got_early.append((user & ((1 << CONN_W) - 1), user >> (CONN_W + 16),
+                                   (user >> CONN_W) & 0xFFFF, bytes(self._e[1])))
+            self._e = None
 
     async def drain(self, quiet: int = 100, limit: int = 400000):
         still, last = 0, None
@@ -217,6 +246,33 @@ class TB:
         for i, (g, w) in enumerate(zip(self.got_exc, want_exc)):
             assert g == w, f"exception {i}: {g[:4]}, model {w[:4]}"
         assert [v[:2] for v in self.got_verdicts] == want_verdicts, "verdicts differ from the model's"
+        # Early ULPDUs: the model's, in order, but for the candidates the
+        # block reported skipped (busy or too long). A skip is of an
+        # out-of-order segment; one whose trailer is bad has no early
+        # ULPDU in the model, skipped or not.
+        early, skips = list(self.got_early), list(self.got_skip)
+        for seg, out in zip(segments, outcomes):
+            if out["reason"] != 3:
+                continue
+            key = (seg["conn"], seg["seq"])
+            # (Copies of one segment are alike: which copy was skipped
+            # does not matter.)
+            if out["early"] and early and early[0][:2] == key:
+                u = bytes.fromhex(out["ulpdus"])
+                g = early.pop(0)
+                assert g == (*key, len(u), u), (
+                    f"early ULPDU conn {g[0]} seq {g[1]:#x} ulen {g[2]}: not the model's ({len(u)} octets)")
+                if truth is not None:
+                    assert truth.get(key) == bytes.fromhex(seg["octets"]), (
+                        f"conn {key[0]}: early ULPDU from a segment at {key[1]:#x} the sender did not send there")
+            elif skips and skips[0][:2] == key:
+                skips.pop(0)
+            else:
+                assert not out["early"], (
+                    f"conn {key[0]}: no early ULPDU and no skip for the segment at {key[1]:#x}; "
+                    f"early out {[e[:3] for e in self.got_early]}, skips {self.got_skip}")
+        assert not early, f"{len(early)} early ULPDUs the model does not have: {[e[:3] for e in early]}"
+        assert not skips, f"skips for no out-of-order segment: {skips}"
         for i, ((_, _, at), last_at) in enumerate(zip(self.got_verdicts, self.piece_last_at)):
             assert at > last_at, f"verdict {i} at clock {at}, its piece's tlast at {last_at}"
 
@@ -266,7 +322,7 @@ async def random_streams(dut):
     tb.ready_p = 0.7
     tb.source.set_pause_generator(tbutil.pauses(rng, 0.15))
     icarus = cocotb.SIM_NAME.lower().startswith("icarus")
-    count = 12 if icarus else 30
+    count = int(os.environ.get("TUF_RX_ULPDUS", "0")) or (12 if icarus else 30)
     paths = ["as_sent", "as_sent", "middlebox536", "middlebox100", "cuts", "cuts"]
     conns = rng.sample(range(1 << CONN_W), len(paths))
     per_conn, truth, fpdus = {}, {}, {}
@@ -314,6 +370,8 @@ async def random_streams(dut):
     reasons = {r: sum(1 for o in outcomes if o["reason"] == r) for r in range(7)}
     dut._log.info("random_streams: %d segments, %d taken, reasons %s", len(outcomes), taken, reasons)
     assert reasons[6] > 0 and reasons[3] > 0 and reasons[4] > 0, f"a reason not exercised: {reasons}"
+    dut._log.info("random_streams: %d early ULPDUs, %d candidates skipped", len(tb.got_early), len(tb.got_skip))
+    assert tb.got_early, "no early placement exercised"
 
 
 @cocotb.test()
@@ -355,6 +413,10 @@ async def planted_keys(dut):
     outcomes = tb.expect(model, tb.sent)
     tb.check(outcomes, tb.sent, truth)
     assert not tb.got_pieces, "a middlebox segment was taken"
+    # The planted FPDUs with the connection's own key pass the length and
+    # key test out of order; only their trailers keep them from early
+    # placement.
+    assert not tb.got_early, "a planted FPDU was placed early"
 
 
 @cocotb.test()
