@@ -363,8 +363,8 @@ message, which they do not count.
 
 --framing tuf runs the iWARP sessions over DDP over TUF (TCP ULP Framing,
 draft-ietf-tsvwg-tcp-ulp-frame-01, with a CRC32c trailer: docs/tuf.md)
-instead of MPA, and runs the same sessions over MPA right after them in
-every round and warm-up: the figures are TUF's, and "framing" holds
+instead of MPA, and runs the same sessions over MPA beside them in every
+round and warm-up (after them in odd rounds, before them in even ones): the figures are TUF's, and "framing" holds
 {framing, emss, mulpdu, mpa_octets, mpa_seconds, mpa_bits_per_second,
 mpa_verified_octets, ratio_to_mpa} (TUF's EMSS and MULPDU, MPA's figures
 beside them, TUF goodput over MPA goodput; null without --framing tuf).

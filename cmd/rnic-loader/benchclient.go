@@ -259,6 +259,13 @@ func clientSize(ctx context.Context, addr string, p *runPlan, sp *sizePlan, o *b
 		if r > 0 {
 			o.pcap = ""
 		}
+		// --framing tuf: MPA beside TUF, first in every other round.
+		mpaFirst := r%2 == 1
+		if mpaFirst {
+			if _, err := mpaBeside(ctx, addr, rb, &o, progW, "iWARP "+p.op+label(l), res, true); err != nil {
+				return err
+			}
+		}
 		ph, err := iwarpPhase(ctx, addr, rb, p.qps, &o, progW, "iWARP "+p.op+label(l), res)
 		fig.Stack.merge(ph.stack)
 		if err != nil {
@@ -268,8 +275,10 @@ func clientSize(ctx context.Context, addr string, p *runPlan, sp *sizePlan, o *b
 		round.Seconds = ph.elapsed.Seconds()
 		round.GoodputBitsPerSecond = float64(round.Octets) * 8 / round.Seconds
 		round.MessagesPerSecond = float64(round.Messages) / round.Seconds
-		if _, err := mpaBeside(ctx, addr, rb, &o, progW, "iWARP "+p.op+label(l), res, true); err != nil {
-			return err
+		if !mpaFirst {
+			if _, err := mpaBeside(ctx, addr, rb, &o, progW, "iWARP "+p.op+label(l), res, true); err != nil {
+				return err
+			}
 		}
 		if p.raw && !round.RawFirst {
 			if err := rawRound(); err != nil {

@@ -14,8 +14,9 @@ import (
 
 // bench --framing tuf: the iWARP sessions run DDP over TUF (iwarp/tuf,
 // verbs' QP.EstablishTUF) instead of MPA, and each round (and the warm-up)
-// also runs the same sessions over MPA, right after the TUF ones, so that
-// the record has both goodputs from the same run: the figures are TUF's,
+// also runs the same sessions over MPA, after the TUF ones in odd rounds
+// and before them in even ones (as the raw TCP baseline alternates), so
+// that the record has both goodputs from the same run: the figures are TUF's,
 // "framing" holds MPA's beside them and the ratio. Every octet of both is
 // verified. A server tells the framing from a session's first 16 octets
 // (an MPA Request or a TUF Request), so it takes no --framing.
