@@ -91,33 +91,26 @@ class TB:
         cocotb.start_soon(self._clock_loop())
         self.protocol = protocol.Monitor(self.dut, "tuf_rx")
 
-    async def configure(self, conn: int, key: int, base: int, en: bool = True):
+    async def handshake(self, prefix: str, **fields):
+        """One transfer on the valid/ready port prefix with its fields."""
         dut = self.dut
         await FallingEdge(dut.clk)
-        dut.cfg_conn.value = conn
-        dut.cfg_en.value = int(en)
-        dut.cfg_key.value = key
-        dut.cfg_base.value = base & 0xFFFFFFFF
-        dut.cfg_valid.value = 1
+        for name, value in fields.items():
+            getattr(dut, f"{prefix}_{name}").value = value
+        getattr(dut, f"{prefix}_valid").value = 1
         while True:
             await RisingEdge(dut.clk)
-            if dut.cfg_ready.value == 1:
+            if getattr(dut, f"{prefix}_ready").value == 1:
                 break
         await FallingEdge(dut.clk)
-        dut.cfg_valid.value = 0
+        getattr(dut, f"{prefix}_valid").value = 0
+
+    async def configure(self, conn: int, key: int, base: int, en: bool = True):
+        await self.handshake("cfg", conn=conn, en=int(en), key=key, base=base & 0xFFFFFFFF)
         self.conns[conn] = {"conn": conn, "key": key, "next": base & 0xFFFFFFFF, "enabled": en}
 
     async def fail(self, conn: int):
-        dut = self.dut
-        await FallingEdge(dut.clk)
-        dut.fail_conn.value = conn
-        dut.fail_valid.value = 1
-        while True:
-            await RisingEdge(dut.clk)
-            if dut.fail_ready.value == 1:
-                break
-        await FallingEdge(dut.clk)
-        dut.fail_valid.value = 0
+        await self.handshake("fail", conn=conn)
 
     def send(self, conn: int, seq: int, data: bytes):
         seq &= 0xFFFFFFFF
