@@ -242,7 +242,7 @@ func (s *benchServer) serveConn(ctx context.Context, c net.Conn) {
 	// The MPA startup has its own limit, --startup-timeout (mpaConfig).
 	// The connection joins its run once the startup has succeeded.
 	var r *serverRun
-	bp, verified, bad, established, err := serveIWARP(ctx, sc, s.o, func(bp benchParams) bool {
+	bp, verified, bad, established, err := serveIWARP(ctx, sc, s.o, framingOf(key), func(bp benchParams) bool {
 		r = s.join(bp.Run, peer, bp.Sessions, bp.RawConns)
 		return r != nil
 	})
@@ -307,12 +307,12 @@ func (s *benchServer) serveRaw(ctx context.Context, pc *peekConn, peer string) {
 }
 
 // serveIWARP serves one iWARP bench session on c, whose first octets were
-// those of an MPA Request. established reports whether the MPA startup
+// those of an MPA Request, or of a TUF Request (framing tuf). established reports whether the MPA startup
 // succeeded (before it, a failure is a stranger's, not a client run's);
 // verified and mismatches are what the server verified (of Reads: what the
 // client reported). joined, called once the startup succeeded, says
 // whether to serve the session (false: drop it).
-func serveIWARP(ctx context.Context, c net.Conn, o *benchOpts, joined func(benchParams) bool) (bp benchParams, verified, mismatches int64, established bool, err error) {
+func serveIWARP(ctx context.Context, c net.Conn, o *benchOpts, framing string, joined func(benchParams) bool) (bp benchParams, verified, mismatches int64, established bool, err error) {
 	pd := verbs.NewDevice().AllocPD()
 	cfg := verbs.QPConfig{MPA: o.mpaConfig(), WritePerFPDU: o.pcap != ""}
 	var qp *verbs.QP
@@ -343,7 +343,7 @@ func serveIWARP(ctx context.Context, c net.Conn, o *benchOpts, joined func(bench
 		return out, false
 	}
 	qp = verbs.CreateQP(pd, cfg)
-	if err := qp.Establish(ctx, c, mpa.Responder); err != nil {
+	if err := establishQP(ctx, qp, c, mpa.Responder, framing); err != nil {
 		c.Close()
 		if e != nil {
 			e.release()

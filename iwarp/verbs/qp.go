@@ -197,15 +197,18 @@ type QPConfig struct {
 
 // QP is a queue pair: one RDMAP Stream over one TCP connection.
 type QP struct {
-	pd      *PD
-	cfg     QPConfig
-	conn    net.Conn
-	perFPDU bool
-	params  *mpa.Params
-	stream  uint64
-	sink    *ddp.Sink
-	mulpdu  int
-	emss    int
+	pd   *PD
+	cfg  QPConfig
+	conn net.Conn   // the TCP connection under MPA
+	ll   lowerLayer // what carries the DDP segments (lower.go)
+	// waitFirst: nothing is sent before a segment has arrived.
+	waitFirst bool
+	perFPDU   bool
+	params    *mpa.Params
+	stream    uint64
+	sink      *ddp.Sink
+	mulpdu    int
+	emss      int
 
 	rx *rdmap.Stream // the receive dispatcher, with the outstanding Reads
 
@@ -250,8 +253,6 @@ type QP struct {
 	// The receive side: rxMu is held while a goroutine reads and
 	// processes (the receive goroutine, or Progress with ManualProgress).
 	rxMu      sync.Mutex
-	mpaRx     *mpa.Receiver
-	rxBuf     []byte
 	rxEnd     sync.Once   // counts the receive side out of done
 	rxEnded   atomic.Bool // the receive side has stopped
 	rxStarted atomic.Bool // the receive goroutine runs
@@ -409,7 +410,7 @@ func (qp *QP) Establish(ctx context.Context, c net.Conn, role mpa.Role) error {
 	case qp.closed:
 		qp.mu.Unlock()
 		return ErrQPClosed
-	case qp.established || qp.conn != nil:
+	case qp.established || qp.ll != nil:
 		qp.mu.Unlock()
 		return errors.New("qp: already established")
 	}
@@ -451,19 +452,24 @@ func (qp *QP) Establish(ctx context.Context, c net.Conn, role mpa.Role) error {
 		return ErrQPClosed
 	}
 	qp.conn, qp.params, qp.emss = c, p, emss
-	qp.mulpdu = mpa.MULPDU(emss, p.TxMarkers)
-	qp.ord = make(chan struct{}, max(int(p.ORD), 1))
-	qp.tx = newTxState(qp)
-	qp.mpaRx = mpa.NewReceiver(p.RxMarkers, p.CRC, 0)
-	qp.mpaRx.SetGather(qp.onPieces)
-	qp.rxBuf = make([]byte, 256<<10)
+	qp.start(newMPALayer(c, p, emss, qp.onULPDU, qp.onPieces), p.WaitsForFirstFPDU())
+	return nil
+}
+
+// start begins Full Operation over ll, with mu held, and releases mu.
+// waitFirst says this side sends nothing before it has received a segment
+// (MPA's Responder, RFC 5044 7.1.3 rule 4).
+func (qp *QP) start(ll lowerLayer, waitFirst bool) {
+	qp.ll, qp.waitFirst = ll, waitFirst
+	qp.mulpdu = ll.mulpdu()
+	qp.ord = make(chan struct{}, max(int(qp.params.ORD), 1))
+	qp.tx = &txState{qp: qp}
 	qp.done.Add(2)
 	qp.mu.Unlock()
 	if !qp.cfg.ManualProgress {
 		qp.startRx()
 	}
 	go qp.txLoop()
-	return nil
 }
 
 // TCPMaxSeg reads c's TCP_MAXSEG, the EMSS MPA sizes FPDUs by (RFC 5044
@@ -789,9 +795,9 @@ func (qp *QP) Shutdown(ctx context.Context) error {
 	}
 	qp.mu.Lock()
 	qp.closed = true
-	conn := qp.conn
+	ll := qp.ll
 	qp.mu.Unlock()
-	if conn == nil {
+	if ll == nil {
 		qp.fail(&QPError{Conn: ErrQPClosed})
 		qp.drainSQ()
 		return nil
@@ -819,7 +825,7 @@ func (qp *QP) Shutdown(ctx context.Context) error {
 		waitCtx(ctx, &qp.done)
 	}
 	qp.fail(&QPError{Conn: ErrQPClosed})
-	conn.Close()
+	ll.close()
 	qp.done.Wait()
 	return qp.closeErr(ctxErr)
 }
@@ -874,10 +880,10 @@ func (qp *QP) fail(e *QPError) {
 		close(qp.dead)
 		if e.Local == nil {
 			qp.mu.Lock()
-			c := qp.conn
+			ll := qp.ll
 			qp.mu.Unlock()
-			if c != nil {
-				c.Close()
+			if ll != nil {
+				ll.close()
 			}
 		}
 	})
@@ -922,7 +928,10 @@ func (qp *QP) Progress(ctx context.Context) error {
 	if !qp.cfg.ManualProgress {
 		return errors.New("qp: Progress needs QPConfig.ManualProgress; the receive goroutine runs the receive side")
 	}
-	if qp.Conn() == nil {
+	qp.mu.Lock()
+	ll := qp.ll
+	qp.mu.Unlock()
+	if ll == nil {
 		return errors.New("qp: Progress before Establish")
 	}
 	if err := ctx.Err(); err != nil {
@@ -970,7 +979,7 @@ func (qp *QP) watchProgressCtx(ctx context.Context) {
 	pc := &progressCtx{done: done, fired: make(chan struct{})}
 	pc.stop = context.AfterFunc(ctx, func() {
 		defer close(pc.fired)
-		qp.conn.SetReadDeadline(time.Unix(1, 0))
+		qp.ll.setReadDeadline(time.Unix(1, 0))
 	})
 	qp.progress = pc
 }
@@ -985,7 +994,7 @@ func (qp *QP) dropProgressCtx() {
 	qp.progress = nil
 	if !pc.stop() {
 		<-pc.fired
-		qp.conn.SetReadDeadline(time.Time{})
+		qp.ll.setReadDeadline(time.Time{})
 	}
 }
 
@@ -1020,17 +1029,15 @@ func (qp *QP) Poll(ctx context.Context, cq *CQ) (Completion, error) {
 	}
 }
 
-// rxStep reads once from the connection and runs MPA, DDP and RDMAP on
-// what came, with rxMu held. It reports whether the receive side ended.
+// rxStep reads once from the lower layer and runs DDP and RDMAP on what
+// came, with rxMu held. It reports whether the receive side ended.
 func (qp *QP) rxStep() bool {
-	n, err := qp.conn.Read(qp.rxBuf)
-	if n > 0 {
-		qp.RxBytes.Add(int64(n))
-		if ferr := qp.mpaRx.Feed(qp.rxBuf[:n], qp.onULPDU); ferr != nil {
-			qp.rxError(ferr)
-			qp.drain()
-			return true
-		}
+	n, ferr, err := qp.ll.receive()
+	qp.RxBytes.Add(int64(n))
+	if ferr != nil {
+		qp.rxError(ferr)
+		qp.drain()
+		return true
 	}
 	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) && qp.cfg.ManualProgress && qp.Err() == nil && !qp.closing.Load() {
@@ -1042,11 +1049,11 @@ func (qp *QP) rxStep() bool {
 				// Our Close is under way: the peer's FIN, or our
 				// own close of the socket, ends the stream.
 				err = ErrQPClosed
-			} else if errors.Is(err, io.EOF) {
-				qp.peerFIN.Store(true)
-				err = &mpa.Error{Code: mpa.ErrTCPClosed, Detail: "the peer closed the connection"}
 			} else {
-				err = &mpa.Error{Code: mpa.ErrTCPClosed, Detail: err.Error()}
+				if errors.Is(err, io.EOF) {
+					qp.peerFIN.Store(true)
+				}
+				err = qp.ll.lost(err)
 			}
 			qp.fail(&QPError{Conn: err})
 		}
@@ -1059,9 +1066,7 @@ func (qp *QP) rxStep() bool {
 // drain keeps reading after a local error so that the Terminate we sent
 // can reach the peer before the connection is torn down, then closes.
 func (qp *QP) drain() {
-	qp.conn.SetReadDeadline(time.Now().Add(2 * time.Second))
-	io.Copy(io.Discard, qp.conn)
-	qp.conn.Close()
+	qp.ll.drain(2 * time.Second)
 	qp.flush()
 }
 
@@ -1071,7 +1076,7 @@ func (qp *QP) rxError(err error) {
 	var pt *rdmap.Terminate
 	if errors.As(err, &pt) {
 		qp.fail(&QPError{Remote: pt})
-		qp.conn.Close()
+		qp.ll.close()
 		return
 	}
 	var me *mpa.Error
@@ -1239,7 +1244,7 @@ func (qp *QP) txLoop() {
 			return
 		}
 	}
-	if qp.params.WaitsForFirstFPDU() {
+	if qp.waitFirst {
 		// RFC 5044 7.1.3 rule 4: the Responder sends nothing before it
 		// has received the Initiator's first FPDU.
 		select {
@@ -1385,7 +1390,7 @@ func (qp *QP) txStep(step txStep, it txItem, wr *SendWR, held **SendWR) bool {
 // Responder that has not yet received a valid FPDU (RFC 5044 7.1.3
 // rule 4).
 func (qp *QP) maySend() bool {
-	if !qp.params.WaitsForFirstFPDU() {
+	if !qp.waitFirst {
 		return true
 	}
 	select {
@@ -1397,50 +1402,9 @@ func (qp *QP) maySend() bool {
 }
 
 type txState struct {
-	qp     *QP
-	framer *mpa.Framer
-	// out holds the FPDUs framed and not yet written. With gather set,
-	// the payloads of Writes and Sends stay in the work requests' Data
-	// and out is written with writev; otherwise every FPDU is copied into
-	// out's scratch area and written with one Write.
-	out     mpa.Gather
-	gather  bool
-	pending []*sqEntry // work requests that complete once out is on the wire
-	slots   int        // send queue slots of the work requests in out
-}
-
-// txBatch is how many octets the transmit side frames before it writes
-// them, when work keeps coming.
-const txBatch = 512 << 10
-
-// txGatherPieces bounds the pieces of one batch when gathering: writev
-// takes at most 1024.
-const txGatherPieces = 1024
-
-// maxPieces bounds the pieces GatherFPDU adds for a ULPDU of n octets:
-// ULPDU_Length and DDP header, payload, pad and CRC, and with markers two
-// more per marker.
-func (t *txState) maxPieces(n int) int {
-	if t.qp.params.TxMarkers {
-		return 3 + 2*(n/(mpa.MarkerInterval-mpa.MarkerLen)+2)
-	}
-	return 3
-}
-
-func newTxState(qp *QP) *txState {
-	t := &txState{qp: qp, framer: mpa.NewFramer(qp.params.TxMarkers, qp.params.CRC, 0)}
-	// Gathering pays only where the kernel gets a few long pieces: without
-	// markers an FPDU is three (header, payload, pad and CRC). With
-	// markers the payload comes in 508-octet pieces between 4-octet
-	// markers, and the kernel copies such a list far slower than one
-	// buffer: gathering a 512 KiB batch costs about 1.8 times what
-	// copying it and writing the copy does (BenchmarkTCPWrite in
-	// iwarp/mpa). Gathering also needs a connection that takes writev:
-	// anything else would get one Write per piece, which would break
-	// FPDU alignment for WritePerFPDU and cost a system call per piece.
-	_, vectored := qp.conn.(*net.TCPConn)
-	t.gather = vectored && !qp.params.TxMarkers
-	return t
+	qp      *QP
+	pending []*sqEntry // work requests that complete once the batch is written
+	slots   int        // send queue slots of the work requests in the batch
 }
 
 func (t *txState) msn(qn uint32) uint32 {
@@ -1533,19 +1497,12 @@ func (t *txState) message(m *rdmap.Message, owned bool) error {
 			return nil
 		}
 		t.qp.txFPDUs.Add(1)
-		n := h.Len() + len(payload)
-		if t.out.Len() > 0 && (t.out.Len()+t.framer.WireLen(n) > txBatch ||
-			t.gather && t.out.Pieces()+t.maxPieces(n) > txGatherPieces) {
+		if t.qp.ll.full(h.Len() + len(payload)) {
 			if err := t.flush(); err != nil {
 				return err
 			}
 		}
-		if t.gather && owned {
-			err = t.framer.GatherFPDU(&t.out, h.Append(hdr[:0]), payload)
-		} else {
-			err = t.framer.CopyFPDU(&t.out, h.Append(hdr[:0]), payload)
-		}
-		if err != nil {
+		if err := t.qp.ll.queue(h.Append(hdr[:0]), payload, owned); err != nil {
 			return err
 		}
 		if t.qp.perFPDU {
@@ -1556,8 +1513,8 @@ func (t *txState) message(m *rdmap.Message, owned bool) error {
 	}
 }
 
-// flush writes what is framed to the connection, FPDU-aligned (whole
-// FPDUs only), and completes what it carried.
+// flush writes what is framed to the lower layer, whole segments only
+// (for MPA: FPDU-aligned), and completes what it carried.
 func (t *txState) flush() error {
 	if err := t.write(); err != nil {
 		return err
@@ -1571,17 +1528,11 @@ func (t *txState) flush() error {
 	return nil
 }
 
-// write hands what is framed to the connection: one Write of the copied
-// FPDUs, or a writev of the gathered pieces.
+// write hands what is framed to the lower layer.
 func (t *txState) write() error {
-	if t.out.Len() > 0 {
-		n, err := t.out.WriteTo(t.qp.conn)
-		t.qp.TxBytes.Add(n)
-		if err != nil {
-			return &mpa.Error{Code: mpa.ErrTCPClosed, Detail: err.Error()}
-		}
-	}
-	return nil
+	n, err := t.qp.ll.write()
+	t.qp.TxBytes.Add(n)
+	return err
 }
 
 // terminate sends a Terminate for e and half-closes the connection
@@ -1595,9 +1546,6 @@ func (t *txState) terminate(e *rdmap.Error) {
 	t.closeWrite()
 }
 
-// closeWrite sends FIN after everything written so far.
-func (t *txState) closeWrite() {
-	if tc, ok := t.qp.conn.(interface{ CloseWrite() error }); ok {
-		tc.CloseWrite()
-	}
-}
+// closeWrite ends this side's half (for TCP: FIN) after everything
+// written so far.
+func (t *txState) closeWrite() { t.qp.ll.closeWrite() }

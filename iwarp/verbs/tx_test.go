@@ -189,8 +189,8 @@ func TestTxGatherChoice(t *testing.T) {
 		{&opaqueConn{Conn: tc}, false, false},
 		{&opaqueConn{Conn: tc}, true, false},
 	} {
-		qp := &QP{conn: c.conn, params: &mpa.Params{TxMarkers: c.markers}}
-		if got := newTxState(qp).gather; got != c.want {
+		l := newMPALayer(c.conn, &mpa.Params{TxMarkers: c.markers}, 1460, nil, nil)
+		if got := l.gather; got != c.want {
 			t.Errorf("%T, markers %v: gather %v, want %v", c.conn, c.markers, got, c.want)
 		}
 	}

@@ -12,6 +12,16 @@
 //	c, _ := qp.SendCQ().Poll(ctx)
 //
 // The package's examples run both ends over loopback.
+//
+// # The lower layer
+//
+// A queue pair's DDP and RDMAP do not depend on what carries their DDP
+// segments: the seam is the unexported lowerLayer interface (lower.go),
+// DDP's Lower Layer Protocol (RFC 5041 3). The queue pair segments each
+// message by the layer's MULPDU, queues the segments, writes them in
+// batches, and gets back every segment received in the sender's order;
+// the layer frames them and owns its transport. MPA over TCP (mpaLayer)
+// is the default, and what Dial, Accept and Establish run.
 package verbs
 
 import (

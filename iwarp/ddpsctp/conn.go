@@ -1,0 +1,299 @@
+package ddpsctp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Config configures the adaptation layer on one association.
+type Config struct {
+	// MULPDU caps the DDP segments sent (0: derived from the path,
+	// MULPDU(Association.MaxUnfragmented())). It must be at least 516.
+	MULPDU int
+	// MaxPending is the finite limit of Initiates waiting for the ULP's
+	// decision (section 6.4, default 16): more are answered with a
+	// Terminate.
+	MaxPending int
+}
+
+// DefaultMaxPending is Config.MaxPending's default.
+const DefaultMaxPending = 16
+
+// Conn is the adaptation layer on one SCTP association: its DDP Streams
+// and their sessions.
+type Conn struct {
+	a      Association
+	mulpdu int
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	streams map[uint16]*Session // the current or last session of each stream
+	pending chan *Request
+	err     error         // why the reader stopped
+	dead    chan struct{} // closed when it did
+}
+
+// New starts the adaptation layer on a, once SCTP's INIT and INIT-ACK are
+// exchanged: it refuses (AdaptationError) an association whose peer did not
+// indicate DDP (section 11.1), then reads a's messages until a fails or
+// Close.
+func New(a Association, cfg Config) (*Conn, error) {
+	if ind, ok := a.PeerAdaptation(); !ok || ind != AdaptationDDP {
+		return nil, &AdaptationError{Indication: ind, Present: ok}
+	}
+	m := cfg.MULPDU
+	switch {
+	case m == 0:
+		m = MULPDU(a.MaxUnfragmented())
+	case m < MinMULPDU:
+		return nil, &SizeError{What: "Config.MULPDU: the least MULPDU is 516 (section 9)", Len: m, Max: MinMULPDU}
+	}
+	if cfg.MaxPending <= 0 {
+		cfg.MaxPending = DefaultMaxPending
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Conn{a: a, mulpdu: m, ctx: ctx, cancel: cancel,
+		streams: map[uint16]*Session{},
+		pending: make(chan *Request, cfg.MaxPending),
+		dead:    make(chan struct{}),
+	}
+	go c.readLoop()
+	return c, nil
+}
+
+// MULPDU is the largest DDP segment Send takes (section 9).
+func (c *Conn) MULPDU() int { return c.mulpdu }
+
+// Association returns the association the layer runs on.
+func (c *Conn) Association() Association { return c.a }
+
+// Close ends the association and every session on it.
+func (c *Conn) Close() error {
+	err := c.a.Close()
+	c.cancel()
+	<-c.dead
+	return err
+}
+
+// Err is why the layer stopped reading the association, nil while it runs.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// FreeStream returns the lowest stream that has carried no session yet.
+func (c *Conn) FreeStream() (uint16, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.a.Streams()
+	for i := 0; i < n; i++ {
+		if c.streams[uint16(i)] == nil {
+			return uint16(i), nil
+		}
+	}
+	return 0, fmt.Errorf("ddpsctp: all %d streams of the association have carried a session", n)
+}
+
+// Initiate starts a DDP Stream Session on stream as its active side (6.2):
+// it sends the Initiate with private data pd and waits for the answer.
+// It returns the session once accepted, a *RejectError for a Reject, a
+// *TerminatedError for a Terminate. A stream carries one session per
+// association: a stream used before is refused (StreamError).
+func (c *Conn) Initiate(ctx context.Context, stream uint16, pd []byte) (*Session, error) {
+	if len(pd) > MaxPrivateData {
+		return nil, &SizeError{What: "Initiate private data", Len: len(pd), Max: MaxPrivateData}
+	}
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return nil, c.err
+	}
+	if n := c.a.Streams(); int(stream) >= n {
+		c.mu.Unlock()
+		return nil, &StreamError{Stream: stream, Streams: n}
+	}
+	if c.streams[stream] != nil {
+		c.mu.Unlock()
+		return nil, &StreamError{Stream: stream, Used: true}
+	}
+	s := c.newSession(stream, true)
+	c.mu.Unlock()
+	if err := s.sendControl(ctx, FuncInitiate, pd); err != nil {
+		s.abort(err)
+		return nil, err
+	}
+	select {
+	case <-s.answered:
+	case <-ctx.Done():
+		// The session ends here; its Terminate may be sent only once
+		// the Initiate cannot be overtaken (6.6).
+		s.abort(ctx.Err())
+		go s.Close(c.ctx)
+		return nil, ctx.Err()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s.err != nil {
+		return nil, s.err
+	}
+	return s, nil
+}
+
+// Request is a peer's DDP Stream Session Initiate waiting for the ULP's
+// decision.
+type Request struct {
+	s  *Session
+	pd []byte
+}
+
+// Stream is the DDP Stream the peer asks for.
+func (r *Request) Stream() uint16 { return r.s.stream }
+
+// PrivateData is the Initiate's private data.
+func (r *Request) PrivateData() []byte { return r.pd }
+
+// Accept accepts the session with private data pd (6.2).
+func (r *Request) Accept(ctx context.Context, pd []byte) (*Session, error) {
+	if len(pd) > MaxPrivateData {
+		return nil, &SizeError{What: "Accept private data", Len: len(pd), Max: MaxPrivateData}
+	}
+	s := r.s
+	s.conn.mu.Lock()
+	s.opened = true
+	s.conn.mu.Unlock()
+	if err := s.sendControl(ctx, FuncAccept, pd); err != nil {
+		s.abort(err)
+		return nil, err
+	}
+	return s, nil
+}
+
+// Reject rejects the session with private data pd (6.3); only the ULP
+// rejects (a Reject is never sent on the layer's own account).
+func (r *Request) Reject(ctx context.Context, pd []byte) error {
+	if len(pd) > MaxPrivateData {
+		return &SizeError{What: "Reject private data", Len: len(pd), Max: MaxPrivateData}
+	}
+	s := r.s
+	err := s.sendControl(ctx, FuncReject, pd)
+	s.conn.mu.Lock()
+	s.localFinal = true
+	s.rxFinal = true // the Initiate was the active side's only message (6.3)
+	s.setErr(ErrClosed)
+	s.conn.mu.Unlock()
+	return err
+}
+
+// Listen waits for the next session a peer initiates.
+func (c *Conn) Listen(ctx context.Context) (*Request, error) {
+	select {
+	case r := <-c.pending:
+		return r, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.dead:
+		select {
+		case r := <-c.pending:
+			return r, nil
+		default:
+		}
+		return nil, c.Err()
+	}
+}
+
+// readLoop hands every message of the association to its stream.
+func (c *Conn) readLoop() {
+	defer close(c.dead)
+	for {
+		m, err := c.a.Receive(c.ctx)
+		if err != nil {
+			switch {
+			case c.ctx.Err() != nil:
+				err = ErrClosed
+			case errors.Is(err, io.EOF):
+				// Not the session's graceful end, which is the
+				// peer's Terminate.
+				err = ErrAssociationEnded
+			default:
+				err = fmt.Errorf("ddpsctp: the association failed: %w", err)
+			}
+			c.mu.Lock()
+			c.err = err
+			for _, s := range c.streams {
+				s.setErr(c.err)
+			}
+			c.mu.Unlock()
+			return
+		}
+		c.handle(m)
+	}
+}
+
+// handle runs one received message through its stream's session.
+func (c *Conn) handle(m Message) {
+	p, perr := ParsePayload(m.PPID, m.Data)
+	if perr == nil && !m.Unordered {
+		perr = &FormatError{PPID: m.PPID, Detail: "an ordered DATA chunk; the adaptation layer uses unordered chunks only (section 10)"}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.streams[m.Stream]
+	if s == nil || s.reusable() {
+		if perr == nil && p.PPID == PPIDControl && p.Func == FuncInitiate && p.SSN == 0 {
+			c.initiated(m.Stream, p.PrivateData)
+			return
+		}
+		// Nothing but an Initiate starts a session (6.2): refuse the
+		// stream with a Terminate.
+		s = c.newSession(m.Stream, false)
+		s.rxNext = 1
+		if perr == nil {
+			perr = fmt.Errorf("a %s on a stream without a session; a session starts with an Initiate at DDP-SSN 0 (section 6.2)", p.describe())
+		}
+		s.violate(p.SSN, perr)
+		return
+	}
+	if perr != nil {
+		s.violate(p.SSN, perr)
+		return
+	}
+	s.receive(p)
+}
+
+// initiated records a peer's Initiate on stream, with c.mu held: a Request
+// for the ULP, or a Terminate when too many wait (6.4).
+func (c *Conn) initiated(stream uint16, pd []byte) {
+	s := c.newSession(stream, false)
+	s.rxNext = 1
+	r := &Request{s: s, pd: pd}
+	select {
+	case c.pending <- r:
+	default:
+		s.rxFinal = true
+		s.setErr(ErrClosed)
+		go s.sendTerminate(c.ctx)
+	}
+}
+
+// newSession makes stream's session, with c.mu held.
+func (c *Conn) newSession(stream uint16, active bool) *Session {
+	s := &Session{conn: c, stream: stream, active: active,
+		held:     map[uint16]Payload{},
+		answered: make(chan struct{}),
+		wake:     make(chan struct{}, 1),
+	}
+	c.streams[stream] = s
+	return s
+}
+
+func (p *Payload) describe() string {
+	if p.PPID == PPIDControl {
+		return p.Func.String()
+	}
+	return "DDP Segment Chunk"
+}

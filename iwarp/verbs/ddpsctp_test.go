@@ -1,0 +1,283 @@
+package verbs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/openrnic/rnic/iwarp/ddpsctp"
+	"github.com/openrnic/rnic/iwarp/mpa"
+	"github.com/openrnic/rnic/iwarp/rdmap"
+	"github.com/openrnic/rnic/iwarp/sctp"
+)
+
+// sctpConns returns the adaptation layer on both ends of an in-memory
+// association that reorders.
+func sctpConns(t *testing.T, reorder int) (*ddpsctp.Conn, *ddpsctp.Conn) {
+	t.Helper()
+	ind := ddpsctp.AdaptationDDP
+	ea, eb := ddpsctp.Pipe(ddpsctp.PipeConfig{Adaptation: [2]*uint32{&ind, &ind}, Reorder: reorder, Seed: 7})
+	a, err := ddpsctp.New(ea, ddpsctp.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ddpsctp.New(eb, ddpsctp.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close(); b.Close() })
+	return a, b
+}
+
+// connectSCTP returns two queue pairs over one DDP Stream Session on
+// stream of a (active) and b (passive).
+func connectSCTP(t *testing.T, a, b *ddpsctp.Conn, stream uint16, ccfg, scfg QPConfig) *pair {
+	t.Helper()
+	p := &pair{dev: NewDevice()}
+	p.cpd, p.spd = p.dev.AllocPD(), p.dev.AllocPD()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ch := make(chan error, 1)
+	go func() {
+		r, err := b.Listen(ctx)
+		if err == nil {
+			p.server, err = AcceptSession(ctx, p.spd, r, scfg)
+		}
+		ch <- err
+	}()
+	var err error
+	p.client, err = InitiateSession(ctx, p.cpd, a, stream, ccfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-ch; err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.client.Close(); p.server.Close() })
+	return p
+}
+
+// TestSCTPWriteReadSend: RDMA Write, Read and Send over DDP/SCTP, with
+// segments delivered out of order by SCTP, place and complete as over MPA.
+func TestSCTPWriteReadSend(t *testing.T) {
+	a, b := sctpConns(t, 8)
+	p := connectSCTP(t, a, b, 1,
+		QPConfig{MPA: mpa.Config{IRD: 4, ORD: 8, PrivateData: []byte("client")}},
+		QPConfig{MPA: mpa.Config{IRD: 6, ORD: 2, PrivateData: []byte("server")}})
+	cp, sp := p.client.Params(), p.server.Params()
+	if cp.ORD != 6 || sp.ORD != 2 || cp.IRD != 4 || sp.IRD != 6 {
+		t.Fatalf("IRD/ORD: client %d/%d, server %d/%d", cp.IRD, cp.ORD, sp.IRD, sp.ORD)
+	}
+	if string(cp.Peer.PrivateData) != "server" || string(sp.Peer.PrivateData) != "client" {
+		t.Fatalf("private data %q / %q", cp.Peer.PrivateData, sp.Peer.PrivateData)
+	}
+	if p.client.Session() == nil || p.client.Conn() != nil || p.client.MULPDU() != 1434 {
+		t.Fatalf("session %v conn %v MULPDU %d", p.client.Session(), p.client.Conn(), p.client.MULPDU())
+	}
+	ctx := context.Background()
+	// RDMA Write of 64 KiB: many segments, placed by STag and TO.
+	dst := make([]byte, 64<<10)
+	mr, err := p.spd.RegisterMR(dst, RemoteWrite|RemoteRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := make([]byte, len(dst))
+	for i := range src {
+		src[i] = byte(i * 7)
+	}
+	if err := p.client.PostSend(ctx, SendWR{ID: 1, Op: OpWrite, Data: src, RemoteSTag: mr.STag, RemoteTO: mr.Addr}); err != nil {
+		t.Fatal(err)
+	}
+	if c := poll(t, p.client.SendCQ()); c.Err != nil || c.ID != 1 || c.Op != OpWrite {
+		t.Fatalf("write completion %+v", c)
+	}
+	// A Send after the Write: delivered after it (RFC 5040 5.5), so the
+	// Write is placed when the receive completes.
+	rbuf := make([]byte, 100)
+	p.server.PostRecv(9, rbuf)
+	if err := p.client.PostSend(ctx, SendWR{ID: 2, Op: OpSend, Data: []byte("done")}); err != nil {
+		t.Fatal(err)
+	}
+	if c := poll(t, p.server.RecvCQ()); c.Err != nil || c.ID != 9 || c.Len != 4 || string(rbuf[:4]) != "done" {
+		t.Fatalf("receive completion %+v", c)
+	}
+	if !bytes.Equal(dst, src) {
+		t.Fatal("RDMA Write placed wrong data")
+	}
+	poll(t, p.client.SendCQ())
+	// RDMA Read of it back into a client region.
+	back := make([]byte, len(dst))
+	sink, err := p.cpd.RegisterMR(back, RemoteWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.client.PostSend(ctx, SendWR{ID: 3, Op: OpRead, Sink: sink, Len: uint32(len(back)), RemoteSTag: mr.STag, RemoteTO: mr.Addr}); err != nil {
+		t.Fatal(err)
+	}
+	if c := poll(t, p.client.SendCQ()); c.Err != nil || c.ID != 3 || c.Len != len(back) {
+		t.Fatalf("read completion %+v", c)
+	}
+	if !bytes.Equal(back, src) {
+		t.Fatal("RDMA Read returned wrong data")
+	}
+	st := p.server.Stats()
+	if st.RxMessages[rdmap.OpWrite] != 1 || st.RxMessages[rdmap.OpReadRequest] != 1 || st.TxMessages[rdmap.OpReadResponse] != 1 {
+		t.Fatalf("server stats %+v", st)
+	}
+	// A graceful end: Close sends the session's Terminate and waits
+	// for the peer's.
+	done := make(chan error, 1)
+	go func() { done <- p.server.Close() }()
+	if err := p.client.Close(); err != nil {
+		t.Fatalf("client Close: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("server Close: %v", err)
+	}
+}
+
+// TestSCTPTerminate: a DDP error found over SCTP is reported to the peer in
+// an RDMAP Terminate, as over MPA: a Write to an STag that does not exist.
+func TestSCTPTerminate(t *testing.T) {
+	a, b := sctpConns(t, 0)
+	p := connectSCTP(t, a, b, 2, QPConfig{}, QPConfig{})
+	ctx := context.Background()
+	if err := p.client.PostSend(ctx, SendWR{ID: 1, Op: OpWrite, Data: make([]byte, 10), RemoteSTag: 0x00ffff01, RemoteTO: 0}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, p.client.SendCQ())
+	select {
+	case <-p.client.Dead():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the client did not fail")
+	}
+	var term *rdmap.Terminate
+	if !errors.As(p.client.Err(), &term) || term.Layer != rdmap.LayerDDP {
+		t.Fatalf("client error %v, want the server's DDP Terminate", p.client.Err())
+	}
+	var local *rdmap.Error
+	if !errors.As(p.server.Err(), &local) {
+		t.Fatalf("server error %v", p.server.Err())
+	}
+	if p.server.Stats().TerminateSent == nil {
+		t.Fatal("no Terminate recorded as sent")
+	}
+}
+
+// TestSCTPReject: the passive side's ULP rejects through QPConfig.MPA.Accept;
+// the active side gets the session Reject with the reply.
+func TestSCTPReject(t *testing.T) {
+	a, b := sctpConns(t, 0)
+	dev := NewDevice()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ch := make(chan error, 1)
+	go func() {
+		r, err := b.Listen(ctx)
+		if err == nil {
+			_, err = AcceptSession(ctx, dev.AllocPD(), r, QPConfig{MPA: mpa.Config{Accept: func(req *mpa.StartupFrame) ([]byte, bool) {
+				return []byte("not " + string(req.PrivateData)), true
+			}}})
+		}
+		ch <- err
+	}()
+	_, err := InitiateSession(ctx, dev.AllocPD(), a, 3, QPConfig{MPA: mpa.Config{PrivateData: []byte("you")}})
+	var re *ddpsctp.RejectError
+	if !errors.As(err, &re) || string(re.PrivateData) != "not you" {
+		t.Fatalf("InitiateSession: %v, want a Reject with \"not you\"", err)
+	}
+	var mre *mpa.RejectError
+	if err := <-ch; !errors.As(err, &mre) {
+		t.Fatalf("AcceptSession: %v", err)
+	}
+}
+
+// TestSCTPSeveralQPs: queue pairs on several DDP Streams of one association
+// run independently.
+func TestSCTPSeveralQPs(t *testing.T) {
+	a, b := sctpConns(t, 4)
+	ctx := context.Background()
+	var pairs []*pair
+	for st := uint16(1); st <= 3; st++ {
+		pairs = append(pairs, connectSCTP(t, a, b, st, QPConfig{}, QPConfig{}))
+	}
+	bufs := make([][]byte, len(pairs))
+	for i, p := range pairs {
+		bufs[i] = make([]byte, 64)
+		p.server.PostRecv(uint64(i), bufs[i])
+	}
+	for i, p := range pairs {
+		if err := p.client.PostSend(ctx, SendWR{ID: uint64(i), Op: OpSend, Data: []byte{byte(i), 1, 2}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, p := range pairs {
+		if c := poll(t, p.server.RecvCQ()); c.Err != nil || c.Len != 3 || bufs[i][0] != byte(i) {
+			t.Fatalf("qp %d: %+v % x", i, c, bufs[i][:3])
+		}
+	}
+	// Closing one leaves the others running.
+	pairs[0].client.Close()
+	if err := pairs[1].client.PostSend(ctx, SendWR{ID: 9, Op: OpSend, Data: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	bufs[1] = make([]byte, 8)
+	pairs[1].server.PostRecv(9, bufs[1])
+	if c := poll(t, pairs[1].server.RecvCQ()); c.Err != nil || c.Len != 1 {
+		t.Fatalf("after closing another: %+v", c)
+	}
+}
+
+// TestSCTPOverUDP: RDMA Writes of 64 KiB and a Read over the userspace
+// SCTP association on loopback UDP.
+func TestSCTPOverUDP(t *testing.T) {
+	ln, err := ddpsctp.Listen("127.0.0.1:0", sctp.Config{}, ddpsctp.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ch := make(chan *ddpsctp.Conn, 1)
+	go func() { c, _ := ln.Accept(ctx); ch <- c }()
+	a, err := ddpsctp.Dial(ctx, ln.Addr().String(), sctp.Config{}, ddpsctp.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b := <-ch
+	if b == nil {
+		t.Fatal("no association accepted")
+	}
+	defer b.Close()
+	p := connectSCTP(t, a, b, 0, QPConfig{}, QPConfig{})
+	dst := make([]byte, 64<<10)
+	mr, _ := p.spd.RegisterMR(dst, RemoteWrite|RemoteRead)
+	src := make([]byte, len(dst))
+	for i := range 16 {
+		for j := range src {
+			src[j] = byte(i + j)
+		}
+		if err := p.client.PostSend(ctx, SendWR{ID: uint64(i), Op: OpWrite, Data: src, RemoteSTag: mr.STag, RemoteTO: mr.Addr}); err != nil {
+			t.Fatal(err)
+		}
+		if c := poll(t, p.client.SendCQ()); c.Err != nil {
+			t.Fatal(c.Err)
+		}
+	}
+	back := make([]byte, len(dst))
+	sink, _ := p.cpd.RegisterMR(back, RemoteWrite)
+	if err := p.client.PostSend(ctx, SendWR{ID: 99, Op: OpRead, Sink: sink, Len: uint32(len(back)), RemoteSTag: mr.STag, RemoteTO: mr.Addr}); err != nil {
+		t.Fatal(err)
+	}
+	if c := poll(t, p.client.SendCQ()); c.Err != nil || c.ID != 99 {
+		t.Fatalf("read: %+v", c)
+	}
+	// The Read Response follows the Writes on the stream, so it returns
+	// what the last Write placed.
+	if !bytes.Equal(back, src) {
+		t.Fatal("the Read did not return the last Write's data")
+	}
+}
