@@ -23,7 +23,11 @@ var wireSizes = []int{1, 7, 100, 1460, 4000, 16384, 65536}
 // outcome once every CQE is in.
 func wireRun(t *testing.T, a, b driver.Backend, imp driver.Impair, markers bool, seed uint64, reads [2]bool) (*wiretest.Outcome, [2]driver.ReasmStats) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// A limit for a run that stopped, not a speed check: a mirrored case
+	// takes about 10 s alone, and over a minute beside make test's other
+	// suites on two cores.
+	const limit = 5 * time.Minute
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	var ends [2]*wiretest.End
 	for k, be := range []driver.Backend{a, b} {
@@ -61,7 +65,7 @@ func wireRun(t *testing.T, a, b driver.Backend, imp driver.Impair, markers bool,
 			for k, e := range ends {
 				o.Mem[k] = e.Buf.Mem[:wiretest.BufSize]
 			}
-			t.Errorf("memory: %v; held %d %d, pending %d %d, next %#x %#x", wiretest.Check(o, wireSizes, reads),
+			t.Errorf("the run did not finish in %v; memory: %v; held %d %d, pending %d %d, next %#x %#x", limit, wiretest.Check(o, wireSizes, reads),
 				ends[0].X.Held(ends[0].QP.N), ends[1].X.Held(ends[1].QP.N), ends[0].X.Pending(), ends[1].X.Pending(),
 				ends[0].X.Next(ends[0].QP.N), ends[1].X.Next(ends[1].QP.N))
 			t.Fatalf("%v: CQEs %v %v and %d/%d; wire %+v %+v; host %+v %+v", imp, o.Send[0], o.Recv[0],

@@ -62,6 +62,7 @@ func TestPowerCutMatrix(t *testing.T) {
 	for n := 1; n <= updateOps+confirmOps; n++ {
 		permille := uint32(1 + (n*397)%998)
 		t.Run(fmt.Sprintf("op%02d", n), func(t *testing.T) {
+			ctx := ctxT(t) // each cut its own limit: the matrix takes minutes on a loaded machine
 			path := tmp(t, "flash.bin")
 			copyFile(t, base, path)
 			d := power(t, path)
