@@ -65,6 +65,8 @@ func (s *sctpAssoc) Streams() int {
 
 func (s *sctpAssoc) MaxUnfragmented() int { return s.a.MaxChunkData() }
 
+func (s *sctpAssoc) RemoteAddr() net.Addr { return s.a.RemoteAddr() }
+
 // closeTimeout bounds the graceful SHUTDOWN of Close.
 const closeTimeout = 5 * time.Second
 
