@@ -21,6 +21,7 @@ type Session struct {
 	txSSN    uint16 // next DDP-SSN to send (6.1: from 0, no gaps)
 	unacked  int    // chunks sent since the last WaitAcked
 	txClosed bool   // our Terminate is sent (or Reject)
+	txBuf    []byte // the chunk payload being sent
 
 	// The rest is guarded by conn.mu.
 	opened     bool // Accept sent or received: segments may flow
@@ -58,9 +59,13 @@ func (s *Session) MULPDU() int { return s.conn.mulpdu }
 
 // Send sends one DDP segment as a DDP Segment Chunk. It refuses a segment
 // larger than the MULPDU (section 9).
-func (s *Session) Send(ctx context.Context, seg []byte) error {
-	if len(seg) > s.conn.mulpdu {
-		return &SizeError{What: "DDP segment", Len: len(seg), Max: s.conn.mulpdu}
+func (s *Session) Send(ctx context.Context, seg []byte) error { return s.SendParts(ctx, seg, nil) }
+
+// SendParts sends the DDP segment made of hdr and then payload, as Send
+// does, without the caller putting them together first.
+func (s *Session) SendParts(ctx context.Context, hdr, payload []byte) error {
+	if n := len(hdr) + len(payload); n > s.conn.mulpdu {
+		return &SizeError{What: "DDP segment", Len: n, Max: s.conn.mulpdu}
 	}
 	s.conn.mu.Lock()
 	err := s.err
@@ -74,12 +79,13 @@ func (s *Session) Send(ctx context.Context, seg []byte) error {
 	if err != nil {
 		return err
 	}
-	p := Segment(0, seg)
-	return s.send(ctx, &p)
+	p := Segment(0, hdr)
+	return s.send(ctx, &p, payload)
 }
 
-// send assigns p the next DDP-SSN and hands it to SCTP.
-func (s *Session) send(ctx context.Context, p *Payload) error {
+// send assigns p the next DDP-SSN and hands it, followed by tail (the rest
+// of a segment), to SCTP.
+func (s *Session) send(ctx context.Context, p *Payload, tail []byte) error {
 	s.txMu.Lock()
 	defer s.txMu.Unlock()
 	if s.txClosed {
@@ -94,10 +100,12 @@ func (s *Session) send(ctx context.Context, p *Payload) error {
 		s.unacked = 0
 	}
 	p.SSN = s.txSSN
-	b, err := p.Append(make([]byte, 0, p.Len()))
+	b, err := p.Append(s.txBuf[:0])
 	if err != nil {
 		return err
 	}
+	b = append(b, tail...)
+	s.txBuf = b // SCTP copies what it keeps: the buffer serves the next chunk
 	if err := s.conn.a.SendUnordered(ctx, s.stream, p.PPID, b); err != nil {
 		return err
 	}
@@ -115,7 +123,7 @@ func (s *Session) sendControl(ctx context.Context, f FunctionCode, pd []byte) er
 	s.sentCtrl = true
 	s.conn.mu.Unlock()
 	p := Control(0, f, pd)
-	return s.send(ctx, &p)
+	return s.send(ctx, &p, nil)
 }
 
 // confirmed reports, with conn.mu held, whether the peer has shown that it

@@ -196,7 +196,6 @@ type sctpLayer struct {
 	cancel    context.CancelFunc
 	closeOnce sync.Once
 	written   int64 // octets handed to SCTP since the last write: DDP-SSN and segment
-	seg       []byte
 	deliver   func(seq uint32, ulpdu []byte) error
 }
 
@@ -206,11 +205,10 @@ func (l *sctpLayer) full(n int) bool { return false }
 // queue sends the segment at once: SCTP copies it, and bundles and
 // batches on its own.
 func (l *sctpLayer) queue(hdr, payload []byte, owned bool) error {
-	l.seg = append(append(l.seg[:0], hdr...), payload...)
-	if err := l.s.Send(l.ctx, l.seg); err != nil {
+	if err := l.s.SendParts(l.ctx, hdr, payload); err != nil {
 		return err
 	}
-	l.written += int64(ddpsctp.SSNLen + len(l.seg))
+	l.written += int64(ddpsctp.SSNLen + len(hdr) + len(payload))
 	return nil
 }
 
