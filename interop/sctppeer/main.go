@@ -113,12 +113,19 @@ func newSock(adaptation bool) (*sock, error) {
 	return &sock{fd: fd}, nil
 }
 
-func sockaddr(s string) (*unix.SockaddrInet4, error) {
-	ap, err := netip.ParseAddrPort(s)
+// dial sets up an association to addr (ip:port), with or without the
+// indication. connected is false, and err the connect's, when connect
+// itself failed.
+func dial(addr string, adaptation bool) (s *sock, connected bool, err error) {
+	ap, err := netip.ParseAddrPort(addr)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return &unix.SockaddrInet4{Addr: ap.Addr().As4(), Port: int(ap.Port())}, nil
+	if s, err = newSock(adaptation); err != nil {
+		return nil, false, err
+	}
+	err = unix.Connect(s.fd, &unix.SockaddrInet4{Addr: ap.Addr().As4(), Port: int(ap.Port())})
+	return s, err == nil, err
 }
 
 // send sends m as one unordered message.
@@ -301,16 +308,11 @@ func phaseA(port int) error {
 
 // phaseB is the active side against the host's passive one.
 func phaseB(addr string) error {
-	s, err := newSock(true)
-	if err != nil {
-		return err
+	s, connected, err := dial(addr, true)
+	if s != nil {
+		defer unix.Close(s.fd)
 	}
-	defer unix.Close(s.fd)
-	sa, err := sockaddr(addr)
-	if err != nil {
-		return err
-	}
-	if err := unix.Connect(s.fd, sa); err != nil {
+	if !connected {
 		return fmt.Errorf("B: connect %s: %w", addr, err)
 	}
 	if err := s.send(msg{stream: 3, ppid: ppidControl, ssn: 0, fn: fInitiate, body: []byte("guest")}); err != nil {
@@ -362,19 +364,14 @@ func phaseB(addr string) error {
 // phaseC sets up an association without the indication: the host must
 // abort it.
 func phaseC(addr string) error {
-	s, err := newSock(false)
-	if err != nil {
+	s, connected, err := dial(addr, false)
+	if s == nil {
 		return err
 	}
 	defer unix.Close(s.fd)
-	sa, err := sockaddr(addr)
-	if err != nil {
-		return err
-	}
 	// The host aborts once the association is up: connect may see the
 	// ABORT already, or the first recv.
-	err = unix.Connect(s.fd, sa)
-	if err == nil {
+	if connected {
 		_, err = s.recv()
 	}
 	if errors.Is(err, unix.ECONNREFUSED) || errors.Is(err, unix.ECONNRESET) || errors.Is(err, errEOF) {
