@@ -277,7 +277,7 @@ $(SIM)/flags: FORCE
 	@mkdir -p $(@D)
 	@echo '$(subst ',,$(SIM_TRACE) $(SIM_FLAGS))' | cmp -s - $@ || echo '$(subst ',,$(SIM_TRACE) $(SIM_FLAGS))' > $@
 
-$(SIM_BIN): $(RTL_V) $(RTL_VH) $(RTL_VLT) hw/sim/rnic_sim.cpp $(SIM)/hash $(SIM)/flags | deps
+$(SIM_BIN): $(RTL_V) $(RTL_VH) $(RTL_VLT) hw/sim/rnic_sim.cpp hw/sim/flash_model.h $(SIM)/hash $(SIM)/flags | deps
 	@mkdir -p $(SIM)
 	@start=$$(date +%s); \
 	$(SIM_ENV) verilator --cc --exe --build -j 2 -O2 $(SIM_TRACE) -Wall -Wno-fatal $(RTL_VLT) $(SIM_FLAGS) \

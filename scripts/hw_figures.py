@@ -179,6 +179,13 @@ BLOCKS = [
     # the device adds to the datapath, and takes minutes where the whole
     # top takes over an hour on Yosys 0.23.
     Block("rnic_dev/shell", "DATA_W", (64, 512), boxes=("rnic_tx", "rnic_rx")),
+    # The datapath as rnic_dev instantiates it (64 connections, 1024
+    # STags, 16 receive buffers a connection, 64-bit IDs): with the shell,
+    # the whole device's figures, block by block (no optimisation across
+    # the three boundaries).
+    Block("rnic_tx/dev", "DATA_W", (64, 512), fixed=(("CONN_W", 6),)),
+    Block("rnic_rx/dev", "DATA_W", (64, 512),
+          fixed=(("CONN_W", 6), ("STAG_AW", 10), ("RQ_AW", 4), ("ID_W", 64))),
 ]
 
 

@@ -48,22 +48,22 @@ def test_check_names_a_stale_file(tmp_path):
 
 
 def test_external_region_off_its_size_refused(tmp_path):
-    """The doorbells block moved to 0x1000 puts the CQ doorbells (16 KiB) at
-    0x5000: the generated block would hand them address bits 13:0 of
-    0x5000, 0x1000, as the offset of CQ 0's doorbell. regs.py refuses it."""
+    """The doorbells block moved to 0x2000 puts the CQ doorbells (16 KiB) at
+    0x6000: the generated block would hand them address bits 13:0 of
+    0x6000, 0x2000, as the offset of CQ 0's doorbell. regs.py refuses it."""
     sys.path.insert(0, str(ROOT / "scripts"))
     import regs
 
     rdl = (ROOT / "hw" / "regs" / "rnic.rdl").read_text()
-    moved = rdl.replace("doorbells_block doorbells @ 0x8000;", "doorbells_block doorbells @ 0x1000;")
-    moved = moved.replace("block_next_r #(.NEXT(0x8000))", "block_next_r #(.NEXT(0x1000))")
-    assert moved.count("0x1000;") > rdl.count("0x1000;")
+    moved = rdl.replace("doorbells_block doorbells @ 0x8000;", "doorbells_block doorbells @ 0x2000;")
+    moved = moved.replace("block_next_r #(.NEXT(0x8000))", "block_next_r #(.NEXT(0x2000))")
+    assert moved.count("0x2000;") > rdl.count("0x2000;")
     bad = tmp_path / "moved.rdl"
     bad.write_text(moved)
     regs.check_chain(regs.compile_map())  # the real map passes
     with pytest.raises(SystemExit) as e:
         regs.check_chain(regs.compile_map(bad))
-    assert "doorbells.cq_db at 0x5000" in str(e.value)
+    assert "doorbells.cq_db at 0x6000" in str(e.value)
     assert "start at a multiple of it" in str(e.value)
 
 

@@ -175,8 +175,8 @@ binary (1024, 1048576, ...). Every command says a size back in octets.`,
 		}
 		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
-	root.AddCommand(newBenchCmd(), newInfoCmd(), newLatCmd(), newQPCmd(), newRpingCmd(), newServeCmd(), newStagCmd(), newStatsCmd(), newVersionCmd())
-	root.AddCommand(newKeygenCmd(), newSignCmd(), newVerifyCmd(), newInspectCmd())
+	root.AddCommand(newBenchCmd(), newBootStatusCmd(), newConfirmCmd(), newFlashCmd(), newInfoCmd(), newLatCmd(), newQPCmd(), newRpingCmd(), newServeCmd(), newStagCmd(), newStatsCmd(), newVersionCmd())
+	root.AddCommand(newKeygenCmd(), newSignCmd(), newVerifyCmd(), newInspectCmd(), newProvisionCmd())
 	return root
 }
 

@@ -58,6 +58,7 @@ import (
 	"sync"
 
 	"github.com/openrnic/rnic/driver"
+	"github.com/openrnic/rnic/driver/regmap"
 	"github.com/openrnic/rnic/driver/regs"
 	"github.com/openrnic/rnic/iwarp/ddp"
 )
@@ -233,9 +234,16 @@ func (d *Device) Write32(off uint32, v uint32) error {
 
 var errClosed = errors.New("model: the device is closed; open a new one")
 
-// header answers the block headers of the chain.
+// header answers the block headers of the chain: the map's blocks but the
+// flash block (the model has no configuration flash; regmap.Optional).
 func (d *Device) header(off uint32) (uint32, bool) {
-	for i, b := range regs.Blocks {
+	blocks := make([]regs.Block, 0, len(regs.Blocks))
+	for _, b := range regs.Blocks {
+		if !regmap.Optional(b.Type) {
+			blocks = append(blocks, b)
+		}
+	}
+	for i, b := range blocks {
 		r, ok := in(off, b.Base, 12)
 		if !ok {
 			continue
@@ -246,8 +254,8 @@ func (d *Device) header(off uint32) (uint32, bool) {
 		case regs.HdrVersion:
 			return b.VersionMajor<<regs.VersionMajorShift | b.VersionMinor, true
 		default:
-			if i+1 < len(regs.Blocks) {
-				return regs.Blocks[i+1].Base, true
+			if i+1 < len(blocks) {
+				return blocks[i+1].Base, true
 			}
 			return 0, true
 		}

@@ -12,7 +12,9 @@
 //   - a chain that loops, or whose next pointer is misaligned or outside
 //     the BAR, so that a walk always ends;
 //   - a chain without one of the blocks this driver needs (the ID, counters,
-//     admin mailbox, interrupt vectors and doorbells blocks);
+//     admin mailbox, interrupt vectors and doorbells blocks; the flash block
+//     is known but optional: a device without a configuration flash, or the
+//     driver's model, has none, and driver/flash says so);
 //   - capabilities beyond what the map has registers for: more QPs or CQs
 //     than the doorbells block has doorbells, more vectors than the vectors
 //     block has registers, or no vector at all (vector 0 carries the event
@@ -192,7 +194,7 @@ func Walk(m MMIO, barSize uint32) (*Device, error) {
 	}
 	var missing []string
 	for _, kb := range regs.Blocks {
-		if _, ok := d.Block(kb.Type); !ok {
+		if _, ok := d.Block(kb.Type); !ok && !Optional(kb.Type) {
 			missing = append(missing, fmt.Sprintf("%s (type %#08x)", kb.Name, kb.Type))
 		}
 	}
@@ -203,6 +205,10 @@ func Walk(m MMIO, barSize uint32) (*Device, error) {
 	d.countersBase = cb.Base
 	return d, nil
 }
+
+// Optional says whether a known block may be missing from a device's chain:
+// the flash block (driver/flash).
+func Optional(typ uint32) bool { return typ == regs.FlashType }
 
 func (d *Device) readID(read func(uint32) (uint32, error)) error {
 	words := []struct {

@@ -75,7 +75,7 @@ const (
 	IDDeviceIDValue        uint32 = 0x524e4943
 	IDMapVersionMinorShift        = 0
 	IDMapVersionMinorMask  uint32 = 0x0000ffff
-	IDMapVersionMinorValue uint32 = 0x1
+	IDMapVersionMinorValue uint32 = 0x2
 	IDMapVersionMajorShift        = 16
 	IDMapVersionMajorMask  uint32 = 0xffff0000
 	IDMapVersionMajorValue uint32 = 0x1
@@ -292,6 +292,120 @@ const (
 	VectorsVecPendingPendingMask   uint32 = 0x00000001
 )
 
+// Block flash: Configuration flash.
+// SPI NOR flash commands (read, page program, sector erase, status, JEDEC ID)
+// through a 256-octet data buffer, and which image the boot logic chose and
+// why.
+const (
+	FlashBase         uint32 = 0x1000
+	FlashSize         uint32 = 0x200
+	FlashType         uint32 = 0x524e464c
+	FlashVersionMajor uint32 = 1
+	FlashVersionMinor uint32 = 0
+)
+
+// Configuration flash registers: offsets in the BAR.
+const (
+	// What this block is: one of the BLK_TYPE values.
+	FlashBlkType uint32 = 0x1000
+	// The layout version of this block. A driver refuses a major version it does
+	// not know and accepts any minor version of one it knows.
+	FlashBlkVersion uint32 = 0x1004
+	// Byte offset in the BAR of the next block of the chain; 0 ends the chain.
+	FlashBlkNext uint32 = 0x1008
+	// The flash part this build drives: log2 of its size, sector (erase unit)
+	// and page (program unit) in octets; whether it does quad I/O.
+	FlashGeometry uint32 = 0x100c
+	// Write to start a command on ADDR and LEN: 1 READ (LEN octets into DATA), 2
+	// PROGRAM (LEN octets of DATA, within one page), 3 ERASE (the 4 KiB sector
+	// at ADDR, aligned), 4 STATUS (the flash's status register into DATA octet
+	// 0), 5 ID (the JEDEC ID, 3 octets, into DATA). QUAD: the quad I/O form of
+	// READ or PROGRAM. Ignored while STATUS.BUSY is set. Reads the last command
+	// accepted.
+	FlashCmd uint32 = 0x1010
+	// BUSY while a command or the boot logic runs, BOOT while the boot logic
+	// runs (the host is locked out); CODE is the last command's result once BUSY
+	// is clear.
+	FlashStatus uint32 = 0x1014
+	// The command's flash address (octets).
+	FlashAddr uint32 = 0x1018
+	// The command's length in octets, 1 to 256 (READ and PROGRAM).
+	FlashLen uint32 = 0x101c
+	// What the boot logic chose at its last run and why
+	// (docs/firmware-update.md).
+	FlashBootStatus uint32 = 0x1020
+	// The booted image's version: major [7:0], minor [15:8], patch [31:16] (its
+	// header's octets 0x0C..0x0F).
+	FlashBootVersion uint32 = 0x1024
+	// The booted image's security counter (anti-rollback).
+	FlashBootSecurity uint32 = 0x1028
+	// The booted image's build number.
+	FlashBootBuild uint32 = 0x102c
+	// The booted slot's commit sequence number (the newer slot has the higher
+	// one).
+	FlashBootSeq uint32 = 0x1030
+	// Flash address of the booted image's payload: what a board's
+	// reconfiguration (e.g. ICAP IPROG's warm boot start address) would load.
+	FlashBootAddr uint32 = 0x1034
+	// Write 0x424F4F54 ("BOOT") to run the boot logic again (a warm reboot:
+	// trial state is recorded, BOOT_STATUS rewritten). Other values are ignored;
+	// reads 0.
+	FlashBootCtrl uint32 = 0x1038
+	// Flash addresses below this (the golden slot) cannot be erased or
+	// programmed from the host.
+	FlashProtect uint32 = 0x103c
+	// The data buffer: a READ's octets, a PROGRAM's octets (octet i at BAR
+	// offset +0x100 + i).
+	FlashData     uint32 = 0x1100
+	FlashDataSize uint32 = 0x100
+	// Octets 4 i .. 4 i + 3 of the command's data (octet 4 i in [7:0]).
+	FlashDataWord       uint32 = 0x000
+	FlashDataWordStride uint32 = 0x4
+	FlashDataWordCount  uint32 = 64
+)
+
+// Configuration flash fields.
+const (
+	FlashBlkVersionMinorShift            = 0
+	FlashBlkVersionMinorMask      uint32 = 0x0000ffff
+	FlashBlkVersionMajorShift            = 16
+	FlashBlkVersionMajorMask      uint32 = 0xffff0000
+	FlashGeometrySizeLog2Shift           = 0
+	FlashGeometrySizeLog2Mask     uint32 = 0x000000ff
+	FlashGeometrySectorLog2Shift         = 8
+	FlashGeometrySectorLog2Mask   uint32 = 0x0000ff00
+	FlashGeometryPageLog2Shift           = 16
+	FlashGeometryPageLog2Mask     uint32 = 0x00ff0000
+	FlashGeometryQuadShift               = 24
+	FlashGeometryQuadMask         uint32 = 0x01000000
+	FlashCmdValueShift                   = 0
+	FlashCmdValueMask             uint32 = 0x000001ff
+	FlashStatusBusyShift                 = 0
+	FlashStatusBusyMask           uint32 = 0x00000001
+	FlashStatusBootShift                 = 1
+	FlashStatusBootMask           uint32 = 0x00000002
+	FlashStatusCodeShift                 = 8
+	FlashStatusCodeMask           uint32 = 0x0000ff00
+	FlashAddrAddrShift                   = 0
+	FlashAddrAddrMask             uint32 = 0x00ffffff
+	FlashLenLenShift                     = 0
+	FlashLenLenMask               uint32 = 0x000001ff
+	FlashBootStatusSlotShift             = 0
+	FlashBootStatusSlotMask       uint32 = 0x00000003
+	FlashBootStatusDoneShift             = 2
+	FlashBootStatusDoneMask       uint32 = 0x00000004
+	FlashBootStatusReasonShift           = 8
+	FlashBootStatusReasonMask     uint32 = 0x00000f00
+	FlashBootStatusValidShift            = 16
+	FlashBootStatusValidMask      uint32 = 0x00070000
+	FlashBootStatusPresentShift          = 20
+	FlashBootStatusPresentMask    uint32 = 0x00700000
+	FlashBootStatusConfirmedShift        = 24
+	FlashBootStatusConfirmedMask  uint32 = 0x07000000
+	FlashBootStatusTriedShift            = 28
+	FlashBootStatusTriedMask      uint32 = 0x70000000
+)
+
 // Block doorbells: Doorbells.
 // Write-only: SQ_PI and RQ_PI per QP (8 octets per qpn), CQ_CI per CQ (4
 // octets per cqn), page-aligned. A doorbell to a QP or CQ that does not exist
@@ -363,6 +477,7 @@ var Blocks = []Block{
 	{"counters", CountersBase, CountersSize, CountersType, CountersVersionMajor, CountersVersionMinor},
 	{"admin", AdminBase, AdminSize, AdminType, AdminVersionMajor, AdminVersionMinor},
 	{"vectors", VectorsBase, VectorsSize, VectorsType, VectorsVersionMajor, VectorsVersionMinor},
+	{"flash", FlashBase, FlashSize, FlashType, FlashVersionMajor, FlashVersionMinor},
 	{"doorbells", DoorbellsBase, DoorbellsSize, DoorbellsType, DoorbellsVersionMajor, DoorbellsVersionMinor},
 }
 

@@ -53,11 +53,14 @@ const (
 	msgStamp     = 12
 	msgWrites    = 13
 	msgWrote     = 14
+	msgFlashCut  = 15
+	msgFlashStat = 16
+	msgFlashInfo = 17
 )
 
 // ProtocolVersion is the version of the protocol this package speaks; a
 // device process that says another in its hello is refused.
-const ProtocolVersion = 3
+const ProtocolVersion = 4
 
 // maxVectors is how many interrupt vectors the protocol carries: the
 // register map's room (the vectors block has registers for 16).
@@ -94,7 +97,20 @@ type Config struct {
 	// machine's load (the admin cross-check needs that). By default the
 	// clock runs whenever the device has work (docs/device.md).
 	Lockstep bool
+	// Flash is the configuration flash's contents: a 16 MiB file, created
+	// erased if missing, that outlives the process (a power cut's result
+	// included). Empty: an erased flash in the process's memory.
+	Flash string
+	// FlashTPP and FlashTSE are the flash's busy times in clocks, a page
+	// program's and a sector erase's; 0 is the part's datasheet value
+	// (docs/firmware-update.md).
+	FlashTPP, FlashTSE uint64
 }
+
+// ErrPowerCut is what a device whose power a FlashCut cut ends with: every
+// call after the cut fails with an error that wraps it. Start the device
+// again on the same Config.Flash for the power-on.
+var ErrPowerCut = errors.New("power cut")
 
 // Binary is where rnic-sim is looked for when Config.Binary is empty: the
 // environment's RNIC_SIM, else build/sim/rnic-sim (what `make sim` builds)
@@ -209,6 +225,15 @@ func Start(ctx context.Context, cfg Config) (*Device, error) {
 	}
 	if cfg.Lockstep {
 		args = append(args, "--lockstep")
+	}
+	if cfg.Flash != "" {
+		args = append(args, "--flash", cfg.Flash)
+	}
+	if cfg.FlashTPP != 0 {
+		args = append(args, "--flash-tpp", fmt.Sprint(cfg.FlashTPP))
+	}
+	if cfg.FlashTSE != 0 {
+		args = append(args, "--flash-tse", fmt.Sprint(cfg.FlashTSE))
 	}
 	d.cmd = exec.Command(bin, args...)
 	d.cmd.ExtraFiles = extra
@@ -331,7 +356,7 @@ func (d *Device) reader() {
 			break
 		}
 		switch m.typ {
-		case msgMMIOData, msgStatus:
+		case msgMMIOData, msgStatus, msgFlashInfo:
 			d.resp <- m
 			continue
 		case msgIRQ:
@@ -381,7 +406,11 @@ func (d *Device) reader() {
 				continue
 			}
 		case msgBye:
-			err = fmt.Errorf("the device said goodbye: %s", m.payload)
+			if bytes.HasPrefix(m.payload, []byte("power cut")) {
+				err = fmt.Errorf("%w: %s", ErrPowerCut, bytes.TrimPrefix(m.payload, []byte("power cut ")))
+			} else {
+				err = fmt.Errorf("the device said goodbye: %s", m.payload)
+			}
 		}
 		if err == nil {
 			err = fmt.Errorf("a message of type %d with %d octets, which the protocol does not have", m.typ, len(m.payload))
@@ -392,7 +421,7 @@ func (d *Device) reader() {
 		err = errors.New("the device closed its end")
 	}
 	<-d.exitOrTimeout()
-	d.gone = fmt.Errorf("simdev: the device is gone: %v%s", err, d.why())
+	d.gone = fmt.Errorf("simdev: the device is gone: %w%s", err, d.why())
 	close(d.done)
 }
 
@@ -416,10 +445,12 @@ func (d *Device) send(typ uint32, payload []byte) error {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if _, err := d.conn.Write(buf); err != nil {
+		// The reader ends with the device's last word (a goodbye, a power
+		// cut) once the process is gone: wait for it, not just the exit.
 		select {
 		case <-d.done:
 			return d.gone
-		case <-d.exitOrTimeout():
+		case <-time.After(5 * time.Second):
 			return fmt.Errorf("simdev: writing to the device: %w%s", err, d.why())
 		}
 	}
@@ -778,4 +809,47 @@ func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.buf.String()
+}
+
+// FlashCut arms a power cut: permille/1000 of the way through the n-th
+// flash page program or sector erase the device starts from now on (n 0
+// disarms), with the partial result seed picks (docs/firmware-update.md,
+// "The simulated flash"). The device then ends, its flash file holding
+// what the cut left; every later call fails with an error wrapping
+// ErrPowerCut.
+func (d *Device) FlashCut(n, permille, seed uint32) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var p [12]byte
+	binary.LittleEndian.PutUint32(p[:], n)
+	binary.LittleEndian.PutUint32(p[4:], permille)
+	binary.LittleEndian.PutUint32(p[8:], seed)
+	if err := d.send(msgFlashCut, p[:]); err != nil {
+		return err
+	}
+	return d.pending()
+}
+
+// FlashStats counts what the simulated flash did since the process started.
+type FlashStats struct {
+	Ops           uint64 // page programs and sector erases started
+	Programs      uint64
+	Erases        uint64
+	BusyClocks    uint64 // clocks the part was busy (WIP set)
+	ProgramOctets uint64 // octets the page programs carried
+}
+
+// FlashStats asks the device what its flash did so far.
+func (d *Device) FlashStats() (FlashStats, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r, err := d.request(msgFlashStat, nil, msgFlashInfo)
+	if err != nil {
+		return FlashStats{}, err
+	}
+	if len(r) != 40 {
+		return FlashStats{}, fmt.Errorf("simdev: flash info of %d octets, want 40", len(r))
+	}
+	u := func(i int) uint64 { return binary.LittleEndian.Uint64(r[8*i:]) }
+	return FlashStats{Ops: u(0), Programs: u(1), Erases: u(2), BusyClocks: u(3), ProgramOctets: u(4)}, d.pending()
 }

@@ -157,6 +157,16 @@ module rnic_dev #(
     input  wire                m_irq_ready,
     output wire [3:0]          m_irq_vector,
 
+    // The configuration flash (rnic_flash; docs/firmware-update.md): an
+    // SPI NOR part, mode 0. On a board these reach the part through the
+    // FPGA's configuration pins (e.g. STARTUPE3's USRCCLKO, FCSBO, DO, DTS
+    // and DI on UltraScale+); in simulation hw/sim's flash model.
+    output wire                spi_sck,
+    output wire                spi_cs_n,
+    output wire [3:0]          spi_io_o,
+    output wire [3:0]          spi_io_oe,
+    input  wire [3:0]          spi_io_i,
+
     // High when the device has nothing in progress and nothing due (no
     // command, transfer or timer): the simulated host stops the clock
     // then until the driver asks for something.
@@ -1082,7 +1092,7 @@ wire moving = adm_busy || sqdb_valid || cqdb_valid || qp_rts_valid || qp_state_w
               pl_wvalid || pl_bvalid || rqdb_valid || rq_qp_rd_req || rq_mr_rd_req || rs_mr_rd_req || rq_cq_valid ||
               rq_ev_valid || rq_post_valid || rs_post_valid || rq_fail_valid || rs_fail_valid || qerr_valid ||
               (|txs_desc_valid) || (|txs_valid) || exc_tvalid || exc_ev_valid || qfd_v ||
-              ow_st_reg != OW_IDLE || cq_ovf_valid || pref_valid;
+              ow_st_reg != OW_IDLE || cq_ovf_valid || pref_valid || fl_busy;
 reg [12:0] quiet_reg;
 always @(posedge clk) begin
     if (moving) quiet_reg <= 13'd0;
@@ -1207,6 +1217,47 @@ always @(posedge clk) begin
     end
 end
 
+// --- the configuration flash (rnic_flash) ----------------------------------------
+
+wire        fl_cmd_req, fl_cmd_is_wr, fl_cmd_rd_ack, fl_cmd_wr_ack;
+wire [31:0] fl_cmd_wr_data, fl_cmd_rd_data;
+wire [23:0] fl_addr;
+wire [8:0]  fl_len;
+wire        fl_busy, fl_boot;
+wire [7:0]  fl_code;
+wire        fl_data_req, fl_data_is_wr, fl_data_rd_ack, fl_data_wr_ack;
+wire [7:0]  fl_data_addr;
+wire [31:0] fl_data_wr_data, fl_data_wr_biten, fl_data_rd_data;
+wire        fl_bctl_req, fl_bctl_is_wr, fl_bctl_rd_ack, fl_bctl_wr_ack;
+wire [31:0] fl_bctl_wr_data;
+wire        fl_b_done;
+wire [1:0]  fl_b_slot;
+wire [3:0]  fl_b_reason;
+wire [2:0]  fl_b_valid, fl_b_present, fl_b_confirmed, fl_b_tried;
+wire [31:0] fl_b_version, fl_b_security, fl_b_build, fl_b_seq, fl_b_addr, fl_protect;
+/* verilator lint_off UNUSEDSIGNAL */
+wire [31:0] fl_cmd_wr_biten, fl_bctl_wr_biten;   // whole-word writes
+/* verilator lint_on UNUSEDSIGNAL */
+localparam FLASH_SIZE_LOG2 = 24;
+localparam FLASH_QUAD = 1;
+
+rnic_flash #(.SIZE_LOG2(FLASH_SIZE_LOG2), .QUAD(FLASH_QUAD)) flash (
+    .clk(clk), .rst(rst),
+    .cmd_req(fl_cmd_req), .cmd_is_wr(fl_cmd_is_wr), .cmd_wr_data(fl_cmd_wr_data), .cmd_rd_ack(fl_cmd_rd_ack),
+    .cmd_wr_ack(fl_cmd_wr_ack), .cmd_rd_data(fl_cmd_rd_data), .addr(fl_addr), .len(fl_len),
+    .st_busy(fl_busy), .st_boot(fl_boot), .st_code(fl_code),
+    .data_req(fl_data_req), .data_addr(fl_data_addr), .data_is_wr(fl_data_is_wr), .data_wr_data(fl_data_wr_data),
+    .data_wr_biten(fl_data_wr_biten), .data_rd_ack(fl_data_rd_ack), .data_rd_data(fl_data_rd_data),
+    .data_wr_ack(fl_data_wr_ack),
+    .bctl_req(fl_bctl_req), .bctl_is_wr(fl_bctl_is_wr), .bctl_wr_data(fl_bctl_wr_data), .bctl_rd_ack(fl_bctl_rd_ack),
+    .bctl_wr_ack(fl_bctl_wr_ack),
+    .boot_done(fl_b_done), .boot_slot(fl_b_slot), .boot_reason(fl_b_reason), .boot_valid(fl_b_valid),
+    .boot_present(fl_b_present), .boot_confirmed(fl_b_confirmed), .boot_tried(fl_b_tried),
+    .boot_version(fl_b_version), .boot_security(fl_b_security), .boot_build(fl_b_build), .boot_seq(fl_b_seq),
+    .boot_addr(fl_b_addr), .protect(fl_protect),
+    .spi_sck(spi_sck), .spi_cs_n(spi_cs_n), .spi_io_o(spi_io_o), .spi_io_oe(spi_io_oe), .spi_io_i(spi_io_i)
+);
+
 // --- the BAR ---------------------------------------------------------------------
 
 rnic_regs regs (
@@ -1304,7 +1355,51 @@ rnic_regs regs (
     .hwif_out_doorbells_qp_db_wr_biten(qpdb_wr_biten),
     .hwif_in_doorbells_qp_db_wr_ack(qpdb_req && qpdb_is_wr),
     .hwif_in_doorbells_qp_db_rd_data(32'd0),
-    .hwif_in_doorbells_qp_db_rd_ack(qpdb_req && !qpdb_is_wr)
+    .hwif_in_doorbells_qp_db_rd_ack(qpdb_req && !qpdb_is_wr),
+    .hwif_in_flash_geometry_size_log2(FLASH_SIZE_LOG2[7:0]),
+    .hwif_in_flash_geometry_sector_log2(8'd12),
+    .hwif_in_flash_geometry_page_log2(8'd8),
+    .hwif_in_flash_geometry_quad(FLASH_QUAD != 0),
+    .hwif_out_flash_cmd_req(fl_cmd_req),
+    .hwif_out_flash_cmd_req_is_wr(fl_cmd_is_wr),
+    .hwif_in_flash_cmd_rd_ack(fl_cmd_rd_ack),
+    .hwif_in_flash_cmd_wr_ack(fl_cmd_wr_ack),
+    .hwif_in_flash_cmd_rd_data(fl_cmd_rd_data),
+    .hwif_out_flash_cmd_wr_data(fl_cmd_wr_data),
+    .hwif_out_flash_cmd_wr_biten(fl_cmd_wr_biten),
+    .hwif_in_flash_status_busy(fl_busy),
+    .hwif_in_flash_status_boot(fl_boot),
+    .hwif_in_flash_status_code(fl_code),
+    .hwif_out_flash_addr(fl_addr),
+    .hwif_out_flash_len(fl_len),
+    .hwif_in_flash_boot_status_slot(fl_b_slot),
+    .hwif_in_flash_boot_status_done(fl_b_done),
+    .hwif_in_flash_boot_status_reason(fl_b_reason),
+    .hwif_in_flash_boot_status_valid(fl_b_valid),
+    .hwif_in_flash_boot_status_present(fl_b_present),
+    .hwif_in_flash_boot_status_confirmed(fl_b_confirmed),
+    .hwif_in_flash_boot_status_tried(fl_b_tried),
+    .hwif_in_flash_boot_version_value(fl_b_version),
+    .hwif_in_flash_boot_security_value(fl_b_security),
+    .hwif_in_flash_boot_build_value(fl_b_build),
+    .hwif_in_flash_boot_seq_value(fl_b_seq),
+    .hwif_in_flash_boot_addr_value(fl_b_addr),
+    .hwif_out_flash_boot_ctrl_req(fl_bctl_req),
+    .hwif_out_flash_boot_ctrl_req_is_wr(fl_bctl_is_wr),
+    .hwif_in_flash_boot_ctrl_rd_ack(fl_bctl_rd_ack),
+    .hwif_in_flash_boot_ctrl_wr_ack(fl_bctl_wr_ack),
+    .hwif_in_flash_boot_ctrl_rd_data(32'd0),
+    .hwif_out_flash_boot_ctrl_wr_data(fl_bctl_wr_data),
+    .hwif_out_flash_boot_ctrl_wr_biten(fl_bctl_wr_biten),
+    .hwif_in_flash_protect_value(fl_protect),
+    .hwif_out_flash_data_req(fl_data_req),
+    .hwif_out_flash_data_addr(fl_data_addr),
+    .hwif_out_flash_data_req_is_wr(fl_data_is_wr),
+    .hwif_out_flash_data_wr_data(fl_data_wr_data),
+    .hwif_out_flash_data_wr_biten(fl_data_wr_biten),
+    .hwif_in_flash_data_wr_ack(fl_data_wr_ack),
+    .hwif_in_flash_data_rd_data(fl_data_rd_data),
+    .hwif_in_flash_data_rd_ack(fl_data_rd_ack)
 );
 
 endmodule

@@ -103,6 +103,50 @@ module rnic_regs (
         input wire hwif_in_vectors_vec_wr_ack,
         input wire [31:0] hwif_in_vectors_vec_rd_data,
         input wire hwif_in_vectors_vec_rd_ack,
+        input wire [7:0] hwif_in_flash_geometry_size_log2,
+        input wire [7:0] hwif_in_flash_geometry_sector_log2,
+        input wire [7:0] hwif_in_flash_geometry_page_log2,
+        input wire hwif_in_flash_geometry_quad,
+        output logic hwif_out_flash_cmd_req,
+        output logic hwif_out_flash_cmd_req_is_wr,
+        input wire hwif_in_flash_cmd_rd_ack,
+        input wire hwif_in_flash_cmd_wr_ack,
+        input wire [31:0] hwif_in_flash_cmd_rd_data,
+        output logic [31:0] hwif_out_flash_cmd_wr_data,
+        output logic [31:0] hwif_out_flash_cmd_wr_biten,
+        input wire hwif_in_flash_status_busy,
+        input wire hwif_in_flash_status_boot,
+        input wire [7:0] hwif_in_flash_status_code,
+        output logic [23:0] hwif_out_flash_addr,
+        output logic [8:0] hwif_out_flash_len,
+        input wire [1:0] hwif_in_flash_boot_status_slot,
+        input wire hwif_in_flash_boot_status_done,
+        input wire [3:0] hwif_in_flash_boot_status_reason,
+        input wire [2:0] hwif_in_flash_boot_status_valid,
+        input wire [2:0] hwif_in_flash_boot_status_present,
+        input wire [2:0] hwif_in_flash_boot_status_confirmed,
+        input wire [2:0] hwif_in_flash_boot_status_tried,
+        input wire [31:0] hwif_in_flash_boot_version_value,
+        input wire [31:0] hwif_in_flash_boot_security_value,
+        input wire [31:0] hwif_in_flash_boot_build_value,
+        input wire [31:0] hwif_in_flash_boot_seq_value,
+        input wire [31:0] hwif_in_flash_boot_addr_value,
+        output logic hwif_out_flash_boot_ctrl_req,
+        output logic hwif_out_flash_boot_ctrl_req_is_wr,
+        input wire hwif_in_flash_boot_ctrl_rd_ack,
+        input wire hwif_in_flash_boot_ctrl_wr_ack,
+        input wire [31:0] hwif_in_flash_boot_ctrl_rd_data,
+        output logic [31:0] hwif_out_flash_boot_ctrl_wr_data,
+        output logic [31:0] hwif_out_flash_boot_ctrl_wr_biten,
+        input wire [31:0] hwif_in_flash_protect_value,
+        output logic hwif_out_flash_data_req,
+        output logic [7:0] hwif_out_flash_data_addr,
+        output logic hwif_out_flash_data_req_is_wr,
+        output logic [31:0] hwif_out_flash_data_wr_data,
+        output logic [31:0] hwif_out_flash_data_wr_biten,
+        input wire hwif_in_flash_data_wr_ack,
+        input wire [31:0] hwif_in_flash_data_rd_data,
+        input wire hwif_in_flash_data_rd_ack,
         output logic hwif_out_doorbells_cq_db_req,
         output logic [13:0] hwif_out_doorbells_cq_db_addr,
         output logic hwif_out_doorbells_cq_db_req_is_wr,
@@ -391,6 +435,23 @@ module rnic_regs (
     logic decoded_reg_strb_vectors_blk_version;
     logic decoded_reg_strb_vectors_blk_next;
     logic decoded_reg_strb_vectors_vec;
+    logic decoded_reg_strb_flash_blk_type;
+    logic decoded_reg_strb_flash_blk_version;
+    logic decoded_reg_strb_flash_blk_next;
+    logic decoded_reg_strb_flash_geometry;
+    logic decoded_reg_strb_flash_cmd;
+    logic decoded_reg_strb_flash_status;
+    logic decoded_reg_strb_flash_addr;
+    logic decoded_reg_strb_flash_len;
+    logic decoded_reg_strb_flash_boot_status;
+    logic decoded_reg_strb_flash_boot_version;
+    logic decoded_reg_strb_flash_boot_security;
+    logic decoded_reg_strb_flash_boot_build;
+    logic decoded_reg_strb_flash_boot_seq;
+    logic decoded_reg_strb_flash_boot_addr;
+    logic decoded_reg_strb_flash_boot_ctrl;
+    logic decoded_reg_strb_flash_protect;
+    logic decoded_reg_strb_flash_data;
     logic decoded_reg_strb_doorbells_blk_type;
     logic decoded_reg_strb_doorbells_blk_version;
     logic decoded_reg_strb_doorbells_blk_next;
@@ -490,6 +551,26 @@ module rnic_regs (
         decoded_reg_strb_vectors_blk_next = cpuif_req_masked & (cpuif_addr == 17'h308) & !cpuif_req_is_wr;
         decoded_reg_strb_vectors_vec = cpuif_req_masked & (cpuif_addr >= 17'h400) & (cpuif_addr <= 17'h400 + 17'hff);
         is_external |= cpuif_req_masked & (cpuif_addr >= 17'h400) & (cpuif_addr <= 17'h400 + 17'hff);
+        decoded_reg_strb_flash_blk_type = cpuif_req_masked & (cpuif_addr == 17'h1000) & !cpuif_req_is_wr;
+        decoded_reg_strb_flash_blk_version = cpuif_req_masked & (cpuif_addr == 17'h1004) & !cpuif_req_is_wr;
+        decoded_reg_strb_flash_blk_next = cpuif_req_masked & (cpuif_addr == 17'h1008) & !cpuif_req_is_wr;
+        decoded_reg_strb_flash_geometry = cpuif_req_masked & (cpuif_addr == 17'h100c) & !cpuif_req_is_wr;
+        decoded_reg_strb_flash_cmd = cpuif_req_masked & (cpuif_addr == 17'h1010);
+        is_external |= cpuif_req_masked & (cpuif_addr == 17'h1010);
+        decoded_reg_strb_flash_status = cpuif_req_masked & (cpuif_addr == 17'h1014) & !cpuif_req_is_wr;
+        decoded_reg_strb_flash_addr = cpuif_req_masked & (cpuif_addr == 17'h1018);
+        decoded_reg_strb_flash_len = cpuif_req_masked & (cpuif_addr == 17'h101c);
+        decoded_reg_strb_flash_boot_status = cpuif_req_masked & (cpuif_addr == 17'h1020) & !cpuif_req_is_wr;
+        decoded_reg_strb_flash_boot_version = cpuif_req_masked & (cpuif_addr == 17'h1024) & !cpuif_req_is_wr;
+        decoded_reg_strb_flash_boot_security = cpuif_req_masked & (cpuif_addr == 17'h1028) & !cpuif_req_is_wr;
+        decoded_reg_strb_flash_boot_build = cpuif_req_masked & (cpuif_addr == 17'h102c) & !cpuif_req_is_wr;
+        decoded_reg_strb_flash_boot_seq = cpuif_req_masked & (cpuif_addr == 17'h1030) & !cpuif_req_is_wr;
+        decoded_reg_strb_flash_boot_addr = cpuif_req_masked & (cpuif_addr == 17'h1034) & !cpuif_req_is_wr;
+        decoded_reg_strb_flash_boot_ctrl = cpuif_req_masked & (cpuif_addr == 17'h1038);
+        is_external |= cpuif_req_masked & (cpuif_addr == 17'h1038);
+        decoded_reg_strb_flash_protect = cpuif_req_masked & (cpuif_addr == 17'h103c) & !cpuif_req_is_wr;
+        decoded_reg_strb_flash_data = cpuif_req_masked & (cpuif_addr >= 17'h1100) & (cpuif_addr <= 17'h1100 + 17'hff);
+        is_external |= cpuif_req_masked & (cpuif_addr >= 17'h1100) & (cpuif_addr <= 17'h1100 + 17'hff);
         decoded_reg_strb_doorbells_blk_type = cpuif_req_masked & (cpuif_addr == 17'h8000) & !cpuif_req_is_wr;
         decoded_reg_strb_doorbells_blk_version = cpuif_req_masked & (cpuif_addr == 17'h8004) & !cpuif_req_is_wr;
         decoded_reg_strb_doorbells_blk_next = cpuif_req_masked & (cpuif_addr == 17'h8008) & !cpuif_req_is_wr;
@@ -672,6 +753,14 @@ module rnic_regs (
     logic [31:0] field_storage_admin_arg7_value_value;
     logic [31:0] field_combo_admin_arg7_value_next;
     logic field_combo_admin_arg7_value_load_next;
+    // Field: rnic_regs.flash.addr.addr
+    logic [23:0] field_storage_flash_addr_value;
+    logic [23:0] field_combo_flash_addr_next;
+    logic field_combo_flash_addr_load_next;
+    // Field: rnic_regs.flash.len.len
+    logic [8:0] field_storage_flash_len_value;
+    logic [8:0] field_combo_flash_len_next;
+    logic field_combo_flash_len_load_next;
     //--------------------------------------------------------------------------
     // Field logic
     //--------------------------------------------------------------------------
@@ -1376,6 +1465,64 @@ module rnic_regs (
     assign hwif_out_vectors_vec_wr_data = decoded_wr_data;
     assign hwif_out_vectors_vec_wr_biten = decoded_wr_biten;
 
+    assign hwif_out_flash_cmd_req = decoded_reg_strb_flash_cmd;
+    assign hwif_out_flash_cmd_req_is_wr = decoded_req_is_wr;
+    // Zero-extend to CPUIF width to avoid Verilator width warnings.
+    assign hwif_out_flash_cmd_wr_data = 32'(decoded_wr_data[31:0]);
+    assign hwif_out_flash_cmd_wr_biten = 32'(decoded_wr_biten[31:0]);
+    always @(*) begin
+        logic [23:0] next_c;
+        logic load_next_c;
+        next_c = field_storage_flash_addr_value;
+        load_next_c = '0;
+        if(decoded_reg_strb_flash_addr && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage_flash_addr_value & ~decoded_wr_biten[23:0]) | (decoded_wr_data[23:0] & decoded_wr_biten[23:0]);
+            load_next_c = '1;
+        end
+        field_combo_flash_addr_next = next_c;
+        field_combo_flash_addr_load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage_flash_addr_value <= 24'h0;
+        end else if(field_combo_flash_addr_load_next) begin
+            field_storage_flash_addr_value <= field_combo_flash_addr_next;
+        end
+    end
+    assign hwif_out_flash_addr = field_storage_flash_addr_value;
+    always @(*) begin
+        logic [8:0] next_c;
+        logic load_next_c;
+        next_c = field_storage_flash_len_value;
+        load_next_c = '0;
+        if(decoded_reg_strb_flash_len && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage_flash_len_value & ~decoded_wr_biten[8:0]) | (decoded_wr_data[8:0] & decoded_wr_biten[8:0]);
+            load_next_c = '1;
+        end
+        field_combo_flash_len_next = next_c;
+        field_combo_flash_len_load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage_flash_len_value <= 9'h0;
+        end else if(field_combo_flash_len_load_next) begin
+            field_storage_flash_len_value <= field_combo_flash_len_next;
+        end
+    end
+    assign hwif_out_flash_len = field_storage_flash_len_value;
+
+    assign hwif_out_flash_boot_ctrl_req = decoded_reg_strb_flash_boot_ctrl;
+    assign hwif_out_flash_boot_ctrl_req_is_wr = decoded_req_is_wr;
+    // Zero-extend to CPUIF width to avoid Verilator width warnings.
+    assign hwif_out_flash_boot_ctrl_wr_data = 32'(decoded_wr_data[31:0]);
+    assign hwif_out_flash_boot_ctrl_wr_biten = 32'(decoded_wr_biten[31:0]);
+
+    assign hwif_out_flash_data_addr = decoded_addr[7:0];
+    assign hwif_out_flash_data_req = decoded_reg_strb_flash_data;
+    assign hwif_out_flash_data_req_is_wr = decoded_req_is_wr;
+    assign hwif_out_flash_data_wr_data = decoded_wr_data;
+    assign hwif_out_flash_data_wr_biten = decoded_wr_biten;
+
     assign hwif_out_doorbells_cq_db_addr = decoded_addr[13:0];
     assign hwif_out_doorbells_cq_db_req = decoded_reg_strb_doorbells_cq_db;
     assign hwif_out_doorbells_cq_db_req_is_wr = decoded_req_is_wr;
@@ -1527,6 +1674,9 @@ module rnic_regs (
         wr_ack = '0;
         wr_ack |= hwif_in_admin_cmd_wr_ack;
         wr_ack |= hwif_in_vectors_vec_wr_ack;
+        wr_ack |= hwif_in_flash_cmd_wr_ack;
+        wr_ack |= hwif_in_flash_boot_ctrl_wr_ack;
+        wr_ack |= hwif_in_flash_data_wr_ack;
         wr_ack |= hwif_in_doorbells_cq_db_wr_ack;
         wr_ack |= hwif_in_doorbells_qp_db_wr_ack;
         external_wr_ack = wr_ack;
@@ -1545,6 +1695,9 @@ module rnic_regs (
         rd_ack = '0;
         rd_ack |= hwif_in_admin_cmd_rd_ack;
         rd_ack |= hwif_in_vectors_vec_rd_ack;
+        rd_ack |= hwif_in_flash_cmd_rd_ack;
+        rd_ack |= hwif_in_flash_boot_ctrl_rd_ack;
+        rd_ack |= hwif_in_flash_data_rd_ack;
         rd_ack |= hwif_in_doorbells_cq_db_rd_ack;
         rd_ack |= hwif_in_doorbells_qp_db_rd_ack;
         readback_external_rd_ack_c = rd_ack;
@@ -1591,7 +1744,7 @@ always @(*) begin
             readback_data_var[31:0] = 32'h524e4943;
         end
         if(rd_mux_addr == 17'h10) begin
-            readback_data_var[15:0] = 16'h1;
+            readback_data_var[15:0] = 16'h2;
             readback_data_var[31:16] = 16'h1;
         end
         if(rd_mux_addr == 17'h14) begin
@@ -1805,10 +1958,73 @@ always @(*) begin
             readback_data_var[31:16] = 16'h1;
         end
         if(rd_mux_addr == 17'h308) begin
-            readback_data_var[31:0] = 32'h8000;
+            readback_data_var[31:0] = 32'h1000;
         end
         if((rd_mux_addr >= 17'h400) && (rd_mux_addr <= 17'h400 + 17'hff)) begin
             readback_data_var = hwif_in_vectors_vec_rd_data;
+        end
+        if(rd_mux_addr == 17'h1000) begin
+            readback_data_var[31:0] = 32'h524e464c;
+        end
+        if(rd_mux_addr == 17'h1004) begin
+            readback_data_var[15:0] = 16'h0;
+            readback_data_var[31:16] = 16'h1;
+        end
+        if(rd_mux_addr == 17'h1008) begin
+            readback_data_var[31:0] = 32'h8000;
+        end
+        if(rd_mux_addr == 17'h100c) begin
+            readback_data_var[7:0] = hwif_in_flash_geometry_size_log2;
+            readback_data_var[15:8] = hwif_in_flash_geometry_sector_log2;
+            readback_data_var[23:16] = hwif_in_flash_geometry_page_log2;
+            readback_data_var[24] = hwif_in_flash_geometry_quad;
+        end
+        if(rd_mux_addr == 17'h1010) begin
+            readback_data_var = hwif_in_flash_cmd_rd_data;
+        end
+        if(rd_mux_addr == 17'h1014) begin
+            readback_data_var[0] = hwif_in_flash_status_busy;
+            readback_data_var[1] = hwif_in_flash_status_boot;
+            readback_data_var[15:8] = hwif_in_flash_status_code;
+        end
+        if(rd_mux_addr == 17'h1018) begin
+            readback_data_var[23:0] = field_storage_flash_addr_value;
+        end
+        if(rd_mux_addr == 17'h101c) begin
+            readback_data_var[8:0] = field_storage_flash_len_value;
+        end
+        if(rd_mux_addr == 17'h1020) begin
+            readback_data_var[1:0] = hwif_in_flash_boot_status_slot;
+            readback_data_var[2] = hwif_in_flash_boot_status_done;
+            readback_data_var[11:8] = hwif_in_flash_boot_status_reason;
+            readback_data_var[18:16] = hwif_in_flash_boot_status_valid;
+            readback_data_var[22:20] = hwif_in_flash_boot_status_present;
+            readback_data_var[26:24] = hwif_in_flash_boot_status_confirmed;
+            readback_data_var[30:28] = hwif_in_flash_boot_status_tried;
+        end
+        if(rd_mux_addr == 17'h1024) begin
+            readback_data_var[31:0] = hwif_in_flash_boot_version_value;
+        end
+        if(rd_mux_addr == 17'h1028) begin
+            readback_data_var[31:0] = hwif_in_flash_boot_security_value;
+        end
+        if(rd_mux_addr == 17'h102c) begin
+            readback_data_var[31:0] = hwif_in_flash_boot_build_value;
+        end
+        if(rd_mux_addr == 17'h1030) begin
+            readback_data_var[31:0] = hwif_in_flash_boot_seq_value;
+        end
+        if(rd_mux_addr == 17'h1034) begin
+            readback_data_var[31:0] = hwif_in_flash_boot_addr_value;
+        end
+        if(rd_mux_addr == 17'h1038) begin
+            readback_data_var = hwif_in_flash_boot_ctrl_rd_data;
+        end
+        if(rd_mux_addr == 17'h103c) begin
+            readback_data_var[31:0] = hwif_in_flash_protect_value;
+        end
+        if((rd_mux_addr >= 17'h1100) && (rd_mux_addr <= 17'h1100 + 17'hff)) begin
+            readback_data_var = hwif_in_flash_data_rd_data;
         end
         if(rd_mux_addr == 17'h8000) begin
             readback_data_var[31:0] = 32'h524e4442;

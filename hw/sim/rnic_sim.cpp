@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "Vrnic_dev.h"
+#include "flash_model.h"
 #include "verilated.h"
 #if VM_TRACE
 #include "verilated_fst_c.h"
@@ -79,6 +80,9 @@ enum MsgType : uint32_t {
     MSG_STAMP = 12,      // device -> driver: u32 kind, u32 a, u64 b, u64 clock
     MSG_WRITES = 13,     // driver -> device: u32 1 on | 0 off (WROTE messages from now on)
     MSG_WROTE = 14,      // device -> driver: u64 address, the octets a DMA write burst wrote there
+    MSG_FLASH_CUT = 15,  // driver -> device: u32 n, u32 permille, u32 seed (cut power in the n-th flash program/erase from now)
+    MSG_FLASH_STATS = 16,  // driver -> device (answered by FLASH_INFO)
+    MSG_FLASH_INFO = 17,   // device -> driver: u64 ops, programs, erases, busy clocks, program octets
 };
 
 // What a STAMP marks (docs/device.md): the clock is the count of clocks
@@ -93,7 +97,7 @@ enum StampKind : uint32_t {
     STAMP_DMA_WRITE = 6,      // a DMA write burst's last W beat taken: a octets the burst spans, b address
 };
 
-constexpr uint32_t PROTOCOL_VERSION = 3;
+constexpr uint32_t PROTOCOL_VERSION = 4;
 constexpr uint32_t MAX_PAYLOAD = 1u << 20;
 // An AXI4-Lite access that takes longer than this is a hung device.
 constexpr int MMIO_TIMEOUT_CLOCKS = 1000;
@@ -138,6 +142,7 @@ void on_signal(int) { g_stop = 1; }
     std::fprintf(stderr,
                  "rnic-sim: %s\n"
                  "usage: rnic-sim (--fd N | --listen PATH) [--mem-fd N --mem-size OCTETS] [--fst FILE] [--mem-latency N] [--lockstep]\n"
+                 "                [--flash FILE] [--flash-tpp CLOCKS] [--flash-tse CLOCKS]\n"
                  "  --fd N          the driver's end of a socketpair, inherited as descriptor N\n"
                  "  --listen PATH   accept one driver on a Unix socket at PATH instead\n"
                  "  --mem-fd N      host memory: a file (memfd) the driver maps too\n"
@@ -145,6 +150,9 @@ void on_signal(int) { g_stop = 1; }
                  "  --fst FILE      write an FST waveform of every clock to FILE\n"
                  "  --mem-latency N clocks from a DMA read's address to its first data (default 64)\n"
                  "  --lockstep      run the clock only while serving a request (MMIO, RUN), never on its own\n"
+                 "  --flash FILE    the configuration flash's contents: a 16 MiB file (created erased if missing)\n"
+                 "  --flash-tpp N   clocks a page program keeps the flash busy (default 100000: 0.4 ms at 250 MHz)\n"
+                 "  --flash-tse N   clocks a sector erase keeps it busy (default 11250000: 45 ms at 250 MHz)\n"
                  "The driver (driver/simdev) starts this process; see docs/device.md.\n",
                  why);
     std::exit(2);
@@ -217,9 +225,9 @@ struct Segment {
 
 class Device {
 public:
-    Device(const char* fst, int fd, uint8_t* mem, uint64_t mem_size, uint64_t mem_latency)
+    Device(const char* fst, int fd, uint8_t* mem, uint64_t mem_size, uint64_t mem_latency, FlashModel& flash)
         : ctx_(new VerilatedContext), top_(new Vrnic_dev(ctx_.get())), fd_(fd), mem_(mem), mem_size_(mem_size),
-          latency_(mem_latency) {
+          latency_(mem_latency), flash_(flash) {
 #if VM_TRACE
         if (fst) {
             ctx_->traceEverOn(true);
@@ -258,7 +266,7 @@ public:
     // Whether the clock must run: the device or the host side has work.
     bool busy() const {
         return !top_->idle || !reads_.empty() || !writes_.empty() || !bresp_.empty() || !net_in_.empty() ||
-               net_out_open_;
+               net_out_open_ || flash_.busy();
     }
 
     // An empty segment is offered as one beat without octets (tkeep 0,
@@ -290,10 +298,14 @@ public:
         dump();
         clocks_++;
         update(t);
+        // The flash sees the pins the edge set; the controller sees its
+        // answer at the next edge.
+        top_->spi_io_i = flash_.step(top_->spi_sck, top_->spi_cs_n, top_->spi_io_o, top_->spi_io_oe);
+        if (!flash_.error().empty()) fail("flash: " + flash_.error());
     }
 
     void run(uint64_t n) {
-        for (uint64_t i = 0; i < n && !g_stop && !failed(); i++) tick();
+        for (uint64_t i = 0; i < n && !g_stop && !failed() && !flash_.cut().happened; i++) tick();
     }
 
     // AXI4-Lite write: AW and W offered together, each dropped once taken,
@@ -375,6 +387,7 @@ private:
         top_->s_net_tvalid = 0;
         top_->m_net_tready = 0;
         top_->m_irq_ready = 0;
+        top_->spi_io_i = 0xf;
     }
 
     bool in_mem(uint64_t addr, uint64_t n) const { return mem_ && addr <= mem_size_ && n <= mem_size_ - addr; }
@@ -596,6 +609,7 @@ private:
     int fd_;
     uint8_t* mem_;
     uint64_t mem_size_, latency_;
+    FlashModel& flash_;
     uint64_t clocks_ = 0;
     uint64_t time_ = 0;
     std::deque<Burst> reads_, writes_, bresp_;  // addresses taken; B responses owed
@@ -648,6 +662,8 @@ int main(int argc, char** argv) {
     const char* fst = nullptr;
     long mem_latency = 64;
     bool lockstep = false;
+    const char* flash_path = nullptr;
+    long flash_tpp = long(FlashModel::TPP_DEFAULT), flash_tse = long(FlashModel::TSE_DEFAULT);
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         auto val = [&]() -> const char* {
@@ -661,6 +677,9 @@ int main(int argc, char** argv) {
         else if (a == "--fst") fst = val();
         else if (a == "--mem-latency") mem_latency = parse_num("--mem-latency", val());
         else if (a == "--lockstep") lockstep = true;
+        else if (a == "--flash") flash_path = val();
+        else if (a == "--flash-tpp") flash_tpp = parse_num("--flash-tpp", val());
+        else if (a == "--flash-tse") flash_tse = parse_num("--flash-tse", val());
         else if (a == "-h" || a == "--help") usage("the simulated RNIC device");
         else usage(("unknown argument " + a).c_str());
     }
@@ -689,9 +708,14 @@ int main(int argc, char** argv) {
             return 1;
         }
     }
+    FlashModel flash;
+    if (std::string e = flash.open(flash_path, uint64_t(flash_tpp), uint64_t(flash_tse)); !e.empty()) {
+        std::fprintf(stderr, "rnic-sim: %s\n", e.c_str());
+        return 2;
+    }
     if (listen_path) fd = accept_one(listen_path);
 
-    Device dev(fst, fd, static_cast<uint8_t*>(mem), uint64_t(mem_size), uint64_t(mem_latency));
+    Device dev(fst, fd, static_cast<uint8_t*>(mem), uint64_t(mem_size), uint64_t(mem_latency), flash);
     std::vector<uint8_t> hello;
     put32(hello, PROTOCOL_VERSION);
     put32(hello, 1u << 17);  // the BAR's size: rnic_dev's BAR_AW
@@ -713,6 +737,7 @@ int main(int argc, char** argv) {
                 rc = 1;
                 break;
             }
+            if (flash.cut().happened) break;
             pollfd pf{fd, POLLIN, 0};
             if (::poll(&pf, 1, 0) <= 0) continue;
         }
@@ -778,6 +803,21 @@ int main(int argc, char** argv) {
             if (!want(4)) break;
             dev.set_writes(get32(p) != 0);
             break;
+        case MSG_FLASH_CUT:
+            if (!want(12)) break;
+            flash.arm(get32(p), get32(p + 4), get32(p + 8));
+            break;
+        case MSG_FLASH_STATS: {
+            if (!want(0)) break;
+            const FlashModel::Stats& fs = flash.stats();
+            put64(out, fs.ops);
+            put64(out, fs.programs);
+            put64(out, fs.erases);
+            put64(out, fs.busy_clocks);
+            put64(out, fs.program_octets);
+            send(fd, MSG_FLASH_INFO, out);
+            break;
+        }
         case MSG_BYE:
             why = "the driver said goodbye: " + std::string(payload.begin(), payload.end());
             g_stop = 2;
@@ -790,7 +830,20 @@ int main(int argc, char** argv) {
             why = dev.failure();
             rc = 1;
         }
+        if (flash.cut().happened) break;
     }
+    // A power cut ends the process as the power ends a board: the flash
+    // file holds what the cut left, the next start is the power-on.
+    if (rc == 0 && flash.cut().happened) {
+        const FlashModel::Cut& c = flash.cut();
+        char b[160];
+        std::snprintf(b, sizeof b, "power cut in flash operation %llu (%s at %#x, %u/1000 done)",
+                      (unsigned long long)c.op, c.erase ? "sector erase" : "page program", c.addr, c.permille);
+        why = b;
+        std::vector<uint8_t> bye(why.begin(), why.end());
+        send(fd, MSG_BYE, bye);
+    }
+    flash.sync();
     if (g_stop == 1) why = "stopped by a signal";
     if (rc) {
         std::vector<uint8_t> bye(why.begin(), why.end());

@@ -9,6 +9,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 type assocState uint8
@@ -55,7 +57,8 @@ type Stats struct {
 	ErrorsReceived                     uint64 // ERROR chunks from the peer
 	Cwnd, Ssthresh                     int    // congestion window and slow-start threshold, octets (RFC 9260 7.2)
 	PeerRwnd                           int    // the peer's receive window as this end estimates it
-	Flight                             int    // octets of DATA in flight
+	Flight                             int    // octets of DATA in flight (not a measure of what is acknowledged: see Unacked)
+	Unacked                            int    // octets SendMsg queued that the peer's Cumulative TSN Ack has not passed yet
 	SRTT, RTTVAR, RTO                  time.Duration
 }
 
@@ -72,14 +75,7 @@ type outChunk struct {
 	inFlight bool
 	rtx      bool // marked for retransmission
 	fastRtx  bool // was fast retransmitted once already (RFC 9260 7.2.4)
-}
-
-type frag struct {
-	flags  uint8
-	stream uint16
-	ssn    uint16
-	ppid   uint32
-	data   []byte
+	msgBuf   []byte
 }
 
 type tsnRange struct{ start, end uint32 }
@@ -166,7 +162,9 @@ type Association struct {
 	gaps         []tsnRange
 	highestRecv  uint32
 	dups         []uint32
-	frags        map[uint32]frag
+	runStart     map[uint32]*run // fragments being reassembled, by first TSN
+	runEnd       map[uint32]*run // the same, by last TSN
+	fragHint     int             // size of the last reassembled message
 	held         int
 	readQ        []Message
 	inSSN        []uint16
@@ -186,7 +184,9 @@ type Association struct {
 	sackTimer, hbT timer
 
 	ctrl  []byte // control chunks for the next packet
-	txbuf []byte
+	txbuf []byte // for the packets built whole (handshake, ABORT)
+	pb    packetBuilder
+	sa    unix.Sockaddr // the peer, for gathered writes
 
 	established chan struct{}
 	ended       chan struct{}
@@ -204,12 +204,16 @@ func newAssociation(e *Endpoint, key addrKey, raddr net.Addr) *Association {
 		raddr:       raddr,
 		localPort:   e.port,
 		rto:         e.cfg.RTOInitial,
-		frags:       make(map[uint32]frag),
+		runStart:    make(map[uint32]*run),
+		runEnd:      make(map[uint32]*run),
 		pendingOrd:  make(map[uint32]Message),
 		established: make(chan struct{}),
 		ended:       make(chan struct{}),
 		txbuf:       make([]byte, 0, e.cfg.MTU),
 		rap:         key.ap,
+	}
+	if e.gw != nil && key.s == "" {
+		a.sa = e.gw.sockaddr(key.ap)
 	}
 	mtu := e.cfg.MTU
 	// RFC 9260 7.2.1: initial cwnd = min(4*MTU, max(2*MTU, 4404)).
@@ -287,7 +291,7 @@ func (a *Association) Stats() Stats {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := a.stats
-	s.Cwnd, s.Ssthresh, s.PeerRwnd, s.Flight = a.cwnd, a.ssthresh, a.rwnd, a.flight
+	s.Cwnd, s.Ssthresh, s.PeerRwnd, s.Flight, s.Unacked = a.cwnd, a.ssthresh, a.rwnd, a.flight, a.queued
 	s.SRTT, s.RTTVAR, s.RTO = a.srtt, a.rttvar, a.rto
 	return s
 }
@@ -325,18 +329,11 @@ func (a *Association) SendMsg(ctx context.Context, stream uint16, ppid uint32, u
 		if a.queued == 0 || a.queued+len(data) <= a.cfg.SendBuffer {
 			break
 		}
-		w := a.sendSig.wait()
-		a.mu.Unlock()
-		select {
-		case <-w:
-			a.mu.Lock()
-		case <-ctx.Done():
-			a.mu.Lock()
-			return ctx.Err()
+		if err := a.wait(ctx, &a.sendSig); err != nil {
+			return err
 		}
 	}
-	buf := make([]byte, len(data))
-	copy(buf, data)
+	buf := a.ep.bufs.get(len(data), data)
 	var ssn uint16
 	flags := uint8(flagUnordered)
 	if !unordered {
@@ -354,7 +351,11 @@ func (a *Association) SendMsg(ctx context.Context, stream uint16, ppid uint32, u
 		if end == len(buf) {
 			f |= flagEnd
 		}
-		a.q = append(a.q, outChunk{tsn: a.nextTSN, stream: stream, ssn: ssn, ppid: ppid, flags: f, data: buf[off:end]})
+		c := outChunk{tsn: a.nextTSN, stream: stream, ssn: ssn, ppid: ppid, flags: f, data: buf[off:end]}
+		if end == len(buf) {
+			c.msgBuf = buf // returned to the pool when this, the last chunk, is acknowledged
+		}
+		a.q = append(a.q, c)
 		a.nextTSN++
 	}
 	a.queued += len(buf)
@@ -379,6 +380,40 @@ func (a *Association) sendableErr() error {
 	return ErrShutdown
 }
 
+// WaitAcked waits until the peer has acknowledged (Cumulative TSN Ack)
+// every message SendMsg queued so far, or the association ends (its error,
+// io.EOF after a graceful shutdown that delivered everything: nil then).
+func (a *Association) WaitAcked(ctx context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for a.queued > 0 {
+		if a.state == stateClosed {
+			if a.err == io.EOF {
+				return nil
+			}
+			return a.err
+		}
+		if err := a.wait(ctx, &a.sendSig); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wait releases a.mu until s is signalled or ctx ends, then takes it
+// again.
+func (a *Association) wait(ctx context.Context, s *signal) error {
+	w := s.wait()
+	a.mu.Unlock()
+	defer a.mu.Lock()
+	select {
+	case <-w:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // RecvMsg returns the next whole message. After a graceful shutdown it
 // returns the messages still queued, then io.EOF; after an ABORT or a
 // failure, the error that ended the association (an *AbortError names the
@@ -395,14 +430,8 @@ func (a *Association) RecvMsg(ctx context.Context) (Message, error) {
 			// acknowledged all its data: nothing more comes (RFC 9260 9.2).
 			return Message{}, io.EOF
 		}
-		w := a.recvSig.wait()
-		a.mu.Unlock()
-		select {
-		case <-w:
-			a.mu.Lock()
-		case <-ctx.Done():
-			a.mu.Lock()
-			return Message{}, ctx.Err()
+		if err := a.wait(ctx, &a.recvSig); err != nil {
+			return Message{}, err
 		}
 	}
 	m := a.readQ[0]
@@ -420,6 +449,12 @@ func (a *Association) RecvMsg(ctx context.Context) (Message, error) {
 	}
 	return m, nil
 }
+
+// Release hands the Data of a Message from RecvMsg back for reuse once the
+// caller is done with it (optional: a buffer never released is garbage
+// collected). The caller must not use data afterwards. Reassembling into
+// recycled buffers saves a cache-cold copy per message.
+func (a *Association) Release(data []byte) { a.ep.bufs.put(data) }
 
 // Close shuts the association down gracefully (RFC 9260 9.2): no new
 // messages, everything queued is sent and acknowledged, then SHUTDOWN,
@@ -515,7 +550,7 @@ func (a *Association) finish(err error) {
 	a.recvSig.broadcast()
 	a.sendSig.broadcast()
 	a.q = nil
-	a.frags = nil
+	a.runStart, a.runEnd = nil, nil
 	a.ep.remove(a)
 }
 
@@ -583,9 +618,10 @@ func (a *Association) sendCookieEcho() {
 	if len(a.unrecognized) > 0 {
 		// RFC 9260 5.1.3 / 3.3.3: unrecognized parameters of the INIT ACK
 		// are reported in an ERROR bundled after the COOKIE ECHO.
+		// Each TLV keeps its padding but the last (RFC 9260 3.2).
 		var info []byte
 		for _, u := range a.unrecognized {
-			info = pad4(append(info, u...))
+			info = append(pad4(info), u[:binary.BigEndian.Uint16(u[2:])]...)
 		}
 		if len(b)+8+len(info) <= a.cfg.MTU {
 			b = appendCauseChunk(b, ctError, 0, []ErrorCause{{Code: CauseUnrecognizedParameters, Info: info}})
@@ -749,19 +785,30 @@ func stopTimer(tm *timer) {
 
 // t2Expired resends SHUTDOWN or SHUTDOWN ACK (RFC 9260 9.2).
 func (a *Association) t2Expired() {
-	a.errCount++
-	if a.errCount > a.cfg.MaxRetransmissions {
-		a.abortWith(UserAbort("shutdown not answered"))
-		a.err = ErrPeerUnreachable
+	if a.timedOut("SHUTDOWN not answered") {
 		return
 	}
-	a.rto = min(2*a.rto, a.cfg.RTOMax)
 	switch a.state {
 	case stateShutdownSent:
 		a.sendShutdown()
 	case stateShutdownAckSent:
 		a.sendShutdownAck()
 	}
+}
+
+// timedOut counts one timeout against the association (RFC 9260 8.1,
+// 8.3) and backs the RTO off (6.3.3 E2); past Association.Max.Retrans in a
+// row the peer is unreachable: an ABORT goes out and the association ends
+// with ErrPeerUnreachable (true).
+func (a *Association) timedOut(what string) bool {
+	a.errCount++
+	if a.errCount > a.cfg.MaxRetransmissions {
+		a.abortWith(UserAbort("peer unreachable: " + what))
+		a.err = ErrPeerUnreachable
+		return true
+	}
+	a.rto = min(2*a.rto, a.cfg.RTOMax)
+	return false
 }
 
 // startHeartbeat arms the heartbeat timer: HB.interval plus the RTO,
@@ -779,11 +826,7 @@ func (a *Association) hbExpired() {
 		// No HEARTBEAT ACK within the period: an error (8.3), and the RTO
 		// backs off as for a timeout.
 		a.hbOutstanding = false
-		a.errCount++
-		a.rto = min(2*a.rto, a.cfg.RTOMax)
-		if a.errCount > a.cfg.MaxRetransmissions {
-			a.abortWith(UserAbort("peer unreachable: heartbeats not answered"))
-			a.err = ErrPeerUnreachable
+		if a.timedOut("heartbeats not answered") {
 			return
 		}
 	}

@@ -48,7 +48,9 @@
 //	b, _ := sctp.Dial(ctx, pc2, raddr, cfg)  // one association owning pc2
 //	b.SendMsg(ctx, stream, ppid, true, data) // unordered
 //	m, _ := a.RecvMsg(ctx)                   // Message{Stream, PPID, Unordered, Data}
+//	a.Release(m.Data)                        // optional: recycle the buffer
 //	a.PeerAdaptation()                       // *uint32, nil if absent
+//	b.WaitAcked(ctx)                         // everything sent is acknowledged
 //	b.Close(ctx)                             // SHUTDOWN; a.RecvMsg then returns io.EOF
 //	b.Abort(sctp.UserAbort("reason"))        // peer's calls fail with *AbortError
 //
@@ -57,4 +59,8 @@
 // receive window or Config.SendBuffer (*MessageTooLargeError) and streams
 // beyond the negotiated count (*StreamError). MaxChunkData is the largest
 // message that is not fragmented (the DDP layer's MULPDU bound).
+// WaitAcked waits for the peer to acknowledge everything sent so far.
+//
+// See docs/sctp.md for the RFC sections each part follows, the tests and
+// the figures.
 package sctp

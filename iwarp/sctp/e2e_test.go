@@ -192,6 +192,7 @@ func exchange(t *testing.T, s, c *Association, n, maxSize int, seed uint64) {
 	recv := func(a *Association, dir int) {
 		defer wg.Done()
 		seen := make([]bool, n)
+		lastOrdered := map[uint16]int{} // per stream: ordered messages keep their order (RFC 9260 6.6)
 		for k := 0; k < n; k++ {
 			m, err := a.RecvMsg(ctx)
 			if err != nil {
@@ -214,6 +215,16 @@ func exchange(t *testing.T, s, c *Association, n, maxSize int, seed uint64) {
 				errs <- fmt.Errorf("dir %d message %d: stream %d unordered %v", dir, i, m.Stream, m.Unordered)
 				return
 			}
+			if !m.Unordered {
+				if last, ok := lastOrdered[m.Stream]; ok && last > i {
+					errs <- fmt.Errorf("dir %d: ordered message %d on stream %d after %d", dir, i, m.Stream, last)
+					return
+				}
+				lastOrdered[m.Stream] = i
+			}
+			// Handing the buffer back recycles it for later messages: any
+			// buffer still in use elsewhere would corrupt their checks.
+			a.Release(m.Data)
 		}
 	}
 	wg.Add(4)
@@ -327,5 +338,104 @@ func TestMessageTooLarge(t *testing.T) {
 	}
 	if err := c.SendMsg(ctx, 0, 0, true, nil); !errors.Is(err, ErrEmptyMessage) {
 		t.Errorf("empty message: %v", err)
+	}
+}
+
+func TestWaitAcked(t *testing.T) {
+	// Lossy path: WaitAcked returns only when the Cumulative TSN Ack has
+	// passed every message, retransmissions included.
+	via, _ := viaRelay(t, lossFilter(9, 0.1, notHandshake))
+	s, c, _ := pair(t, fastConfig(), fastConfig(), via)
+	ctx := testCtx(t)
+	for i := 0; i < 50; i++ {
+		if err := c.SendMsg(ctx, 0, uint32(i), true, make([]byte, 3000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.WaitAcked(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Stats(); st.Unacked != 0 || st.Flight != 0 {
+		t.Errorf("after WaitAcked: Unacked %d Flight %d", st.Unacked, st.Flight)
+	}
+	// Acknowledged means received: all 50 are there to read.
+	for i := 0; i < 50; i++ {
+		ctx0, cancel := context.WithTimeout(ctx, time.Second)
+		_, err := s.RecvMsg(ctx0)
+		cancel()
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+}
+
+func TestHeartbeatsUnansweredEndAssociation(t *testing.T) {
+	cfg := fastConfig()
+	cfg.HeartbeatInterval = 20 * time.Millisecond
+	cfg.MaxRetransmissions = 2
+	via, rp := viaRelay(t, nil)
+	s, c, _ := pair(t, cfg, cfg, via)
+	ctx := testCtx(t)
+	// Heartbeats on an idle association are answered...
+	for c.Stats().HeartbeatAcks == 0 || s.Stats().HeartbeatAcks == 0 {
+		select {
+		case <-ctx.Done():
+			t.Fatal("no heartbeat answered")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	// ...until the path dies: after Max.Retrans unanswered ones in a row
+	// the peer is unreachable (RFC 9260 8.1, 8.3).
+	(*rp).setFilter(func(bool, []byte) []time.Duration { return nil })
+	select {
+	case <-c.Done():
+	case <-ctx.Done():
+		t.Fatal("association still up with heartbeats unanswered")
+	}
+	if !errors.Is(c.Err(), ErrPeerUnreachable) {
+		t.Errorf("Err %v, want ErrPeerUnreachable", c.Err())
+	}
+	if _, err := c.RecvMsg(ctx); !errors.Is(err, ErrPeerUnreachable) {
+		t.Errorf("RecvMsg: %v", err)
+	}
+}
+
+func TestBothEndsClose(t *testing.T) {
+	// Crossing SHUTDOWNs: each end in SHUTDOWN-SENT answers the other's
+	// with a SHUTDOWN ACK (RFC 9260 9.2), and both end gracefully.
+	cfg := fastConfig()
+	s, c, _ := pair(t, cfg, cfg, nil)
+	ctx := testCtx(t)
+	for i := 0; i < 10; i++ {
+		if err := c.SendMsg(ctx, 0, uint32(i), true, make([]byte, 5000)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SendMsg(ctx, 0, uint32(i), true, make([]byte, 5000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs := make(chan error, 2)
+	go func() { errs <- c.Close(ctx) }()
+	go func() { errs <- s.Close(ctx) }()
+	for i := 0; i < 2; i++ {
+		if err := <-errs; err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+	for _, a := range []*Association{s, c} {
+		n := 0
+		for {
+			_, err := a.RecvMsg(ctx)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		if n != 10 {
+			t.Errorf("%d messages before EOF, want 10", n)
+		}
 	}
 }

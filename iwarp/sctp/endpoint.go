@@ -60,6 +60,8 @@ type EndpointStats struct {
 type Endpoint struct {
 	pc        net.PacketConn
 	udp       *net.UDPConn // pc, when it is one: allocation-free reads and writes
+	gw        *gatherWriter
+	bufs      bufPool
 	cfg       Config
 	secret    []byte
 	port      uint16 // this end's SCTP port
@@ -130,6 +132,9 @@ func newEndpoint(pc net.PacketConn, cfg Config, listening bool) (*Endpoint, erro
 		e.log = slog.New(slog.DiscardHandler)
 	}
 	e.udp, _ = pc.(*net.UDPConn)
+	if e.udp != nil {
+		e.gw = newGatherWriter(e.udp)
+	}
 	e.secret = c.CookieSecret
 	if e.secret == nil {
 		e.secret = make([]byte, 32)
@@ -463,6 +468,22 @@ func (e *Endpoint) writeTo(b []byte, key addrKey, addr net.Addr) {
 	if err != nil {
 		e.stats.writeErr.Add(1)
 	}
+}
+
+// writeGather sends a packet in pieces: with one sendmsg when the
+// PacketConn is a UDP socket, else flattened.
+func (e *Endpoint) writeGather(a *Association, bufs [][]byte) {
+	if a.sa != nil {
+		if err := e.gw.write(bufs, a.sa); err != nil {
+			e.stats.writeErr.Add(1)
+		}
+		return
+	}
+	if len(bufs) == 1 {
+		e.writeTo(bufs[0], a.key, a.raddr)
+		return
+	}
+	e.writeTo(a.pb.flatten(bufs), a.key, a.raddr)
 }
 
 // answerInit sends the INIT ACK with a State Cookie (RFC 9260 5.1.3),

@@ -379,13 +379,7 @@ func readPacket(t *testing.T, pc *net.UDPConn) []byte {
 func TestStaleCookieRefused(t *testing.T) {
 	cfg := fastConfig()
 	cfg.CookieLifetime = 5 * time.Millisecond
-	ep, err := Listen(listenUDP(t), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ep.Close()
-	pc := listenUDP(t)
-	defer pc.Close()
+	ep, pc := listenRaw(t, cfg)
 	cookie, peerTag := rawInit(t, pc, ep.Addr(), ep.Port(), 0x11223344)
 	time.Sleep(20 * time.Millisecond) // past the cookie's lifetime
 	b := appendCommonHeader(nil, 5000, ep.Port(), peerTag)
@@ -435,14 +429,22 @@ func testCtxShort(t *testing.T, d time.Duration) (context.Context, context.Cance
 	return context.WithTimeout(context.Background(), d)
 }
 
-func TestBadCookieIgnored(t *testing.T) {
-	ep, err := Listen(listenUDP(t), fastConfig())
+// listenRaw starts a listening endpoint and a bare UDP socket to talk to
+// it by hand.
+func listenRaw(t *testing.T, cfg Config) (*Endpoint, *net.UDPConn) {
+	t.Helper()
+	ep, err := Listen(listenUDP(t), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ep.Close()
+	t.Cleanup(func() { ep.Close() })
 	pc := listenUDP(t)
-	defer pc.Close()
+	t.Cleanup(func() { pc.Close() })
+	return ep, pc
+}
+
+func TestBadCookieIgnored(t *testing.T) {
+	ep, pc := listenRaw(t, fastConfig())
 	cookie, peerTag := rawInit(t, pc, ep.Addr(), ep.Port(), 0x55667788)
 	cookie[len(cookie)/2] ^= 0x80 // one bit of the signed state
 	b := appendCommonHeader(nil, 5000, ep.Port(), peerTag)

@@ -244,15 +244,13 @@ func (a *Association) handleData(d *dataChunk) bool {
 		})
 		return true
 	}
-	data := make([]byte, len(d.Data))
-	copy(data, d.Data)
-	a.held += len(data)
+	a.held += len(d.Data)
 	if d.Flags&(flagBegin|flagEnd) == flagBegin|flagEnd {
+		data := a.ep.bufs.get(len(d.Data), d.Data)
 		a.deliver(Message{Stream: d.Stream, PPID: d.PPID, Unordered: d.Flags&flagUnordered != 0, Data: data}, d.SSN)
 		return true
 	}
-	a.frags[tsn] = frag{flags: d.Flags, stream: d.Stream, ssn: d.SSN, ppid: d.PPID, data: data}
-	a.assemble(tsn)
+	a.addFragment(d)
 	return true
 }
 
@@ -300,46 +298,56 @@ func (a *Association) recordTSN(tsn uint32) {
 	a.gaps[i] = tsnRange{tsn, tsn}
 }
 
-// assemble delivers the message fragment tsn belongs to if all of its
-// fragments are here: a message's fragments have consecutive TSNs from B
-// to E (RFC 9260 6.9). Walking forward first keeps in-order arrival
-// linear: only the E fragment walks back over the message.
-func (a *Association) assemble(tsn uint32) {
-	end := tsn
-	for cur := a.frags[tsn]; cur.flags&flagEnd == 0; {
-		nx, ok := a.frags[end+1]
-		if !ok || nx.flags&flagBegin != 0 {
-			return
+// run is a stretch of consecutive TSNs of one message's fragments, their
+// octets already in one buffer (RFC 9260 6.9: a message's fragments carry
+// consecutive TSNs from the B fragment to the E one).
+type run struct {
+	first, last uint32
+	flags       uint8 // B if it starts a message, E if it ends one; U
+	stream, ssn uint16
+	ppid        uint32
+	data        []byte
+}
+
+// addFragment files a fragment into the runs: appended to the run that
+// ends just before it, joined with the run that starts just after it. In
+// order, each fragment's octets are copied once, into the buffer the
+// message is delivered in; a run from B to E is delivered at once.
+func (a *Association) addFragment(d *dataChunk) {
+	tsn := d.TSN
+	var r *run
+	if prev := a.runEnd[tsn-1]; prev != nil && prev.flags&flagEnd == 0 && d.Flags&flagBegin == 0 {
+		delete(a.runEnd, prev.last)
+		prev.data = append(prev.data, d.Data...)
+		prev.last = tsn
+		prev.flags |= d.Flags & flagEnd
+		r = prev
+	} else {
+		r = &run{first: tsn, last: tsn, flags: d.Flags & (flagBegin | flagEnd | flagUnordered), stream: d.Stream, ssn: d.SSN, ppid: d.PPID}
+		if d.Flags&flagBegin != 0 {
+			// Room for the whole message if it is the size of the last
+			// one reassembled: one buffer, no regrowth.
+			hint := max(min(a.fragHint, a.cfg.ReceiveBuffer), len(d.Data))
+			r.data = a.ep.bufs.get(hint, d.Data)[:len(d.Data)]
+		} else {
+			r.data = append([]byte(nil), d.Data...)
 		}
-		end++
-		cur = nx
+		a.runStart[tsn] = r
 	}
-	start := tsn
-	for cur := a.frags[tsn]; cur.flags&flagBegin == 0; {
-		pv, ok := a.frags[start-1]
-		if !ok || pv.flags&flagEnd != 0 {
-			return
-		}
-		start--
-		cur = pv
+	if next := a.runStart[tsn+1]; next != nil && next.flags&flagBegin == 0 && r.flags&flagEnd == 0 {
+		delete(a.runStart, next.first)
+		delete(a.runEnd, next.last)
+		r.data = append(r.data, next.data...)
+		r.last = next.last
+		r.flags |= next.flags & flagEnd
 	}
-	n := 0
-	for t := start; ; t++ {
-		n += len(a.frags[t].data)
-		if t == end {
-			break
-		}
+	a.runEnd[r.last] = r
+	if r.flags&(flagBegin|flagEnd) == flagBegin|flagEnd {
+		delete(a.runStart, r.first)
+		delete(a.runEnd, r.last)
+		a.fragHint = len(r.data)
+		a.deliver(Message{Stream: r.stream, PPID: r.ppid, Unordered: r.flags&flagUnordered != 0, Data: r.data}, r.ssn)
 	}
-	first := a.frags[start]
-	data := make([]byte, 0, n)
-	for t := start; ; t++ {
-		data = append(data, a.frags[t].data...)
-		delete(a.frags, t)
-		if t == end {
-			break
-		}
-	}
-	a.deliver(Message{Stream: first.stream, PPID: first.ppid, Unordered: first.flags&flagUnordered != 0, Data: data}, first.ssn)
 }
 
 // deliver queues a whole message for RecvMsg: at once if unordered, in

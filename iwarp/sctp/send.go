@@ -1,6 +1,8 @@
 package sctp
 
 import (
+	"math/bits"
+	"sync"
 	"time"
 )
 
@@ -50,27 +52,22 @@ func (a *Association) transmit() {
 	}
 	mtu := a.cfg.MTU
 	canData := a.state == stateEstablished || a.state == stateShutdownPending || a.state == stateShutdownReceived
-	b := appendCommonHeader(a.txbuf[:0], a.localPort, a.peerPort, a.peerTag)
-	flush := func() {
-		if len(b) > commonHeaderLen {
-			a.writePacket(b)
-		}
-		b = appendCommonHeader(a.txbuf[:0], a.localPort, a.peerPort, a.peerTag)
-	}
+	p := &a.pb
+	p.reset(a.localPort, a.peerPort, a.peerTag)
 	if len(a.ctrl) > 0 {
-		b = append(b, a.ctrl...)
+		p.hdr = append(p.hdr, a.ctrl...)
 		a.ctrl = a.ctrl[:0]
 	}
 	hasNew := canData && a.nsent < len(a.q)
 	if a.sackNow || (a.sackDue && hasNew) {
-		if mtu-len(b) < sackFixedLen+16 {
-			flush()
+		if mtu-p.len() < sackFixedLen+16 {
+			a.flushPacket()
 		}
-		b = a.appendSack(b, mtu-len(b))
+		p.hdr = a.appendSack(p.hdr, mtu-p.len())
 	}
 	if canData {
 		if a.rtxPending > 0 {
-			a.retransmit(&b, flush)
+			a.retransmit()
 		}
 		for a.rtxPending == 0 && a.nsent < len(a.q) {
 			c := &a.q[a.nsent]
@@ -82,10 +79,10 @@ func (a *Association) transmit() {
 			if len(c.data) > a.rwnd && a.flight > 0 {
 				break
 			}
-			if len(b)+dataHeaderLen+len(c.data) > mtu {
-				flush()
+			if p.len()+dataHeaderLen+len(c.data) > mtu {
+				a.flushPacket()
 			}
-			b = appendData(b, &dataChunk{Flags: c.flags, TSN: c.tsn, Stream: c.stream, SSN: c.ssn, PPID: c.ppid, Data: c.data})
+			p.appendData(&dataChunk{Flags: c.flags, TSN: c.tsn, Stream: c.stream, SSN: c.ssn, PPID: c.ppid, Data: c.data})
 			c.txCount = 1
 			c.inFlight = true
 			a.flight += len(c.data)
@@ -100,7 +97,7 @@ func (a *Association) transmit() {
 			a.dataSends++
 		}
 	}
-	flush()
+	a.flushPacket()
 	a.fastRtxBurst = false
 	a.t3OnePacket = false
 	// RFC 9260 6.3.2 R1: T3-rtx runs while DATA is outstanding.
@@ -109,11 +106,25 @@ func (a *Association) transmit() {
 	}
 }
 
+// flushPacket sends the packet being built, if it has chunks, and starts
+// the next.
+func (a *Association) flushPacket() {
+	p := &a.pb
+	if !p.empty() {
+		bufs := p.seal()
+		a.ep.writeGather(a, bufs)
+		a.stats.PacketsSent++
+	}
+	p.reset(a.localPort, a.peerPort, a.peerTag)
+}
+
 // retransmit sends the chunks marked for retransmission, earliest first,
 // before any new data (RFC 9260 6.1). After a fast retransmit one packet
-// of them may go beyond cwnd (7.2.4 step 3).
-func (a *Association) retransmit(b *[]byte, flush func()) {
+// of them may go beyond cwnd (7.2.4 step 3); after a T3 expiry, one packet
+// is all (6.3.3 E3).
+func (a *Association) retransmit() {
 	mtu := a.cfg.MTU
+	p := &a.pb
 	sentPackets := 0
 	for i := 0; i < a.nsent && a.rtxPending > 0; i++ {
 		c := &a.q[i]
@@ -124,14 +135,14 @@ func (a *Association) retransmit(b *[]byte, flush func()) {
 		if a.flight >= a.cwnd && !burst {
 			return
 		}
-		if len(*b)+dataHeaderLen+len(c.data) > mtu {
-			flush()
+		if p.len()+dataHeaderLen+len(c.data) > mtu {
+			a.flushPacket()
 			sentPackets++
 			if a.flight >= a.cwnd || a.t3OnePacket {
 				return
 			}
 		}
-		*b = appendData(*b, &dataChunk{Flags: c.flags, TSN: c.tsn, Stream: c.stream, SSN: c.ssn, PPID: c.ppid, Data: c.data})
+		p.appendData(&dataChunk{Flags: c.flags, TSN: c.tsn, Stream: c.stream, SSN: c.ssn, PPID: c.ppid, Data: c.data})
 		c.rtx = false
 		a.rtxPending--
 		c.txCount++
@@ -152,19 +163,15 @@ func (a *Association) t3Expired() {
 		return
 	}
 	a.stats.T3Timeouts++
-	a.errCount++
-	if a.errCount > a.cfg.MaxRetransmissions {
-		a.abortWith(UserAbort("peer unreachable: retransmission limit reached"))
-		a.err = ErrPeerUnreachable
+	// E2: back off (in timedOut), or give up.
+	if a.timedOut("retransmission limit reached") {
 		return
 	}
-	mtu := a.cfg.MTU
 	// E1 (7.2.3): ssthresh = max(cwnd/2, 4*MTU), cwnd = 1 MTU.
+	mtu := a.cfg.MTU
 	a.ssthresh = max(a.cwnd/2, 4*mtu)
 	a.cwnd = mtu
 	a.pba = 0
-	// E2: back off.
-	a.rto = min(2*a.rto, a.cfg.RTOMax)
 	// E3: every outstanding chunk is to be sent again; they leave the
 	// flight, and the cwnd of one MTU lets one packet of them out now.
 	for i := 0; i < a.nsent; i++ {
@@ -241,6 +248,9 @@ func (a *Association) handleSack(s *sackChunk, counted bool) {
 			acked(c)
 		}
 		a.queued -= len(c.data)
+		if c.msgBuf != nil {
+			a.ep.bufs.put(c.msgBuf)
+		}
 		a.q[k] = outChunk{}
 		k++
 	}
@@ -352,4 +362,56 @@ func (a *Association) handleSack(s *sackChunk, counted bool) {
 		a.sendSig.broadcast()
 		a.checkShutdown()
 	}
+}
+
+// bufPool recycles message buffers: SendMsg copies each message into one,
+// and the message's last chunk returns it when the Cumulative TSN Ack
+// passes it (all of the message's chunks are then acknowledged); received
+// messages are reassembled into them and come back through Release.
+// Power-of-two classes from 4 KiB to 256 KiB; other sizes come from the
+// heap. Recycled buffers are warm in the cache, fresh ones are not: on
+// loopback that is most of the cost of a copy.
+type bufPool struct {
+	classes [maxPooledShift - minPooledShift + 1]sync.Pool
+}
+
+const (
+	minPooledShift = 12
+	maxPooledShift = 18
+)
+
+func bufClass(n int) int {
+	if n < 1<<minPooledShift || n > 1<<maxPooledShift {
+		return -1
+	}
+	return bits.Len(uint(n-1)) - minPooledShift
+}
+
+// get returns a buffer of length n holding a copy of data (n >= len(data)).
+func (p *bufPool) get(n int, data []byte) []byte {
+	if c := bufClass(n); c >= 0 {
+		if b, ok := p.classes[c].Get().(*[]byte); ok {
+			buf := (*b)[:n]
+			copy(buf, data)
+			return buf
+		}
+		// append, not make: no zeroing of what is overwritten.
+		buf := append(make([]byte, 0, 1<<(c+minPooledShift)), data...)
+		return buf[:n]
+	}
+	if n == len(data) {
+		return append([]byte(nil), data...)
+	}
+	buf := make([]byte, n)
+	copy(buf, data)
+	return buf
+}
+
+func (p *bufPool) put(b []byte) {
+	c := bufClass(cap(b))
+	if c < 0 || cap(b) != 1<<(c+minPooledShift) {
+		return
+	}
+	b = b[:cap(b)]
+	p.classes[c].Put(&b)
 }

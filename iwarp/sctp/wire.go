@@ -174,7 +174,8 @@ func pad4(b []byte) []byte {
 }
 
 // beginChunk appends a chunk header with a zero length; endChunk fills the
-// length in from what was appended since and pads.
+// length in from what was appended since (so without the last parameter's
+// padding) and pads. A chunk starts 4-aligned in the buffer.
 func beginChunk(b []byte, typ, flags uint8) ([]byte, int) {
 	return append(b, typ, flags, 0, 0), len(b)
 }
@@ -242,18 +243,22 @@ type initChunk struct {
 	Cookie       []byte  // State Cookie (INIT ACK only)
 	Preservative uint32  // Cookie Preservative increment in ms (INIT only), 0 if absent
 	// Unrecognized holds the parameters this end does not know whose
-	// type says to report them (upper bits 01 and 11), whole TLVs.
+	// type says to report them (upper bits 01 and 11), whole TLVs with
+	// their padding (RFC 9260 3.3.3.1: "copied from the INIT chunk").
 	Unrecognized [][]byte
 	// Stopped is set when a parameter's upper bits 00 or 01 said to stop
 	// processing the chunk's parameters (RFC 9260 3.2.1).
 	Stopped bool
 }
 
+// appendParam pads what comes before (the previous parameter) and appends
+// one TLV unpadded: RFC 9260 3.2 counts the padding of every parameter
+// but the last in the chunk's length. endChunk pads the chunk.
 func appendParam(b []byte, typ uint16, value []byte) []byte {
+	b = pad4(b)
 	b = binary.BigEndian.AppendUint16(b, typ)
 	b = binary.BigEndian.AppendUint16(b, uint16(4+len(value)))
-	b = append(b, value...)
-	return pad4(b)
+	return append(b, value...)
 }
 
 // appendInit appends an INIT (typ ctInit) or INIT ACK (ctInitAck).
@@ -301,21 +306,11 @@ func parseInit(c chunk) (initChunk, error) {
 	ic.InitialTSN = binary.BigEndian.Uint32(v[12:])
 	rest := v[16:]
 	for len(rest) > 0 && !ic.Stopped {
-		if len(rest) < 4 {
-			return ic, parseErr(what, "%d trailing octets, shorter than a parameter header", len(rest))
+		pt, pv, whole, next, err := nextTLV(rest, what, "parameter")
+		if err != nil {
+			return ic, err
 		}
-		pt := binary.BigEndian.Uint16(rest)
-		pl := int(binary.BigEndian.Uint16(rest[2:]))
-		if pl < 4 || pl > len(rest) {
-			return ic, parseErr(what, "parameter type %#04x has length %d with %d octets left", pt, pl, len(rest))
-		}
-		pv := rest[4:pl]
-		whole := rest[:pl]
-		padded := (pl + 3) &^ 3
-		if padded > len(rest) {
-			padded = len(rest)
-		}
-		rest = rest[padded:]
+		rest = next
 		switch pt {
 		case ptStateCookie:
 			if c.Type != ctInitAck {
@@ -333,9 +328,12 @@ func parseInit(c chunk) (initChunk, error) {
 				return ic, parseErr(what, "Cookie Preservative of %d octets, not 4", len(pv))
 			}
 			ic.Preservative = binary.BigEndian.Uint32(pv)
-		case ptIPv4, ptIPv6, ptHostName, ptSupportedAddrTypes:
+		case ptIPv4, ptIPv6, ptHostName, ptSupportedAddrTypes, ptUnrecognized:
 			// Known and deliberately unused: one address per association
-			// (no multi-homing); the UDP source address is the peer's.
+			// (no multi-homing); the UDP source address is the peer's. An
+			// INIT ACK's reports of this end's parameters need no action:
+			// it sends only the Adaptation Layer Indication and the
+			// Cookie Preservative, which a peer may ignore.
 		default:
 			if pt&0x4000 != 0 {
 				ic.Unrecognized = append(ic.Unrecognized, whole)
@@ -571,12 +569,14 @@ func (c ErrorCause) String() string {
 	return s
 }
 
+// appendCauses appends error causes, each padded but the last (RFC 9260
+// 3.2, 3.3.10), like appendParam.
 func appendCauses(b []byte, causes []ErrorCause) []byte {
 	for _, c := range causes {
+		b = pad4(b)
 		b = binary.BigEndian.AppendUint16(b, c.Code)
 		b = binary.BigEndian.AppendUint16(b, uint16(4+len(c.Info)))
 		b = append(b, c.Info...)
-		b = pad4(b)
 	}
 	return b
 }
@@ -598,22 +598,30 @@ func parseCauses(c chunk) ([]ErrorCause, error) {
 	var out []ErrorCause
 	rest := c.Value
 	for len(rest) > 0 {
-		if len(rest) < 4 {
-			return out, parseErr(what, "%d trailing octets, shorter than an error cause header", len(rest))
+		code, info, _, next, err := nextTLV(rest, what, "error cause")
+		if err != nil {
+			return out, err
 		}
-		code := binary.BigEndian.Uint16(rest)
-		l := int(binary.BigEndian.Uint16(rest[2:]))
-		if l < 4 || l > len(rest) {
-			return out, parseErr(what, "cause %d has length %d with %d octets left", code, l, len(rest))
-		}
-		out = append(out, ErrorCause{Code: code, Info: rest[4:l]})
-		padded := (l + 3) &^ 3
-		if padded > len(rest) {
-			padded = len(rest)
-		}
-		rest = rest[padded:]
+		out = append(out, ErrorCause{Code: code, Info: info})
+		rest = next
 	}
 	return out, nil
+}
+
+// nextTLV reads one type-length-value item (a parameter, RFC 9260 3.2.1,
+// or an error cause, 3.3.10) from b: its type, its value, the item with
+// its padding (when the padding is there), and what follows.
+func nextTLV(b []byte, what, kind string) (typ uint16, value, whole, rest []byte, err error) {
+	if len(b) < 4 {
+		return 0, nil, nil, nil, parseErr(what, "%d trailing octets, shorter than the 4-octet %s header", len(b), kind)
+	}
+	typ = binary.BigEndian.Uint16(b)
+	l := int(binary.BigEndian.Uint16(b[2:]))
+	if l < 4 || l > len(b) {
+		return 0, nil, nil, nil, parseErr(what, "%s %#04x has length %d with %d octets left", kind, typ, l, len(b))
+	}
+	padded := min((l+3)&^3, len(b))
+	return typ, b[4:l], b[:padded], b[padded:], nil
 }
 
 // --- TSN serial arithmetic (RFC 9260 1.6, RFC 1982 with SERIAL_BITS 32) ---
