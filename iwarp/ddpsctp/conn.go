@@ -247,6 +247,9 @@ func (c *Conn) readLoop() {
 // handle runs one received message through its stream's session.
 func (c *Conn) handle(m Message) {
 	p, perr := ParsePayload(m.PPID, m.Data)
+	if p.PPID == PPIDSegment {
+		p.raw = m.Data
+	}
 	if perr == nil && !m.Unordered {
 		perr = &FormatError{PPID: m.PPID, Detail: "an ordered DATA chunk; the adaptation layer uses unordered chunks only (section 10)"}
 	}

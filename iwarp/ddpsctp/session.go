@@ -31,7 +31,7 @@ type Session struct {
 	rxFinal    bool // the peer's final message (Terminate, Reject, or an Initiate answered with Terminate) is in
 	rxNext     uint16
 	held       map[uint16]Payload // arrived ahead of rxNext (section 10)
-	ready      [][]byte           // segments in DDP-SSN order, for Receive
+	ready      []Payload          // segments in DDP-SSN order, for Receive
 	err        error
 	answered   chan struct{} // active side: closed when the Initiate is answered
 	answerOnce sync.Once
@@ -189,14 +189,37 @@ func (s *Session) reusable() bool { return s.txDone() && s.rxFinal && len(s.held
 // Receive returns the next DDP segment in DDP-SSN order: io.EOF after the
 // peer's Terminate, or the error that ended the session.
 func (s *Session) Receive(ctx context.Context) ([]byte, error) {
+	p, err := s.next(ctx)
+	return p.Segment, err
+}
+
+// ReceiveFunc hands the next DDP segment to fn, as Receive would return
+// it, and returns fn's error. The segment is valid only during fn: its
+// buffer then goes back to the association for reuse (when it takes them
+// back, as package sctp's does), which saves SCTP a fresh buffer per
+// message.
+func (s *Session) ReceiveFunc(ctx context.Context, fn func(seg []byte) error) error {
+	p, err := s.next(ctx)
+	if err != nil {
+		return err
+	}
+	err = fn(p.Segment)
+	if r, ok := s.conn.a.(interface{ Release([]byte) }); ok && p.raw != nil {
+		r.Release(p.raw)
+	}
+	return err
+}
+
+// next waits for the next segment.
+func (s *Session) next(ctx context.Context) (Payload, error) {
 	for {
 		s.conn.mu.Lock()
 		if len(s.ready) > 0 {
-			seg := s.ready[0]
-			s.ready[0] = nil
+			p := s.ready[0]
+			s.ready[0] = Payload{}
 			s.ready = s.ready[1:]
 			s.conn.mu.Unlock()
-			return seg, nil
+			return p, nil
 		}
 		err := s.err
 		if err == nil && s.rxFinal {
@@ -207,12 +230,12 @@ func (s *Session) Receive(ctx context.Context) ([]byte, error) {
 		}
 		s.conn.mu.Unlock()
 		if err != nil {
-			return nil, err
+			return Payload{}, err
 		}
 		select {
 		case <-s.wake:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return Payload{}, ctx.Err()
 		}
 	}
 }
@@ -353,7 +376,7 @@ func (s *Session) step(p *Payload) error {
 		return fmt.Errorf("a %s before the session was accepted (section 6.6)", p.describe())
 	}
 	if p.PPID == PPIDSegment {
-		s.ready = append(s.ready, p.Segment)
+		s.ready = append(s.ready, *p)
 		s.signal()
 		return nil
 	}

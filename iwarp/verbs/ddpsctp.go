@@ -219,14 +219,20 @@ func (l *sctpLayer) write() (int64, error) {
 }
 
 func (l *sctpLayer) receive() (int, error, error) {
-	seg, err := l.s.Receive(l.ctx)
+	var n int
+	var ferr error
+	err := l.s.ReceiveFunc(l.ctx, func(seg []byte) error {
+		n = ddpsctp.SSNLen + len(seg)
+		ferr = l.deliver(0, seg)
+		return nil
+	})
 	if err != nil {
 		if ddpsctp.IsDeadline(err) {
 			err = os.ErrDeadlineExceeded
 		}
 		return 0, nil, err
 	}
-	return ddpsctp.SSNLen + len(seg), l.deliver(0, seg), nil
+	return n, ferr, nil
 }
 
 func (l *sctpLayer) setReadDeadline(t time.Time) error { return l.s.SetReadDeadline(t) }
