@@ -372,7 +372,12 @@ func (s *Session) step(p *Payload) error {
 		s.signal()
 		return nil
 	}
-	if !s.opened {
+	// The active side sends nothing before the Accept (6.6) but a
+	// Terminate: an Initiate it abandoned, its direction then being
+	// Initiate and Terminate (6.2). The ULP still answers; the session
+	// then ends at once.
+	withdrawn := !s.active && p.PPID == PPIDControl && p.Func == FuncTerminate
+	if !s.opened && !withdrawn {
 		return fmt.Errorf("a %s before the session was accepted (section 6.6)", p.describe())
 	}
 	if p.PPID == PPIDSegment {
