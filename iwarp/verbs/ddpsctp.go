@@ -218,11 +218,10 @@ func (l *sctpLayer) write() (int64, error) {
 	return n, nil
 }
 
-func (l *sctpLayer) receive() (int, error, error) {
-	var n int
+func (l *sctpLayer) receive(read func(int)) (error, error) {
 	var ferr error
 	err := l.s.ReceiveFunc(l.ctx, func(seg []byte) error {
-		n = ddpsctp.SSNLen + len(seg)
+		read(ddpsctp.SSNLen + len(seg))
 		ferr = l.deliver(0, seg)
 		return nil
 	})
@@ -230,9 +229,9 @@ func (l *sctpLayer) receive() (int, error, error) {
 		if ddpsctp.IsDeadline(err) {
 			err = os.ErrDeadlineExceeded
 		}
-		return 0, nil, err
+		return nil, err
 	}
-	return n, ferr, nil
+	return ferr, nil
 }
 
 func (l *sctpLayer) setReadDeadline(t time.Time) error { return l.s.SetReadDeadline(t) }
