@@ -19,8 +19,10 @@
 #                     wrote (build/bench/) against hw/bench-baseline.json,
 #                     failing on any figure worse than recorded
 #   make test-hw-full test-hw with every width on every simulator
-#                     (HW_ALL_WIDTHS=1; by default Icarus and GHDL run the
-#                     two ends of the width range, tests/hdlsim.py)
+#                     (HW_ALL_WIDTHS=1; by default every simulator runs
+#                     the two ends of the width range, 64 and 512,
+#                     tests/widths.py; the bench check counts the baseline
+#                     figures of the other widths as not run)
 #   make soak         the ddp_rx security soaks (AXI4 and write-request
 #                     port) at SOAK_ULPDUS (default 1,000,000) short ULPDUs
 #                     each; make test runs them at 50,000 (about 12 minutes

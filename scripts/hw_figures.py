@@ -113,6 +113,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fpga_timing  # noqa: E402  (scripts/, beside this file)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+import widths  # noqa: E402  (tests/widths.py: the widths make test runs)
 SYNTH_DIR = REPO_ROOT / "build" / "synth"
 BENCH_DIR = REPO_ROOT / "build" / "bench"
 
@@ -876,8 +878,9 @@ def judge(better: str, baseline: float, tolerance: float, measured: float) -> st
 
 def compare(records: list[dict], baseline: dict, sims: set[str] | None = None) -> list[Row]:
     """Every measured and every baseline figure, with its status. Baseline
-    figures of simulators outside sims (SIMS narrowed the run) are "not
-    run", not missing."""
+    figures of simulators outside sims (SIMS narrowed the run) and of widths
+    make test does not run on their simulator (tests/widths.py; a bench that
+    runs them anyway is compared) are "not run", not missing."""
     rows = []
     measured = {record_key(r): r for r in records}
     for key in sorted(set(measured) | set(baseline)):
@@ -889,7 +892,9 @@ def compare(records: list[dict], baseline: dict, sims: set[str] | None = None) -
             if b is None:
                 rows.append(Row(key, name, f["better"], None, None, f["value"], "new"))
             elif f is None:
-                status = "not run" if sims is not None and sim not in sims else "MISSING"
+                width = int(key.split(" ")[-2][1:])
+                not_run = (sims is not None and sim not in sims) or not widths.runs_by_default(sim, width)
+                status = "not run" if not_run else "MISSING"
                 rows.append(Row(key, name, b["better"], b["value"], b["tolerance"], None, status))
             elif f["better"] != b["better"]:
                 rows.append(Row(key, name, f["better"], b["value"], b["tolerance"], f["value"], "DIRECTION"))
@@ -902,7 +907,8 @@ def compare(records: list[dict], baseline: dict, sims: set[str] | None = None) -
 def updated_baseline(records: list[dict], old: dict, sims: set[str] | None = None) -> tuple[dict, list[str]]:
     """The baseline rewritten from the measured records: each measured
     record's figures with their values (tolerances kept from the old
-    baseline, 0 for new figures); records of simulators outside sims kept
+    baseline, 0 for new figures); records of simulators outside sims, and of
+    widths make test does not run on their simulator (tests/widths.py), kept
     as they were; every other old record dropped. Also the keys dropped."""
     new = {}
     for r in records:
@@ -914,7 +920,8 @@ def updated_baseline(records: list[dict], old: dict, sims: set[str] | None = Non
     for key, figs in old.items():
         if key in new:
             continue
-        if sims is not None and key.rsplit(" ", 1)[-1] not in sims:
+        sim, width = key.rsplit(" ", 1)[-1], int(key.split(" ")[-2][1:])
+        if (sims is not None and sim not in sims) or not widths.runs_by_default(sim, width):
             new[key] = figs
         else:
             dropped.append(key)

@@ -60,6 +60,7 @@ import pytest
 from cocotb.runner import Simulator, Verilator, get_runner
 
 import transactions
+from widths import DEFAULT_SIM_WIDTHS, all_widths_requested
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RTL_DIR = REPO_ROOT / "hw" / "rtl"
@@ -224,23 +225,8 @@ def simulators(langs: Iterable[str] = ("verilog", "vhdl")) -> list:
     ]
 
 
-# Widths each simulator runs by default when a testbench covers every width.
-# Verilator is the fast simulator and runs all of them; Icarus (an
-# interpreter) and GHDL (mcode) run the two ends of the range, which is where
-# width-dependent code differs most (a header across beats at 64, whole
-# headers and several FPDUs in one beat at 512). HW_ALL_WIDTHS=1 runs every
-# width on every simulator (`make test-hw-full`).
-DEFAULT_SIM_WIDTHS = {
-    "verilator": (64, 128, 256, 512),
-    "icarus": (64, 512),
-    "ghdl": (64, 512),
-}
-
-
-def all_widths_requested() -> bool:
-    return os.environ.get("HW_ALL_WIDTHS", "") not in ("", "0")
-
-
+# Widths each simulator runs by default when a testbench covers every
+# width: tests/widths.py (also read by the bench check).
 def width_cases(
     widths: Sequence[int],
     langs: Iterable[str] = ("verilog",),

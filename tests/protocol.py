@@ -528,6 +528,8 @@ PORTS: dict[str, list[Port]] = {
                stream("m_exc")],
     "rx_join": [stream("s_axis", LANE0_EMPTY), stream("m_axis", LANE0_EMPTY), stream("s_verdict"),
                 stream("m_verdict"), handshake("clr")],
+    "tuf_rx": [handshake("cfg"), handshake("fail"), stream("s_axis"), stream("m_axis", LANE0_EMPTY), stream("m_verdict"),
+               stream("m_exc"), stream("m_early", LANE0_EMPTY)],
     "mpa_rx_ooo": [handshake("cfg"), stream("s_exc"), stream("m_exc"), stream("m_early", LANE0_EMPTY)],
     "ddp_rx": [stream("s_axis", LANE0_EMPTY), stream("s_verdict"), handshake("s_conn"), handshake("s_stag"),
                handshake("s_post"), Port("m_axi", "axi_write"), Port("m_wr", "write_request"),

@@ -118,6 +118,9 @@ def test_old_records_are_refused_not_a_crash(tmp_path):
     (tmp_path / "scripts" / "hw_figures.py").write_text(SCRIPT.read_text())
     # (and the timing model it imports, scripts/fpga_timing.py)
     (tmp_path / "scripts" / "fpga_timing.py").write_text((SCRIPT.parent / "fpga_timing.py").read_text())
+    # (and tests/widths.py)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "widths.py").write_text((SCRIPT.parent.parent / "tests" / "widths.py").read_text())
     d = tmp_path / "build" / "bench"
     d.mkdir(parents=True)
     (d / "ddp_tx-W64.json").write_text(json.dumps(OLD_DDP_TX))
@@ -208,6 +211,24 @@ def test_simulators_left_out_by_sims_are_not_run():
     assert s[("crc32c W64 ghdl", "beats_per_clock")] == "not run"
     s = statuses(hw.compare([rec()], b, sims=None))
     assert s[("crc32c W64 ghdl", "beats_per_clock")] == "MISSING"
+
+
+def test_widths_make_test_does_not_run_are_not_run(monkeypatch):
+    # tests/widths.py: the middle widths run under HW_ALL_WIDTHS=1 only;
+    # their baseline records are "not run" then, and kept by --update.
+    monkeypatch.delenv("HW_ALL_WIDTHS", raising=False)
+    b = base_of(rec(), rec(width=128), rec(width=256, sim="GHDL"))
+    s = statuses(hw.compare([rec()], b))
+    assert s[("crc32c W128 verilator", "beats_per_clock")] == "not run"
+    assert s[("crc32c W256 ghdl", "beats_per_clock")] == "not run"
+    new, dropped = hw.updated_baseline([rec()], b)
+    assert "crc32c W128 verilator" in new and not dropped
+    # Measured anyway (a bench that asks for every width): compared.
+    s = statuses(hw.compare([rec(), rec(width=128, bpc=0.5)], b))
+    assert s[("crc32c W128 verilator", "beats_per_clock")] == "WORSE"
+    monkeypatch.setenv("HW_ALL_WIDTHS", "1")
+    s = statuses(hw.compare([rec()], b))
+    assert s[("crc32c W128 verilator", "beats_per_clock")] == "MISSING"
 
 
 def test_direction_change_fails():

@@ -64,6 +64,7 @@ type benchOpts struct {
 	markers         bool
 	noCRC           bool
 	mpaRev          int
+	framing         string // --framing: mpa or tuf (benchtuf.go)
 	json            bool
 	pcap            string
 	quiet           bool
@@ -184,6 +185,8 @@ type Result struct {
 	CRC     *bool  `json:"crc"`
 	EMSS    *int   `json:"emss"`
 	MULPDU  *int   `json:"mulpdu"`
+	// Framing is --framing tuf's: MPA's goodput beside TUF's (benchtuf.go).
+	Framing *FramingFigures `json:"framing"`
 	Figures
 	Pcap        *string `json:"pcap"`
 	Note        *string `json:"note"`
@@ -291,7 +294,7 @@ func ptr[T any](v T) *T { return &v }
 
 // serverIgnores are the bench flags a server (--listen) has no use for:
 // the client chooses them and sends them in its MPA Request.
-var serverIgnores = []string{"op", "size", "bytes", "iters", "duration", "all", "bidir", "qps", "seed", "window", "rounds", "warmup", "no-raw", "json", "stats"}
+var serverIgnores = []string{"op", "size", "bytes", "iters", "duration", "all", "bidir", "qps", "seed", "window", "rounds", "warmup", "no-raw", "json", "stats", "framing"}
 
 func newBenchCmd() *cobra.Command {
 	o := benchOpts{
@@ -355,7 +358,7 @@ second). --json prints one record instead (schema "rnic-loader/bench/2"),
 also when the run fails (with "error" set; the exit status stays 1). Its
 fields, all always present (null when unknown or not applicable): schema,
 mode, sweep, server, op, bidir, qps, duration_seconds, iterations, seed,
-mpa_rev, markers, crc, emss, mulpdu, then one size's figures:
+mpa_rev, markers, crc, emss, mulpdu, framing, then one size's figures:
 message_octets, total_octets, messages (per queue pair and direction),
 warmup_octets, warmup_seconds, window_messages, measured_octets,
 measured_messages, seconds, goodput_bits_per_second, peak_bits_per_second,
@@ -377,6 +380,16 @@ one size's figures per size, the inline figures then being the sweep's sums
 (null for sizes and rates). *_bits_per_second are bits (not
 octets) per second. The server's counters are as of its last control
 message, which they do not count.
+
+--framing tuf runs the iWARP sessions over DDP over TUF (TCP ULP Framing,
+draft-ietf-tsvwg-tcp-ulp-frame-01, with a CRC32c trailer: docs/tuf.md)
+instead of MPA, and runs the same sessions over MPA beside them in every
+round and warm-up (after them in odd rounds, before them in even ones): the figures are TUF's, and "framing" holds
+{framing, emss, mulpdu, mpa_octets, mpa_seconds, mpa_bits_per_second,
+mpa_verified_octets, ratio_to_mpa} (TUF's EMSS and MULPDU, MPA's figures
+beside them, TUF goodput over MPA goodput; null without --framing tuf).
+Every octet of both is verified. A server takes either framing without
+being told. Not with -a, --pcap or a device.
 
 --pcap writes one FPDU per TCP segment (the capture needs FPDU alignment),
 runs one round with no warm-up, and says so in a note: its goodput is not
@@ -437,6 +450,9 @@ Exit status: 0 success, 1 failure (mismatch, protocol error, lost peer,
 		Example: `  # 64 KiB RDMA Writes with markers and CRC, both ends in this process
   rnic-loader bench --op write --size 64KiB --bytes 1GiB --markers
 
+  # DDP over TUF, with MPA over TCP beside it in the same run
+  rnic-loader bench --framing tuf --op write --size 64KiB --bytes 1GiB
+
   # Two processes; JSON for scripts. The server serves one client run and
   # exits; -P keeps it serving until Ctrl-C
   rnic-loader bench --listen 127.0.0.1:7175 -P
@@ -480,6 +496,9 @@ Exit status: 0 success, 1 failure (mismatch, protocol error, lost peer,
 			if err := o.check(o.changed); err != nil {
 				return err
 			}
+			if err := o.checkFraming(o.changed); err != nil {
+				return err
+			}
 			if err := o.checkDevice(o.changed); err != nil {
 				return err
 			}
@@ -505,6 +524,7 @@ Exit status: 0 success, 1 failure (mismatch, protocol error, lost peer,
 	f.BoolVar(&o.markers, "markers", false, "ask for MPA markers in both directions")
 	f.BoolVar(&o.noCRC, "no-crc", false, "declare a preference not to use CRC32c (used only if the peer agrees)")
 	f.IntVar(&o.mpaRev, "mpa-rev", 2, "MPA revision to offer: 1 or 2")
+	f.StringVar(&o.framing, "framing", framingMPA, "iWARP framing: mpa (MPA over TCP) or tuf (DDP over TUF, with MPA run beside it in every round)")
 	f.BoolVar(&o.json, "json", false, "print the result as one JSON record (schema "+benchSchema+") on stdout")
 	f.StringVar(&o.pcap, "pcap", "", "write a pcap of the iWARP session to `FILE` (loopback mode; one FPDU per segment: goodput not comparable)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "nothing on stderr but warnings and errors: no progress lines, no server log")
@@ -699,7 +719,7 @@ func (o *benchOpts) params() (*runPlan, error) {
 		if sp.warm() {
 			sessions++
 		}
-		p.sessions += sessions * p.qps
+		p.sessions += (sessions + o.extraSessions(sessions)) * p.qps
 		if p.raw {
 			p.rawConns += sessions * p.qps * p.rawDirs()
 		}
@@ -858,6 +878,7 @@ func benchPass(ctx context.Context, stdout, stderr io.Writer, o *benchOpts, plan
 	} else if serr != nil && !errors.Is(serr, context.Canceled) && ctx.Err() == nil {
 		err = fmt.Errorf("%w (loopback server: %v)", err, serr)
 	}
+	res.finishFraming()
 	res.Interrupted, err = runEnd(ctx, err, res.Mismatches, "the stack or the path")
 	if err != nil {
 		res.Error = ptr(err.Error())

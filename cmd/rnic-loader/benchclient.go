@@ -207,6 +207,9 @@ func clientSize(ctx context.Context, addr string, p *runPlan, sp *sizePlan, o *b
 			fig.Stack.merge(ph.stack) // the failed session's counters, its Terminate
 			return fmt.Errorf("warm-up: %w", err)
 		}
+		if _, err := mpaBeside(ctx, addr, wb, o, progW, "iWARP "+p.op+label(", warm-up"), res, false); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
 		if p.raw {
 			if _, err := rawPhase(ctx, addr, wb, p, progW, "raw TCP"+label(", warm-up")); err != nil {
 				return fmt.Errorf("warm-up: %w", err)
@@ -257,6 +260,13 @@ func clientSize(ctx context.Context, addr string, p *runPlan, sp *sizePlan, o *b
 		if r > 0 {
 			o.pcap = ""
 		}
+		// --framing tuf: MPA beside TUF, first in every other round.
+		mpaFirst := r%2 == 1
+		if mpaFirst {
+			if _, err := mpaBeside(ctx, addr, rb, &o, progW, "iWARP "+p.op+label(l), res, true); err != nil {
+				return err
+			}
+		}
 		ph, err := iwarpPhase(ctx, addr, rb, p.qps, &o, progW, "iWARP "+p.op+label(l), res)
 		fig.Stack.merge(ph.stack)
 		if err != nil {
@@ -266,6 +276,11 @@ func clientSize(ctx context.Context, addr string, p *runPlan, sp *sizePlan, o *b
 		round.Seconds = ph.elapsed.Seconds()
 		round.GoodputBitsPerSecond = float64(round.Octets) * 8 / round.Seconds
 		round.MessagesPerSecond = float64(round.Messages) / round.Seconds
+		if !mpaFirst {
+			if _, err := mpaBeside(ctx, addr, rb, &o, progW, "iWARP "+p.op+label(l), res, true); err != nil {
+				return err
+			}
+		}
 		if p.raw && !round.RawFirst {
 			if err := rawRound(); err != nil {
 				return err
@@ -486,18 +501,21 @@ func dialSession(ctx context.Context, addr string, bp benchParams, o *benchOpts,
 		e.release()
 		return nil, err
 	}
-	if err := qp.Establish(ctx, conn, mpa.Initiator); err != nil {
+	if err := establishQP(ctx, qp, conn, mpa.Initiator, o.framing); err != nil {
 		conn.Close()
 		e.release()
 		s.closeCapture()
-		var re *mpa.RejectError
-		if errors.As(err, &re) {
-			return nil, fmt.Errorf("the server at %s rejected the bench: %s", addr, re.Reply.PrivateData)
+		if reply, ok := rejectReply(err); ok {
+			return nil, fmt.Errorf("the server at %s rejected the bench: %s", addr, reply)
 		}
 		return nil, fmt.Errorf("iWARP startup with %s: %w (is it a bench server: rnic-loader bench --listen?)", addr, err)
 	}
 	p := qp.Params()
-	res.setMPA(p.TxMarkers, p.CRC, p.Revision(), qp.EMSS(), qp.MULPDU())
+	if o.framing == framingTUF {
+		res.setFraming(qp.EMSS(), qp.MULPDU())
+	} else {
+		res.setMPA(p.TxMarkers, p.CRC, p.Revision(), qp.EMSS(), qp.MULPDU())
+	}
 	return s, s.setPeer(p)
 }
 

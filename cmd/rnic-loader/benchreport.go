@@ -91,6 +91,7 @@ func printResult(w io.Writer, r *Result) {
 			fmt.Fprintf(w, "  ratio           %8.3f  (iWARP / raw TCP)\n", *r.Ratio)
 		}
 	}
+	printFraming(w, r)
 	if len(r.Rounds) > 1 {
 		fmt.Fprintf(w, "  per round (Gbit/s; the side named first ran first):\n")
 		for _, rd := range r.Rounds {

@@ -249,8 +249,9 @@ func (s *benchServer) serveConn(ctx context.Context, c net.Conn) {
 	// The MPA startup has its own limit, --startup-timeout (mpaConfig).
 	// The connection joins its run once the startup has succeeded.
 	var r *serverRun
+	framing := framingOf(key)
 	establish := func(qp *verbs.QP) error {
-		err := qp.Establish(ctx, sc, mpa.Responder)
+		err := establishQP(ctx, qp, sc, mpa.Responder, framing)
 		if err != nil {
 			sc.Close()
 		}
@@ -321,8 +322,9 @@ func (s *benchServer) serveRaw(ctx context.Context, pc *peekConn, peer string) {
 }
 
 // serveIWARP serves one iWARP bench session that establish starts on a
-// queue pair: MPA on a connection whose first octets were those of an MPA
-// Request, or a DDP/SCTP session request. established reports whether the MPA startup
+// queue pair: MPA (or TUF, framing tuf) on a connection whose first octets
+// were those of an MPA (or TUF) Request, or a DDP/SCTP session request.
+// established reports whether the startup
 // succeeded (before it, a failure is a stranger's, not a client run's);
 // verified and mismatches are what the server verified (of Reads: what the
 // client reported). joined, called once the startup succeeded, says

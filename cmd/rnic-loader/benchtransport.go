@@ -58,6 +58,8 @@ func (o *benchOpts) checkTransport(changed func(string) bool) error {
 	switch {
 	case o.isDeviceRun():
 		return usagef("--transport is for the software stack: --device and --peer-device run MPA over TCP only")
+	case hasSCTP && o.framing == framingTUF:
+		return usagef("--framing tuf frames DDP on TCP: give it with --transport tcp (DDP/SCTP has its own framing, the DDP Segment Chunk)")
 	case hasSCTP && o.pcap != "":
 		return usagef("--pcap captures MPA over TCP; for a capture of DDP/SCTP use the interop test's (make test-interop, docs/ddp-sctp.md)")
 	case o.listen == "" && !slices.Contains(o.transports, "tcp") && (changed("markers") || changed("no-crc") || changed("mpa-rev")):
