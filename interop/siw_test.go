@@ -10,6 +10,9 @@
 // when everything else about it passed (teardownRace); one case forces that
 // race to keep its recognition tested.
 //
+// ddpsctp_test.go runs DDP over SCTP (iwarp/ddpsctp on iwarp/sctp) against
+// the Linux kernel's SCTP in the same guest (interop/sctppeer).
+//
 // vfio_test.go runs the driver's vfio backend inside a guest against QEMU's
 // edu device behind an emulated IOMMU (docs/vfio.md).
 //

@@ -3,6 +3,7 @@ package rping
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 
 	"github.com/openrnic/rnic/iwarp/mpa"
@@ -106,6 +107,9 @@ func (b *softBuffer) Release() error { return b.mr.Deregister() }
 type softQP struct {
 	qp   *verbs.QP
 	recv [2][]byte
+	// closer is the DDP/SCTP association of a queue pair over one, which
+	// Close ends after the queue pair.
+	closer io.Closer
 }
 
 func (s softProvider) Connect(ctx context.Context, conn net.Conn, role mpa.Role, cfg *Config) (QP, error) {
@@ -120,6 +124,12 @@ func (s softProvider) Connect(ctx context.Context, conn net.Conn, role mpa.Role,
 			conn.Close()
 			return nil, err
 		}
+	}
+	if sc, ok := conn.(*sctpConn); ok {
+		if err := establishSCTP(ctx, q, sc); err != nil {
+			return nil, err
+		}
+		return q, nil
 	}
 	if err := q.qp.Establish(ctx, conn, role); err != nil {
 		return nil, err
@@ -164,7 +174,13 @@ func (q *softQP) Next(ctx context.Context) (Completion, error) {
 	}
 }
 
-func (q *softQP) Close() error { return q.qp.Close() }
+func (q *softQP) Close() error {
+	err := q.qp.Close()
+	if q.closer != nil {
+		q.closer.Close()
+	}
+	return err
+}
 
 // softErr makes a queue pair error that is the connection's match
 // ErrConnLost.

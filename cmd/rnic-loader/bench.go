@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"runtime/pprof"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -17,7 +18,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/openrnic/rnic/capture"
+	"github.com/openrnic/rnic/iwarp/ddpsctp"
 	"github.com/openrnic/rnic/iwarp/mpa"
+	"github.com/openrnic/rnic/iwarp/sctp"
 	"github.com/openrnic/rnic/iwarp/verbs"
 )
 
@@ -78,6 +81,17 @@ type benchOpts struct {
 	dev        deviceFlags
 	peerDevice string
 	markersTo  string
+
+	// transport is --transport as given; transports the lower layers it
+	// names, in order; cur the one this pass runs (benchtransport.go).
+	transport  string
+	transports []string
+	cur        string
+	sctpMTU    int
+	// sctpLn is the server's DDP/SCTP listener, sctpAddr the UDP address
+	// a client's sessions go to, when cur is sctp.
+	sctpLn   *ddpsctp.Listener
+	sctpAddr string
 
 	// changed says which flags the user set.
 	changed func(string) bool
@@ -182,6 +196,12 @@ type Result struct {
 	Sizes []*Figures `json:"sizes"`
 
 	mu sync.Mutex // guards the MPA fields while queue pairs establish
+
+	// transport is the pass's lower layer ("sctp", or "tcp" or "" for
+	// MPA); printed and onSize what -a printed of its table.
+	transport string
+	printed   int
+	onSize    func(*Figures)
 }
 
 // Figures are the measurements of one message size.
@@ -405,6 +425,23 @@ recording what it writes: Wireshark decodes it, CRCs good, without markers
 (the simulated device's segments do not always start with an FPDU, and
 Wireshark finds markers only in segments that do).
 
+--transport picks DDP's lower layer: tcp (MPA over TCP, the default), sctp
+(DDP/SCTP: the ddpsctp adaptation layer on the userspace SCTP association,
+over UDP; docs/ddp-sctp.md), or sctp,tcp: the whole run over each, one
+after the other, then their goodputs compared. The same RDMAP, DDP
+placement and verification run over either, and the raw TCP baseline stays
+raw TCP. Over SCTP every iWARP session has its own association and its DDP
+Stream Session on stream 0; --sctp-mtu sets the SCTP packet size (default
+` + fmt.Sprint(loopbackSCTPMTU) + ` in loopback mode, ` + fmt.Sprint(sctp.DefaultMTU) + ` across hosts). A server given --transport
+sctp (or sctp,tcp) also serves DDP/SCTP on the UDP port of its --listen
+address, and a client with --transport sctp sends its sessions there. With
+--transport, --json prints one record of schema "` + transportSchema + `":
+schema, transports, runs (a list of {transport, result}, result being the
+run's rnic-loader/bench/2 record, with mpa_rev, markers, crc and emss null
+over SCTP), comparison ({sctp_goodput_bits_per_second,
+tcp_goodput_bits_per_second, sctp_over_tcp}, null unless both ran) and
+error. --markers, --no-crc, --mpa-rev and --pcap are MPA's.
+
 Ctrl-C ends a run early: the rounds completed so far are reported
 ("interrupted": true) and the exit status is 0; a server prints what it
 served and exits 0. A --timeout that fires is a failure (exit 1).
@@ -443,6 +480,13 @@ Exit status: 0 success, 1 failure (mismatch, protocol error, lost peer,
 
   # Both ends on simulated RNICs (two rnic-sim processes), Reads, a pcap
   rnic-loader bench --device sim --peer-device sim --op read --size 16KiB --bytes 256KiB --pcap build/sims.pcap
+
+  # DDP over SCTP beside MPA over TCP: 64 KiB Writes over each, compared
+  rnic-loader bench --transport sctp,tcp --op write --size 64KiB --bytes 256MiB
+
+  # A server for both transports, a client over DDP/SCTP
+  rnic-loader bench --listen 127.0.0.1:7175 --transport sctp,tcp
+  rnic-loader bench --connect 127.0.0.1:7175 --transport sctp --op read --json
 
   # The server on the driver's model of the RNIC, Sends, JSON
   rnic-loader bench --peer-device model --op send --size 4KiB --bytes 16MiB --json`,
@@ -495,6 +539,8 @@ Exit status: 0 success, 1 failure (mismatch, protocol error, lost peer,
 	o.dev.addDevice(cmd, "soft", "what runs the client's end: soft (the software stack), model (the driver's model of the RNIC) or sim (the simulated RNIC)")
 	f.StringVar(&o.peerDevice, "peer-device", "soft", "what runs the server's end, in this process: soft, model or sim (a second simulated device)")
 	f.StringVar(&o.markersTo, "markers-to", "", "device bench: which ends ask for markers on what they receive: client, server or both (--markers is both)")
+	f.StringVar(&o.transport, "transport", "tcp", "DDP's lower layer: tcp (MPA over TCP), sctp (DDP/SCTP over userspace SCTP over UDP), or sctp,tcp: both, one after the other, compared")
+	f.IntVar(&o.sctpMTU, "sctp-mtu", 0, fmt.Sprintf("largest SCTP packet with --transport sctp (%d to %d; 0: %d, or %d in loopback mode, where loopback's MTU allows it)", sctp.MinMTU, sctp.MaxMTU, sctp.DefaultMTU, loopbackSCTPMTU))
 	return cmd
 }
 
@@ -529,7 +575,7 @@ func (o *benchOpts) check(changed func(string) bool) error {
 	if o.startupTimeout <= 0 {
 		return usagef("--startup-timeout %v: want a positive duration such as 10s (a server must not wait forever for a silent client)", o.startupTimeout)
 	}
-	return nil
+	return o.checkTransport(changed)
 }
 
 // sizePlan is what a client run does at one message size.
@@ -725,6 +771,18 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, o *benchOpts) error
 		if !o.quiet {
 			fmt.Fprintf(stderr, "bench server listening on %s\n", ln.Addr())
 		}
+		if slices.Contains(o.transports, "sctp") {
+			// DDP/SCTP on the same port number, over UDP.
+			sln, err := listenSCTP(ln.Addr().String(), o, false)
+			if err != nil {
+				return fmt.Errorf("listening for DDP/SCTP on UDP %s: %w (is another server on that port? choose another port)", ln.Addr(), err)
+			}
+			defer sln.Close()
+			o.sctpLn = sln
+			if !o.quiet {
+				fmt.Fprintf(stderr, "bench server: DDP/SCTP on UDP %s\n", sln.Addr())
+			}
+		}
 		err = serveBench(ctx, ln, o, progW, stderr)
 		if wasInterrupted(ctx) {
 			return nil
@@ -734,7 +792,25 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, o *benchOpts) error
 		}
 		return err
 	}
-	res := &Result{Schema: benchSchema, Mode: "loopback", Sweep: o.sweep, Op: plan.op, Bidir: plan.bidir, QPs: plan.qps, Seed: plan.seed}
+	if changed := o.changed; changed != nil && changed("transport") {
+		return runTransports(ctx, stdout, stderr, o, plan, progW)
+	}
+	res, err := benchPass(ctx, stdout, stderr, o, plan, progW)
+	if o.json {
+		if jerr := writeJSON(stdout, res); jerr != nil && err == nil {
+			err = jerr
+		}
+	} else if err == nil {
+		printPass(stdout, o, res)
+	}
+	return err
+}
+
+// benchPass runs one client run (both ends in loopback mode) over o.cur's
+// transport and returns its result; with -a and text output it prints the
+// table's rows as the sizes complete (printPass ends the table).
+func benchPass(ctx context.Context, stdout, stderr io.Writer, o *benchOpts, plan *runPlan, progW io.Writer) (*Result, error) {
+	res := &Result{Schema: benchSchema, Mode: "loopback", Sweep: o.sweep, Op: plan.op, Bidir: plan.bidir, QPs: plan.qps, Seed: plan.seed, transport: o.cur}
 	if d := plan.sizes[0].dur; d > 0 {
 		res.DurationSeconds = ptr(d.Seconds())
 	}
@@ -758,15 +834,24 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, o *benchOpts) error
 	defer srvCancel()
 	if o.connect != "" {
 		addr = o.connect
+		o.sctpAddr = addr
 		res.Mode, res.Server = "client", ptr(addr)
 		close(srvErr)
 	} else {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return fmt.Errorf("loopback: %w", err)
+			return res, fmt.Errorf("loopback: %w", err)
 		}
 		defer ln.Close()
 		addr = ln.Addr().String()
+		if o.cur == "sctp" {
+			sln, err := listenSCTP("127.0.0.1:0", o, true)
+			if err != nil {
+				return res, fmt.Errorf("loopback: %w", err)
+			}
+			defer sln.Close()
+			o.sctpLn, o.sctpAddr = sln, sln.Addr().String()
+		}
 		if o.pcap != "" {
 			o.capture = &captureSlot{}
 		}
@@ -798,25 +883,24 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, o *benchOpts) error
 	if err != nil {
 		res.Error = ptr(err.Error())
 	}
-	if o.json {
-		if jerr := writeJSON(stdout, res); jerr != nil && err == nil {
-			err = jerr
+	res.printed, res.onSize = printed, onSize
+	return res, err
+}
+
+// printPass prints a pass's result for people.
+func printPass(stdout io.Writer, o *benchOpts, res *Result) {
+	if o.sweep {
+		// A size cut short by Ctrl-C still has its line.
+		for _, f := range res.Sizes[res.printed:] {
+			res.onSize(f)
 		}
-	} else if err == nil {
-		if o.sweep {
-			// A size cut short by Ctrl-C still has its line.
-			for _, f := range res.Sizes[printed:] {
-				onSize(f)
-			}
-			printSweepEnd(stdout, res)
-		} else {
-			printResult(stdout, res)
-		}
-		if o.stats {
-			printStack(stdout, res.Stack)
-		}
+		printSweepEnd(stdout, res)
+	} else {
+		printResult(stdout, res)
 	}
-	return err
+	if o.stats {
+		printStack(stdout, res.Stack)
+	}
 }
 
 // captureSlot hands the pcap writer of the session being captured from the

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/openrnic/rnic/capture"
+	"github.com/openrnic/rnic/iwarp/ddpsctp"
 	"github.com/openrnic/rnic/iwarp/mpa"
 	"github.com/openrnic/rnic/iwarp/verbs"
 )
@@ -352,11 +353,12 @@ func (ph *phaseResult) msgs() int64   { return ph.dir[0].msgs + ph.dir[1].msgs }
 
 // clientSession is the client's end of one iWARP session.
 type clientSession struct {
-	e    *endpoint
-	qp   *verbs.QP
-	pw   *capture.Writer
-	pf   *os.File
-	slot *captureSlot
+	e     *endpoint
+	qp    *verbs.QP
+	assoc *ddpsctp.Conn // the session's own SCTP association (--transport sctp)
+	pw    *capture.Writer
+	pf    *os.File
+	slot  *captureSlot
 }
 
 // iwarpPhase runs qps iWARP sessions of bp at once: it establishes them
@@ -410,6 +412,9 @@ func iwarpPhase(ctx context.Context, addr string, bp benchParams, qps int, o *be
 	prog.finish()
 	for _, s := range sess {
 		s.qp.Close()
+		if s.assoc != nil {
+			s.assoc.Close()
+		}
 		s.e.release()
 	}
 	for q, s := range sess {
@@ -472,6 +477,9 @@ func dialSession(ctx context.Context, addr string, bp benchParams, o *benchOpts,
 	pdata, _ := json.Marshal(bp)
 	cfg := verbs.QPConfig{MPA: o.mpaConfig(), WritePerFPDU: o.pcap != ""}
 	cfg.MPA.PrivateData = pdata
+	if o.cur == "sctp" {
+		return dialSCTPSession(ctx, pd, e, cfg, o, res)
+	}
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -508,15 +516,21 @@ func dialSession(ctx context.Context, addr string, bp benchParams, o *benchOpts,
 	} else {
 		res.setMPA(p.TxMarkers, p.CRC, p.Revision(), qp.EMSS(), qp.MULPDU())
 	}
+	return s, s.setPeer(p)
+}
+
+// setPeer takes the server's region from its reply.
+func (s *clientSession) setPeer(p *mpa.Params) error {
 	var region benchRegion
-	if err := json.Unmarshal(p.Peer.PrivateData, &region); err == nil {
-		err = e.setPeer(region)
+	err := json.Unmarshal(p.Peer.PrivateData, &region)
+	if err == nil {
+		err = s.e.setPeer(region)
 	}
 	if err != nil {
 		s.close()
-		return nil, fmt.Errorf("bench: the server's reply is not a bench reply: %v", err)
+		return fmt.Errorf("bench: the server's reply is not a bench reply: %v", err)
 	}
-	return s, nil
+	return nil
 }
 
 // setMPA records what MPA negotiated, once; the queue pairs of a phase
@@ -580,6 +594,9 @@ func (s *clientSession) closeCapture() error {
 func (s *clientSession) close() {
 	if s.qp != nil {
 		s.qp.Close()
+	}
+	if s.assoc != nil {
+		s.assoc.Close()
 	}
 	s.e.release()
 	s.closeCapture()

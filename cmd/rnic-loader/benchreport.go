@@ -37,6 +37,9 @@ func shape(r *Result) string {
 }
 
 func mpaLine(w io.Writer, r *Result) {
+	if mpaOrSCTPLine(w, r) {
+		return
+	}
 	if r.MPARev == nil {
 		fmt.Fprintf(w, "  MPA not negotiated\n")
 	} else {

@@ -86,6 +86,13 @@ func serveBench(ctx context.Context, ln net.Listener, o *benchOpts, log, warn io
 	defer cancel()
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
+	if o.sctpLn != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.acceptSCTP(ctx, o.sctpLn, &wg)
+		}()
+	}
 	acceptErr := make(chan error, 1)
 	go func() {
 		for {
@@ -242,7 +249,15 @@ func (s *benchServer) serveConn(ctx context.Context, c net.Conn) {
 	// The MPA startup has its own limit, --startup-timeout (mpaConfig).
 	// The connection joins its run once the startup has succeeded.
 	var r *serverRun
-	bp, verified, bad, established, err := serveIWARP(ctx, sc, s.o, framingOf(key), func(bp benchParams) bool {
+	framing := framingOf(key)
+	establish := func(qp *verbs.QP) error {
+		err := establishQP(ctx, qp, sc, mpa.Responder, framing)
+		if err != nil {
+			sc.Close()
+		}
+		return err
+	}
+	bp, verified, bad, established, err := serveIWARP(ctx, establish, s.o, func(bp benchParams) bool {
 		r = s.join(bp.Run, peer, bp.Sessions, bp.RawConns)
 		return r != nil
 	})
@@ -306,13 +321,15 @@ func (s *benchServer) serveRaw(ctx context.Context, pc *peekConn, peer string) {
 	s.leave(r, true, v, bad, err)
 }
 
-// serveIWARP serves one iWARP bench session on c, whose first octets were
-// those of an MPA Request, or of a TUF Request (framing tuf). established reports whether the MPA startup
+// serveIWARP serves one iWARP bench session that establish starts on a
+// queue pair: MPA (or TUF, framing tuf) on a connection whose first octets
+// were those of an MPA (or TUF) Request, or a DDP/SCTP session request.
+// established reports whether the startup
 // succeeded (before it, a failure is a stranger's, not a client run's);
 // verified and mismatches are what the server verified (of Reads: what the
 // client reported). joined, called once the startup succeeded, says
 // whether to serve the session (false: drop it).
-func serveIWARP(ctx context.Context, c net.Conn, o *benchOpts, framing string, joined func(benchParams) bool) (bp benchParams, verified, mismatches int64, established bool, err error) {
+func serveIWARP(ctx context.Context, establish func(*verbs.QP) error, o *benchOpts, joined func(benchParams) bool) (bp benchParams, verified, mismatches int64, established bool, err error) {
 	pd := verbs.NewDevice().AllocPD()
 	cfg := verbs.QPConfig{MPA: o.mpaConfig(), WritePerFPDU: o.pcap != ""}
 	var qp *verbs.QP
@@ -343,8 +360,7 @@ func serveIWARP(ctx context.Context, c net.Conn, o *benchOpts, framing string, j
 		return out, false
 	}
 	qp = verbs.CreateQP(pd, cfg)
-	if err := establishQP(ctx, qp, c, mpa.Responder, framing); err != nil {
-		c.Close()
+	if err := establish(qp); err != nil {
 		if e != nil {
 			e.release()
 		}

@@ -44,6 +44,7 @@ type rpingOpts struct {
 	startDelay     time.Duration
 	dev            deviceFlags
 	provider       rping.Provider // nil: the software stack
+	transport      string         // tcp (MPA) or sctp (DDP/SCTP)
 }
 
 const (
@@ -123,6 +124,13 @@ the socket), or sim (the same on the verilated hardware, hw/sim's rnic-sim:
 --sim names it, default $RNIC_SIM or build/sim/rnic-sim; --fst writes its
 waveform).
 
+--transport sctp runs the session over DDP/SCTP instead of MPA over TCP
+(docs/ddp-sctp.md): the client sets up an SCTP association (over UDP, RFC
+6951) to the server's UDP port -p and its DDP Stream Session on stream 0;
+the same rounds, checks and record (mpa_rev, crc and markers null). It is
+for the software stack (--device soft) and takes none of MPA's flags, nor
+--pcap.
+
 Ctrl-C ends a client after the round in progress (or after 2 s), and a
 server at once: the summary (and JSON record) is printed, "interrupted" is
 true and the exit status 0. A --timeout that fires is a failure.
@@ -149,6 +157,10 @@ connection or a --timeout, 2 on a wrong command line.`,
 
   # The same, checked against the driver's model run beside it (--mirror)
   rnic-loader rping -c -a 127.0.0.1 -C 5 -S 20000 -V --device sim --mirror
+
+  # Both sides of this tool over DDP/SCTP (SCTP over UDP port 7174)
+  rnic-loader rping -s -a 127.0.0.1 --transport sctp &
+  rnic-loader rping -c -a 127.0.0.1 -C 10 -V --transport sctp
 
   # Both sides of this tool, a summary for scripts, and a pcap
   rnic-loader rping -s -a 127.0.0.1 -p 7174 &
@@ -178,6 +190,7 @@ connection or a --timeout, 2 on a wrong command line.`,
 	f.StringVar(&o.pcap, "pcap", "", "write a pcap of the session to `FILE` (the last connection's, with -P)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "nothing on stderr but warnings and errors: no progress lines, no summary")
 	f.DurationVar(&o.timeout, "timeout", 0, "give up after this long, a failure (0: no limit)")
+	f.StringVar(&o.transport, "transport", "tcp", "DDP's lower layer: tcp (MPA over TCP, what rping on siw speaks) or sctp (DDP/SCTP over userspace SCTP over UDP, on the UDP port -p)")
 	f.DurationVar(&o.startDelay, "start-delay", 100*time.Millisecond, "client: wait this long after the MPA startup before the first Send (Linux siw as server can miss an FPDU that arrives right after its MPA Reply; 0 sends at once)")
 	f.IntVar(&o.overrunRead, "overrun-read", 0, "server, for testing a peer: RDMA-Read `N` octets past the advertised buffer")
 	f.IntVar(&o.overrunWrite, "overrun-write", 0, "server, for testing a peer: RDMA-Write `N` octets past the advertised buffer")
@@ -237,6 +250,17 @@ func (o *rpingOpts) check(changed func(string) bool) error {
 	if o.dev.device != "sim" && (o.dev.simBin != "" || o.dev.fst != "" || o.dev.mirror) {
 		return usagef("--sim, --fst and --mirror are for --device sim, not --device %s", o.dev.device)
 	}
+	switch {
+	case o.transport != "tcp" && o.transport != "sctp":
+		return usagef("--transport %q: want tcp (MPA over TCP) or sctp (DDP/SCTP over UDP)", o.transport)
+	case o.transport == "tcp":
+	case o.dev.device != "soft":
+		return usagef("--transport sctp runs on the software stack: --device %s speaks MPA over TCP only", o.dev.device)
+	case o.pcap != "":
+		return usagef("--pcap captures MPA over TCP; a DDP/SCTP capture comes from the interop test (docs/ddp-sctp.md)")
+	case changed("markers") || changed("no-crc") || changed("mpa-rev") || changed("start-delay"):
+		return usagef("--markers, --no-crc, --mpa-rev and --start-delay are for MPA over TCP; DDP/SCTP has none of them")
+	}
 	return nil
 }
 
@@ -280,6 +304,9 @@ func runRping(ctx context.Context, stdout, stderr io.Writer, o *rpingOpts) (err 
 		o.provider = &rping.Device{D: d, Relay: relay, Vector: verbsVector}
 	}
 	addr := net.JoinHostPort(o.addr, strconv.Itoa(o.port))
+	if o.transport == "sctp" {
+		return o.runSCTP(ctx, addr, stdout, stderr, verbose, info)
+	}
 	if o.client {
 		var d net.Dialer
 		c, err := d.DialContext(ctx, "tcp", addr)
@@ -387,7 +414,11 @@ func (o *rpingOpts) session(ctx context.Context, c net.Conn, client bool, verbos
 		// then stops the client between two rounds; a --timeout stops it
 		// at once.
 		gate := &stopGate{Conn: c}
-		c = gate
+		if o.transport != "sctp" {
+			// (Over SCTP the queue pair writes to its session, not to
+			// c: the grace below ends the client.)
+			c = gate
+		}
 		var stopping atomic.Bool
 		var cancelSess context.CancelCauseFunc
 		sessCtx, cancelSess = context.WithCancelCause(context.WithoutCancel(ctx))
@@ -442,7 +473,7 @@ func (o *rpingOpts) session(ctx context.Context, c net.Conn, client bool, verbos
 		if st.Size > 0 {
 			res.SizeOctets = st.Size
 		}
-		if p := st.Params; p != nil {
+		if p := st.Params; p != nil && o.transport != "sctp" {
 			res.MPARev, res.CRC, res.Markers = ptr(p.Revision()), ptr(p.CRC), ptr(p.TxMarkers || p.RxMarkers)
 			if p.Revision() >= 2 {
 				res.IRD, res.ORD = ptr(p.Local.Params.IRD), ptr(p.Local.Params.ORD)
@@ -508,7 +539,9 @@ func (o *rpingOpts) report(ctx context.Context, stdout, info io.Writer, res *Rpi
 		}
 	}
 	mpaDesc := "MPA not negotiated"
-	if res.MPARev != nil {
+	if o.transport == "sctp" {
+		mpaDesc = "DDP/SCTP"
+	} else if res.MPARev != nil {
 		mpaDesc = fmt.Sprintf("MPA rev %d, CRC %s", *res.MPARev, onOff(res.CRC))
 	}
 	verified := ""

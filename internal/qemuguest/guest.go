@@ -30,7 +30,7 @@ const (
 	HostIP = "10.0.2.2"
 )
 
-// Forward makes a guest TCP port reachable from the host.
+// Forward makes a guest TCP (or UDP) port reachable from the host.
 //
 // QEMU's user-mode network ends TCP on each side of it: a host connection to
 // the forward is accepted at once, whether or not the guest listens, and is
@@ -47,6 +47,10 @@ type Forward struct {
 	// GuestPort is the TCP port on GuestIP that connections are forwarded
 	// to.
 	GuestPort int
+	// UDP forwards UDP datagrams instead: QEMU relays them to GuestPort
+	// and the guest's answers back to the sender (for SCTP over UDP,
+	// RFC 6951).
+	UDP bool
 }
 
 // Options describe one run of the guest.
@@ -184,7 +188,11 @@ func Start(ctx context.Context, img *Image, opts Options) (*Guest, error) {
 		}
 		g.forwards = append(g.forwards, rf)
 		host, port, _ := net.SplitHostPort(rf.HostAddr)
-		netdev += fmt.Sprintf(",hostfwd=tcp:%s:%s-%s:%d", host, port, GuestIP, rf.GuestPort)
+		proto := "tcp"
+		if rf.UDP {
+			proto = "udp"
+		}
+		netdev += fmt.Sprintf(",hostfwd=%s:%s:%s-%s:%d", proto, host, port, GuestIP, rf.GuestPort)
 	}
 
 	args := []string{
@@ -305,7 +313,14 @@ func resolveForward(f Forward) (Forward, error) {
 	if strings.Contains(host, ":") {
 		return f, fmt.Errorf("qemuguest: forward host address %q: QEMU forwards only from IPv4 addresses", f.HostAddr)
 	}
-	if port == "0" {
+	if port == "0" && f.UDP {
+		l, err := net.ListenPacket("udp4", addr)
+		if err != nil {
+			return f, fmt.Errorf("qemuguest: finding a free UDP port on %s: %w", host, err)
+		}
+		addr = l.LocalAddr().String()
+		l.Close()
+	} else if port == "0" {
 		l, err := net.Listen("tcp", addr)
 		if err != nil {
 			return f, fmt.Errorf("qemuguest: finding a free port on %s: %w", host, err)
@@ -313,7 +328,7 @@ func resolveForward(f Forward) (Forward, error) {
 		addr = l.Addr().String()
 		l.Close()
 	}
-	return Forward{HostAddr: addr, GuestPort: f.GuestPort}, nil
+	return Forward{HostAddr: addr, GuestPort: f.GuestPort, UDP: f.UDP}, nil
 }
 
 // Forwards returns the forwards with their host addresses resolved.

@@ -39,6 +39,8 @@ type Payload struct {
 	PrivateData []byte
 	// Segment is a DDP Segment Chunk's DDP segment.
 	Segment []byte
+
+	raw []byte // the received message it was parsed from (Session.ReceiveFunc)
 }
 
 // Control returns the Session Control message f with private data pd.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sync"
 )
 
@@ -67,6 +68,15 @@ func New(a Association, cfg Config) (*Conn, error) {
 
 // MULPDU is the largest DDP segment Send takes (section 9).
 func (c *Conn) MULPDU() int { return c.mulpdu }
+
+// RemoteAddr is the peer's address, if the association tells (package
+// sctp's does: its UDP address), else nil.
+func (c *Conn) RemoteAddr() net.Addr {
+	if ra, ok := c.a.(interface{ RemoteAddr() net.Addr }); ok {
+		return ra.RemoteAddr()
+	}
+	return nil
+}
 
 // Association returns the association the layer runs on.
 func (c *Conn) Association() Association { return c.a }
@@ -237,6 +247,9 @@ func (c *Conn) readLoop() {
 // handle runs one received message through its stream's session.
 func (c *Conn) handle(m Message) {
 	p, perr := ParsePayload(m.PPID, m.Data)
+	if p.PPID == PPIDSegment {
+		p.raw = m.Data
+	}
 	if perr == nil && !m.Unordered {
 		perr = &FormatError{PPID: m.PPID, Detail: "an ordered DATA chunk; the adaptation layer uses unordered chunks only (section 10)"}
 	}

@@ -74,7 +74,8 @@ type Association interface {
 	// SendUnordered hands SCTP one user message for stream as a single
 	// unordered DATA chunk (U flag set, RFC 4960 3.3.1) with ppid. It
 	// returns once SCTP has taken the message: it will be delivered or
-	// the association fails. SCTP may keep msg until then.
+	// the association fails. msg is the caller's again then (SCTP copies
+	// what it keeps).
 	SendUnordered(ctx context.Context, stream uint16, ppid uint32, msg []byte) error
 	// Receive returns the next user message from the peer, on any
 	// stream, in the order SCTP delivers them. The message's Data is the

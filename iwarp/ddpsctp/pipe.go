@@ -33,9 +33,9 @@ func Pipe(cfg PipeConfig) (*PipeEnd, *PipeEnd) {
 	if cfg.MaxMessage <= 0 {
 		cfg.MaxMessage = 1452
 	}
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5c7b))
-	a := &PipeEnd{cfg: cfg, rng: rng, in: newInbox()}
-	b := &PipeEnd{cfg: cfg, rng: rng, in: newInbox()}
+	// A generator per end: each sends under its peer's inbox lock only.
+	a := &PipeEnd{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5c7b)), in: newInbox()}
+	b := &PipeEnd{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5c7c)), in: newInbox()}
 	a.peer, b.peer = b, a
 	a.ind, b.ind = cfg.Adaptation[1], cfg.Adaptation[0]
 	return a, b
@@ -44,7 +44,7 @@ func Pipe(cfg PipeConfig) (*PipeEnd, *PipeEnd) {
 // PipeEnd is one end of a Pipe; it satisfies Association.
 type PipeEnd struct {
 	cfg  PipeConfig
-	rng  *rand.Rand
+	rng  *rand.Rand // guarded by the peer's inbox lock
 	peer *PipeEnd
 	ind  *uint32 // the indication the peer sent
 	in   *inbox

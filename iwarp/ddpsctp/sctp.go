@@ -25,29 +25,10 @@ func (s *sctpAssoc) Receive(ctx context.Context) (Message, error) {
 	return Message{Stream: m.Stream, PPID: m.PPID, Unordered: m.Unordered, Data: m.Data}, err
 }
 
-// ackPoll is how often WaitAcked looks at the association's flight.
-const ackPoll = time.Millisecond
+func (s *sctpAssoc) WaitAcked(ctx context.Context) error { return s.a.WaitAcked(ctx) }
 
-// WaitAcked waits until nothing is in flight. Package sctp sends queued
-// data whenever the congestion window allows, which it always does with
-// nothing in flight, so an empty flight means every message sent so far
-// is acknowledged.
-func (s *sctpAssoc) WaitAcked(ctx context.Context) error {
-	t := time.NewTicker(ackPoll)
-	defer t.Stop()
-	for {
-		if s.a.Stats().Flight == 0 {
-			return nil
-		}
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-s.a.Done():
-			return s.a.Err()
-		}
-	}
-}
+// Release hands a received message's buffer back (Session.ReceiveFunc).
+func (s *sctpAssoc) Release(data []byte) { s.a.Release(data) }
 
 func (s *sctpAssoc) PeerAdaptation() (uint32, bool) {
 	if p := s.a.PeerAdaptation(); p != nil {
@@ -64,6 +45,8 @@ func (s *sctpAssoc) Streams() int {
 }
 
 func (s *sctpAssoc) MaxUnfragmented() int { return s.a.MaxChunkData() }
+
+func (s *sctpAssoc) RemoteAddr() net.Addr { return s.a.RemoteAddr() }
 
 // closeTimeout bounds the graceful SHUTDOWN of Close.
 const closeTimeout = 5 * time.Second

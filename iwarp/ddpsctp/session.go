@@ -21,6 +21,7 @@ type Session struct {
 	txSSN    uint16 // next DDP-SSN to send (6.1: from 0, no gaps)
 	unacked  int    // chunks sent since the last WaitAcked
 	txClosed bool   // our Terminate is sent (or Reject)
+	txBuf    []byte // the chunk payload being sent
 
 	// The rest is guarded by conn.mu.
 	opened     bool // Accept sent or received: segments may flow
@@ -30,7 +31,7 @@ type Session struct {
 	rxFinal    bool // the peer's final message (Terminate, Reject, or an Initiate answered with Terminate) is in
 	rxNext     uint16
 	held       map[uint16]Payload // arrived ahead of rxNext (section 10)
-	ready      [][]byte           // segments in DDP-SSN order, for Receive
+	ready      []Payload          // segments in DDP-SSN order, for Receive
 	err        error
 	answered   chan struct{} // active side: closed when the Initiate is answered
 	answerOnce sync.Once
@@ -58,9 +59,13 @@ func (s *Session) MULPDU() int { return s.conn.mulpdu }
 
 // Send sends one DDP segment as a DDP Segment Chunk. It refuses a segment
 // larger than the MULPDU (section 9).
-func (s *Session) Send(ctx context.Context, seg []byte) error {
-	if len(seg) > s.conn.mulpdu {
-		return &SizeError{What: "DDP segment", Len: len(seg), Max: s.conn.mulpdu}
+func (s *Session) Send(ctx context.Context, seg []byte) error { return s.SendParts(ctx, seg, nil) }
+
+// SendParts sends the DDP segment made of hdr and then payload, as Send
+// does, without the caller putting them together first.
+func (s *Session) SendParts(ctx context.Context, hdr, payload []byte) error {
+	if n := len(hdr) + len(payload); n > s.conn.mulpdu {
+		return &SizeError{What: "DDP segment", Len: n, Max: s.conn.mulpdu}
 	}
 	s.conn.mu.Lock()
 	err := s.err
@@ -74,12 +79,13 @@ func (s *Session) Send(ctx context.Context, seg []byte) error {
 	if err != nil {
 		return err
 	}
-	p := Segment(0, seg)
-	return s.send(ctx, &p)
+	p := Segment(0, hdr)
+	return s.send(ctx, &p, payload)
 }
 
-// send assigns p the next DDP-SSN and hands it to SCTP.
-func (s *Session) send(ctx context.Context, p *Payload) error {
+// send assigns p the next DDP-SSN and hands it, followed by tail (the rest
+// of a segment), to SCTP.
+func (s *Session) send(ctx context.Context, p *Payload, tail []byte) error {
 	s.txMu.Lock()
 	defer s.txMu.Unlock()
 	if s.txClosed {
@@ -94,10 +100,12 @@ func (s *Session) send(ctx context.Context, p *Payload) error {
 		s.unacked = 0
 	}
 	p.SSN = s.txSSN
-	b, err := p.Append(make([]byte, 0, p.Len()))
+	b, err := p.Append(s.txBuf[:0])
 	if err != nil {
 		return err
 	}
+	b = append(b, tail...)
+	s.txBuf = b // SCTP copies what it keeps: the buffer serves the next chunk
 	if err := s.conn.a.SendUnordered(ctx, s.stream, p.PPID, b); err != nil {
 		return err
 	}
@@ -115,7 +123,7 @@ func (s *Session) sendControl(ctx context.Context, f FunctionCode, pd []byte) er
 	s.sentCtrl = true
 	s.conn.mu.Unlock()
 	p := Control(0, f, pd)
-	return s.send(ctx, &p)
+	return s.send(ctx, &p, nil)
 }
 
 // confirmed reports, with conn.mu held, whether the peer has shown that it
@@ -181,14 +189,37 @@ func (s *Session) reusable() bool { return s.txDone() && s.rxFinal && len(s.held
 // Receive returns the next DDP segment in DDP-SSN order: io.EOF after the
 // peer's Terminate, or the error that ended the session.
 func (s *Session) Receive(ctx context.Context) ([]byte, error) {
+	p, err := s.next(ctx)
+	return p.Segment, err
+}
+
+// ReceiveFunc hands the next DDP segment to fn, as Receive would return
+// it, and returns fn's error. The segment is valid only during fn: its
+// buffer then goes back to the association for reuse (when it takes them
+// back, as package sctp's does), which saves SCTP a fresh buffer per
+// message.
+func (s *Session) ReceiveFunc(ctx context.Context, fn func(seg []byte) error) error {
+	p, err := s.next(ctx)
+	if err != nil {
+		return err
+	}
+	err = fn(p.Segment)
+	if r, ok := s.conn.a.(interface{ Release([]byte) }); ok && p.raw != nil {
+		r.Release(p.raw)
+	}
+	return err
+}
+
+// next waits for the next segment.
+func (s *Session) next(ctx context.Context) (Payload, error) {
 	for {
 		s.conn.mu.Lock()
 		if len(s.ready) > 0 {
-			seg := s.ready[0]
-			s.ready[0] = nil
+			p := s.ready[0]
+			s.ready[0] = Payload{}
 			s.ready = s.ready[1:]
 			s.conn.mu.Unlock()
-			return seg, nil
+			return p, nil
 		}
 		err := s.err
 		if err == nil && s.rxFinal {
@@ -199,12 +230,12 @@ func (s *Session) Receive(ctx context.Context) ([]byte, error) {
 		}
 		s.conn.mu.Unlock()
 		if err != nil {
-			return nil, err
+			return Payload{}, err
 		}
 		select {
 		case <-s.wake:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return Payload{}, ctx.Err()
 		}
 	}
 }
@@ -341,11 +372,16 @@ func (s *Session) step(p *Payload) error {
 		s.signal()
 		return nil
 	}
-	if !s.opened {
+	// The active side sends nothing before the Accept (6.6) but a
+	// Terminate: an Initiate it abandoned, its direction then being
+	// Initiate and Terminate (6.2). The ULP still answers; the session
+	// then ends at once.
+	withdrawn := !s.active && p.PPID == PPIDControl && p.Func == FuncTerminate
+	if !s.opened && !withdrawn {
 		return fmt.Errorf("a %s before the session was accepted (section 6.6)", p.describe())
 	}
 	if p.PPID == PPIDSegment {
-		s.ready = append(s.ready, p.Segment)
+		s.ready = append(s.ready, *p)
 		s.signal()
 		return nil
 	}

@@ -396,3 +396,45 @@ func TestAssociationLost(t *testing.T) {
 		t.Fatal("Listen after the association ended")
 	}
 }
+
+// TestInitiateAbandoned: an active side that gives up waiting for the
+// answer ends the session with a Terminate that follows its Initiate (6.6:
+// sent once the Initiate cannot be overtaken); a passive side that accepts
+// meanwhile sees the session end.
+func TestInitiateAbandoned(t *testing.T) {
+	a, b := pair(t, PipeConfig{})
+	short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := a.Initiate(short, 7, []byte("slow")); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Initiate: %v, want the context's end", err)
+	}
+	ctx, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel2()
+	// The Terminate is in before the ULP answers (the order that the
+	// sequence check must not take for a violation).
+	for {
+		b.mu.Lock()
+		s := b.streams[7]
+		in := s != nil && s.rxFinal
+		b.mu.Unlock()
+		if in {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	r, err := b.Listen(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := r.Accept(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Receive(ctx); !errors.Is(err, io.EOF) {
+		t.Fatalf("the passive side after the abandoned Initiate: %v, want the Terminate (io.EOF)", err)
+	}
+	var ste *StreamError
+	if _, err := a.Initiate(ctx, 7, nil); !errors.As(err, &ste) || !ste.Used {
+		t.Fatalf("stream 7 again: %v", err)
+	}
+}

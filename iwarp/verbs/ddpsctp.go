@@ -52,28 +52,10 @@ func parseSessionPD(b []byte) (ird, ord uint16, pd []byte, err error) {
 // peer's Accept). A Reject comes back as *ddpsctp.RejectError.
 func InitiateSession(ctx context.Context, pd *PD, c *ddpsctp.Conn, stream uint16, cfg QPConfig) (*QP, error) {
 	qp := CreateQP(pd, cfg)
-	spd, err := sessionPD(&qp.cfg.MPA)
-	if err != nil {
+	if err := qp.EstablishSession(ctx, c, stream); err != nil {
 		return nil, err
 	}
-	if err := qp.claim(); err != nil {
-		return nil, err
-	}
-	s, err := c.Initiate(ctx, stream, spd)
-	if err != nil {
-		qp.unclaim()
-		return nil, err
-	}
-	ird, ord, peerPD, err := parseSessionPD(s.PeerPrivateData())
-	if err != nil {
-		s.Close(ctx)
-		qp.unclaim()
-		return nil, err
-	}
-	p := &mpa.Params{Role: mpa.Initiator, IRD: qp.cfg.MPA.IRD, ORD: min(qp.cfg.MPA.ORD, ird),
-		Local: mpa.StartupFrame{PrivateData: qp.cfg.MPA.PrivateData},
-		Peer:  mpa.StartupFrame{Reply: true, Params: mpa.EnhancedParams{IRD: ird, ORD: ord}, PrivateData: peerPD}}
-	return qp, qp.startSession(s, p)
+	return qp, nil
 }
 
 // AcceptSession creates a queue pair and runs it on the session r asks
@@ -82,10 +64,48 @@ func InitiateSession(ctx context.Context, pd *PD, c *ddpsctp.Conn, stream uint16
 // AcceptSession returns a *mpa.RejectError.
 func AcceptSession(ctx context.Context, pd *PD, r *ddpsctp.Request, cfg QPConfig) (*QP, error) {
 	qp := CreateQP(pd, cfg)
+	if err := qp.EstablishRequest(ctx, r); err != nil {
+		return nil, err
+	}
+	return qp, nil
+}
+
+// EstablishSession starts Full Operation on a new DDP Stream Session on
+// stream of c, as its active side: the DDP/SCTP counterpart of Establish
+// as MPA Initiator.
+func (qp *QP) EstablishSession(ctx context.Context, c *ddpsctp.Conn, stream uint16) error {
+	spd, err := sessionPD(&qp.cfg.MPA)
+	if err != nil {
+		return err
+	}
+	if err := qp.claim(); err != nil {
+		return err
+	}
+	s, err := c.Initiate(ctx, stream, spd)
+	if err != nil {
+		qp.unclaim()
+		return err
+	}
+	ird, ord, peerPD, err := parseSessionPD(s.PeerPrivateData())
+	if err != nil {
+		s.Close(ctx)
+		qp.unclaim()
+		return err
+	}
+	p := &mpa.Params{Role: mpa.Initiator, IRD: qp.cfg.MPA.IRD, ORD: min(qp.cfg.MPA.ORD, ird),
+		Local: mpa.StartupFrame{PrivateData: qp.cfg.MPA.PrivateData},
+		Peer:  mpa.StartupFrame{Reply: true, Params: mpa.EnhancedParams{IRD: ird, ORD: ord}, PrivateData: peerPD}}
+	return qp.startSession(s, p)
+}
+
+// EstablishRequest starts Full Operation on the session r asks for, as its
+// passive side: the DDP/SCTP counterpart of Establish as MPA Responder,
+// with QPConfig.MPA.Accept deciding as there.
+func (qp *QP) EstablishRequest(ctx context.Context, r *ddpsctp.Request) error {
 	ird, ord, peerPD, err := parseSessionPD(r.PrivateData())
 	if err != nil {
 		r.Reject(ctx, nil)
-		return nil, err
+		return err
 	}
 	peer := mpa.StartupFrame{Params: mpa.EnhancedParams{IRD: ird, ORD: ord}, PrivateData: peerPD}
 	if acc := qp.cfg.MPA.Accept; acc != nil {
@@ -95,28 +115,28 @@ func AcceptSession(ctx context.Context, pd *PD, r *ddpsctp.Request, cfg QPConfig
 				reply = reply[:MaxSessionPrivateData]
 			}
 			if err := r.Reject(ctx, reply); err != nil {
-				return nil, err
+				return err
 			}
-			return nil, &mpa.RejectError{Reply: mpa.StartupFrame{Reply: true, Reject: true, PrivateData: reply}}
+			return &mpa.RejectError{Reply: mpa.StartupFrame{Reply: true, Reject: true, PrivateData: reply}}
 		}
 		qp.cfg.MPA.PrivateData = reply
 	}
 	spd, err := sessionPD(&qp.cfg.MPA)
 	if err != nil {
 		r.Reject(ctx, nil)
-		return nil, err
+		return err
 	}
 	if err := qp.claim(); err != nil {
-		return nil, err
+		return err
 	}
 	s, err := r.Accept(ctx, spd)
 	if err != nil {
 		qp.unclaim()
-		return nil, err
+		return err
 	}
 	p := &mpa.Params{Role: mpa.Responder, IRD: qp.cfg.MPA.IRD, ORD: min(qp.cfg.MPA.ORD, ird),
 		Local: mpa.StartupFrame{Reply: true, PrivateData: qp.cfg.MPA.PrivateData}, Peer: peer}
-	return qp, qp.startSession(s, p)
+	return qp.startSession(s, p)
 }
 
 // claim marks the queue pair as being established, so that a second
@@ -176,7 +196,6 @@ type sctpLayer struct {
 	cancel    context.CancelFunc
 	closeOnce sync.Once
 	written   int64 // octets handed to SCTP since the last write: DDP-SSN and segment
-	seg       []byte
 	deliver   func(seq uint32, ulpdu []byte) error
 }
 
@@ -186,11 +205,10 @@ func (l *sctpLayer) full(n int) bool { return false }
 // queue sends the segment at once: SCTP copies it, and bundles and
 // batches on its own.
 func (l *sctpLayer) queue(hdr, payload []byte, owned bool) error {
-	l.seg = append(append(l.seg[:0], hdr...), payload...)
-	if err := l.s.Send(l.ctx, l.seg); err != nil {
+	if err := l.s.SendParts(l.ctx, hdr, payload); err != nil {
 		return err
 	}
-	l.written += int64(ddpsctp.SSNLen + len(l.seg))
+	l.written += int64(ddpsctp.SSNLen + len(hdr) + len(payload))
 	return nil
 }
 
@@ -200,15 +218,20 @@ func (l *sctpLayer) write() (int64, error) {
 	return n, nil
 }
 
-func (l *sctpLayer) receive() (int, error, error) {
-	seg, err := l.s.Receive(l.ctx)
+func (l *sctpLayer) receive(read func(int)) (error, error) {
+	var ferr error
+	err := l.s.ReceiveFunc(l.ctx, func(seg []byte) error {
+		read(ddpsctp.SSNLen + len(seg))
+		ferr = l.deliver(0, seg)
+		return nil
+	})
 	if err != nil {
 		if ddpsctp.IsDeadline(err) {
 			err = os.ErrDeadlineExceeded
 		}
-		return 0, nil, err
+		return nil, err
 	}
-	return ddpsctp.SSNLen + len(seg), l.deliver(0, seg), nil
+	return ferr, nil
 }
 
 func (l *sctpLayer) setReadDeadline(t time.Time) error { return l.s.SetReadDeadline(t) }

@@ -281,3 +281,36 @@ func TestSCTPOverUDP(t *testing.T) {
 		t.Fatal("the Read did not return the last Write's data")
 	}
 }
+
+// TestSCTPManualProgress: with ManualProgress the application's Poll drives
+// the receive side over DDP/SCTP too, and a cancelled Poll leaves the
+// session running (the session's read deadline, as the socket's over TCP).
+func TestSCTPManualProgress(t *testing.T) {
+	a, b := sctpConns(t, 2)
+	p := connectSCTP(t, a, b, 5, QPConfig{}, QPConfig{ManualProgress: true})
+	buf := make([]byte, 16)
+	p.server.PostRecv(1, buf)
+	short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := p.server.Poll(short, p.server.RecvCQ()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Poll with nothing sent: %v", err)
+	}
+	ctx, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel2()
+	if err := p.client.PostSend(ctx, SendWR{ID: 1, Op: OpSend, Data: []byte("manual")}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := p.server.Poll(ctx, p.server.RecvCQ())
+	if err != nil || c.Len != 6 || string(buf[:6]) != "manual" {
+		t.Fatalf("Poll: %+v, %v", c, err)
+	}
+	// Both ends close at once, each Terminate answering the other's.
+	done := make(chan error, 1)
+	go func() { done <- p.server.Close() }()
+	if err := p.client.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -35,12 +35,14 @@ type lowerLayer interface {
 	// write hands the batch to the transport and returns the octets that
 	// went out, framing included.
 	write() (int64, error)
-	// receive waits for the transport's next data and delivers the DDP
-	// segments it completes, in the sender's order. It returns the octets
-	// read, the error delivery or the layer's own checks found (ferr: the
-	// stream is broken, a Terminate goes to the peer), and the transport's
-	// error (err; io.EOF when the peer ended its half in order).
-	receive() (n int, ferr, err error)
+	// receive waits for the transport's next data, reports the octets
+	// read to read before it delivers anything (so that counters a
+	// completion's consumer reads include them), then delivers the DDP
+	// segments they complete, in the sender's order. It returns the error
+	// delivery or the layer's own checks found (ferr: the stream is
+	// broken, a Terminate goes to the peer), and the transport's error
+	// (err; io.EOF when the peer ended its half in order).
+	receive(read func(n int)) (ferr, err error)
 	// setReadDeadline interrupts a receive blocked past t (zero: never).
 	setReadDeadline(t time.Time) error
 	// drain reads and discards for at most d, until the peer closes, so
@@ -145,14 +147,15 @@ func (l *mpaLayer) write() (int64, error) {
 	return n, nil
 }
 
-func (l *mpaLayer) receive() (int, error, error) {
+func (l *mpaLayer) receive(read func(int)) (error, error) {
 	n, err := l.conn.Read(l.rxBuf)
 	if n > 0 {
+		read(n)
 		if ferr := l.rx.Feed(l.rxBuf[:n], l.deliver); ferr != nil {
-			return n, ferr, nil
+			return ferr, nil
 		}
 	}
-	return n, nil, err
+	return nil, err
 }
 
 func (l *mpaLayer) setReadDeadline(t time.Time) error { return l.conn.SetReadDeadline(t) }

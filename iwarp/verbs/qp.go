@@ -1032,8 +1032,7 @@ func (qp *QP) Poll(ctx context.Context, cq *CQ) (Completion, error) {
 // rxStep reads once from the lower layer and runs DDP and RDMAP on what
 // came, with rxMu held. It reports whether the receive side ended.
 func (qp *QP) rxStep() bool {
-	n, ferr, err := qp.ll.receive()
-	qp.RxBytes.Add(int64(n))
+	ferr, err := qp.ll.receive(qp.countRx)
 	if ferr != nil {
 		qp.rxError(ferr)
 		qp.drain()
@@ -1062,6 +1061,9 @@ func (qp *QP) rxStep() bool {
 	}
 	return false
 }
+
+// countRx counts octets read from the lower layer.
+func (qp *QP) countRx(n int) { qp.RxBytes.Add(int64(n)) }
 
 // drain keeps reading after a local error so that the Terminate we sent
 // can reach the peer before the connection is torn down, then closes.

@@ -197,15 +197,16 @@ func (l *tufLayer) write() (int64, error) {
 	return n, nil
 }
 
-func (l *tufLayer) receive() (int, error, error) {
+func (l *tufLayer) receive(read func(int)) (error, error) {
 	n, err := l.conn.Read(l.rxBuf)
 	if n > 0 {
+		read(n)
 		ferr := l.rx.Feed(l.rxBuf[:n], func(off uint64, u []byte) error { return l.deliver(uint32(off), u) })
 		if ferr != nil {
-			return n, llpError(ferr), nil
+			return llpError(ferr), nil
 		}
 	}
-	return n, nil, err
+	return nil, err
 }
 
 // llpError gives a TUF receive error the LLP error code the Terminate

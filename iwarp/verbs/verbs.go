@@ -2,7 +2,7 @@
 // protection domains, memory registration returning STags, queue pairs
 // with send and receive queues, and completion queues, running RDMAP
 // (RFC 5040) over DDP (RFC 5041) over MPA (RFC 5044) on a real TCP
-// connection.
+// connection, or over DDP/SCTP (RFC 5043's draft) on an SCTP association.
 //
 //	dev := verbs.NewDevice()
 //	pd := dev.AllocPD()
@@ -21,7 +21,10 @@
 // message by the layer's MULPDU, queues the segments, writes them in
 // batches, and gets back every segment received in the sender's order;
 // the layer frames them and owns its transport. MPA over TCP (mpaLayer)
-// is the default, and what Dial, Accept and Establish run.
+// is the default, and what Dial, Accept and Establish run; DDP over SCTP
+// (sctpLayer, ddpsctp.go: a DDP Stream Session of package ddpsctp) is what
+// InitiateSession, AcceptSession, EstablishSession and EstablishRequest
+// run (docs/ddp-sctp.md).
 package verbs
 
 import (

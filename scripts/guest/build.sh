@@ -96,8 +96,9 @@ modules=(
 # boot: a run's script loads them with modprobe. VFIO's container/group API
 # and its PCI driver, and uio_pci_generic as a host driver that claims a
 # device's DMA, for the vfio backend's test (interop/vfio_test.go: QEMU's edu
-# device behind intel-iommu).
-optional_modules=(vfio vfio_iommu_type1 vfio_pci uio_pci_generic)
+# device behind intel-iommu); sctp (with its UDP tunnel and CRC32c
+# dependencies) for the DDP/SCTP interop (interop/ddpsctp_test.go).
+optional_modules=(vfio vfio_iommu_type1 vfio_pci uio_pci_generic sctp)
 
 # Binaries copied into the guest (paths in the staged tree). Their shared
 # libraries are found from their NEEDED entries. Plus what is loaded with
