@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 	"github.com/openrnic/rnic/driver/regmap"
 	"github.com/openrnic/rnic/driver/simdev"
 	"github.com/openrnic/rnic/driver/update"
+	"github.com/openrnic/rnic/driver/vfio"
 	"github.com/openrnic/rnic/firmware"
 	"github.com/openrnic/rnic/firmware/keyfile"
 )
@@ -28,38 +30,59 @@ type flashFlags struct {
 }
 
 func (f *flashFlags) add(c *cobra.Command) {
-	c.Flags().String("device", "sim", "which device: sim (the verilated device, hw/sim); the model has no flash")
+	c.Flags().String("device", "sim", "which device: sim (the verilated device, hw/sim) or vfio:BDF (a board bound to vfio-pci, docs/vfio.md); the model has no flash")
 	c.Flags().StringVar(&f.simBin, "sim", "", "rnic-sim's path (default: $RNIC_SIM, else build/sim/rnic-sim here or above)")
 	c.Flags().StringVar(&f.flashFile, "flash-file", "", "the simulated device's flash: a 16 MiB file (docs/firmware-update.md); required with --device sim")
 	c.Flags().StringVar(&f.busy, "flash-busy", "short", "the simulated flash's program and erase times: short (2,000 and 20,000 clocks) or datasheet (tPP 0.4 ms, tSE 45 ms at 250 MHz: minutes per update at the simulator's speed)")
 	c.Flags().BoolVar(&f.json, "json", false, "print JSON instead of text")
 }
 
-// open powers the simulated device on its flash file and opens its flash
-// block. With --device sim every command is a power cycle of the device.
-func (f *flashFlags) open(ctx context.Context, cmd *cobra.Command) (*simdev.Device, *flash.Controller, error) {
-	if dev, _ := cmd.Flags().GetString("device"); dev != "sim" {
-		return nil, nil, usagef("--device %s: the flash commands drive sim (the model has no configuration flash)", dev)
+// open opens the device's flash block: the simulated device powered on
+// its flash file (with --device sim every command is a power cycle of the
+// device), or a board bound to vfio-pci (--device vfio:BDF), whose flash
+// block drives its configuration flash.
+func (f *flashFlags) open(ctx context.Context, cmd *cobra.Command) (io.Closer, *flash.Controller, error) {
+	dev, _ := cmd.Flags().GetString("device")
+	var (
+		b interface {
+			flash.MMIO
+			io.Closer
+			BARSize() uint32
+		}
+		err error
+	)
+	switch {
+	case dev == "sim":
+		if f.flashFile == "" {
+			return nil, nil, usagef("--flash-file: give the simulated device's flash file (a new path starts an erased flash)")
+		}
+		tpp, tse, err := f.busyTimes()
+		if err != nil {
+			return nil, nil, err
+		}
+		if b, err = simdev.Start(ctx, simdev.Config{Binary: f.simBin, Flash: f.flashFile, FlashTPP: tpp, FlashTSE: tse}); err != nil {
+			return nil, nil, err
+		}
+	case strings.HasPrefix(dev, "vfio:"):
+		if f.flashFile != "" || f.simBin != "" {
+			return nil, nil, usagef("--flash-file and --sim are for --device sim: a board's flash is its own")
+		}
+		if b, err = vfio.Open(ctx, vfio.Config{BDF: strings.TrimPrefix(dev, "vfio:")}); err != nil {
+			return nil, nil, err
+		}
+	case dev == "vfio":
+		return nil, nil, usagef("--device vfio needs the board's PCI address: --device vfio:0000:01:00.0 (lspci -Dnn lists it; docs/vfio.md)")
+	default:
+		return nil, nil, usagef("--device %s: the flash commands drive sim or vfio:BDF (the model has no configuration flash)", dev)
 	}
-	if f.flashFile == "" {
-		return nil, nil, usagef("--flash-file: give the simulated device's flash file (a new path starts an erased flash)")
-	}
-	tpp, tse, err := f.busyTimes()
-	if err != nil {
-		return nil, nil, err
-	}
-	d, err := simdev.Start(ctx, simdev.Config{Binary: f.simBin, Flash: f.flashFile, FlashTPP: tpp, FlashTSE: tse})
-	if err != nil {
-		return nil, nil, err
-	}
-	m, err := regmap.Walk(d, d.BARSize())
+	m, err := regmap.Walk(b, b.BARSize())
 	if err == nil {
 		var c *flash.Controller
-		if c, err = flash.Open(d, m); err == nil {
-			return d, c, nil
+		if c, err = flash.Open(b, m); err == nil {
+			return b, c, nil
 		}
 	}
-	d.Close()
+	b.Close()
 	return nil, nil, err
 }
 
