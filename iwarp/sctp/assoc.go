@@ -197,6 +197,10 @@ type Association struct {
 }
 
 func newAssociation(e *Endpoint, key addrKey, raddr net.Addr) *Association {
+	if raddr == nil && key.s == "" {
+		// The UDP fast path reads an AddrPort, not a net.Addr.
+		raddr = net.UDPAddrFromAddrPort(key.ap)
+	}
 	a := &Association{
 		ep:          e,
 		cfg:         &e.cfg,

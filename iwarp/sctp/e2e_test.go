@@ -92,6 +92,11 @@ func TestHandshakeAndData(t *testing.T) {
 	dcfg.MaxInboundStreams = 3
 	s, c, _ := pair(t, lcfg, dcfg, nil)
 
+	// Each end names the other's UDP address (the accepting end's too,
+	// whose association came from a COOKIE ECHO read on the fast path).
+	if s.RemoteAddr() == nil || c.RemoteAddr() == nil || s.RemoteAddr().String() == "" {
+		t.Errorf("remote addresses: server sees %v, client sees %v", s.RemoteAddr(), c.RemoteAddr())
+	}
 	if p := s.PeerAdaptation(); p == nil || *p != 0x01020304 {
 		t.Errorf("server sees peer adaptation %v, want 0x01020304", p)
 	}
