@@ -64,7 +64,14 @@ MAP_ENV = "REGS_TB_MAP"
 # from its parameters.
 PARAMS = {"BUILD_HASH": 0x7D6E9301, "DATA_W": 512, "CONNS": 1024, "STAGS": 4096,
           "SQ_LOG2": 10, "RQ_LOG2": 11, "CQ_LOG2": 12, "CQS": 256, "VECTORS": 16, "WINDOWS": 8,
-          "ADMIN_BUSY": 1, "ADMIN_CODE": 0x5A}
+          "ADMIN_BUSY": 1, "ADMIN_CODE": 0x5A,
+          # The flash block's hardware-written fields: distinct values, so
+          # that a field read from the wrong bits or register shows.
+          "FL_SIZE": 24, "FL_SECTOR": 12, "FL_PAGE": 8, "FL_QUAD": 1,
+          "FL_BUSY": 1, "FL_BOOT": 0, "FL_CODE": 0xA5,
+          "BT_SLOT": 2, "BT_DONE": 1, "BT_REASON": 0xC, "BT_VALID": 5, "BT_PRESENT": 6, "BT_CONFIRMED": 3,
+          "BT_TRIED": 4, "BT_VERSION": 0x01020003, "BT_SECURITY": 0x33, "BT_BUILD": 0xB00D, "BT_SEQ": 0x5E9,
+          "BT_ADDR": 0x400000, "FL_PROTECT": 0x3FFFFF}
 # Which hardware-written field of the RDL each parameter drives. A field the
 # RDL gains without an entry here fails the wrapper's generation.
 HW_FIELDS = {
@@ -80,6 +87,26 @@ HW_FIELDS = {
     ("id", "cap_windows", "value"): "WINDOWS",
     ("admin", "status", "busy"): "ADMIN_BUSY",
     ("admin", "status", "code"): "ADMIN_CODE",
+    ("flash", "geometry", "size_log2"): "FL_SIZE",
+    ("flash", "geometry", "sector_log2"): "FL_SECTOR",
+    ("flash", "geometry", "page_log2"): "FL_PAGE",
+    ("flash", "geometry", "quad"): "FL_QUAD",
+    ("flash", "status", "busy"): "FL_BUSY",
+    ("flash", "status", "boot"): "FL_BOOT",
+    ("flash", "status", "code"): "FL_CODE",
+    ("flash", "boot_status", "slot"): "BT_SLOT",
+    ("flash", "boot_status", "done"): "BT_DONE",
+    ("flash", "boot_status", "reason"): "BT_REASON",
+    ("flash", "boot_status", "valid"): "BT_VALID",
+    ("flash", "boot_status", "present"): "BT_PRESENT",
+    ("flash", "boot_status", "confirmed"): "BT_CONFIRMED",
+    ("flash", "boot_status", "tried"): "BT_TRIED",
+    ("flash", "boot_version", "value"): "BT_VERSION",
+    ("flash", "boot_security", "value"): "BT_SECURITY",
+    ("flash", "boot_build", "value"): "BT_BUILD",
+    ("flash", "boot_seq", "value"): "BT_SEQ",
+    ("flash", "boot_addr", "value"): "BT_ADDR",
+    ("flash", "protect", "value"): "FL_PROTECT",
 }
 # Each external region's responder in the wrapper answers a read at region
 # offset a with EXT_READ_TAG + index << 20 + a (index: the region's place in
@@ -276,8 +303,17 @@ async def admin_arguments(dut):
     await tb.reset()
     we = tb.map["we_ports"]
     assert we, "the map has no device-written argument words"
-    assert {w["offset"] for w in we} == set(tb.map["writable"]), "writable words other than the arguments"
+    plain = {int(k): v for k, v in tb.map["plain"].items()}
+    assert {w["offset"] for w in we} | set(plain) == set(tb.map["writable"]), "writable words other than the arguments"
+    assert not {w["offset"] for w in we} & set(plain)
     before = await tb.snapshot()
+    # The plain driver registers (the flash block's ADDR and LEN): they
+    # keep exactly their fields' bits, and change nothing else.
+    for off, mask in sorted(plain.items()):
+        for v in (0xFFFFFFFF, 0x5A5A5A5A, 0):
+            await tb.write(off, v)
+            assert await tb.read(off) == v & mask, f"register at {off:#x} keeps {v & mask:#x} of {v:#x}"
+        before[off] = 0
     for w in we:
         v = random.getrandbits(32)
         await tb.write(w["offset"], v)
@@ -358,6 +394,8 @@ def describe_map():
     regs.check_chain(top)
     blocks, counters, registers, id_words, hw_ports, incr_ports = [], [], [], {}, [], []
     writable, we_ports, externals = [], [], []
+    plain: dict[int, int] = {}
+    plain_ports: list[str] = []
     for blk in top.children():
         hdr = {n: blk.get_child_by_name(n) for n in regs.HEADER}
         ver = hdr["blk_version"]
@@ -384,6 +422,15 @@ def describe_map():
                 registers.append(reg.absolute_address + w)
             if reg.has_sw_writable:
                 writable.append(reg.absolute_address)
+                if not any(f.get_property("we") for f in reg.fields()):
+                    # A plain driver register (sw rw, hw r): what it keeps.
+                    plain[reg.absolute_address] = sum(((1 << f.width) - 1) << f.low
+                                                      for f in reg.fields() if f.is_sw_writable)
+                    # Its outputs to the device, left open in the wrapper
+                    # (peakrdl-etana: one port for a one-field register).
+                    fs = [f for f in reg.fields() if f.is_sw_writable]
+                    plain_ports += ([f"hwif_out_{blk.inst_name}_{reg.inst_name}"] if len(fs) == 1 else
+                                    [f"hwif_out_{blk.inst_name}_{reg.inst_name}_{f.inst_name}" for f in fs])
             value, fixed = 0, True
             for f in reg.fields():
                 port = f"hwif_in_{blk.inst_name}_{reg.inst_name}_{f.inst_name}"
@@ -415,7 +462,8 @@ def describe_map():
     assert driven == set(HW_FIELDS.values()), f"parameters that drive nothing: {set(HW_FIELDS.values()) - driven}"
     return {"blocks": blocks, "counters": counters, "registers": registers, "id_words": id_words,
             "addr_span": 1 << (top.size - 1).bit_length(), "hw_ports": hw_ports,
-            "writable": writable, "we_ports": we_ports, "externals": externals}
+            "writable": writable, "we_ports": we_ports, "externals": externals,
+            "plain": {str(k): v for k, v in plain.items()}, "plain_ports": plain_ports}
 
 
 def wrapper(m) -> str:
@@ -447,6 +495,8 @@ def wrapper(m) -> str:
             # What the device reads: the argument the driver wrote.
             ports.append(f"    output wire [{w['width'] - 1}:0] hw_out{w['bit']}")
             conns.append(f"        .{w['port'].replace('hwif_in_', 'hwif_out_', 1)}(hw_out{w['bit']})")
+    for port in m["plain_ports"]:
+        conns.append(f"        .{port}()")
     for i, e in enumerate(m["externals"]):
         o, inp = f"hwif_out_{e['port']}", f"hwif_in_{e['port']}"
         addr = f"{o}_addr" if e["addr_w"] else "1'b0"
@@ -504,7 +554,7 @@ def test_regs(sim):
     top = src_dir / f"{TB_TOP}.v"
     top.write_text(wrapper(m))
     env_map = {k: m[k] for k in ("blocks", "counters", "registers", "id_words", "addr_span",
-                                 "writable", "we_ports", "externals")}
+                                 "writable", "we_ports", "externals", "plain")}
     hdlsim.run(
         test="regs",
         sim=sim,
