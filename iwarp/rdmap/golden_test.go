@@ -5,10 +5,11 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openrnic/rnic/internal/golden"
 
 	"github.com/openrnic/rnic/iwarp/ddp"
 )
@@ -132,50 +133,16 @@ func renderGolden(t testing.TB, c goldenCase) []byte {
 	return b.Bytes()
 }
 
-// readGolden returns the segments of a golden file: each "# segment" line
-// starts one, hex lines add to it, other comment lines are skipped.
-func readGolden(t testing.TB, name string) [][]byte {
-	data, err := os.ReadFile(filepath.Join("testdata", "golden", name+".hex"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var segs [][]byte
-	for _, line := range strings.Split(string(data), "\n") {
-		switch {
-		case strings.HasPrefix(line, "# segment"):
-			segs = append(segs, nil)
-		case strings.HasPrefix(line, "#"), strings.TrimSpace(line) == "":
-		default:
-			b, err := hex.DecodeString(strings.ReplaceAll(line, " ", ""))
-			if err != nil || len(segs) == 0 {
-				t.Fatalf("%s: bad line %q", name, line)
-			}
-			segs[len(segs)-1] = append(segs[len(segs)-1], b...)
-		}
-	}
-	return segs
-}
-
 func TestGolden(t *testing.T) {
 	for _, c := range goldenCases(t) {
 		t.Run(c.file, func(t *testing.T) {
 			got := renderGolden(t, c)
-			path := filepath.Join("testdata", "golden", c.file+".hex")
+			golden.Check(t, filepath.Join("testdata", "golden", c.file+".hex"), got, *update)
 			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
 				return
 			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the encoder's output:\n got:\n%s\nwant:\n%s", path, got, want)
-			}
 			// Every golden segment classifies as the message's opcode.
-			for i, seg := range readGolden(t, c.file) {
+			for i, seg := range golden.Segments(t, filepath.Join("testdata", "golden", c.file+".hex")) {
 				s, err := Classify(seg)
 				if err != nil || s.Opcode != c.msg.Opcode {
 					t.Errorf("segment %d: Classify = %v, %v", i, s.Opcode, err)
@@ -248,7 +215,7 @@ func TestGoldenByHand(t *testing.T) {
 		},
 		"terminate_llp_crc": {{0, 0, "41 47 00000000 00000002 00000001 00000000 2002c000 0022 41 43"}},
 	} {
-		segs := readGolden(t, file)
+		segs := golden.Segments(t, filepath.Join("testdata", "golden", file+".hex"))
 		for _, c := range checks {
 			want, err := hex.DecodeString(strings.ReplaceAll(c.hex, " ", ""))
 			if err != nil {
@@ -265,7 +232,7 @@ func TestGoldenByHand(t *testing.T) {
 		"send": {18 + 16}, "terminate": {18 + 4}, "terminate_m": {18 + 6}, "terminate_md_tagged": {18 + 6 + 14},
 		"terminate_md_untagged": {18 + 6 + 18}, "terminate_mdr": {18 + 6 + 18 + 28}, "terminate_llp_crc": {18 + 6 + 18},
 	} {
-		segs := readGolden(t, file)
+		segs := golden.Segments(t, filepath.Join("testdata", "golden", file+".hex"))
 		if len(segs) != len(lens) {
 			t.Errorf("%s: %d segments, want %d", file, len(segs), len(lens))
 			continue

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openrnic/rnic/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -127,43 +129,6 @@ func hexLines(b []byte) string {
 	return s.String()
 }
 
-func readHex(t testing.TB, path string) []byte {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []byte
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
-		}
-		b, err := hex.DecodeString(strings.ReplaceAll(line, " ", ""))
-		if err != nil {
-			t.Fatalf("%s: bad line %q", path, line)
-		}
-		out = append(out, b...)
-	}
-	return out
-}
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name+".hex")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the encoder's output:\n got:\n%s\nwant:\n%s", path, got, want)
-	}
-}
-
 func TestGoldenChunks(t *testing.T) {
 	for _, g := range goldenChunks() {
 		t.Run(g.file, func(t *testing.T) {
@@ -237,7 +202,7 @@ func TestGoldenByHand(t *testing.T) {
 	}
 	for name, want := range cases {
 		w, _ := hex.DecodeString(strings.ReplaceAll(want, " ", ""))
-		if got := readHex(t, filepath.Join(dir, name+".hex")); !bytes.Equal(got, w) {
+		if got := golden.Bytes(t, filepath.Join(dir, name+".hex")); !bytes.Equal(got, w) {
 			t.Errorf("%s:\n got %x\nwant %x", name, got, w)
 		}
 	}
@@ -282,7 +247,7 @@ func TestGoldenPacketChecksum(t *testing.T) {
 	}
 	pkt := goldenPacket()
 	checkGolden(t, "packet_data", []byte(fmt.Sprintf("# SCTP packet: ports 9899 -> 9899, Verification Tag 0x55667788, CRC32c (least significant octet first), one DATA U B E TSN 0x10000000 stream 0 PPID 0x10 \"DDP over SCTP\"\n# %d octets\n%s", len(pkt), hexLines(pkt))))
-	got := readHex(t, filepath.Join("testdata", "golden", "packet_data.hex"))
+	got := golden.Bytes(t, filepath.Join("testdata", "golden", "packet_data.hex"))
 	zeroed := append([]byte(nil), got...)
 	copy(zeroed[8:12], []byte{0, 0, 0, 0})
 	want := crc32cBitwise(zeroed)
@@ -353,4 +318,9 @@ func TestFuzzSeeds(t *testing.T) {
 			t.Errorf("%s is stale: run go test -update", path)
 		}
 	}
+}
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	golden.Check(t, filepath.Join("testdata", "golden", name+".hex"), got, *update)
 }

@@ -3,13 +3,13 @@ package tuf
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/hex"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openrnic/rnic/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -86,51 +86,11 @@ func renderGolden(t testing.TB, c goldenCase) []byte {
 	return b.Bytes()
 }
 
-// readGolden returns the segments of a golden file: each "# segment" line
-// starts one, hex lines add to it.
-func readGolden(t testing.TB, name string) [][]byte {
-	data, err := os.ReadFile(filepath.Join("testdata", "golden", name+".hex"))
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	var segs [][]byte
-	for _, line := range strings.Split(string(data), "\n") {
-		switch {
-		case strings.HasPrefix(line, "# segment"):
-			segs = append(segs, nil)
-		case strings.HasPrefix(line, "#"), strings.TrimSpace(line) == "":
-		default:
-			b, err := hex.DecodeString(strings.ReplaceAll(line, " ", ""))
-			if err != nil || len(segs) == 0 {
-				t.Fatalf("%s: bad line %q", name, line)
-			}
-			segs[len(segs)-1] = append(segs[len(segs)-1], b...)
-		}
-	}
-	return segs
-}
-
 func TestGolden(t *testing.T) {
 	for _, c := range goldenCases() {
 		t.Run(c.file, func(t *testing.T) {
 			got := renderGolden(t, c)
-			path := filepath.Join("testdata", "golden", c.file+".hex")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the sender's output:\n got:\n%s\nwant:\n%s", path, got, want)
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", c.file+".hex"), got, *update)
 		})
 	}
 }
@@ -195,4 +155,10 @@ func TestGoldenByHand(t *testing.T) {
 	check("pack", fpdu(0x22, append(pattern(10), pattern(20)...)), fpdu(0x22, pattern(30)))
 	big := fpdu(0x2c, pattern(40))
 	check("oversized", big[:24], big[24:48], big[48:])
+}
+
+// readGolden returns the segments of testdata/golden/NAME.hex.
+func readGolden(t testing.TB, name string) [][]byte {
+	t.Helper()
+	return golden.Segments(t, filepath.Join("testdata", "golden", name+".hex"))
 }
