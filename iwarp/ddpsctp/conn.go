@@ -18,22 +18,41 @@ type Config struct {
 	// decision (section 6.4, default 16): more are answered with a
 	// Terminate.
 	MaxPending int
+	// MaxHeld bounds the octets of chunks the association's sessions
+	// hold ahead of a gap in their DDP-SSNs, waiting for it to close
+	// (RFC 5041 3 item 5; draft-ietf-rddp-sctp section 10). A chunk that
+	// would take the association past it terminates its session with a
+	// *HeldError. 0: DefaultMaxHeld; it must be at least the MULPDU.
+	MaxHeld int
 }
 
 // DefaultMaxPending is Config.MaxPending's default.
 const DefaultMaxPending = 16
 
+// DefaultMaxHeld is Config.MaxHeld's default, 16 MiB. SCTP does not bound
+// what the layer holds: the association hands every message over at once
+// and opens its receive window again, so a peer that never sends one
+// DDP-SSN and sends on past it is limited only by the 32767-chunk DDP-SSN
+// window (32767 × MULPDU, 2 GiB at the loopback MULPDU). A peer that means
+// well is ahead of a gap only while the chunk that fills it is lost or
+// late, by no more than what it has sent and not had acknowledged: at most
+// its send buffer (package sctp's SendBuffer, 4 MiB by default). Four
+// times that leaves room for larger buffers on the other side.
+const DefaultMaxHeld = 16 << 20
+
 // Conn is the adaptation layer on one SCTP association: its DDP Streams
 // and their sessions.
 type Conn struct {
-	a      Association
-	mulpdu int
-	ctx    context.Context
-	cancel context.CancelFunc
+	a       Association
+	mulpdu  int
+	maxHeld int
+	ctx     context.Context
+	cancel  context.CancelFunc
 
 	mu      sync.Mutex
 	streams map[uint16]*Session // the current or last session of each stream
 	pending chan *Request
+	held    int           // octets of chunks the sessions hold ahead of a gap
 	err     error         // why the reader stopped
 	dead    chan struct{} // closed when it did
 }
@@ -56,8 +75,14 @@ func New(a Association, cfg Config) (*Conn, error) {
 	if cfg.MaxPending <= 0 {
 		cfg.MaxPending = DefaultMaxPending
 	}
+	switch {
+	case cfg.MaxHeld == 0:
+		cfg.MaxHeld = DefaultMaxHeld
+	case cfg.MaxHeld < m:
+		return nil, fmt.Errorf("ddpsctp: Config.MaxHeld %d is less than the MULPDU %d, so not one early segment could be held: give at least %d, or 0 for the default (%d)", cfg.MaxHeld, m, m, DefaultMaxHeld)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Conn{a: a, mulpdu: m, ctx: ctx, cancel: cancel,
+	c := &Conn{a: a, mulpdu: m, maxHeld: cfg.MaxHeld, ctx: ctx, cancel: cancel,
 		streams: map[uint16]*Session{},
 		pending: make(chan *Request, cfg.MaxPending),
 		dead:    make(chan struct{}),
@@ -76,6 +101,14 @@ func (c *Conn) RemoteAddr() net.Addr {
 		return ra.RemoteAddr()
 	}
 	return nil
+}
+
+// Held is how many octets of chunks the association's sessions hold ahead
+// of a gap in their DDP-SSNs now (at most Config.MaxHeld).
+func (c *Conn) Held() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.held
 }
 
 // Association returns the association the layer runs on.

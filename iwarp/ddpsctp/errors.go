@@ -26,6 +26,26 @@ func (e *SequenceError) Error() string {
 	return fmt.Sprintf("ddpsctp: stream %d, DDP-SSN %d: %s; the session is terminated (section 6.1)", e.Stream, e.SSN, e.Detail)
 }
 
+// HeldError terminates a session whose peer sent a chunk ahead of a gap in
+// its DDP-SSNs when holding it would take what the association's sessions
+// hold ahead of gaps past Config.MaxHeld: the peer sends on past a chunk it
+// does not send, or that is late beyond what a peer that means well has
+// outstanding (draft-ietf-rddp-sctp section 10: no resources on the
+// assumption that DDP-SSNs are valid; an invalid one may terminate the
+// DDP Stream).
+type HeldError struct {
+	Stream uint16
+	SSN    uint16 // the chunk refused
+	Next   uint16 // the DDP-SSN missing, the next one expected
+	Octets int    // the chunk's octets
+	Held   int    // what the association held then
+	Limit  int    // Config.MaxHeld
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("ddpsctp: stream %d, DDP-SSN %d: %d octets to hold ahead of the missing DDP-SSN %d, with %d held already, pass the association's bound of %d octets held ahead of gaps (Config.MaxHeld); the peer sends on past a gap it does not fill, and the session is terminated (draft-ietf-rddp-sctp section 10). If the peer legitimately has more outstanding, raise Config.MaxHeld", e.Stream, e.SSN, e.Octets, e.Next, e.Held, e.Limit)
+}
+
 // AdaptationError refuses an association without the DDP Adaptation Layer
 // Indication (sections 7.1 and 11.1): DDP must not run on it.
 type AdaptationError struct {

@@ -289,8 +289,33 @@ func (s *Session) setErr(err error) {
 	if s.err == nil {
 		s.err = err
 	}
+	s.dropHeld()
 	s.answer()
 	s.signal()
+}
+
+// dropHeld frees the chunks held for a session that has ended, with
+// conn.mu held: none of them will be taken.
+func (s *Session) dropHeld() {
+	for ssn, p := range s.held {
+		s.conn.unhold(&p)
+		delete(s.held, ssn)
+	}
+}
+
+// unhold takes p off the association's held octets and gives its buffer
+// back, with c.mu held.
+func (c *Conn) unhold(p *Payload) {
+	c.held -= p.Len()
+	c.release(p)
+}
+
+// release gives a chunk's buffer back to the association, for a chunk
+// that will not be handed to DDP.
+func (c *Conn) release(p *Payload) {
+	if r, ok := c.a.(interface{ Release([]byte) }); ok && p.raw != nil {
+		r.Release(p.raw)
+	}
 }
 
 // abort ends the session with err from the local side.
@@ -303,9 +328,16 @@ func (s *Session) abort(err error) {
 // violate terminates the session for a chunk at ssn that breaks section 6
 // or 10, with conn.mu held.
 func (s *Session) violate(ssn uint16, err error) {
+	s.terminate(&SequenceError{Stream: s.stream, SSN: ssn, Detail: err.Error()})
+}
+
+// terminate ends the session with err on this side's account, with
+// conn.mu held: the layer's Terminate goes to the peer (6.1).
+func (s *Session) terminate(err error) {
 	if s.err == nil {
-		s.err = &SequenceError{Stream: s.stream, SSN: ssn, Detail: err.Error()}
+		s.err = err
 	}
+	s.dropHeld()
 	s.answer()
 	s.signal()
 	if !s.txDone() {
@@ -318,8 +350,11 @@ func (s *Session) violate(ssn uint16, err error) {
 // validity check (section 10), then the chunks now in DDP-SSN order
 // through the legal sequences (section 6).
 func (s *Session) receive(p Payload) {
-	if s.err != nil && s.rxFinal {
-		return // the session is over: late chunks are dropped
+	if s.err != nil {
+		// The session is over: late chunks are dropped, and nothing is
+		// held for it any more.
+		s.conn.release(&p)
+		return
 	}
 	ahead := p.SSN - s.rxNext
 	if _, dup := s.held[p.SSN]; dup || ahead >= MaxInFlight {
@@ -334,13 +369,23 @@ func (s *Session) receive(p Payload) {
 		s.violate(p.SSN, fmt.Errorf("a %s after the peer's final message", p.describe()))
 		return
 	}
+	n := p.Len()
+	if ahead > 0 && s.conn.held+n > s.conn.maxHeld {
+		// Nothing in SCTP bounds this: the association's receive window
+		// opened again when it handed the chunks over.
+		s.terminate(&HeldError{Stream: s.stream, SSN: p.SSN, Next: s.rxNext, Octets: n, Held: s.conn.held, Limit: s.conn.maxHeld})
+		s.conn.release(&p)
+		return
+	}
 	s.held[p.SSN] = p
+	s.conn.held += n
 	for {
 		q, ok := s.held[s.rxNext]
 		if !ok || s.err != nil {
 			return
 		}
 		delete(s.held, s.rxNext)
+		s.conn.held -= q.Len()
 		if err := s.step(&q); err != nil {
 			s.violate(q.SSN, err)
 			return
