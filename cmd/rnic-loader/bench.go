@@ -202,6 +202,9 @@ type Result struct {
 	transport string
 	printed   int
 	onSize    func(*Figures)
+	// started is when each measured round's iWARP phase started, for
+	// --transport's comparison of the order they ran in.
+	started []time.Time
 }
 
 // Figures are the measurements of one message size.
@@ -427,10 +430,13 @@ Wireshark finds markers only in segments that do).
 
 --transport picks DDP's lower layer: tcp (MPA over TCP, the default), sctp
 (DDP/SCTP: the ddpsctp adaptation layer on the userspace SCTP association,
-over UDP; docs/ddp-sctp.md), or sctp,tcp: the whole run over each, one
-after the other, then their goodputs compared. The same RDMAP, DDP
+over UDP; docs/ddp-sctp.md), or sctp,tcp (or tcp,sctp): both in one run,
+then their goodputs compared. The warm-up and every round run an iWARP
+phase over each, in the order given in the warm-up and odd rounds and the
+other way round in even ones, so that a machine whose load changes weighs
+on both alike; each phase verifies every octet. The same RDMAP, DDP
 placement and verification run over either, and the raw TCP baseline stays
-raw TCP. Over SCTP every iWARP session has its own association and its DDP
+raw TCP, once a round, in both transports' records. Over SCTP every iWARP session has its own association and its DDP
 Stream Session on stream 0; --sctp-mtu sets the SCTP packet size (default
 ` + fmt.Sprint(loopbackSCTPMTU) + ` in loopback mode, ` + fmt.Sprint(sctp.DefaultMTU) + ` across hosts). A server given --transport
 sctp (or sctp,tcp) also serves DDP/SCTP on the UDP port of its --listen
@@ -439,8 +445,11 @@ address, and a client with --transport sctp sends its sessions there. With
 schema, transports, runs (a list of {transport, result}, result being the
 run's rnic-loader/bench/2 record, with mpa_rev, markers, crc and emss null
 over SCTP), comparison ({sctp_goodput_bits_per_second,
-tcp_goodput_bits_per_second, sctp_over_tcp}, null unless both ran) and
-error. --markers, --no-crc, --mpa-rev and --pcap are MPA's.
+tcp_goodput_bits_per_second, sctp_over_tcp, rounds}, null unless both ran;
+rounds a list of {round, first, sctp_goodput_bits_per_second,
+tcp_goodput_bits_per_second, sctp_over_tcp}, first the transport whose
+phase ran first, null with -a) and error; the text output prints each
+transport's report, the rounds compared and the run's ratio. --markers, --no-crc, --mpa-rev and --pcap are MPA's.
 
 Ctrl-C ends a run early: the rounds completed so far are reported
 ("interrupted": true) and the exit status is 0; a server prints what it
@@ -481,7 +490,8 @@ Exit status: 0 success, 1 failure (mismatch, protocol error, lost peer,
   # Both ends on simulated RNICs (two rnic-sim processes), Reads, a pcap
   rnic-loader bench --device sim --peer-device sim --op read --size 16KiB --bytes 256KiB --pcap build/sims.pcap
 
-  # DDP over SCTP beside MPA over TCP: 64 KiB Writes over each, compared
+  # DDP over SCTP beside MPA over TCP: 64 KiB Writes over each, round by
+  # round, compared
   rnic-loader bench --transport sctp,tcp --op write --size 64KiB --bytes 256MiB
 
   # A server for both transports, a client over DDP/SCTP
@@ -539,7 +549,7 @@ Exit status: 0 success, 1 failure (mismatch, protocol error, lost peer,
 	o.dev.addDevice(cmd, "soft", "what runs the client's end: soft (the software stack), model (the driver's model of the RNIC) or sim (the simulated RNIC)")
 	f.StringVar(&o.peerDevice, "peer-device", "soft", "what runs the server's end, in this process: soft, model or sim (a second simulated device)")
 	f.StringVar(&o.markersTo, "markers-to", "", "device bench: which ends ask for markers on what they receive: client, server or both (--markers is both)")
-	f.StringVar(&o.transport, "transport", "tcp", "DDP's lower layer: tcp (MPA over TCP), sctp (DDP/SCTP over userspace SCTP over UDP), or sctp,tcp: both, one after the other, compared")
+	f.StringVar(&o.transport, "transport", "tcp", "DDP's lower layer: tcp (MPA over TCP), sctp (DDP/SCTP over userspace SCTP over UDP), or sctp,tcp: both in one run, alternating round by round, compared")
 	f.IntVar(&o.sctpMTU, "sctp-mtu", 0, fmt.Sprintf("largest SCTP packet with --transport sctp (%d to %d; 0: %d, or %d in loopback mode, where loopback's MTU allows it)", sctp.MinMTU, sctp.MaxMTU, sctp.DefaultMTU, loopbackSCTPMTU))
 	return cmd
 }
@@ -795,7 +805,8 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, o *benchOpts) error
 	if changed := o.changed; changed != nil && changed("transport") {
 		return runTransports(ctx, stdout, stderr, o, plan, progW)
 	}
-	res, err := benchPass(ctx, stdout, stderr, o, plan, progW)
+	results, err := benchPass(ctx, stdout, stderr, o, plan, progW)
+	res := results[0]
 	if o.json {
 		if jerr := writeJSON(stdout, res); jerr != nil && err == nil {
 			err = jerr
@@ -806,25 +817,34 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, o *benchOpts) error
 	return err
 }
 
-// benchPass runs one client run (both ends in loopback mode) over o.cur's
-// transport and returns its result; with -a and text output it prints the
-// table's rows as the sizes complete (printPass ends the table).
-func benchPass(ctx context.Context, stdout, stderr io.Writer, o *benchOpts, plan *runPlan, progW io.Writer) (*Result, error) {
-	res := &Result{Schema: benchSchema, Mode: "loopback", Sweep: o.sweep, Op: plan.op, Bidir: plan.bidir, QPs: plan.qps, Seed: plan.seed, transport: o.cur}
-	if d := plan.sizes[0].dur; d > 0 {
-		res.DurationSeconds = ptr(d.Seconds())
-	}
-	if o.changed != nil && o.changed("iters") {
-		res.Iterations = ptr(o.iters)
-	}
-	if o.sweep {
-		res.Sizes = []*Figures{}
-		res.Figures = emptyFigures()
-	} else {
-		res.Figures = *newFigures(plan, &plan.sizes[0])
-	}
-	if o.pcap != "" {
-		res.Note = ptr(pcapNote)
+// benchPass runs one client run (both ends in loopback mode) and returns
+// a result per transport of o.transports, whose iWARP phases alternate
+// round by round (benchtransport.go); with -a, text output and one
+// transport it prints the table's rows as the sizes complete (printPass
+// ends the table).
+func benchPass(ctx context.Context, stdout, stderr io.Writer, o *benchOpts, plan *runPlan, progW io.Writer) ([]*Result, error) {
+	results := make([]*Result, len(o.transports))
+	for i, t := range o.transports {
+		res := &Result{Schema: benchSchema, Mode: "loopback", Sweep: o.sweep, Op: plan.op, Bidir: plan.bidir, QPs: plan.qps, Seed: plan.seed, transport: t}
+		if d := plan.sizes[0].dur; d > 0 {
+			res.DurationSeconds = ptr(d.Seconds())
+		}
+		if o.changed != nil && o.changed("iters") {
+			res.Iterations = ptr(o.iters)
+		}
+		if o.sweep {
+			res.Sizes = []*Figures{}
+			res.Figures = emptyFigures()
+		} else {
+			res.Figures = *newFigures(plan, &plan.sizes[0])
+		}
+		if o.pcap != "" {
+			res.Note = ptr(pcapNote)
+		}
+		if o.connect != "" {
+			res.Mode, res.Server = "client", ptr(o.connect)
+		}
+		results[i] = res
 	}
 	var (
 		addr   string
@@ -835,19 +855,18 @@ func benchPass(ctx context.Context, stdout, stderr io.Writer, o *benchOpts, plan
 	if o.connect != "" {
 		addr = o.connect
 		o.sctpAddr = addr
-		res.Mode, res.Server = "client", ptr(addr)
 		close(srvErr)
 	} else {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return res, fmt.Errorf("loopback: %w", err)
+			return results, fmt.Errorf("loopback: %w", err)
 		}
 		defer ln.Close()
 		addr = ln.Addr().String()
-		if o.cur == "sctp" {
+		if slices.Contains(o.transports, "sctp") {
 			sln, err := listenSCTP("127.0.0.1:0", o, true)
 			if err != nil {
-				return res, fmt.Errorf("loopback: %w", err)
+				return results, fmt.Errorf("loopback: %w", err)
 			}
 			defer sln.Close()
 			o.sctpLn, o.sctpAddr = sln, sln.Addr().String()
@@ -857,19 +876,24 @@ func benchPass(ctx context.Context, stdout, stderr io.Writer, o *benchOpts, plan
 		}
 		go func() { srvErr <- serveBench(srvCtx, ln, o, nil, stderr); close(srvErr) }()
 	}
-	// -a prints its table a line at a time, as each size completes.
+	legs := make([]*leg, len(results))
+	for i, res := range results {
+		lo := *o
+		lo.cur = res.transport
+		legs[i] = &leg{o: &lo, res: res}
+	}
+	// -a prints its table a line at a time, as each size completes; with
+	// two transports, each table once the run is over.
 	var onSize func(*Figures)
-	printed := 0
 	if o.sweep && !o.json {
-		onSize = func(f *Figures) {
-			if printed == 0 {
-				printSweepHeader(stdout, res)
-			}
-			printSweepRow(stdout, f)
-			printed++
+		for _, res := range results {
+			res.onSize = sweepPrinter(stdout, res)
+		}
+		if len(results) == 1 {
+			onSize = results[0].onSize
 		}
 	}
-	err := clientBench(ctx, addr, plan, o, progW, res, onSize)
+	err := clientBench(ctx, addr, plan, progW, legs, onSize)
 	if err != nil {
 		srvCancel()
 	}
@@ -878,13 +902,30 @@ func benchPass(ctx context.Context, stdout, stderr io.Writer, o *benchOpts, plan
 	} else if serr != nil && !errors.Is(serr, context.Canceled) && ctx.Err() == nil {
 		err = fmt.Errorf("%w (loopback server: %v)", err, serr)
 	}
-	res.finishFraming()
-	res.Interrupted, err = runEnd(ctx, err, res.Mismatches, "the stack or the path")
-	if err != nil {
-		res.Error = ptr(err.Error())
+	var first error
+	for _, res := range results {
+		res.finishFraming()
+		var rerr error
+		res.Interrupted, rerr = runEnd(ctx, err, res.Mismatches, "the stack or the path")
+		if rerr != nil {
+			res.Error = ptr(rerr.Error())
+			if first == nil {
+				first = rerr
+			}
+		}
 	}
-	res.printed, res.onSize = printed, onSize
-	return res, err
+	return results, first
+}
+
+// sweepPrinter prints res's -a table a row at a time, the header first.
+func sweepPrinter(stdout io.Writer, res *Result) func(*Figures) {
+	return func(f *Figures) {
+		if res.printed == 0 {
+			printSweepHeader(stdout, res)
+		}
+		printSweepRow(stdout, f)
+		res.printed++
+	}
 }
 
 // printPass prints a pass's result for people.

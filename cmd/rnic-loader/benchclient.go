@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -49,26 +50,42 @@ func newFigures(p *runPlan, sp *sizePlan) *Figures {
 	return &f
 }
 
-// clientBench runs the client's side of a run and fills res as rounds
-// complete, so that a run that fails or is interrupted still reports what
-// it finished. onSize, if set, is told of each size of a sweep when done.
-func clientBench(ctx context.Context, addr string, p *runPlan, o *benchOpts, progW io.Writer, res *Result, onSize func(*Figures)) error {
+// leg is what one lower layer does in a client run, into its own record:
+// a run has one, or with --transport sctp,tcp one per transport, every
+// round and the warm-up running each (benchtransport.go).
+type leg struct {
+	o   *benchOpts // cur is the leg's transport
+	res *Result
+	fig *Figures // the size being run
+	acc *sizeAcc
+}
+
+// clientBench runs the client's side of a run and fills each leg's record
+// as rounds complete, so that a run that fails or is interrupted still
+// reports what it finished. onSize, if set, is told of each size of a
+// sweep when done (one leg).
+func clientBench(ctx context.Context, addr string, p *runPlan, progW io.Writer, legs []*leg, onSize func(*Figures)) error {
+	sweep := legs[0].o.sweep
 	for i := range p.sizes {
 		sp := &p.sizes[i]
-		fig := &res.Figures
-		if o.sweep {
-			fig = newFigures(p, sp)
+		for _, l := range legs {
+			l.fig = &l.res.Figures
+			if sweep {
+				l.fig = newFigures(p, sp)
+			}
 		}
-		err := clientSize(ctx, addr, p, sp, o, progW, res, fig)
-		if o.sweep && (err == nil || len(fig.Rounds) > 0) {
-			res.Sizes = append(res.Sizes, fig)
-			sumFigures(&res.Figures, fig)
-			if err == nil && onSize != nil {
-				onSize(fig)
+		err := clientSize(ctx, addr, p, sp, progW, legs)
+		for _, l := range legs {
+			if sweep && (err == nil || len(l.fig.Rounds) > 0) {
+				l.res.Sizes = append(l.res.Sizes, l.fig)
+				sumFigures(&l.res.Figures, l.fig)
+				if err == nil && onSize != nil {
+					onSize(l.fig)
+				}
 			}
 		}
 		if err != nil {
-			if o.sweep {
+			if sweep {
 				return fmt.Errorf("size %s: %w", sayOctets(int64(sp.size)), err)
 			}
 			return err
@@ -177,18 +194,23 @@ func (a *sizeAcc) direction(d int, fig *Figures) Direction {
 	return x
 }
 
-// clientSize runs one size: its warm-up and its rounds.
-func clientSize(ctx context.Context, addr string, p *runPlan, sp *sizePlan, o *benchOpts, progW io.Writer, res *Result, fig *Figures) error {
-	acc := &sizeAcc{op: p.op, hasServerDir: p.bidir, qp: make([]QPFigures, p.qps), qpTime: make([]time.Duration, p.qps)}
-	for q := range acc.qp {
-		acc.qp[q].QP = q + 1
+// clientSize runs one size: its warm-up and its rounds, each leg's
+// iWARP phase in each, in the legs' order in the warm-up and odd rounds and
+// the other way round in even ones.
+func clientSize(ctx context.Context, addr string, p *runPlan, sp *sizePlan, progW io.Writer, legs []*leg) error {
+	for _, l := range legs {
+		l.acc = &sizeAcc{op: p.op, hasServerDir: p.bidir, qp: make([]QPFigures, p.qps), qpTime: make([]time.Duration, p.qps)}
+		for q := range l.acc.qp {
+			l.acc.qp[q].QP = q + 1
+		}
+		defer l.acc.fill(l.fig)
 	}
-	defer acc.fill(fig)
-	if o.sweep {
+	sweep := legs[0].o.sweep
+	if sweep {
 		progW = nil // phases of a fraction of a second each
 	}
 	label := func(s string) string {
-		if o.sweep {
+		if sweep {
 			return fmt.Sprintf(" (%s%s)", shortOctets(int64(sp.size)), s)
 		}
 		if s == "" {
@@ -196,19 +218,40 @@ func clientSize(ctx context.Context, addr string, p *runPlan, sp *sizePlan, o *b
 		}
 		return " (" + s[2:] + ")"
 	}
+	// iwarpLabel names the phase, and its transport when legs compare.
+	iwarpLabel := func(l *leg, s string) string {
+		over := ""
+		if len(legs) > 1 {
+			over = " over " + transportShort(l.o.cur)
+		}
+		return "iWARP " + p.op + over + label(s)
+	}
+	// inOrder is the legs in the order of round r+1: as given in odd
+	// rounds, the other way round in even ones, as the raw TCP baseline
+	// alternates.
+	inOrder := func(r int) []*leg {
+		if r%2 == 0 {
+			return legs
+		}
+		rev := slices.Clone(legs)
+		slices.Reverse(rev)
+		return rev
+	}
 	if sp.warm() {
 		// An untimed round first: a machine and a process that have been
 		// idle run their first fraction of a second of load measurably
 		// slower (the first of 8 rounds ran at about two thirds of the
 		// speed of the others, whichever side went first).
 		wb := p.session(sp, sp.warmTotal, sp.warmDur)
-		ph, err := iwarpPhase(ctx, addr, wb, p.qps, o, progW, "iWARP "+p.op+label(", warm-up"), res)
-		if err != nil {
-			fig.Stack.merge(ph.stack) // the failed session's counters, its Terminate
-			return fmt.Errorf("warm-up: %w", err)
-		}
-		if _, err := mpaBeside(ctx, addr, wb, o, progW, "iWARP "+p.op+label(", warm-up"), res, false); err != nil {
-			return fmt.Errorf("warm-up: %w", err)
+		for _, l := range legs {
+			ph, err := iwarpPhase(ctx, addr, wb, p.qps, l.o, progW, iwarpLabel(l, ", warm-up"), l.res)
+			if err != nil {
+				l.fig.Stack.merge(ph.stack) // the failed session's counters, its Terminate
+				return fmt.Errorf("warm-up%s: %w", legName(legs, l), err)
+			}
+			if _, err := mpaBeside(ctx, addr, wb, l.o, progW, iwarpLabel(l, ", warm-up"), l.res, false); err != nil {
+				return fmt.Errorf("warm-up: %w", err)
+			}
 		}
 		if p.raw {
 			if _, err := rawPhase(ctx, addr, wb, p, progW, "raw TCP"+label(", warm-up")); err != nil {
@@ -236,97 +279,123 @@ func clientSize(ctx context.Context, addr string, p *runPlan, sp *sizePlan, o *b
 		if rounds > 1 {
 			l = fmt.Sprintf(", round %d of %d", r+1, rounds)
 		}
-		round := Round{Round: r + 1, RawFirst: p.raw && r%2 == 1}
-		var rawRes rawResult
+		rawFirst := p.raw && r%2 == 1
+		var rawRes *rawResult
 		rawRound := func() error {
 			rr, err := rawPhase(ctx, addr, rb, p, progW, "raw TCP"+label(l))
 			if err != nil {
 				return err
 			}
-			rawRes = rr
-			s := rr.elapsed.Seconds()
-			round.RawTCPOctets = ptr(rr.octets())
-			round.RawTCPSeconds = ptr(s)
-			round.RawTCPBitsPerSecond = ptr(float64(rr.octets()) * 8 / s)
-			round.RawTCPMessagesPerSecond = ptr(float64(rr.msgs()) / s)
+			rawRes = &rr
 			return nil
 		}
-		if round.RawFirst {
+		if rawFirst {
 			if err := rawRound(); err != nil {
 				return err
 			}
 		}
-		o := *o
-		if r > 0 {
-			o.pcap = ""
-		}
-		// --framing tuf: MPA beside TUF, first in every other round.
-		mpaFirst := r%2 == 1
-		if mpaFirst {
-			if _, err := mpaBeside(ctx, addr, rb, &o, progW, "iWARP "+p.op+label(l), res, true); err != nil {
+		phases := make(map[*leg]phaseResult, len(legs))
+		for _, lg := range inOrder(r) {
+			o := *lg.o
+			if r > 0 {
+				o.pcap = ""
+			}
+			// --framing tuf: MPA beside TUF, first in every other round.
+			mpaFirst := r%2 == 1
+			if mpaFirst {
+				if _, err := mpaBeside(ctx, addr, rb, &o, progW, iwarpLabel(lg, l), lg.res, true); err != nil {
+					return err
+				}
+			}
+			lg.res.started = append(lg.res.started, time.Now())
+			ph, err := iwarpPhase(ctx, addr, rb, p.qps, &o, progW, iwarpLabel(lg, l), lg.res)
+			lg.fig.Stack.merge(ph.stack)
+			if err != nil {
+				if len(legs) > 1 {
+					err = fmt.Errorf("%s: %w", transportName(lg.o.cur), err)
+				}
 				return err
 			}
-		}
-		ph, err := iwarpPhase(ctx, addr, rb, p.qps, &o, progW, "iWARP "+p.op+label(l), res)
-		fig.Stack.merge(ph.stack)
-		if err != nil {
-			return err
-		}
-		round.Octets, round.Messages = ph.octets(), ph.msgs()
-		round.Seconds = ph.elapsed.Seconds()
-		round.GoodputBitsPerSecond = float64(round.Octets) * 8 / round.Seconds
-		round.MessagesPerSecond = float64(round.Messages) / round.Seconds
-		if !mpaFirst {
-			if _, err := mpaBeside(ctx, addr, rb, &o, progW, "iWARP "+p.op+label(l), res, true); err != nil {
-				return err
+			if !mpaFirst {
+				if _, err := mpaBeside(ctx, addr, rb, &o, progW, iwarpLabel(lg, l), lg.res, true); err != nil {
+					return err
+				}
 			}
+			phases[lg] = ph
 		}
-		if p.raw && !round.RawFirst {
+		if p.raw && !rawFirst {
 			if err := rawRound(); err != nil {
 				return err
 			}
 		}
-		if round.RawTCPBitsPerSecond != nil {
-			round.Ratio = ptr(round.GoodputBitsPerSecond / *round.RawTCPBitsPerSecond)
+		// The round counts only now that all its phases are done.
+		for _, lg := range legs {
+			lg.addRound(r+1, rawFirst, phases[lg], rawRes)
 		}
-		// The round counts only now that both its phases are done.
-		acc.iwTime += ph.elapsed
-		acc.octets += round.Octets
-		acc.msgs += round.Messages
-		acc.peak = max(acc.peak, round.GoodputBitsPerSecond)
-		for d := range ph.dir {
-			acc.dir[d].octets += ph.dir[d].octets
-			acc.dir[d].msgs += ph.dir[d].msgs
-		}
-		for q, qr := range ph.qps {
-			acc.qp[q].Octets += qr.octets
-			acc.qp[q].Messages += qr.msgs
-			acc.qpTime[q] += qr.elapsed
-		}
-		if p.raw {
-			acc.raw = true
-			acc.rawTime += rawRes.elapsed
-			acc.rawOctets += rawRes.octets()
-			acc.rawMsgs += rawRes.msgs()
-			for d := range rawRes.dir {
-				acc.dir[d].rawOctets += rawRes.dir[d].octets
-			}
-		}
-		fig.VerifiedBytes += ph.verified
-		fig.Mismatches += ph.bad
-		fig.WireBytes += ph.wire
-		fig.Rounds = append(fig.Rounds, round)
 	}
 	if sp.total > 0 {
 		want := sp.total * int64(p.qps)
 		if p.bidir {
 			want *= 2
 		}
-		if fig.VerifiedBytes != want {
-			return fmt.Errorf("bench: %d of %d octets verified: the verdicts do not cover the run (a bug in the bench or the stack; rerun with --pcap to capture it)", fig.VerifiedBytes, want)
+		for _, lg := range legs {
+			if lg.fig.VerifiedBytes != want {
+				return fmt.Errorf("bench%s: %d of %d octets verified: the verdicts do not cover the run (a bug in the bench or the stack; rerun with --pcap to capture it)", legName(legs, lg), lg.fig.VerifiedBytes, want)
+			}
 		}
 	}
 	return nil
+}
+
+// legName names l's transport in an error when legs compare, else nothing.
+func legName(legs []*leg, l *leg) string {
+	if len(legs) < 2 {
+		return ""
+	}
+	return " over " + transportShort(l.o.cur)
+}
+
+// addRound adds round n's iWARP phase and the raw TCP one (nil without a
+// baseline) to the leg's figures.
+func (l *leg) addRound(n int, rawFirst bool, ph phaseResult, rawRes *rawResult) {
+	acc, fig := l.acc, l.fig
+	round := Round{Round: n, RawFirst: rawFirst}
+	round.Octets, round.Messages = ph.octets(), ph.msgs()
+	round.Seconds = ph.elapsed.Seconds()
+	round.GoodputBitsPerSecond = float64(round.Octets) * 8 / round.Seconds
+	round.MessagesPerSecond = float64(round.Messages) / round.Seconds
+	if rawRes != nil {
+		s := rawRes.elapsed.Seconds()
+		round.RawTCPOctets = ptr(rawRes.octets())
+		round.RawTCPSeconds = ptr(s)
+		round.RawTCPBitsPerSecond = ptr(float64(rawRes.octets()) * 8 / s)
+		round.RawTCPMessagesPerSecond = ptr(float64(rawRes.msgs()) / s)
+		round.Ratio = ptr(round.GoodputBitsPerSecond / *round.RawTCPBitsPerSecond)
+		acc.raw = true
+		acc.rawTime += rawRes.elapsed
+		acc.rawOctets += rawRes.octets()
+		acc.rawMsgs += rawRes.msgs()
+		for d := range rawRes.dir {
+			acc.dir[d].rawOctets += rawRes.dir[d].octets
+		}
+	}
+	acc.iwTime += ph.elapsed
+	acc.octets += round.Octets
+	acc.msgs += round.Messages
+	acc.peak = max(acc.peak, round.GoodputBitsPerSecond)
+	for d := range ph.dir {
+		acc.dir[d].octets += ph.dir[d].octets
+		acc.dir[d].msgs += ph.dir[d].msgs
+	}
+	for q, qr := range ph.qps {
+		acc.qp[q].Octets += qr.octets
+		acc.qp[q].Messages += qr.msgs
+		acc.qpTime[q] += qr.elapsed
+	}
+	fig.VerifiedBytes += ph.verified
+	fig.Mismatches += ph.bad
+	fig.WireBytes += ph.wire
+	fig.Rounds = append(fig.Rounds, round)
 }
 
 // flow is what moved one way in a phase: octets and messages.

@@ -209,11 +209,43 @@ type TransportRun struct {
 	Result    *Result `json:"result"`
 }
 
-// TransportRatio compares DDP/SCTP's goodput with MPA over TCP's.
+// TransportRatio compares DDP/SCTP's goodput with MPA over TCP's, over the
+// run and round by round.
 type TransportRatio struct {
 	SCTPBitsPerSecond *float64 `json:"sctp_goodput_bits_per_second"`
 	TCPBitsPerSecond  *float64 `json:"tcp_goodput_bits_per_second"`
 	SCTPOverTCP       *float64 `json:"sctp_over_tcp"`
+	// Rounds compares each round's phases; null with -a, whose rounds
+	// are in each size's record.
+	Rounds []TransportRound `json:"rounds"`
+}
+
+// TransportRound compares one round's DDP/SCTP and MPA/TCP phases.
+type TransportRound struct {
+	Round             int     `json:"round"` // from 1
+	First             string  `json:"first"` // the transport whose phase ran first
+	SCTPBitsPerSecond float64 `json:"sctp_goodput_bits_per_second"`
+	TCPBitsPerSecond  float64 `json:"tcp_goodput_bits_per_second"`
+	SCTPOverTCP       float64 `json:"sctp_over_tcp"`
+}
+
+// compareRounds pairs the rounds of the sctp and tcp records, each with the
+// transport whose phase started first.
+func compareRounds(sctpRes, tcpRes *Result) []TransportRound {
+	if sctpRes.Sweep {
+		return nil
+	}
+	rounds := []TransportRound{}
+	for i := range min(len(sctpRes.Rounds), len(tcpRes.Rounds), len(sctpRes.started), len(tcpRes.started)) {
+		s, t := sctpRes.Rounds[i], tcpRes.Rounds[i]
+		first := "sctp"
+		if tcpRes.started[i].Before(sctpRes.started[i]) {
+			first = "tcp"
+		}
+		rounds = append(rounds, TransportRound{Round: s.Round, First: first, SCTPBitsPerSecond: s.GoodputBitsPerSecond,
+			TCPBitsPerSecond: t.GoodputBitsPerSecond, SCTPOverTCP: s.GoodputBitsPerSecond / t.GoodputBitsPerSecond})
+	}
+	return rounds
 }
 
 // transportName says what a pass runs over.
@@ -224,32 +256,47 @@ func transportName(t string) string {
 	return "MPA over TCP"
 }
 
-// runTransports runs the bench once per --transport, in order, and reports
-// each with their comparison.
+// transportShort is the transport's name in progress lines and errors.
+func transportShort(t string) string {
+	if t == "sctp" {
+		return "DDP/SCTP"
+	}
+	return "MPA/TCP"
+}
+
+// runTransports runs the bench over the transports of --transport, their
+// iWARP phases alternating round by round in one run, and reports each
+// with their comparison.
 func runTransports(ctx context.Context, stdout, stderr io.Writer, o *benchOpts, plan *runPlan, progW io.Writer) error {
 	out := TransportResult{Schema: transportSchema, Transports: o.transports}
-	var err error
+	results, err := benchPass(ctx, stdout, stderr, o, plan, progW)
 	goodput := map[string]*float64{}
-	for _, t := range o.transports {
-		po := *o
-		po.cur = t
-		po.sctpLn, po.sctpAddr = nil, ""
-		if !o.json {
-			fmt.Fprintf(stdout, "== %s ==\n", transportName(t))
+	byName := map[string]*Result{}
+	for _, res := range results {
+		out.Runs = append(out.Runs, TransportRun{Transport: res.transport, Result: res})
+		byName[res.transport] = res
+		if err == nil && !res.Interrupted {
+			goodput[res.transport] = res.GoodputBitsPerSecond
 		}
-		var res *Result
-		res, err = benchPass(ctx, stdout, stderr, &po, plan, progW)
-		out.Runs = append(out.Runs, TransportRun{Transport: t, Result: res})
-		if err != nil || res.Interrupted {
-			break
-		}
-		goodput[t] = res.GoodputBitsPerSecond
-		if !o.json {
-			printPass(stdout, &po, res)
+		if !o.json && err == nil {
+			fmt.Fprintf(stdout, "== %s ==\n", transportName(res.transport))
+			printPass(stdout, o, res)
 		}
 	}
 	if s, tcp := goodput["sctp"], goodput["tcp"]; s != nil && tcp != nil {
-		out.Comparison = &TransportRatio{SCTPBitsPerSecond: s, TCPBitsPerSecond: tcp, SCTPOverTCP: ptr(*s / *tcp)}
+		out.Comparison = &TransportRatio{SCTPBitsPerSecond: s, TCPBitsPerSecond: tcp, SCTPOverTCP: ptr(*s / *tcp),
+			Rounds: compareRounds(byName["sctp"], byName["tcp"])}
+		if !o.json && len(out.Comparison.Rounds) > 0 {
+			fmt.Fprintf(stdout, "per round (Gbit/s; the transport named first ran first):\n")
+			for _, r := range out.Comparison.Rounds {
+				a, b := "DDP/SCTP", "MPA/TCP"
+				ga, gb := r.SCTPBitsPerSecond, r.TCPBitsPerSecond
+				if r.First == "tcp" {
+					a, b, ga, gb = b, a, gb, ga
+				}
+				fmt.Fprintf(stdout, "  round %d: %s %.3f, %s %.3f, DDP/SCTP / MPA/TCP %.3f\n", r.Round, a, ga/1e9, b, gb/1e9, r.SCTPOverTCP)
+			}
+		}
 		if !o.json {
 			fmt.Fprintf(stdout, "DDP/SCTP %.3f Gbit/s, MPA/TCP %.3f Gbit/s: DDP/SCTP / MPA/TCP goodput %.3f\n", *s/1e9, *tcp/1e9, *s / *tcp)
 		}

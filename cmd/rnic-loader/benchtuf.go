@@ -62,12 +62,13 @@ func (o *benchOpts) checkFraming(changed func(string) bool) error {
 }
 
 // extraSessions is how many more iWARP sessions a size plan takes with the
-// framing: the MPA sessions beside TUF's.
+// framing (the MPA sessions beside TUF's) or with a second transport.
 func (o *benchOpts) extraSessions(sessions int) int {
 	if o.framing == framingTUF {
 		return sessions
 	}
-	return 0
+	// --transport sctp,tcp: a phase over each (benchtransport.go).
+	return sessions * (len(o.transports) - 1)
 }
 
 // establishQP runs the startup of the framing on c and starts the queue
