@@ -207,6 +207,13 @@ func (r *Request) Accept(ctx context.Context, pd []byte) (*Session, error) {
 	}
 	s := r.s
 	s.conn.mu.Lock()
+	if err := s.err; err != nil {
+		// The layer terminated the session while it waited for the ULP
+		// (a chunk that broke section 6 or 10, the bound on held
+		// octets): say why rather than that it is closed.
+		s.conn.mu.Unlock()
+		return nil, err
+	}
 	s.opened = true
 	s.conn.mu.Unlock()
 	if err := s.sendControl(ctx, FuncAccept, pd); err != nil {

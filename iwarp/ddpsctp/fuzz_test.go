@@ -62,10 +62,15 @@ func FuzzSession(f *testing.F) {
 	f.Add(bytes.Join([][]byte{rec(3, 1, 0, 0, 0, 1), rec(3, 1, 0, 0, 0, 1)}, nil))
 	f.Add(bytes.Join([][]byte{rec(4, 1, 0, 0, 0, 1), rec(4, 0, 0x80, 1, 1)}, nil))
 	f.Add(bytes.Join([][]byte{rec(5, 1, 0, 0, 0, 9)}, nil))
+	// Segments ahead of a gap past the bound on held octets.
+	ahead := func(ssn byte) []byte { return rec(6, 0, append([]byte{0, ssn}, bytes.Repeat([]byte{ssn}, 200)...)...) }
+	f.Add(bytes.Join([][]byte{rec(6, 1, 0, 0, 0, 1), ahead(3), ahead(4), ahead(5), ahead(2)}, nil))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		ind := AdaptationDDP
-		peer, local := Pipe(PipeConfig{Adaptation: [2]*uint32{&ind, &ind}})
-		c, err := New(local, Config{MaxPending: 4})
+		// The least MULPDU (516) and the least bound, which a few
+		// records pass.
+		peer, local := Pipe(PipeConfig{Adaptation: [2]*uint32{&ind, &ind}, MaxMessage: MinMULPDU + SSNLen + bundleReserve})
+		c, err := New(local, Config{MaxPending: 4, MaxHeld: MinMULPDU})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,6 +110,9 @@ func FuzzSession(f *testing.F) {
 			}
 			time.Sleep(50 * time.Microsecond)
 		}
+		if h := c.Held(); h > MinMULPDU {
+			t.Fatalf("the layer holds %d octets, past its bound of %d", h, MinMULPDU)
+		}
 		// Accept every request and read what each session got, without
 		// waiting: a read deadline in the past returns what is there.
 		ctx := context.Background()
@@ -128,7 +136,8 @@ func FuzzSession(f *testing.F) {
 					continue
 				}
 				var se *SequenceError
-				if !IsDeadline(err) && !errors.As(err, &se) && !errors.Is(err, io.EOF) {
+				var he *HeldError
+				if !IsDeadline(err) && !errors.As(err, &se) && !errors.As(err, &he) && !errors.Is(err, io.EOF) {
 					t.Fatalf("stream %d ended with %T %v", s.Stream(), err, err)
 				}
 				break

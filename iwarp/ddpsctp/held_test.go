@@ -17,19 +17,7 @@ import (
 // not bound them: the association hands every message over at once and
 // opens its window again. Config.MaxHeld does, per association.
 
-// newRawHeld is newRaw with a bound on held octets.
-func newRawHeld(t *testing.T, maxHeld int) *raw {
-	t.Helper()
-	peer, local := Pipe(PipeConfig{Adaptation: [2]*uint32{ddp(), ddp()}})
-	c, err := New(local, Config{MaxHeld: maxHeld})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return &raw{t: t, peer: peer, c: c}
-}
-
-// acceptRaw has the peer initiate a session on stream and accepts it.
+// accept has the peer initiate a session on stream and accepts it.
 func (r *raw) accept(stream uint16) *Session {
 	r.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -73,7 +61,7 @@ func TestHeldBound(t *testing.T) {
 	defer cancel()
 
 	t.Run("gap that closes", func(t *testing.T) {
-		r := newRawHeld(t, limit)
+		r := newRawConfig(t, Config{MaxHeld: limit})
 		s := r.accept(1)
 		for ssn := uint16(2); ssn <= 5; ssn++ { // 4 × 1002 = 4008 held
 			r.send(1, Segment(ssn, append([]byte{byte(ssn)}, payload[1:]...)))
@@ -92,7 +80,7 @@ func TestHeldBound(t *testing.T) {
 	})
 
 	t.Run("gap left open", func(t *testing.T) {
-		r := newRawHeld(t, limit)
+		r := newRawConfig(t, Config{MaxHeld: limit})
 		s := r.accept(1)
 		for ssn := uint16(2); ssn <= 5; ssn++ {
 			r.send(1, Segment(ssn, payload))
@@ -126,9 +114,38 @@ func TestHeldBound(t *testing.T) {
 			r.send(1, Segment(ssn, payload))
 		}
 		r.send(1, Segment(1, payload))
-		time.Sleep(20 * time.Millisecond)
+		// An Initiate behind them: once it is in, they were handled (one
+		// reader, and this pipe keeps the order).
+		r.send(2, Control(0, FuncInitiate, nil))
+		if _, err := r.c.Listen(ctx); err != nil {
+			t.Fatal(err)
+		}
 		if h := r.c.Held(); h != 0 {
 			t.Errorf("%d octets held for a terminated session", h)
+		}
+	})
+
+	t.Run("before the ULP accepts", func(t *testing.T) {
+		// Chunks ahead of a gap are held from the Initiate on; a ULP
+		// that answers a session the bound ended learns why.
+		r := newRawConfig(t, Config{MaxHeld: limit})
+		r.send(1, Control(0, FuncInitiate, nil))
+		for ssn := uint16(2); ssn <= 6; ssn++ {
+			r.send(1, Segment(ssn, payload))
+		}
+		if st, p := r.next(); st != 1 || p.Func != FuncTerminate || p.SSN != 0 {
+			t.Fatalf("the layer sent %s at DDP-SSN %d on stream %d, want its Terminate at 0 on 1", p.describe(), p.SSN, st)
+		}
+		req, err := r.c.Listen(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var he *HeldError
+		if _, err := req.Accept(ctx, nil); !errors.As(err, &he) || he.SSN != 6 || he.Limit != limit {
+			t.Errorf("Accept: %v, want the HeldError for DDP-SSN 6", err)
+		}
+		if h := r.c.Held(); h != 0 {
+			t.Errorf("%d octets held", h)
 		}
 	})
 
@@ -136,7 +153,7 @@ func TestHeldBound(t *testing.T) {
 		// Two sessions share the bound: the one whose chunk passes it is
 		// terminated; the other goes on and gets its segments once its
 		// own gap closes.
-		r := newRawHeld(t, limit)
+		r := newRawConfig(t, Config{MaxHeld: limit})
 		s1 := r.accept(1)
 		s2 := r.accept(2)
 		r.send(2, Segment(2, payload))

@@ -254,9 +254,13 @@ type raw struct {
 	c    *Conn
 }
 
-func newRaw(t *testing.T) *raw {
+func newRaw(t *testing.T) *raw { return newRawConfig(t, Config{}) }
+
+// newRawConfig is newRaw with the layer configured by cfg.
+func newRawConfig(t *testing.T, cfg Config) *raw {
+	t.Helper()
 	peer, local := Pipe(PipeConfig{Adaptation: [2]*uint32{ddp(), ddp()}})
-	c, err := New(local, Config{})
+	c, err := New(local, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
