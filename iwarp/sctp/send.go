@@ -348,7 +348,11 @@ func (a *Association) handleSack(s *sackChunk, counted bool) {
 		a.pba = 0
 	}
 	a.rwnd = max(int(s.ARwnd)-a.flight, 0)
-	if newly > 0 {
+	// 8.1: an acknowledgment resets the error counter. 6.1 rule A: so
+	// does a SACK that answers a zero window probe with a window still
+	// too small for the earliest chunk waiting: the receiver may keep it
+	// closed for as long as its consumer does not read, and it is alive.
+	if newly > 0 || (counted && len(a.q) > 0 && int(s.ARwnd) < len(a.q[0].data)) {
 		a.errCount = 0
 	}
 	// T3-rtx: stopped when nothing is outstanding, restarted when the
