@@ -95,3 +95,22 @@ type Association interface {
 	// Close ends the association (SHUTDOWN) after what was sent.
 	Close() error
 }
+
+// FlowControlled is an Association whose Receive leaves each message's
+// octets charged to the association's receive window (RFC 9260 6.2: the
+// a_rwnd it advertises) until Credit gives them back: package sctp's, by
+// FromSCTP. On one the layer keeps the segments that wait for the ULP's
+// Receive charged, so that a ULP that does not keep up closes the window
+// on the peer's sender rather than growing the layer's queue; everything
+// else (Session Control messages, chunks held ahead of a DDP-SSN gap,
+// chunks dropped) it credits as it takes it, and Charge puts a held
+// chunk back on the window when the gap closes and it joins the queue.
+// An Association that is not FlowControlled has credited each message by
+// the time Receive returns it.
+type FlowControlled interface {
+	Association
+	// Credit gives n octets back to the receive window.
+	Credit(n int)
+	// Charge takes n octets of the receive window again, even past it.
+	Charge(n int)
+}

@@ -258,10 +258,14 @@ func (l *sctpLayer) closeWrite() {
 }
 
 // close ends the session here, as closing a TCP socket does: a blocked
-// receive returns, and the peer gets our Terminate if it has not had it.
+// receive returns, the segments the queue pair will not read give their
+// octets back to the association's receive window (which the other
+// sessions of the association share), and the peer gets our Terminate if
+// it has not had it.
 func (l *sctpLayer) close() error {
 	l.closeOnce.Do(func() {
 		l.s.SetReadDeadline(time.Unix(1, 0))
+		l.s.CloseRead()
 		go func() {
 			l.closeWrite()
 			l.cancel()
