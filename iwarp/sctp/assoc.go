@@ -146,6 +146,8 @@ type Association struct {
 	fastRtxBurst     bool // one packet of fast retransmissions may exceed cwnd
 	t3OnePacket      bool // after a T3 expiry, one packet of retransmissions
 	rtxPending       int
+	probing          bool   // a zero window probe is outstanding (6.1 rule A)
+	probeTSN         uint32 // its TSN
 	gapAcked         int
 	ssn              []uint16
 	sack             sackChunk // reused for parsing
