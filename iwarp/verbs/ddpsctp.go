@@ -88,6 +88,7 @@ func (qp *QP) EstablishSession(ctx context.Context, c *ddpsctp.Conn, stream uint
 	}
 	ird, ord, peerPD, err := parseSessionPD(s.PeerPrivateData())
 	if err != nil {
+		s.CloseRead() // nothing will read it: its segments must not hold the window
 		s.Close(ctx)
 		qp.unclaim()
 		return err
@@ -165,6 +166,7 @@ func (qp *QP) startSession(s *ddpsctp.Session, p *mpa.Params) error {
 	qp.mu.Lock()
 	if qp.closed {
 		qp.mu.Unlock()
+		s.CloseRead()
 		s.Close(context.Background())
 		return ErrQPClosed
 	}
