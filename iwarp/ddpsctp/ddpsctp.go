@@ -27,6 +27,14 @@
 // 3 item 5): the layer holds those that arrive early. That keeps the
 // placement engine the one MPA feeds; placing them on arrival is an
 // optimisation this package leaves for later.
+//
+// Flow control: on a FlowControlled association (package sctp's) the
+// segments that wait for Receive stay charged to SCTP's receive window
+// until the ULP takes them, so a ULP that does not keep up closes the
+// window on the peer's sender; chunks held ahead of a gap are bounded by
+// Config.MaxHeld instead, so that the chunk filling the gap always gets
+// in. The association's sessions share its window: Session.CloseRead
+// frees a session nobody will read. See docs/ddp-sctp.md.
 package ddpsctp
 
 import "context"

@@ -188,7 +188,9 @@ func (s *Session) txDone() bool {
 func (s *Session) reusable() bool { return s.txDone() && s.rxFinal && len(s.held) == 0 }
 
 // Receive returns the next DDP segment in DDP-SSN order: io.EOF after the
-// peer's Terminate, or the error that ended the session.
+// peer's Terminate, or the error that ended the session (ErrClosed after
+// CloseRead). Until Receive or ReceiveFunc takes a segment its octets
+// stay charged to the association's receive window (FlowControlled).
 func (s *Session) Receive(ctx context.Context) ([]byte, error) {
 	p, err := s.next(ctx)
 	return p.Segment, err
