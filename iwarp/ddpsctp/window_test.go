@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -131,6 +130,18 @@ func quickRTO(cfg sctp.Config) sctp.Config {
 	return cfg
 }
 
+// A small window and send buffer, so that a peer outruns them quickly.
+const (
+	window  = 64 << 10
+	sendBuf = 128 << 10
+)
+
+// tight returns both ends' layers over a real association on loopback UDP
+// with the small window and send buffer and quick probes.
+func tight(t *testing.T) (*Conn, *Conn) {
+	return loopback(t, quickRTO(sctp.Config{ReceiveBuffer: window, SendBuffer: sendBuf}))
+}
+
 // numbered fills seg with a pattern that names segment i.
 func numbered(seg []byte, i int) {
 	binary.BigEndian.PutUint32(seg, uint32(i))
@@ -201,12 +212,8 @@ func stalled(t *testing.T, rx, tx *Conn, window, msg int) {
 // the window and one message; a Send with a deadline ends with it. When
 // the ULP comes back every segment arrives, whole and in order.
 func TestSlowULPClosesWindowOverSCTP(t *testing.T) {
-	const (
-		window  = 64 << 10
-		sendBuf = 128 << 10
-		total   = 1 << 20
-	)
-	a, b := loopback(t, quickRTO(sctp.Config{ReceiveBuffer: window, SendBuffer: sendBuf}))
+	const total = 1 << 20
+	a, b := tight(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	tx, rx := open(t, a, b, 1)
@@ -246,18 +253,14 @@ func TestSlowULPClosesWindowOverSCTP(t *testing.T) {
 // again, or gives up reading (CloseRead), the other session's segments all
 // arrive, whole and in order.
 func TestSlowSessionOverSCTP(t *testing.T) {
-	const (
-		window  = 64 << 10
-		sendBuf = 128 << 10
-		total   = 512 << 10
-	)
+	const total = 512 << 10
 	for _, giveUp := range []bool{false, true} {
 		name := "slow ULP reads again"
 		if giveUp {
 			name = "slow ULP calls CloseRead"
 		}
 		t.Run(name, func(t *testing.T) {
-			a, b := loopback(t, quickRTO(sctp.Config{ReceiveBuffer: window, SendBuffer: sendBuf}))
+			a, b := tight(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			slowTx, slowRx := open(t, a, b, 1)
@@ -295,59 +298,12 @@ func TestSlowSessionOverSCTP(t *testing.T) {
 // closed, the filler (a TSN above every one received) would be refused
 // for ever. It gets in, and the ULP receives everything in order.
 func TestGapFillerGetsInOverSCTP(t *testing.T) {
-	const (
-		window = 64 << 10
-		segLen = 1000
-	)
-	scfg := quickRTO(sctp.Config{ReceiveBuffer: window})
-	ln, err := Listen("127.0.0.1:0", scfg, Config{MaxHeld: 4 * window})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	const segLen = 1000
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	accepted := make(chan *Conn, 1)
-	go func() {
-		c, err := ln.Accept(ctx)
-		if err != nil {
-			t.Error(err)
-		}
-		accepted <- c
-	}()
-	// The peer: a bare association that sends DDP-SSN 1 last.
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := sctp.Dial(ctx, pc, ln.Addr(), SCTPConfig(scfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Abort(sctp.UserAbort("test over"))
-	c := <-accepted
-	if c == nil {
-		t.FailNow()
-	}
-	defer c.Close()
-	send := func(p Payload) {
-		b, err := p.Append(nil)
-		if err == nil {
-			err = h.SendMsg(ctx, 0, p.PPID, true, b)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	send(Control(0, FuncInitiate, nil))
-	req, err := c.Listen(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := req.Accept(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hp := newSCTPPeer(t, ctx, quickRTO(sctp.Config{ReceiveBuffer: window}), Config{MaxHeld: 4 * window})
+	c, send := hp.c, hp.send
+	s := hp.accept()
 	seg := func(ssn uint16) Payload { return Segment(ssn, bytes.Repeat([]byte{byte(ssn)}, segLen)) }
 	last := uint16(2*window/(SSNLen+segLen) + 1)
 	for ssn := uint16(2); ssn <= last; ssn++ {

@@ -306,12 +306,7 @@ func (a *Association) handleSack(s *sackChunk, counted bool) {
 			c.miss++
 			if c.miss >= 3 {
 				c.fastRtx = true
-				c.rtx = true
-				a.rtxPending++
-				if c.inFlight {
-					a.flight -= len(c.data)
-					c.inFlight = false
-				}
+				a.markRtx(c)
 				a.stats.FastRetransmits++
 				marked = true
 			}
@@ -396,12 +391,17 @@ func (a *Association) resendProbe(cum uint32, arwnd int) {
 		a.probing = false
 	case arwnd >= len(c.data):
 		a.probing = false
-		c.rtx = true
-		a.rtxPending++
-		if c.inFlight {
-			a.flight -= len(c.data)
-			c.inFlight = false
-		}
+		a.markRtx(c)
+	}
+}
+
+// markRtx marks c to be sent again; it leaves the flight.
+func (a *Association) markRtx(c *outChunk) {
+	c.rtx = true
+	a.rtxPending++
+	if c.inFlight {
+		a.flight -= len(c.data)
+		c.inFlight = false
 	}
 }
 
