@@ -44,6 +44,7 @@ const DefaultMaxHeld = 16 << 20
 // and their sessions.
 type Conn struct {
 	a       Association
+	fc      FlowControlled // a, when it is; else nil
 	mulpdu  int
 	maxHeld int
 	ctx     context.Context
@@ -53,6 +54,8 @@ type Conn struct {
 	streams map[uint16]*Session // the current or last session of each stream
 	pending chan *Request
 	held    int           // octets of chunks the sessions hold ahead of a gap
+	queued  int           // octets of segments in DDP-SSN order waiting for Receive
+	owed    int           // octets to credit (or, negative, charge) once mu is let go
 	err     error         // why the reader stopped
 	dead    chan struct{} // closed when it did
 }
@@ -87,6 +90,7 @@ func New(a Association, cfg Config) (*Conn, error) {
 		pending: make(chan *Request, cfg.MaxPending),
 		dead:    make(chan struct{}),
 	}
+	c.fc, _ = a.(FlowControlled)
 	go c.readLoop()
 	return c, nil
 }
@@ -109,6 +113,28 @@ func (c *Conn) Held() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.held
+}
+
+// Queued is how many octets of segments in DDP-SSN order wait for the
+// sessions' Receive now, all sessions together. On a FlowControlled
+// association they stay charged to its receive window, so they are at
+// most that window, plus what was held ahead of a gap when it closed.
+func (c *Conn) Queued() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.queued
+}
+
+// settle credits n octets to a FlowControlled association (n < 0: charges
+// them), without c.mu: SCTP may send a window update.
+func (c *Conn) settle(n int) {
+	switch {
+	case c.fc == nil:
+	case n > 0:
+		c.fc.Credit(n)
+	case n < 0:
+		c.fc.Charge(-n)
+	}
 }
 
 // Association returns the association the layer runs on.
@@ -284,7 +310,11 @@ func (c *Conn) readLoop() {
 	}
 }
 
-// handle runs one received message through its stream's session.
+// handle runs one received message through its stream's session. The
+// message comes charged to the receive window of a FlowControlled
+// association: it is credited back at once unless it joins a session's
+// queue for Receive (Session.step), and a chunk held ahead of a gap is
+// charged again when it joins the queue.
 func (c *Conn) handle(m Message) {
 	p, perr := ParsePayload(m.PPID, m.Data)
 	if p.PPID == PPIDSegment {
@@ -294,7 +324,17 @@ func (c *Conn) handle(m Message) {
 		perr = &FormatError{PPID: m.PPID, Detail: "an ordered DATA chunk; the adaptation layer uses unordered chunks only (section 10)"}
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.owed += len(m.Data)
+	c.dispatch(m, p, perr)
+	owed := c.owed
+	c.owed = 0
+	c.mu.Unlock()
+	c.settle(owed)
+}
+
+// dispatch hands a received message to its stream's session, with c.mu
+// held.
+func (c *Conn) dispatch(m Message, p Payload, perr error) {
 	s := c.streams[m.Stream]
 	if s == nil || s.reusable() {
 		if perr == nil && p.PPID == PPIDControl && p.Func == FuncInitiate && p.SSN == 0 {

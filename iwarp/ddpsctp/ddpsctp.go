@@ -27,6 +27,14 @@
 // 3 item 5): the layer holds those that arrive early. That keeps the
 // placement engine the one MPA feeds; placing them on arrival is an
 // optimisation this package leaves for later.
+//
+// Flow control: on a FlowControlled association (package sctp's) the
+// segments that wait for Receive stay charged to SCTP's receive window
+// until the ULP takes them, so a ULP that does not keep up closes the
+// window on the peer's sender; chunks held ahead of a gap are bounded by
+// Config.MaxHeld instead, so that the chunk filling the gap always gets
+// in. The association's sessions share its window: Session.CloseRead
+// frees a session nobody will read. See docs/ddp-sctp.md.
 package ddpsctp
 
 import "context"
@@ -94,4 +102,23 @@ type Association interface {
 	MaxUnfragmented() int
 	// Close ends the association (SHUTDOWN) after what was sent.
 	Close() error
+}
+
+// FlowControlled is an Association whose Receive leaves each message's
+// octets charged to the association's receive window (RFC 9260 6.2: the
+// a_rwnd it advertises) until Credit gives them back: package sctp's, by
+// FromSCTP. On one the layer keeps the segments that wait for the ULP's
+// Receive charged, so that a ULP that does not keep up closes the window
+// on the peer's sender rather than growing the layer's queue; everything
+// else (Session Control messages, chunks held ahead of a DDP-SSN gap,
+// chunks dropped) it credits as it takes it, and Charge puts a held
+// chunk back on the window when the gap closes and it joins the queue.
+// An Association that is not FlowControlled has credited each message by
+// the time Receive returns it.
+type FlowControlled interface {
+	Association
+	// Credit gives n octets back to the receive window.
+	Credit(n int)
+	// Charge takes n octets of the receive window again, even past it.
+	Charge(n int)
 }

@@ -70,7 +70,10 @@ func FuzzSession(f *testing.F) {
 		// The least MULPDU (516) and the least bound, which a few
 		// records pass.
 		peer, local := Pipe(PipeConfig{Adaptation: [2]*uint32{&ind, &ind}, MaxMessage: MinMULPDU + SSNLen + bundleReserve})
-		c, err := New(local, Config{MaxPending: 4, MaxHeld: MinMULPDU})
+		// The association keeps receive window books, as package
+		// sctp's does.
+		w := &chargedPipe{PipeEnd: local}
+		c, err := New(w, Config{MaxPending: 4, MaxHeld: MinMULPDU})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,6 +116,17 @@ func FuzzSession(f *testing.F) {
 		if h := c.Held(); h > MinMULPDU {
 			t.Fatalf("the layer holds %d octets, past its bound of %d", h, MinMULPDU)
 		}
+		// What stays charged to the window is what waits for Receive
+		// (the sentinel's credit may still be on its way).
+		books := func(when string) {
+			for deadline := time.Now().Add(5 * time.Second); w.window() != c.Queued(); {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s: %d octets charged to the window, %d waiting for Receive", when, w.window(), c.Queued())
+				}
+				time.Sleep(50 * time.Microsecond)
+			}
+		}
+		books("after the input")
 		// Accept every request and read what each session got, without
 		// waiting: a read deadline in the past returns what is there.
 		ctx := context.Background()
@@ -142,6 +156,10 @@ func FuzzSession(f *testing.F) {
 				}
 				break
 			}
+		}
+		books("after every session was read")
+		if q := c.Queued(); q != 0 {
+			t.Fatalf("%d octets wait for Receive after every session was read", q)
 		}
 	})
 }

@@ -195,6 +195,83 @@ func TestHeldConfig(t *testing.T) {
 	}
 }
 
+// sctpPeer is a peer played by hand on a bare association of package
+// sctp that speaks the formats, against the layer c on loopback UDP.
+type sctpPeer struct {
+	t   *testing.T
+	ctx context.Context
+	h   *sctp.Association
+	c   *Conn
+}
+
+// newSCTPPeer starts a layer listening with scfg and cfg, and a bare
+// association to it with scfg.
+func newSCTPPeer(t *testing.T, ctx context.Context, scfg sctp.Config, cfg Config) *sctpPeer {
+	t.Helper()
+	ln, err := Listen("127.0.0.1:0", scfg, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	accepted := make(chan *Conn, 1)
+	go func() {
+		c, err := ln.Accept(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		accepted <- c
+	}()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := sctp.Dial(ctx, pc, ln.Addr(), SCTPConfig(scfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Abort(sctp.UserAbort("test over")) })
+	c := <-accepted
+	if c == nil {
+		t.FailNow()
+	}
+	t.Cleanup(func() { c.Close() })
+	return &sctpPeer{t: t, ctx: ctx, h: h, c: c}
+}
+
+// send sends p on stream 0.
+func (p *sctpPeer) send(pl Payload) {
+	b, err := pl.Append(nil)
+	if err == nil {
+		err = p.h.SendMsg(p.ctx, 0, pl.PPID, true, b)
+	}
+	if err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// accept has the peer initiate a session on stream 0 and the layer
+// accept it.
+func (p *sctpPeer) accept() *Session {
+	p.t.Helper()
+	p.send(Control(0, FuncInitiate, nil))
+	req, err := p.c.Listen(p.ctx)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	s, err := req.Accept(p.ctx, nil)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	m, err := p.h.RecvMsg(p.ctx)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if a, err := ParsePayload(m.PPID, m.Data); err != nil || a.Func != FuncAccept {
+		p.t.Fatalf("the answer is a %s (%v)", a.describe(), err)
+	}
+	return s
+}
+
 // TestHeldHostileOverSCTP: a hostile peer on a real association (loopback
 // UDP) that never sends DDP-SSN 1 is not held back by SCTP's receive
 // window: the layer had taken four times the 64 KiB window ahead of the
@@ -206,70 +283,11 @@ func TestHeldHostileOverSCTP(t *testing.T) {
 		limit  = 4 * window
 		segLen = 1000
 	)
-	scfg := sctp.Config{ReceiveBuffer: window}
-	ln, err := Listen("127.0.0.1:0", scfg, Config{MaxHeld: limit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	accepted := make(chan *Conn, 1)
-	go func() {
-		c, err := ln.Accept(ctx)
-		if err != nil {
-			t.Error(err)
-		}
-		accepted <- c
-	}()
-
-	// The hostile peer: a bare association that speaks the formats.
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := sctp.Dial(ctx, pc, ln.Addr(), SCTPConfig(sctp.Config{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Abort(sctp.UserAbort("test over"))
-	c := <-accepted
-	if c == nil {
-		t.FailNow()
-	}
-	defer c.Close()
-	send := func(p Payload) {
-		b, err := p.Append(nil)
-		if err == nil {
-			err = h.SendMsg(ctx, 0, p.PPID, true, b)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	recv := func() Payload {
-		m, err := h.RecvMsg(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := ParsePayload(m.PPID, m.Data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	send(Control(0, FuncInitiate, nil))
-	req, err := c.Listen(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := req.Accept(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p := recv(); p.Func != FuncAccept {
-		t.Fatalf("the answer is a %s", p.describe())
-	}
+	hp := newSCTPPeer(t, ctx, sctp.Config{ReceiveBuffer: window}, Config{MaxHeld: limit})
+	h, c, send := hp.h, hp.c, hp.send
+	s := hp.accept()
 
 	// DDP-SSN 1 never comes; 2 and on do, twice the bound's worth.
 	seg := bytes.Repeat([]byte{0x5a}, segLen)
@@ -297,7 +315,7 @@ func TestHeldHostileOverSCTP(t *testing.T) {
 	if p.PPID != PPIDControl || p.Func != FuncTerminate || p.SSN != 1 {
 		t.Fatalf("the layer sent a %s at DDP-SSN %d, want its Terminate at 1", p.describe(), p.SSN)
 	}
-	_, err = s.Receive(ctx)
+	_, err := s.Receive(ctx)
 	var he *HeldError
 	if !errors.As(err, &he) {
 		t.Fatalf("Receive: %v, want a HeldError", err)

@@ -11,7 +11,9 @@ import (
 )
 
 // FromSCTP adapts an association of package sctp (userspace SCTP over UDP,
-// RFC 6951) to the layer's Association.
+// RFC 6951) to the layer's Association. It is FlowControlled: its Receive
+// takes messages with RecvMsgHeld, so whoever calls Receive (New's reader)
+// must Credit their octets back.
 func FromSCTP(a *sctp.Association) Association { return &sctpAssoc{a: a} }
 
 type sctpAssoc struct{ a *sctp.Association }
@@ -21,9 +23,12 @@ func (s *sctpAssoc) SendUnordered(ctx context.Context, stream uint16, ppid uint3
 }
 
 func (s *sctpAssoc) Receive(ctx context.Context) (Message, error) {
-	m, err := s.a.RecvMsg(ctx)
+	m, err := s.a.RecvMsgHeld(ctx)
 	return Message{Stream: m.Stream, PPID: m.PPID, Unordered: m.Unordered, Data: m.Data}, err
 }
+
+func (s *sctpAssoc) Credit(n int) { s.a.Credit(n) }
+func (s *sctpAssoc) Charge(n int) { s.a.Charge(n) }
 
 func (s *sctpAssoc) WaitAcked(ctx context.Context) error { return s.a.WaitAcked(ctx) }
 

@@ -32,6 +32,7 @@ type Session struct {
 	rxNext     uint16
 	held       map[uint16]Payload // arrived ahead of rxNext (section 10)
 	ready      []Payload          // segments in DDP-SSN order, for Receive
+	readClosed bool               // CloseRead: the ULP takes nothing more
 	err        error
 	answered   chan struct{} // active side: closed when the Initiate is answered
 	answerOnce sync.Once
@@ -187,7 +188,9 @@ func (s *Session) txDone() bool {
 func (s *Session) reusable() bool { return s.txDone() && s.rxFinal && len(s.held) == 0 }
 
 // Receive returns the next DDP segment in DDP-SSN order: io.EOF after the
-// peer's Terminate, or the error that ended the session.
+// peer's Terminate, or the error that ended the session (ErrClosed after
+// CloseRead). Until Receive or ReceiveFunc takes a segment its octets
+// stay charged to the association's receive window (FlowControlled).
 func (s *Session) Receive(ctx context.Context) ([]byte, error) {
 	p, err := s.next(ctx)
 	return p.Segment, err
@@ -218,10 +221,16 @@ func (s *Session) next(ctx context.Context) (Payload, error) {
 			p := s.ready[0]
 			s.ready[0] = Payload{}
 			s.ready = s.ready[1:]
+			s.conn.queued -= p.Len()
 			s.conn.mu.Unlock()
+			// The ULP has it: its octets go back to the receive window.
+			s.conn.settle(p.Len())
 			return p, nil
 		}
 		err := s.err
+		if s.readClosed {
+			err = ErrClosed
+		}
 		if err == nil && s.rxFinal {
 			err = io.EOF
 		}
@@ -238,6 +247,30 @@ func (s *Session) next(ctx context.Context) (Payload, error) {
 			return Payload{}, ctx.Err()
 		}
 	}
+}
+
+// CloseRead tells the layer that the ULP takes nothing more from the
+// session: the segments waiting for Receive, and those that arrive later,
+// are dropped and their octets given back to the association's receive
+// window at once, so that a session nobody reads does not hold the window
+// shut on the association's other sessions. The session's checks still
+// run on what arrives (sections 6 and 10), and its sending side is not
+// affected (Close sends the Terminate). Receive returns ErrClosed from
+// then on.
+func (s *Session) CloseRead() {
+	s.conn.mu.Lock()
+	s.readClosed = true
+	n := 0
+	for i := range s.ready {
+		n += s.ready[i].Len()
+		s.conn.release(&s.ready[i])
+		s.ready[i] = Payload{}
+	}
+	s.ready = nil
+	s.conn.queued -= n
+	s.signal()
+	s.conn.mu.Unlock()
+	s.conn.settle(n)
 }
 
 // errDeadline is Receive's error past the read deadline.
@@ -426,7 +459,15 @@ func (s *Session) step(p *Payload) error {
 		return fmt.Errorf("a %s before the session was accepted (section 6.6)", p.describe())
 	}
 	if p.PPID == PPIDSegment {
+		if s.readClosed {
+			s.conn.release(p) // credited with the message (Conn.handle)
+			return nil
+		}
+		// It waits for Receive charged to the receive window, whether
+		// it just came or was held ahead of a gap (and credited then).
 		s.ready = append(s.ready, *p)
+		s.conn.queued += p.Len()
+		s.conn.owed -= p.Len()
 		s.signal()
 		return nil
 	}

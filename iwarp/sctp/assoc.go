@@ -59,6 +59,7 @@ type Stats struct {
 	PeerRwnd                           int    // the peer's receive window as this end estimates it
 	Flight                             int    // octets of DATA in flight (not a measure of what is acknowledged: see Unacked)
 	Unacked                            int    // octets SendMsg queued that the peer's Cumulative TSN Ack has not passed yet
+	Held                               int    // received octets charged to this end's receive window: reassembly, unread messages, RecvMsgHeld's not yet credited
 	SRTT, RTTVAR, RTO                  time.Duration
 }
 
@@ -145,6 +146,8 @@ type Association struct {
 	fastRtxBurst     bool // one packet of fast retransmissions may exceed cwnd
 	t3OnePacket      bool // after a T3 expiry, one packet of retransmissions
 	rtxPending       int
+	probing          bool   // a zero window probe is outstanding (6.1 rule A)
+	probeTSN         uint32 // its TSN
 	gapAcked         int
 	ssn              []uint16
 	sack             sackChunk // reused for parsing
@@ -296,6 +299,7 @@ func (a *Association) Stats() Stats {
 	defer a.mu.Unlock()
 	s := a.stats
 	s.Cwnd, s.Ssthresh, s.PeerRwnd, s.Flight, s.Unacked = a.cwnd, a.ssthresh, a.rwnd, a.flight, a.queued
+	s.Held = a.held
 	s.SRTT, s.RTTVAR, s.RTO = a.srtt, a.rttvar, a.rto
 	return s
 }
@@ -421,8 +425,22 @@ func (a *Association) wait(ctx context.Context, s *signal) error {
 // RecvMsg returns the next whole message. After a graceful shutdown it
 // returns the messages still queued, then io.EOF; after an ABORT or a
 // failure, the error that ended the association (an *AbortError names the
-// cause).
+// cause). The message's octets leave the receive window as it is returned.
 func (a *Association) RecvMsg(ctx context.Context) (Message, error) {
+	return a.recv(ctx, true)
+}
+
+// RecvMsgHeld returns the next whole message as RecvMsg does, but its
+// octets stay charged to the receive window (the a_rwnd this end
+// advertises, RFC 9260 6.2) until the caller gives them back with Credit:
+// for a caller that queues messages for a consumer of its own, so that a
+// consumer that does not keep up closes the window on the peer's sender
+// instead of growing the queue.
+func (a *Association) RecvMsgHeld(ctx context.Context) (Message, error) {
+	return a.recv(ctx, false)
+}
+
+func (a *Association) recv(ctx context.Context, credit bool) (Message, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for len(a.readQ) == 0 {
@@ -444,20 +462,53 @@ func (a *Association) RecvMsg(ctx context.Context) (Message, error) {
 	if len(a.readQ) == 0 {
 		a.readQ = a.readQ[:0:0]
 	}
-	a.held -= len(m.Data)
+	if credit {
+		a.credit(len(m.Data))
+	}
+	return m, nil
+}
+
+// Credit gives n octets of messages from RecvMsgHeld back to the receive
+// window, once the caller's consumer has taken them; a window that opens
+// again by half is advertised at once.
+func (a *Association) Credit(n int) {
+	if n <= 0 {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.credit(n)
+}
+
+// Charge puts n octets back on the receive window: octets the caller
+// credited earlier and keeps for its consumer after all. The window may
+// be overdrawn (the advertised a_rwnd is then 0 until Credit).
+func (a *Association) Charge(n int) {
+	if n <= 0 {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.held += n
+}
+
+// credit takes n octets off the receive window, with a.mu held.
+func (a *Association) credit(n int) {
+	a.held = max(a.held-n, 0)
 	// RFC 9260 6.2: tell the peer when the window opens again, so that
 	// a sender stopped by it does not wait for a timeout.
 	if a.state != stateClosed && a.lastAdvRwnd < a.cfg.ReceiveBuffer/2 && a.cfg.ReceiveBuffer-a.held >= a.cfg.ReceiveBuffer/2 {
 		a.sackNow = true
 		a.transmit()
 	}
-	return m, nil
 }
 
 // Release hands the Data of a Message from RecvMsg back for reuse once the
 // caller is done with it (optional: a buffer never released is garbage
 // collected). The caller must not use data afterwards. Reassembling into
-// recycled buffers saves a cache-cold copy per message.
+// recycled buffers saves a cache-cold copy per message. Release recycles
+// memory only: it credits nothing to the receive window (RecvMsg has,
+// or Credit does for RecvMsgHeld).
 func (a *Association) Release(data []byte) { a.ep.bufs.put(data) }
 
 // Close shuts the association down gracefully (RFC 9260 9.2): no new

@@ -83,6 +83,9 @@ func (a *Association) transmit() {
 				a.flushPacket()
 			}
 			p.appendData(&dataChunk{Flags: c.flags, TSN: c.tsn, Stream: c.stream, SSN: c.ssn, PPID: c.ppid, Data: c.data})
+			if len(c.data) > a.rwnd {
+				a.probing, a.probeTSN = true, c.tsn
+			}
 			c.txCount = 1
 			c.inFlight = true
 			a.flight += len(c.data)
@@ -303,12 +306,7 @@ func (a *Association) handleSack(s *sackChunk, counted bool) {
 			c.miss++
 			if c.miss >= 3 {
 				c.fastRtx = true
-				c.rtx = true
-				a.rtxPending++
-				if c.inFlight {
-					a.flight -= len(c.data)
-					c.inFlight = false
-				}
+				a.markRtx(c)
 				a.stats.FastRetransmits++
 				marked = true
 			}
@@ -347,8 +345,15 @@ func (a *Association) handleSack(s *sackChunk, counted bool) {
 	if a.flight == 0 {
 		a.pba = 0
 	}
+	if a.probing && counted {
+		a.resendProbe(cum, int(s.ARwnd))
+	}
 	a.rwnd = max(int(s.ARwnd)-a.flight, 0)
-	if newly > 0 {
+	// 8.1: an acknowledgment resets the error counter. 6.1 rule A: so
+	// does a SACK that answers a zero window probe with a window still
+	// too small for the earliest chunk waiting: the receiver may keep it
+	// closed for as long as its consumer does not read, and it is alive.
+	if newly > 0 || (counted && len(a.q) > 0 && int(s.ARwnd) < len(a.q[0].data)) {
 		a.errCount = 0
 	}
 	// T3-rtx: stopped when nothing is outstanding, restarted when the
@@ -361,6 +366,42 @@ func (a *Association) handleSack(s *sackChunk, counted bool) {
 	if k > 0 {
 		a.sendSig.broadcast()
 		a.checkShutdown()
+	}
+}
+
+// resendProbe looks at the outstanding zero window probe in the light of
+// a SACK with Cumulative TSN Ack cum and window arwnd. A probe the peer
+// had no room for was dropped (RFC 9260 6.2), not lost to congestion:
+// once a SACK shows room for it without acknowledging it, it is marked to
+// go again at once, cwnd untouched, rather than after three miss
+// indications and a halved cwnd (7.2.4) or a timeout.
+func (a *Association) resendProbe(cum uint32, arwnd int) {
+	if a.nsent == 0 || tsnLTE(a.probeTSN, cum) {
+		a.probing = false
+		return
+	}
+	i := int(a.probeTSN - a.q[0].tsn)
+	if i < 0 || i >= a.nsent {
+		a.probing = false
+		return
+	}
+	c := &a.q[i]
+	switch {
+	case c.acked || c.rtx:
+		a.probing = false
+	case arwnd >= len(c.data):
+		a.probing = false
+		a.markRtx(c)
+	}
+}
+
+// markRtx marks c to be sent again; it leaves the flight.
+func (a *Association) markRtx(c *outChunk) {
+	c.rtx = true
+	a.rtxPending++
+	if c.inFlight {
+		a.flight -= len(c.data)
+		c.inFlight = false
 	}
 }
 

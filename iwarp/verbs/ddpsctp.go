@@ -88,6 +88,7 @@ func (qp *QP) EstablishSession(ctx context.Context, c *ddpsctp.Conn, stream uint
 	}
 	ird, ord, peerPD, err := parseSessionPD(s.PeerPrivateData())
 	if err != nil {
+		s.CloseRead() // nothing will read it: its segments must not hold the window
 		s.Close(ctx)
 		qp.unclaim()
 		return err
@@ -165,6 +166,7 @@ func (qp *QP) startSession(s *ddpsctp.Session, p *mpa.Params) error {
 	qp.mu.Lock()
 	if qp.closed {
 		qp.mu.Unlock()
+		s.CloseRead()
 		s.Close(context.Background())
 		return ErrQPClosed
 	}
@@ -258,10 +260,14 @@ func (l *sctpLayer) closeWrite() {
 }
 
 // close ends the session here, as closing a TCP socket does: a blocked
-// receive returns, and the peer gets our Terminate if it has not had it.
+// receive returns, the segments the queue pair will not read give their
+// octets back to the association's receive window (which the other
+// sessions of the association share), and the peer gets our Terminate if
+// it has not had it.
 func (l *sctpLayer) close() error {
 	l.closeOnce.Do(func() {
 		l.s.SetReadDeadline(time.Unix(1, 0))
+		l.s.CloseRead()
 		go func() {
 			l.closeWrite()
 			l.cancel()

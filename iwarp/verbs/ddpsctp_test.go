@@ -230,28 +230,38 @@ func TestSCTPSeveralQPs(t *testing.T) {
 	}
 }
 
-// TestSCTPOverUDP: RDMA Writes of 64 KiB and a Read over the userspace
-// SCTP association on loopback UDP.
-func TestSCTPOverUDP(t *testing.T) {
-	ln, err := ddpsctp.Listen("127.0.0.1:0", sctp.Config{}, ddpsctp.Config{})
+// udpConns returns the adaptation layer on both ends of a userspace SCTP
+// association on loopback UDP.
+func udpConns(t *testing.T, scfg sctp.Config) (*ddpsctp.Conn, *ddpsctp.Conn) {
+	t.Helper()
+	ln, err := ddpsctp.Listen("127.0.0.1:0", scfg, ddpsctp.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	ch := make(chan *ddpsctp.Conn, 1)
 	go func() { c, _ := ln.Accept(ctx); ch <- c }()
-	a, err := ddpsctp.Dial(ctx, ln.Addr().String(), sctp.Config{}, ddpsctp.Config{})
+	a, err := ddpsctp.Dial(ctx, ln.Addr().String(), scfg, ddpsctp.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
+	t.Cleanup(func() { a.Close() })
 	b := <-ch
 	if b == nil {
 		t.Fatal("no association accepted")
 	}
-	defer b.Close()
+	t.Cleanup(func() { b.Close() })
+	return a, b
+}
+
+// TestSCTPOverUDP: RDMA Writes of 64 KiB and a Read over the userspace
+// SCTP association on loopback UDP.
+func TestSCTPOverUDP(t *testing.T) {
+	a, b := udpConns(t, sctp.Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
 	p := connectSCTP(t, a, b, 0, QPConfig{}, QPConfig{})
 	dst := make([]byte, 64<<10)
 	mr, _ := p.spd.RegisterMR(dst, RemoteWrite|RemoteRead)
@@ -279,6 +289,58 @@ func TestSCTPOverUDP(t *testing.T) {
 	// what the last Write placed.
 	if !bytes.Equal(back, src) {
 		t.Fatal("the Read did not return the last Write's data")
+	}
+}
+
+// TestSCTPClosedQPFreesWindow: the queue pairs over one association share
+// its receive window (docs/ddp-sctp.md, flow control). One whose receive
+// side nobody drives (ManualProgress, never polled) fills it with Writes
+// the peer keeps posting, and the other queue pair's Send waits behind
+// them; closing the idle queue pair gives its unread segments' octets back
+// (its close drains the session, then Session.CloseRead drops whatever
+// comes after), and the Send arrives.
+func TestSCTPClosedQPFreesWindow(t *testing.T) {
+	const window = 64 << 10
+	a, b := udpConns(t, sctp.Config{ReceiveBuffer: window, SendBuffer: 2 * window,
+		RTOInitial: 100 * time.Millisecond, RTOMin: 20 * time.Millisecond, RTOMax: 400 * time.Millisecond})
+	idle := connectSCTP(t, a, b, 1, QPConfig{}, QPConfig{ManualProgress: true})
+	busy := connectSCTP(t, a, b, 2, QPConfig{}, QPConfig{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	src, dst := make([]byte, 16<<10), make([]byte, 16<<10)
+	mr, _ := idle.spd.RegisterMR(dst, RemoteWrite)
+	go func() {
+		for i := range 64 { // 1 MiB against a 64 KiB window
+			if idle.client.PostSend(ctx, SendWR{ID: uint64(i), Op: OpWrite, Data: src, RemoteSTag: mr.STag, RemoteTO: mr.Addr}) != nil {
+				return
+			}
+		}
+	}()
+	// Full: what is left of the window is less than a segment.
+	for b.Queued() < window-2*b.MULPDU() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the idle queue pair's unread segments reached %d octets only", b.Queued())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	// More than a segment, so that it cannot slip into what is left.
+	behind := bytes.Repeat([]byte("behind"), 4<<10)
+	buf := make([]byte, len(behind))
+	busy.server.PostRecv(1, buf)
+	sent := make(chan error, 1)
+	go func() { sent <- busy.client.PostSend(ctx, SendWR{ID: 1, Op: OpSend, Data: behind}) }()
+	closed := make(chan error, 1)
+	go func() { closed <- idle.server.Close() }()
+	if c := poll(t, busy.server.RecvCQ()); c.Err != nil || !bytes.Equal(buf[:c.Len], behind) {
+		t.Fatalf("the Send behind the idle queue pair's segments: %+v, %d octets", c, c.Len)
+	}
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	<-closed
+	if q := b.Queued(); q != 0 {
+		t.Errorf("%d octets of the closed queue pair's segments still wait to be read", q)
 	}
 }
 
