@@ -161,8 +161,13 @@ func TestSCTPTerminate(t *testing.T) {
 	if !errors.As(p.server.Err(), &local) {
 		t.Fatalf("server error %v", p.server.Err())
 	}
-	if p.server.Stats().TerminateSent == nil {
-		t.Fatal("no Terminate recorded as sent")
+	// The server records its Terminate once its transmit side has flushed
+	// it, which may be after the client has read it and failed.
+	for deadline := time.Now().Add(10 * time.Second); p.server.Stats().TerminateSent == nil; {
+		if time.Now().After(deadline) {
+			t.Fatal("no Terminate recorded as sent")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
