@@ -146,11 +146,24 @@ func (a *Association) retransmit() {
 			}
 		}
 		p.appendData(&dataChunk{Flags: c.flags, TSN: c.tsn, Stream: c.stream, SSN: c.ssn, PPID: c.ppid, Data: c.data})
+		// A chunk sent again into a window without room for it (a T3
+		// resend of a probe the peer dropped) is the zero window probe
+		// now: handleSack resends it as soon as a SACK shows room, before
+		// new data, so that data after it does not turn its drop into
+		// three miss indications and a fast retransmit.
+		if len(c.data) > a.rwnd {
+			a.probing, a.probeTSN = true, c.tsn
+		}
 		c.rtx = false
 		a.rtxPending--
 		c.txCount++
 		c.inFlight = true
 		a.flight += len(c.data)
+		// 6.2.1 B: a chunk sent, or sent again, takes its size off the
+		// peer's window (without it, new data after a resent probe
+		// overran the window by the probe and the chunk at the end was
+		// dropped, then fast retransmitted).
+		a.rwnd = max(a.rwnd-len(c.data), 0)
 		if a.rttPending && a.rttTSN == c.tsn {
 			a.rttPending = false // Karn: no sample from a retransmitted chunk (6.3.1 C5)
 		}
