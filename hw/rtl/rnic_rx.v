@@ -105,6 +105,8 @@ module rnic_rx #(
     input  wire                    cfg_mrk_en,
     input  wire                    cfg_crc_en,
     input  wire [31:0]             cfg_base,
+    input  wire                    cfg_tuf,
+    input  wire [47:0]             cfg_key,
 
     input  wire                    fail_valid,
     output wire                    fail_ready,
@@ -238,31 +240,108 @@ initial begin
     end
 end
 
-// ---- configuration: mpa_rx's, and rx_join's clear, in one handshake --------------
+// ---- configuration: mpa_rx's, tuf_rx's and rx_join's clear, in one handshake ---
+//
+// Each block takes the write when the other two are ready, so all three
+// take it in the same clock (none of the readies depends on its valid).
+// The connection is enabled in the block of its mode only: the other gets
+// cfg_en = 0, so a stale mode never takes its segments. The mode bit goes
+// into mode_mem, which steers the connection's segments.
 
-wire mpa_cfg_ready, clr_ready, ooo_cfg_ready;
-assign cfg_ready = mpa_cfg_ready && clr_ready;
+wire mpa_cfg_ready, tuf_cfg_ready, clr_ready, ooo_cfg_ready;
+assign cfg_ready = mpa_cfg_ready && tuf_cfg_ready && clr_ready;
+wire cfg_go = cfg_valid && cfg_ready;
 
-// ---- mpa_rx -> rx_join -> ddp_rx -------------------------------------------------------
+reg mode_mem [0:(1<<CONN_W)-1];          // per connection: 1 TUF (tuf_rx), 0 MPA (mpa_rx)
+integer mode_i;
+initial begin
+    for (mode_i = 0; mode_i < (1 << CONN_W); mode_i = mode_i + 1) begin
+        mode_mem[mode_i] = 1'b0;
+    end
+end
+always @(posedge clk) begin
+    if (cfg_go) begin
+        mode_mem[cfg_conn] <= cfg_tuf;
+    end
+end
 
-wire [DATA_W-1:0]  p_tdata;
+// fail_*: to both blocks in one handshake (the connection is enabled in
+// one; in the other the mark is harmless: a write through cfg_* clears it).
+wire mpa_fail_ready, tuf_fail_ready;
+assign fail_ready = mpa_fail_ready && tuf_fail_ready;
+
+// ---- steering: each segment to the block of its connection's mode ------------
+//
+// The mode is read (LUT RAM, asynchronous) with the segment's first beat
+// at s_axis and held to its tlast.
+
+reg  s_inf_reg = 1'b0;                   // inside a segment
+reg  s_sel_reg = 1'b0;                   // its block (1: tuf_rx)
+wire s_sel = s_inf_reg ? s_sel_reg : mode_mem[s_axis_tuser[CONN_W+47:48]];
+wire mpa_s_tready, tuf_s_tready;
+assign s_axis_tready = s_sel ? tuf_s_tready : mpa_s_tready;
+
+always @(posedge clk) begin
+    if (s_axis_tvalid && s_axis_tready) begin
+        s_inf_reg <= !s_axis_tlast;
+        s_sel_reg <= s_sel;
+    end
+    if (rst) begin
+        s_inf_reg <= 1'b0;
+        s_sel_reg <= 1'b0;
+    end
+end
+
+// ---- mpa_rx, tuf_rx -> merge -> rx_join -> ddp_rx -------------------------------
+
+wire [DATA_W-1:0]  p_tdata;              // mpa_rx's pieces and verdicts
 wire [N-1:0]       p_tkeep;
 wire               p_tvalid, p_tready, p_tlast;
 wire [CONN_W+17:0] p_tuser;
 wire [2:0]         pv_tdata;
 wire               pv_tvalid, pv_tready;
 wire [CONN_W-1:0]  pv_tuser;
+wire [DATA_W-1:0]  t_tdata;              // tuf_rx's
+wire [N-1:0]       t_tkeep;
+wire               t_tvalid, t_tready, t_tlast;
+wire [CONN_W+17:0] t_tuser;
+wire [2:0]         tv_tdata;
+wire               tv_tvalid, tv_tready;
+wire [CONN_W-1:0]  tv_tuser;
+wire [DATA_W-1:0]  q_tdata;              // both, into rx_join
+wire [N-1:0]       q_tkeep;
+wire               q_tvalid, q_tready, q_tlast;
+wire [CONN_W+17:0] q_tuser;
+wire [2:0]         qv_tdata;
+wire               qv_tvalid, qv_tready;
+wire [CONN_W-1:0]  qv_tuser;
 
 wire [DATA_W-1:0]  j_tdata;
 wire [N-1:0]       j_tkeep;
 wire               j_tvalid, j_tready, j_tlast;
 wire [CONN_W+17:0] j_tuser;
 wire [2:0]         jv_tdata;
-wire [DATA_W-1:0]  x_tdata;
+wire [DATA_W-1:0]  x_tdata;              // mpa_rx's exception stream, to mpa_rx_ooo
 wire [N-1:0]       x_tkeep;
 wire               x_tvalid, x_tready, x_tlast;
 wire [CONN_W+50:0] x_tuser;
-wire [DATA_W-1:0]  e_tdata;
+wire [DATA_W-1:0]  ox_tdata;             // mpa_rx_ooo's
+wire [N-1:0]       ox_tkeep;
+wire               ox_tvalid, ox_tready, ox_tlast;
+wire [CONN_W+50:0] ox_tuser;
+wire [DATA_W-1:0]  tx_tdata;             // tuf_rx's
+wire [N-1:0]       tx_tkeep;
+wire               tx_tvalid, tx_tready, tx_tlast;
+wire [CONN_W+50:0] tx_tuser;
+wire [DATA_W-1:0]  oe_tdata;             // mpa_rx_ooo's early ULPDUs
+wire [N-1:0]       oe_tkeep;
+wire               oe_tvalid, oe_tready, oe_tlast;
+wire [CONN_W+47:0] oe_tuser;
+wire [DATA_W-1:0]  te_tdata;             // tuf_rx's
+wire [N-1:0]       te_tkeep;
+wire               te_tvalid, te_tready, te_tlast;
+wire [CONN_W+47:0] te_tuser;
+wire [DATA_W-1:0]  e_tdata;              // both
 wire [N-1:0]       e_tkeep;
 wire               e_tvalid, e_tready, e_tlast;
 wire [CONN_W+47:0] e_tuser;
@@ -275,11 +354,11 @@ wire [CONN_W-1:0]  jv_tuser;
 
 mpa_rx #(.DATA_W(DATA_W), .CONN_W(CONN_W)) mpa (
     .clk(clk), .rst(rst),
-    .cfg_valid(cfg_valid && clr_ready), .cfg_ready(mpa_cfg_ready), .cfg_conn(cfg_conn),
-    .cfg_en(cfg_en), .cfg_mrk_en(cfg_mrk_en), .cfg_crc_en(cfg_crc_en), .cfg_base(cfg_base),
-    .fail_valid(fail_valid), .fail_ready(fail_ready), .fail_conn(fail_conn),
-    .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid),
-    .s_axis_tready(s_axis_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
+    .cfg_valid(cfg_valid && tuf_cfg_ready && clr_ready), .cfg_ready(mpa_cfg_ready), .cfg_conn(cfg_conn),
+    .cfg_en(cfg_en && !cfg_tuf), .cfg_mrk_en(cfg_mrk_en), .cfg_crc_en(cfg_crc_en), .cfg_base(cfg_base),
+    .fail_valid(fail_valid && tuf_fail_ready), .fail_ready(mpa_fail_ready), .fail_conn(fail_conn),
+    .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid && !s_sel),
+    .s_axis_tready(mpa_s_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
     .m_axis_tdata(p_tdata), .m_axis_tkeep(p_tkeep), .m_axis_tvalid(p_tvalid),
     .m_axis_tready(p_tready), .m_axis_tlast(p_tlast), .m_axis_tuser(p_tuser),
     .m_verdict_tdata(pv_tdata), .m_verdict_tvalid(pv_tvalid), .m_verdict_tready(pv_tready),
@@ -288,53 +367,187 @@ mpa_rx #(.DATA_W(DATA_W), .CONN_W(CONN_W)) mpa (
     .m_exc_tready(x_tready), .m_exc_tlast(x_tlast), .m_exc_tuser(x_tuser)
 );
 
+wire               tuf_busy;
+wire               o_skip_valid, t_skip_valid;
+wire [CONN_W-1:0]  o_skip_conn, t_skip_conn;
+wire [31:0]        o_skip_seq, t_skip_seq;
+wire [1:0]         o_skip_reason, t_skip_reason;
+wire               ooo_search_busy;
+
+tuf_rx #(.DATA_W(DATA_W), .CONN_W(CONN_W), .SEG_OCTETS(SEG_OCTETS)) tuf (
+    .clk(clk), .rst(rst),
+    .cfg_valid(cfg_valid && mpa_cfg_ready && clr_ready), .cfg_ready(tuf_cfg_ready), .cfg_conn(cfg_conn),
+    .cfg_en(cfg_en && cfg_tuf), .cfg_key(cfg_key), .cfg_base(cfg_base),
+    .fail_valid(fail_valid && mpa_fail_ready), .fail_ready(tuf_fail_ready), .fail_conn(fail_conn),
+    .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid && s_sel),
+    .s_axis_tready(tuf_s_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
+    .m_axis_tdata(t_tdata), .m_axis_tkeep(t_tkeep), .m_axis_tvalid(t_tvalid),
+    .m_axis_tready(t_tready), .m_axis_tlast(t_tlast), .m_axis_tuser(t_tuser),
+    .m_verdict_tdata(tv_tdata), .m_verdict_tvalid(tv_tvalid), .m_verdict_tready(tv_tready),
+    .m_verdict_tuser(tv_tuser),
+    .m_exc_tdata(tx_tdata), .m_exc_tkeep(tx_tkeep), .m_exc_tvalid(tx_tvalid),
+    .m_exc_tready(tx_tready), .m_exc_tlast(tx_tlast), .m_exc_tuser(tx_tuser),
+    .m_early_tdata(te_tdata), .m_early_tkeep(te_tkeep), .m_early_tvalid(te_tvalid),
+    .m_early_tready(te_tready), .m_early_tlast(te_tlast), .m_early_tuser(te_tuser),
+    .m_skip_valid(t_skip_valid), .m_skip_conn(t_skip_conn), .m_skip_seq(t_skip_seq),
+    .m_skip_reason(t_skip_reason),
+    .early_busy(tuf_busy)
+);
+
 mpa_rx_ooo #(.DATA_W(DATA_W), .CONN_W(CONN_W), .SEG_OCTETS(SEG_OCTETS)) ooo (
     .clk(clk), .rst(rst),
-    .cfg_valid(cfg_valid && cfg_ready), .cfg_ready(ooo_cfg_ready), .cfg_conn(cfg_conn),
+    .cfg_valid(cfg_go), .cfg_ready(ooo_cfg_ready), .cfg_conn(cfg_conn),
     .cfg_mrk_en(cfg_mrk_en), .cfg_crc_en(cfg_crc_en), .cfg_base(cfg_base),
     .s_exc_tdata(x_tdata), .s_exc_tkeep(x_tkeep), .s_exc_tvalid(x_tvalid), .s_exc_tready(x_tready),
     .s_exc_tlast(x_tlast), .s_exc_tuser(x_tuser),
-    .m_exc_tdata(m_exc_tdata), .m_exc_tkeep(m_exc_tkeep), .m_exc_tvalid(m_exc_tvalid),
-    .m_exc_tready(m_exc_tready), .m_exc_tlast(m_exc_tlast), .m_exc_tuser(m_exc_tuser),
-    .m_early_tdata(e_tdata), .m_early_tkeep(e_tkeep), .m_early_tvalid(e_tvalid), .m_early_tready(e_tready),
-    .m_early_tlast(e_tlast), .m_early_tuser(e_tuser),
-    .m_skip_valid(m_skip_valid), .m_skip_conn(m_skip_conn), .m_skip_seq(m_skip_seq),
-    .m_skip_reason(m_skip_reason),
-    .busy(ooo_busy)
+    .m_exc_tdata(ox_tdata), .m_exc_tkeep(ox_tkeep), .m_exc_tvalid(ox_tvalid),
+    .m_exc_tready(ox_tready), .m_exc_tlast(ox_tlast), .m_exc_tuser(ox_tuser),
+    .m_early_tdata(oe_tdata), .m_early_tkeep(oe_tkeep), .m_early_tvalid(oe_tvalid), .m_early_tready(oe_tready),
+    .m_early_tlast(oe_tlast), .m_early_tuser(oe_tuser),
+    .m_skip_valid(o_skip_valid), .m_skip_conn(o_skip_conn), .m_skip_seq(o_skip_seq),
+    .m_skip_reason(o_skip_reason),
+    .busy(ooo_search_busy)
 );
+
+assign ooo_busy = ooo_search_busy || tuf_busy;
+
+// The exception streams (whole segments) and the early ULPDUs (whole
+// ULPDUs) of the two blocks, each into one stream.
+rx_merge #(.DATA_W(DATA_W), .USER_W(CONN_W + 51)) exc_merge (
+    .clk(clk), .rst(rst),
+    .s0_tdata(ox_tdata), .s0_tkeep(ox_tkeep), .s0_tvalid(ox_tvalid), .s0_tready(ox_tready),
+    .s0_tlast(ox_tlast), .s0_tuser(ox_tuser),
+    .s1_tdata(tx_tdata), .s1_tkeep(tx_tkeep), .s1_tvalid(tx_tvalid), .s1_tready(tx_tready),
+    .s1_tlast(tx_tlast), .s1_tuser(tx_tuser),
+    .m_tdata(m_exc_tdata), .m_tkeep(m_exc_tkeep), .m_tvalid(m_exc_tvalid), .m_tready(m_exc_tready),
+    .m_tlast(m_exc_tlast), .m_tuser(m_exc_tuser)
+);
+
+rx_merge #(.DATA_W(DATA_W), .USER_W(CONN_W + 48)) early_merge (
+    .clk(clk), .rst(rst),
+    .s0_tdata(oe_tdata), .s0_tkeep(oe_tkeep), .s0_tvalid(oe_tvalid), .s0_tready(oe_tready),
+    .s0_tlast(oe_tlast), .s0_tuser(oe_tuser),
+    .s1_tdata(te_tdata), .s1_tkeep(te_tkeep), .s1_tvalid(te_tvalid), .s1_tready(te_tready),
+    .s1_tlast(te_tlast), .s1_tuser(te_tuser),
+    .m_tdata(e_tdata), .m_tkeep(e_tkeep), .m_tvalid(e_tvalid), .m_tready(e_tready),
+    .m_tlast(e_tlast), .m_tuser(e_tuser)
+);
+
+// The pieces, whole, into rx_join; the verdicts in the order of their
+// last pieces there (rx_join's and ddp_rx's rule: hw/README.md, "verdict
+// stream"). vq_* records, for each last piece (tuser last on its tlast
+// beat) that has gone into rx_join, the block it came from (1: tuf_rx);
+// the verdict merge takes the next verdict from the block at its head.
+// Each block makes its verdict after its piece's tlast has gone, and the
+// merge passes a beat in the clock it is taken, so the entry is there
+// first. A last piece waits while vq is full (2^VQ_AW verdicts
+// outstanding: rx_join's own count of them is 5 bits).
+localparam VQ_AW = 5;
+reg               vq_mem [0:(1<<VQ_AW)-1];
+reg [VQ_AW:0]     vq_wp_reg = 0, vq_rp_reg = 0;
+wire              vq_empty = vq_wp_reg == vq_rp_reg;
+wire              vq_full = vq_wp_reg == {~vq_rp_reg[VQ_AW], vq_rp_reg[VQ_AW-1:0]};
+wire              vq_head = vq_mem[vq_rp_reg[VQ_AW-1:0]];
+wire              q_join_ready;
+wire              q_ends = q_tlast && q_tuser[0];
+assign q_tready = q_join_ready && !(q_ends && vq_full);
+
+rx_merge #(.DATA_W(DATA_W), .USER_W(CONN_W + 18)) piece_merge (
+    .clk(clk), .rst(rst),
+    .s0_tdata(p_tdata), .s0_tkeep(p_tkeep), .s0_tvalid(p_tvalid), .s0_tready(p_tready),
+    .s0_tlast(p_tlast), .s0_tuser(p_tuser),
+    .s1_tdata(t_tdata), .s1_tkeep(t_tkeep), .s1_tvalid(t_tvalid), .s1_tready(t_tready),
+    .s1_tlast(t_tlast), .s1_tuser(t_tuser),
+    .m_tdata(q_tdata), .m_tkeep(q_tkeep), .m_tvalid(q_tvalid), .m_tready(q_tready),
+    .m_tlast(q_tlast), .m_tuser(q_tuser)
+);
+
+always @(posedge clk) begin
+    if (q_tvalid && q_tready && q_ends) begin
+        vq_mem[vq_wp_reg[VQ_AW-1:0]] <= t_tready;    // (t_tready: the beat is tuf_rx's)
+        vq_wp_reg <= vq_wp_reg + 1'b1;
+    end
+    if (qv_tvalid && qv_tready) begin
+        vq_rp_reg <= vq_rp_reg + 1'b1;
+    end
+    if (rst) begin
+        vq_wp_reg <= 0;
+        vq_rp_reg <= 0;
+    end
+end
+
+assign qv_tvalid = !vq_empty && (vq_head ? tv_tvalid : pv_tvalid);
+assign qv_tdata = vq_head ? tv_tdata : pv_tdata;
+assign qv_tuser = vq_head ? tv_tuser : pv_tuser;
+assign pv_tready = !vq_empty && !vq_head && qv_tready;
+assign tv_tready = !vq_empty && vq_head && qv_tready;
+
+// m_skip: both blocks' pulses (no ready), each through a one-entry hold
+// (o_sk_*, t_sk_*) that the output takes from in turn when both hold one,
+// so that two pulses in one clock are both reported (one a clock later).
+// A block pulses at most once per segment it classifies, that is at most
+// every other clock, so a hold is always free again by its next pulse.
+reg               o_sk_reg = 1'b0, t_sk_reg = 1'b0, sk_turn_reg = 1'b0;
+reg [CONN_W+33:0] o_sk_data_reg, t_sk_data_reg;
+wire              sk_pick = t_sk_reg && (!o_sk_reg || sk_turn_reg);   // 1: tuf_rx's hold
+assign m_skip_valid = o_sk_reg || t_sk_reg;
+assign {m_skip_conn, m_skip_seq, m_skip_reason} = sk_pick ? t_sk_data_reg : o_sk_data_reg;
+
+always @(posedge clk) begin
+    if (m_skip_valid) begin
+        sk_turn_reg <= !sk_pick;
+        if (sk_pick) begin
+            t_sk_reg <= 1'b0;
+        end else begin
+            o_sk_reg <= 1'b0;
+        end
+    end
+    if (o_skip_valid) begin
+        o_sk_reg <= 1'b1;
+        o_sk_data_reg <= {o_skip_conn, o_skip_seq, o_skip_reason};
+    end
+    if (t_skip_valid) begin
+        t_sk_reg <= 1'b1;
+        t_sk_data_reg <= {t_skip_conn, t_skip_seq, t_skip_reason};
+    end
+    if (rst) begin
+        o_sk_reg <= 1'b0;
+        t_sk_reg <= 1'b0;
+        sk_turn_reg <= 1'b0;
+    end
+end
 
 rx_join #(.DATA_W(DATA_W), .CONN_W(CONN_W)) joiner (
     .clk(clk), .rst(rst),
-    .s_axis_tdata(p_tdata), .s_axis_tkeep(p_tkeep), .s_axis_tvalid(p_tvalid),
-    .s_axis_tready(p_tready), .s_axis_tlast(p_tlast), .s_axis_tuser(p_tuser),
+    .s_axis_tdata(q_tdata), .s_axis_tkeep(q_tkeep), .s_axis_tvalid(q_tvalid),
+    .s_axis_tready(q_join_ready), .s_axis_tlast(q_tlast), .s_axis_tuser(q_tuser),
     .m_axis_tdata(j_tdata), .m_axis_tkeep(j_tkeep), .m_axis_tvalid(j_tvalid),
     .m_axis_tready(j_tready), .m_axis_tlast(j_tlast), .m_axis_tuser(j_tuser),
-    .s_verdict_tdata(pv_tdata), .s_verdict_tvalid(pv_tvalid), .s_verdict_tready(pv_tready),
-    .s_verdict_tuser(pv_tuser),
+    .s_verdict_tdata(qv_tdata), .s_verdict_tvalid(qv_tvalid), .s_verdict_tready(qv_tready),
+    .s_verdict_tuser(qv_tuser),
     .m_verdict_tdata(jv_tdata), .m_verdict_tvalid(jv_tvalid), .m_verdict_tready(jv_tready),
     .m_verdict_tuser(jv_tuser),
-    .clr_valid(cfg_valid && mpa_cfg_ready), .clr_ready(clr_ready), .clr_conn(cfg_conn)
+    .clr_valid(cfg_valid && mpa_cfg_ready && tuf_cfg_ready), .clr_ready(clr_ready), .clr_conn(cfg_conn)
 );
 
-// ---- merge: rx_join's pieces and mpa_rx_ooo's early ULPDUs, frame by frame ------------
+// ---- merge: rx_join's pieces and the early ULPDUs, frame by frame -------------
 //
-// A frame starts from whichever input waits, from the one not taken last
-// when both do, and holds the choice to its tlast. An early ULPDU goes to
-// ddp_rx as one piece: tuser {early, ulpdu_len, conn, first, last}.
+// rx_merge: a frame starts from whichever input waits, from the one not
+// taken last when both do, and holds the choice to its tlast. An early
+// ULPDU goes to ddp_rx as one piece: tuser {early, ulpdu_len, conn, first,
+// last}.
 
-reg                m_inf_reg = 1'b0;        // inside a frame
-reg                m_sel_reg = 1'b0;        // its input (1: early)
-reg                m_last_reg = 1'b0;       // the input of the last frame started
-wire               m_pick = m_inf_reg ? m_sel_reg : (e_tvalid && (!j_tvalid || !m_last_reg));
+rx_merge #(.DATA_W(DATA_W), .USER_W(CONN_W + 19)) ddp_merge (
+    .clk(clk), .rst(rst),
+    .s0_tdata(j_tdata), .s0_tkeep(j_tkeep), .s0_tvalid(j_tvalid), .s0_tready(j_tready),
+    .s0_tlast(j_tlast), .s0_tuser({1'b0, j_tuser}),
+    .s1_tdata(e_tdata), .s1_tkeep(e_tkeep), .s1_tvalid(e_tvalid), .s1_tready(e_tready),
+    .s1_tlast(e_tlast), .s1_tuser({1'b1, e_tuser[CONN_W +: 16], e_tuser[CONN_W-1:0], 2'b11}),
+    .m_tdata(k_tdata), .m_tkeep(k_tkeep), .m_tvalid(k_tvalid), .m_tready(k_tready),
+    .m_tlast(k_tlast), .m_tuser(k_tuser)
+);
 
-assign k_tdata = m_pick ? e_tdata : j_tdata;
-assign k_tkeep = m_pick ? e_tkeep : j_tkeep;
-assign k_tvalid = m_pick ? e_tvalid : j_tvalid;
-assign k_tlast = m_pick ? e_tlast : j_tlast;
-assign k_tuser = m_pick ? {1'b1, e_tuser[CONN_W +: 16], e_tuser[CONN_W-1:0], 2'b11} : {1'b0, j_tuser};
-assign j_tready = !m_pick && k_tready;
-assign e_tready = m_pick && k_tready;
-
+reg                m_inf_reg = 1'b0;        // inside a frame into ddp_rx
 reg                early_valid_reg = 1'b0;
 reg [CONN_W-1:0]   early_conn_reg = 0;
 
@@ -342,16 +555,13 @@ always @(posedge clk) begin
     early_valid_reg <= 1'b0;
     if (k_tvalid && k_tready) begin
         m_inf_reg <= !k_tlast;
-        m_sel_reg <= m_pick;
         if (!m_inf_reg) begin
-            m_last_reg <= m_pick;
-            early_valid_reg <= m_pick;
-            early_conn_reg <= e_tuser[CONN_W-1:0];
+            early_valid_reg <= k_tuser[CONN_W+18];
+            early_conn_reg <= k_tuser[CONN_W+1:2];
         end
     end
     if (rst) begin
         m_inf_reg <= 1'b0;
-        m_last_reg <= 1'b0;
         early_valid_reg <= 1'b0;
     end
 end

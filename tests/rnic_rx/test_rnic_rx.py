@@ -95,9 +95,11 @@ READ_REQS = os.environ.get("RNIC_RX_READ_REQ", "1") == "1"
 
 
 class Conn:
-    def __init__(self, num: int, pd: int, mem: int, markers: bool, crc: bool, base: int):
+    def __init__(self, num: int, pd: int, mem: int, markers: bool, crc: bool, base: int,
+                 tuf: bool = False, key: int = 0):
         self.num, self.pd, self.mem = num, pd, mem
         self.markers, self.crc, self.base = markers, crc, base
+        self.tuf, self.key = tuf, key                 # TUF mode and the peer's 48-bit key
         self.stags: list[tuple[int, int, int]] = []   # (stag, base TO, len) it may write
         self.foreign: list[int] = []                  # STags it may not use
         self.ulpdus: list[bytes] = []
@@ -127,7 +129,13 @@ class TB:
         self.events: dict[int, list] = defaultdict(list)
         self.status: dict[str, int] = defaultdict(int)
         self.exceptions = 0
+        self.exc_segs: list[tuple] = []               # (conn, seq, len, reason, octets)
+        self._x = None
         self.early_count = 0
+        self.early_by_conn: dict[int, int] = defaultdict(int)
+        self.skips: list[tuple] = []                  # m_skip: (conn, seq, reason)
+        self.stat_verdicts: dict[int, list[int]] = defaultdict(list)   # m_stat_verdict codes per conn
+        self.stat_places = 0                          # m_stat_place pulses
         self.p_event_stall = 0.0
         self.cycle = 0
         self.in_beats: list[int] = []
@@ -185,14 +193,22 @@ class TB:
             if dut.m_err_valid.value and dut.m_err_ready.value:
                 self.events[int(dut.m_err_conn.value)].append(ddp_reports.error(dut))
                 self.activity += 1
-            if dut.m_exc_tvalid.value and dut.m_exc_tready.value and dut.m_exc_tlast.value:
-                self.exceptions += 1
+            if dut.m_exc_tvalid.value and dut.m_exc_tready.value:
+                self._exc_beat()
             if dut.m_early_valid.value:
                 self.early_count += 1
+                self.early_by_conn[int(dut.m_early_conn.value)] += 1
                 self.activity += 1
             if dut.ooo_busy.value:
                 self.activity += 1
-            for name in ("m_drop_valid", "m_post_err_valid", "m_berr_valid", "m_skip_valid"):
+            if dut.m_stat_verdict_valid.value:
+                self.stat_verdicts[int(dut.m_stat_verdict_conn.value)].append(int(dut.m_stat_verdict_code.value))
+            if dut.m_stat_place.value:
+                self.stat_places += 1
+            if dut.m_skip_valid.value:
+                self.skips.append((int(dut.m_skip_conn.value), int(dut.m_skip_seq.value),
+                                   int(dut.m_skip_reason.value)))
+            for name in ("m_drop_valid", "m_post_err_valid", "m_berr_valid"):
                 if getattr(dut, name).value:
                     self.status[name] += 1
             if self.p_event_stall:
@@ -201,6 +217,23 @@ class TB:
                 dut.m_err_ready.value = ready
                 # (and the exception stream, every output under back-pressure)
                 dut.m_exc_tready.value = 0 if rng.random() < self.p_event_stall else 1
+
+    def _exc_beat(self):
+        """An m_exc beat: the segment's octets, and with its tlast the
+        segment, tuser {conn, seq, len, reason} (mpa_rx's format)."""
+        dut = self.dut
+        user = int(dut.m_exc_tuser.value)
+        keep = int(dut.m_exc_tkeep.value)
+        raw = int(dut.m_exc_tdata.value).to_bytes(self.lanes, "little")
+        if self._x is None:
+            self._x = (user, bytearray())
+        assert self._x[0] == user, "m_exc tuser changed within a segment"
+        self._x[1].extend(b for i, b in enumerate(raw) if keep >> i & 1)
+        if dut.m_exc_tlast.value:
+            self.exceptions += 1
+            self.exc_segs.append((user >> 51, (user >> 19) & 0xFFFFFFFF, (user >> 3) & 0xFFFF, user & 7,
+                                  bytes(self._x[1])))
+            self._x = None
 
     # --- configuration -----------------------------------------------------------
 
@@ -218,7 +251,8 @@ class TB:
         getattr(dut, f"{prefix}_valid").value = 0
 
     async def conn(self, c: Conn):
-        await self._cfg("cfg", conn=c.num, en=1, mrk_en=int(c.markers), crc_en=int(c.crc), base=c.base)
+        await self._cfg("cfg", conn=c.num, en=1, mrk_en=int(c.markers), crc_en=int(c.crc), base=c.base,
+                        tuf=int(c.tuf), key=c.key)
         await self._cfg("s_conn", conn=c.num, enable=1, pd=c.pd)
         self.ops.append({"conn": {"conn": c.num, "pd": c.pd}})
 
@@ -372,10 +406,11 @@ class TB:
         except AttributeError as e:
             return f" (no internals: {e})"
 
-    async def check(self, exceptions: int = 0):
+    async def check(self, exceptions: int = 0, skips: bool = False):
         await self.drain()
         assert self.exceptions == exceptions, f"{self.exceptions} segments on the exception stream, want {exceptions}"
         assert not self.status, f"status pulses: {dict(self.status)}"
+        assert skips or not self.skips, f"m_skip pulses: {self.skips}"
         resp = self.oracle.request("ddp_place", mem_size=MEM_SIZE, ring_depth=RQ_DEPTH, ops=self.ops)
         want = defaultdict(list)
         for e in resp["events"]:
@@ -852,7 +887,7 @@ async def config_fence(dut):
 PARAMS = hdlsim.width_cases((64, 512), langs=("verilog", "vhdl"), sim_widths={"icarus": (64,), "ghdl": (64,)})
 
 
-RTL = [hdlsim.RTL_DIR / f for f in ("rnic_rx.v", "rx_join.v", "mpa_rx.v", "mpa_rx_align.v", "mpa_rx_walk.v",
+RTL = [hdlsim.RTL_DIR / f for f in ("rnic_rx.v", "rx_merge.v", "tuf_rx.v", "rx_join.v", "mpa_rx.v", "mpa_rx_align.v", "mpa_rx_walk.v",
                                      "mpa_rx_lane.v", "mpa_rx_ooo.v", "crc32c.v", "ddp_rx.v", "ddp_rx_intake.v",
                                      "ddp_rx_check.v", "ddp_rx_decide.v", "ddp_rx_wport.v", "ddp_rx_setup.v",
                                      "ddp_rx_retire.v", "ddp_rx_place.v", "ddp_rx_tables.v", "ddp_rx_deliver.v",
@@ -863,7 +898,7 @@ VHDL = [hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "crc32c.vhd", "ddp_rx_fifo.
                                       "rx_join.vhd", "ddp_rx_fifo2.vhd", "ddp_rx_intake.vhd", "ddp_rx_check.vhd",
                                       "ddp_rx_decide.vhd", "ddp_rx_wport.vhd", "ddp_rx_setup.vhd", "ddp_rx_retire.vhd",
                                       "ddp_rx_place.vhd", "ddp_rx_tables.vhd", "ddp_rx_deliver.vhd", "ddp_rx.vhd",
-                                      "rnic_rx.vhd")]
+                                      "tuf_rx.vhd", "rx_merge.vhd", "rnic_rx.vhd")]
 
 
 @pytest.mark.parametrize("sim,width", PARAMS)
