@@ -1,14 +1,18 @@
 // rnic_rx: the iWARP receive datapath, TCP segment payloads in, RDMAP
 // placement into host memory out, DATA_W bits per clock, for 2^CONN_W
-// connections.
+// connections, each framed by MPA (RFC 5044) or by TUF
+// (draft-ietf-tsvwg-tcp-ulp-frame-01 with this stack's CRC32c trailer,
+// docs/tuf.md).
 //
-//   s_axis (segments) -> mpa_rx -> rx_join -> merge -> ddp_rx -> m_axi (host memory writes)
-//                          |  pieces, verdicts    ^        |     -> m_cpl, m_err, status
-//                          |                      | early  |
-//                          +-> mpa_rx_ooo --------+        |
-//                                 +-> m_exc, m_skip        |
-//   cfg_* ----------------(+ clear)------------------------+
-//   s_conn, s_stag, s_post ------------------------------------> ddp_rx
+//                   +-> mpa_rx --- pieces, verdicts ---+
+//   s_axis -> steer |     +-> mpa_rx_ooo -- early --+  |
+//   (mode_mem)      +-> tuf_rx --- pieces, verdicts -+-> piece merge -> rx_join -+
+//                         |  +--- early ------------+                           |
+//                         |             early merge -+-> merge -> ddp_rx <-------+
+//                         +-- exceptions --+ (and mpa_rx_ooo's) -> exc merge -> m_exc
+//   cfg_* -> mpa_rx, tuf_rx (the mode's block enabled), mpa_rx_ooo, rx_join clear, mode_mem
+//   fail_* -> mpa_rx and tuf_rx
+//   s_conn, s_stag, s_post -> ddp_rx          ddp_rx -> m_axi or m_wr, m_cpl, m_err, status
 //
 // mpa_rx (RFC 5044 in-order Full Operation) finds the ULPDUs in the
 // segments and cuts them into pieces at segment boundaries, with a verdict
@@ -20,9 +24,53 @@
 // headers and places cut through (hw/README.md, "MPA receive path and the
 // interface to placement").
 //
-// Out of order: a segment that mpa_rx does not take because it lies past
-// a hole in the connection's stream (exception reason 3) goes on to the
-// host on m_exc, and mpa_rx_ooo searches it on the way for whole FPDUs
+// TUF connections. cfg_tuf puts a connection in TUF mode with the peer's
+// key (cfg_key, the 48-bit key signalled when TUF was enabled, draft 4.3);
+// cfg_* then enables it in tuf_rx, and in mpa_rx with cfg_en = 0 (and the
+// other way round in MPA mode), so a connection is enabled in at most one
+// block and a stale mode never takes its segments. mode_mem (one bit a
+// connection, LUT RAM read with a segment's first beat, held to its
+// tlast) steers each segment to the block of its connection's mode; both
+// take the same s_axis format. tuf_rx applies the containment test (draft
+// 4.4): a segment that starts at the connection's rcv_nxt and is exactly
+// one FPDU with the key goes on as one ULPDU piece (header and trailer
+// removed, always the whole ULPDU, so rx_join passes it as it is) with a
+// verdict (0, or 2 for a bad trailer: the same as mpa_rx's CRC error);
+// every other segment goes to m_exc whole, reason 6 (not contained) for
+// one that covers rcv_nxt without being such an FPDU. The host delineates
+// those in software (iwarp/tuf Receiver) and gives the FPDUs back on
+// s_axis one a segment with their own sequence numbers; they then pass.
+// An out-of-order TUF segment that is one whole FPDU with the key and a
+// good trailer is also placed early through tuf_rx's m_early.
+//
+// The merges (rx_merge: whole frames, the two inputs in turn when both
+// wait, a multiplexer without storage):
+//   pieces       mpa_rx's and tuf_rx's into rx_join. The verdicts must
+//                reach rx_join in the order of their last pieces there
+//                (hw/README.md, "verdict stream"): vq_* records the block
+//                of each last piece as it goes in (2^VQ_AW = 32 deep, the
+//                count rx_join itself keeps), and the verdict merge takes
+//                the next verdict from the block at its head. Each block
+//                makes a verdict after its piece's tlast has gone, and the
+//                merge passes a beat in the clock it is taken, so the
+//                entry is always there first and a verdict still follows
+//                its piece's tlast. A last piece waits while vq is full.
+//   exceptions   mpa_rx_ooo's (mpa_rx's, searched) and tuf_rx's into
+//                m_exc, whole segments.
+//   early        mpa_rx_ooo's and tuf_rx's early ULPDUs, whole, then
+//                into ddp_rx beside rx_join's pieces (the frame merge
+//                below).
+//   m_skip       no ready: each block's pulse goes into a hold of its
+//                own, and m_skip shows the holds in turn, one a clock, so
+//                two pulses in one clock are both reported (one a clock
+//                later). A hold is free again within two clocks: tuf_rx
+//                pulses at most every other clock (a segment takes it two
+//                at least); of two mpa_rx_ooo pulses in consecutive
+//                clocks the second is lost if tuf_rx's hold is full too.
+//
+// Out of order (MPA): a segment that mpa_rx does not take because it lies
+// past a hole in the connection's stream (exception reason 3) goes on to
+// the host on m_exc, and mpa_rx_ooo searches it on the way for whole FPDUs
 // through their markers (RFC 5044 6; connections with markers only). The
 // ULPDUs it finds are merged into ddp_rx's input between pieces as early
 // ULPDUs (ddp_rx: checked against the connection's state when they come,
@@ -33,23 +81,32 @@
 // when both wait.
 //
 // Ports:
-//   cfg_*        mpa_rx's per-connection configuration (cfg_conn, cfg_en,
-//                cfg_mrk_en, cfg_crc_en, cfg_base; see mpa_rx.v). A write
-//                also clears the connection's held octets in rx_join;
-//                cfg_ready = both ready. Configure a connection while none
+//   cfg_*        the per-connection configuration: cfg_conn, cfg_en,
+//                cfg_mrk_en, cfg_crc_en, cfg_base (the first FPDU's
+//                sequence number, or the marker's in front of it: see
+//                mpa_rx.v), cfg_tuf (1: TUF mode, tuf_rx) and cfg_key (the
+//                peer's TUF key; ignored in MPA mode). A write also clears
+//                the connection's held octets in rx_join; cfg_ready = all
+//                ready (mpa_rx, tuf_rx, rx_join; each takes the write when
+//                the others are ready). Configure a connection while none
 //                of its segments or pieces is inside.
-//   fail_*       mpa_rx's: marks a connection in error (the QP failed);
-//                its later segments go to m_exc with reason 2 (in error)
-//                until cfg_* configures it again.
-//   s_axis       TCP segment payloads, as mpa_rx's: lane-0 aligned,
-//                tuser = {conn, seq[31:0], len[15:0]}.
-//   m_exc_*      mpa_rx's exception stream (segments not taken in order),
-//                through mpa_rx_ooo.
-//   m_skip_*     mpa_rx_ooo's pulses: an out-of-order segment passed on
-//                without a search (reason 1 busy, 2 too long).
+//   fail_*       marks a connection in error (the QP failed), in both
+//                blocks (fail_ready: both ready); its later segments go
+//                to m_exc with reason 2 (in error) until cfg_* configures
+//                it again.
+//   s_axis       TCP segment payloads, as mpa_rx's and tuf_rx's: lane-0
+//                aligned, tuser = {conn, seq[31:0], len[15:0]}.
+//   m_exc_*      the segments not taken in order, mpa_rx's exception
+//                stream (through mpa_rx_ooo) and tuf_rx's, whole segments,
+//                tuser {conn, seq, len, reason}: 1 not enabled, 2 in
+//                error, 3 out of order, 4 duplicate, 5 empty, 6 not
+//                contained (TUF).
+//   m_skip_*     an out-of-order segment passed on without a search or an
+//                early copy (reason 1 busy, 2 too long), either block's.
 //   m_early_*    a pulse for each early ULPDU taken into ddp_rx: conn.
 //   ooo_busy     mpa_rx_ooo is searching a segment or has early ULPDUs
-//                still to hand on.
+//                still to hand on, or tuf_rx's early buffer holds a
+//                candidate (copied, checked or read out).
 //   s_conn_*, s_stag_*, s_post_*   ddp_rx's configuration streams.
 //   m_axi_*      ddp_rx's AXI4 write master (host memory), AXI_W bits
 //                (DATA_W, or 2 DATA_W for a port that keeps up with short
@@ -62,21 +119,27 @@
 //                                  seglen, hdr: what the Terminate copies).
 //   m_drop_*, m_post_err_*, m_berr_*, m_done_*   ddp_rx's status pulses.
 //   m_stat_*     pulses for the device's counters (rnic_dev), no ready:
-//                m_stat_verdict_* one per verdict ddp_rx takes (code, conn:
-//                mpa_rx's m_verdict, in-order FPDUs only); m_stat_place
-//                one per in-order (not early) ULPDU whose first piece
-//                enters ddp_rx with a payload (ULPDU_Length past the DDP
-//                header: 14 octets tagged, 18 untagged), the Go model's
-//                placement DMA write.
+//                m_stat_verdict_* one per verdict ddp_rx takes (code,
+//                conn: mpa_rx's and tuf_rx's verdicts, in-order FPDUs
+//                only); m_stat_place one per in-order (not early) ULPDU
+//                whose first piece enters ddp_rx with a payload
+//                (ULPDU_Length past the DDP header: 14 octets tagged, 18
+//                untagged), the Go model's placement DMA write. Both
+//                count TUF connections' ULPDUs as MPA ones'.
 //
 // Latency and throughput: those of the three blocks in a row (mpa_rx's
-// cut-through pieces, 2 clocks of rx_join for a piece that needs no join,
-// ddp_rx's header checks); measured by tests/rnic_rx/test_rnic_rx.py.
+// or tuf_rx's cut-through pieces, 2 clocks of rx_join for a piece that
+// needs no join, ddp_rx's header checks); the merges and the steering add
+// no clock. Measured by tests/rnic_rx/test_rnic_rx.py (MPA) and
+// tests/tuf_rx (tuf_rx alone).
 //
 // Verification: tests/rnic_rx/test_rnic_rx.py, end to end: RDMAP messages
 // through the Go stack (cmd/rnic-oracle: rdmap_segments, mpa_fpdus,
 // mpa_receive, ddp_place) against the whole host memory, completions and
-// errors.
+// errors; tests/rnic_rx/test_rnic_rx_tuf.py, TUF and MPA connections in
+// one run (tuf_frames, tuf_receive, tuf_seam): the paths aligned, cut by a
+// middlebox, cut and joined, reordered and duplicated, the host's
+// give-back, early placement, a bad trailer, no false positive.
 
 `resetall
 `timescale 1ns / 1ps
@@ -485,8 +548,11 @@ assign tv_tready = !vq_empty && vq_head && qv_tready;
 // m_skip: both blocks' pulses (no ready), each through a one-entry hold
 // (o_sk_*, t_sk_*) that the output takes from in turn when both hold one,
 // so that two pulses in one clock are both reported (one a clock later).
-// A block pulses at most once per segment it classifies, that is at most
-// every other clock, so a hold is always free again by its next pulse.
+// A hold is emptied within two clocks, so a pulse is never lost when its
+// block's next pulse comes two clocks or more later. tuf_rx's always do
+// (a segment takes it two clocks at least); mpa_rx_ooo's may come in two
+// clocks in a row (two one-beat out-of-order segments back to back), and
+// the second of those is lost only if tuf_rx's hold is full then too.
 reg               o_sk_reg = 1'b0, t_sk_reg = 1'b0, sk_turn_reg = 1'b0;
 reg [CONN_W+33:0] o_sk_data_reg, t_sk_data_reg;
 wire              sk_pick = t_sk_reg && (!o_sk_reg || sk_turn_reg);   // 1: tuf_rx's hold

@@ -159,6 +159,16 @@ class TB:
     def pause(self, p: float):
         return tbutil.pauses(self.rng, p)
 
+    def stall_everywhere(self):
+        """Random gaps on the input, back-pressure on the write port and
+        on every output (completions, errors, exceptions)."""
+        self.source.set_pause_generator(self.pause(0.1))
+        for ch in (self.ram.aw_channel, self.ram.w_channel):
+            ch.set_pause_generator(self.pause(0.15))
+        if self.req is not None:
+            self.req.set_pause_generator(self.pause(0.15))
+        self.p_event_stall = 0.2
+
     async def _clock_loop(self):
         dut = self.dut
         rng = random.Random(self.rng.getrandbits(64))
@@ -507,12 +517,7 @@ async def random_messages(dut):
     rng = tb.rng
     nconn = 3 if tb.icarus else 4
     msgs = int(os.environ.get("RNIC_RX_MSGS", "0")) or (10 if tb.icarus else 24)
-    tb.source.set_pause_generator(tb.pause(0.1))
-    for ch in (tb.ram.aw_channel, tb.ram.w_channel):
-        ch.set_pause_generator(tb.pause(0.15))
-    if tb.req is not None:
-        tb.req.set_pause_generator(tb.pause(0.15))
-    tb.p_event_stall = 0.2
+    tb.stall_everywhere()
     conns = [Conn(num, rng.getrandbits(32), i * SLICE, markers=i % 2 == 0, crc=i != 1, base=rng.getrandbits(32))
              for i, num in enumerate(rng.sample(range(1 << CONN_W), nconn))]
     await setup_conns(tb, conns)
@@ -571,12 +576,7 @@ async def out_of_order(dut):
     rng = tb.rng
     nconn = 3
     msgs = int(os.environ.get("RNIC_RX_MSGS", "0")) or (12 if tb.icarus else 30)
-    tb.source.set_pause_generator(tb.pause(0.1))
-    for ch in (tb.ram.aw_channel, tb.ram.w_channel):
-        ch.set_pause_generator(tb.pause(0.15))
-    if tb.req is not None:
-        tb.req.set_pause_generator(tb.pause(0.15))
-    tb.p_event_stall = 0.2
+    tb.stall_everywhere()
     # Markers on all but the last connection (mpa_rx_ooo needs them).
     conns = [Conn(num, rng.getrandbits(32), i * SLICE, markers=i < nconn - 1, crc=True, base=rng.getrandbits(32))
              for i, num in enumerate(rng.sample(range(1 << CONN_W), nconn))]
@@ -801,12 +801,7 @@ async def config_fence(dut):
     tb = TB(dut)
     await tb.start()
     rng = tb.rng
-    tb.source.set_pause_generator(tb.pause(0.1))
-    for ch in (tb.ram.aw_channel, tb.ram.w_channel):
-        ch.set_pause_generator(tb.pause(0.15))
-    if tb.req is not None:
-        tb.req.set_pause_generator(tb.pause(0.15))
-    tb.p_event_stall = 0.2
+    tb.stall_everywhere()
     nums = rng.sample(range(1 << CONN_W), 3)
     conns = [Conn(num, rng.getrandbits(32), i * SLICE, markers=i == 0, crc=True, base=rng.getrandbits(32))
              for i, num in enumerate(nums[:2])]
@@ -901,22 +896,27 @@ VHDL = [hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "crc32c.vhd", "ddp_rx_fifo.
                                       "tuf_rx.vhd", "rx_merge.vhd", "rnic_rx.vhd")]
 
 
+def run(sim: str, width: int, oracle_path, *, test: str = "rnic_rx", test_module: str = __name__,
+        axi: int | None = None, req: bool = False):
+    """rnic_rx at DATA_W = width on sim with the cocotb tests of
+    test_module: the host write port AXI_W = axi (default DATA_W), on the
+    write-request stream with req."""
+    axi = axi or width
+    params = {"DATA_W": width, "CONN_W": CONN_W, "AXI_W": axi}
+    env = {oracle.ENV_VAR: str(oracle_path), "RNIC_RX_WIDTH": str(width)}
+    if req:
+        params["WR_REQ"] = 1
+        env["RNIC_RX_WR_REQ"] = "1"
+    hdlsim.run(test=test, sim=sim, tag=f"W{width}-A{axi}" + ("-req" if req else ""), toplevel="rnic_rx",
+               test_module=test_module, verilog_sources=RTL, vhdl_sources=VHDL, parameters=params,
+               extra_env=env)
+
+
 @pytest.mark.parametrize("sim,width", PARAMS)
 def test_rnic_rx(sim, width, oracle_path):
     # The 512-bit build with the 1024-bit host write port a 100 Gb/s design
     # uses (ddp_rx.v: short payloads at any host offset keep up); 64 narrow.
-    axi = 2 * width if width == 512 else width
-    hdlsim.run(
-        test="rnic_rx",
-        sim=sim,
-        tag=f"W{width}-A{axi}",
-        toplevel="rnic_rx",
-        test_module=__name__,
-        verilog_sources=RTL,
-        vhdl_sources=VHDL,
-        parameters={"DATA_W": width, "CONN_W": CONN_W, "AXI_W": axi},
-        extra_env={oracle.ENV_VAR: str(oracle_path), "RNIC_RX_WIDTH": str(width)},
-    )
+    run(sim, width, oracle_path, axi=2 * width if width == 512 else width)
 
 
 # With the write-request stream (WR_REQ = 1, two DATA_W lines a request):
@@ -928,14 +928,4 @@ REQ_PARAMS = hdlsim.width_cases((64, 512), langs=("verilog", "vhdl"),
 
 @pytest.mark.parametrize("sim,width", REQ_PARAMS)
 def test_rnic_rx_wr_req(sim, width, oracle_path):
-    hdlsim.run(
-        test="rnic_rx",
-        sim=sim,
-        tag=f"W{width}-A{2 * width}-req",
-        toplevel="rnic_rx",
-        test_module=__name__,
-        verilog_sources=RTL,
-        vhdl_sources=VHDL,
-        parameters={"DATA_W": width, "CONN_W": CONN_W, "AXI_W": 2 * width, "WR_REQ": 1},
-        extra_env={oracle.ENV_VAR: str(oracle_path), "RNIC_RX_WIDTH": str(width), "RNIC_RX_WR_REQ": "1"},
-    )
+    run(sim, width, oracle_path, axi=2 * width, req=True)

@@ -55,9 +55,9 @@ import pytest
 from cocotbext.axi import AxiStreamFrame
 
 import hdlsim
-import oracle
+import tbutil
 from rdmap_tx import WRITE
-from test_rnic_rx import CONN_W, RTL, SLICE, TB, VHDL, Conn, messages, setup_conns
+from test_rnic_rx import CONN_W, SLICE, TB, Conn, messages, run, setup_conns
 
 EMSS = 1460
 TUF_MULPDU = EMSS - 12          # tuf.MaxULPDU: DDP's MULPDU over TUF (docs/tuf.md)
@@ -214,12 +214,7 @@ async def tuf_mixed(dut):
     rng = tb.rng
     # (GHDL draws the same stimulus as Verilator: the twins are compared.)
     msgs = int(os.environ.get("RNIC_RX_TUF_MSGS", "0")) or (8 if tb.icarus else 12)
-    tb.source.set_pause_generator(tb.pause(0.1))
-    for ch in (tb.ram.aw_channel, tb.ram.w_channel):
-        ch.set_pause_generator(tb.pause(0.15))
-    if tb.req is not None:
-        tb.req.set_pause_generator(tb.pause(0.15))
-    tb.p_event_stall = 0.2
+    tb.stall_everywhere()
     conns = []
     for i, (num, path) in enumerate(zip(rng.sample(range(1 << CONN_W), len(PATHS)), PATHS)):
         tuf = path.startswith("tuf")
@@ -317,6 +312,59 @@ async def tuf_mixed(dut):
     assert tb.early_count > 0, "no TUF segment placed early"
 
 
+@cocotb.test()
+async def tuf_bench(dut):
+    """Latency and input beats a clock for back-to-back TUF FPDUs on one
+    connection, one FPDU a segment, always-ready memory (the data checked
+    as everywhere): 1460-octet FPDUs (RDMA Writes of 1434 octets), then
+    64-octet ones (38-octet Writes); written as the bench record
+    rnic_rx/tuf (build/bench/rnic_rx-tuf-W<w>.json)."""
+    tb = TB(dut)
+    tb.rng = tbutil.bench_rng()
+    await tb.start()
+    rng = tb.rng
+    c = Conn(rng.randrange(1 << CONN_W), 5, 0, markers=False, crc=True, base=rng.getrandbits(32), tuf=True,
+             key=rng.getrandbits(48))
+    await tb.conn(c)
+    await tb.stag(9, 0x42, c.pd, 1, 0, 1 << 17, 0)
+    stag = 9 << 8 | 0x42
+    count = 40 if tb.icarus else 120
+    for i in range(count + 1):
+        c.ulpdus += tb.segments(WRITE, TUF_MULPDU, stag=stag, to=2048 + (i % 60) * 1434, payload=rng.randbytes(1434))
+    for i in range(4 * count):
+        c.ulpdus += tb.segments(WRITE, TUF_MULPDU, stag=stag, to=2048 + (i % 16) * 128 + 8 * (i % 16),
+                                payload=rng.randbytes(38))
+    fpdus = tuf_frame(tb, c, corrupt_last=False)
+    assert len(fpdus[0]) == 1460 and len(fpdus[-1]) == 64
+    for u in c.ulpdus:
+        tb.ops.append({"ulpdu": {"conn": c.num, "data": u.hex(), "verdict": 0}})
+
+    async def run(first: int, last: int) -> tuple[float, float]:
+        """FPDUs first..last-1 back to back: input beats and FPDUs a clock."""
+        tb.in_beats.clear()
+        for k in range(first, last):
+            tb.send_segment(c, c.fpdu_starts[k], len(fpdus[k]))
+        await tb.drain(100)
+        clocks = tb.in_beats[-1] - tb.in_beats[0] + 1
+        return round(len(tb.in_beats) / clocks, 3), round((last - first) / clocks, 3)
+
+    # Latency: an idle block, one FPDU.
+    await run(0, 1)
+    latency = tb.aw_cycles[0] - tb.seg_starts[0]
+    aligned, _ = await run(1, count + 1)
+    small_beats, small_fpdus = await run(count + 1, len(fpdus))
+    await tb.check()
+    assert not tb.exc_segs and tb.stat_verdicts[c.num] == [0] * len(fpdus)
+    hdlsim.write_bench(
+        "rnic_rx/tuf", tb.width, beats_per_clock=aligned, latency_clocks=latency,
+        higher={"64.beats_per_clock": small_beats, "64.fpdus_per_clock": small_fpdus},
+        details={"latency_what": "first s_axis beat of a segment to AW valid", "fpdus_1460": count,
+                 "fpdus_64": 4 * count, "axi_width": len(dut.m_axi_wdata)},
+    )
+    dut._log.info("tuf_bench: 1460-octet FPDUs %.3f beats a clock, latency %d; 64-octet FPDUs %.3f beats, "
+                  "%.3f FPDUs a clock", aligned, latency, small_beats, small_fpdus)
+
+
 # --- pytest ------------------------------------------------------------------
 
 # Every simulator at both ends of the width range (tests/widths.py): the
@@ -326,15 +374,6 @@ PARAMS = hdlsim.width_cases((64, 512), langs=("verilog", "vhdl"))
 
 @pytest.mark.parametrize("sim,width", PARAMS)
 def test_rnic_rx_tuf(sim, width, oracle_path):
-    axi = 2 * width if width == 512 else width
-    hdlsim.run(
-        test="rnic_rx_tuf",
-        sim=sim,
-        tag=f"W{width}-A{axi}",
-        toplevel="rnic_rx",
-        test_module=__name__,
-        verilog_sources=RTL,
-        vhdl_sources=VHDL,
-        parameters={"DATA_W": width, "CONN_W": CONN_W, "AXI_W": axi},
-        extra_env={oracle.ENV_VAR: str(oracle_path), "RNIC_RX_WIDTH": str(width)},
-    )
+    # (As test_rnic_rx: the 1024-bit host write port at W=512.)
+    run(sim, width, oracle_path, test="rnic_rx_tuf", test_module=__name__,
+        axi=2 * width if width == 512 else width)

@@ -1,25 +1,32 @@
 -- rnic_rx: the iWARP receive datapath, TCP segment payloads in, RDMAP
 -- placement into host memory out, DATA_W bits per clock, for 2^CONN_W
--- connections:
+-- connections, each framed by MPA or by TUF:
 --
---   s_axis -> mpa_rx -> rx_join -> merge -> ddp_rx -> m_axi, m_cpl, m_err, status
---               +-> mpa_rx_ooo ------^ (early ULPDUs)
---                      +-> m_exc, m_skip
+--   s_axis -> steer -> mpa_rx -+-> piece merge -> rx_join -> merge -> ddp_rx -> m_axi, m_cpl, m_err, status
+--                   -> tuf_rx -+                              ^ (early ULPDUs: mpa_rx_ooo's, tuf_rx's)
+--   exceptions: mpa_rx -> mpa_rx_ooo, and tuf_rx's -> m_exc; m_skip from both
 --
 -- VHDL-2008 twin of hw/rtl/rnic_rx.v: same generics, same ports, same
 -- registers and clock counts, on the twins of its blocks; the Verilog
--- header has the interface and the out-of-order path in full. In brief:
--- mpa_rx finds the ULPDUs of each connection's in-order stream and cuts
--- them into pieces at segment boundaries, rx_join joins a first piece
--- until it holds the DDP/RDMAP header, ddp_rx checks and places. A segment
--- past a hole goes on to the host (m_exc) through mpa_rx_ooo, which finds
--- the whole FPDUs in it through their markers; the merge hands their
--- ULPDUs to ddp_rx between pieces as early ULPDUs (checked against the
--- connection's state, placed, never reported), frame by frame, the two
--- inputs in turn when both wait. cfg_* configures mpa_rx and mpa_rx_ooo
--- and clears rx_join's held octets in one handshake; fail_* marks a
--- connection in error in mpa_rx (its segments go to m_exc, reason 2);
--- s_conn, s_stag and s_post go to ddp_rx.
+-- header has the interface, the TUF mode, the merges and the out-of-order
+-- path in full. In brief: cfg_tuf and cfg_key put a connection in TUF mode
+-- (enabled in tuf_rx, disabled in mpa_rx, and the other way round in MPA
+-- mode); mode_mem steers each segment to the block of its connection's
+-- mode. mpa_rx finds the ULPDUs of each MPA connection's in-order stream
+-- and cuts them into pieces at segment boundaries; tuf_rx takes a TUF
+-- segment that is exactly one FPDU at rcv_nxt (draft 4.4) as one piece;
+-- their pieces are merged whole into rx_join, and their verdicts in the
+-- order of the last pieces (vq_*). rx_join joins a first piece until it
+-- holds the DDP/RDMAP header, ddp_rx checks and places. A segment past a
+-- hole goes on to the host (m_exc) through mpa_rx_ooo, which finds the
+-- whole FPDUs in it through their markers, or from tuf_rx, which copies a
+-- whole FPDU with the key and a good trailer; the merge hands their ULPDUs
+-- to ddp_rx between pieces as early ULPDUs (checked against the
+-- connection's state when they come, placed, never reported), frame by
+-- frame, the two inputs in turn when both wait. cfg_* configures mpa_rx,
+-- tuf_rx and mpa_rx_ooo and clears rx_join's held octets in one
+-- handshake; fail_* marks a connection in error in both blocks (its
+-- segments go to m_exc, reason 2); s_conn, s_stag and s_post go to ddp_rx.
 
 library ieee;
 use ieee.std_logic_1164.all;
