@@ -86,10 +86,12 @@
 //                sequence number, or the marker's in front of it: see
 //                mpa_rx.v), cfg_tuf (1: TUF mode, tuf_rx) and cfg_key (the
 //                peer's TUF key; ignored in MPA mode). A write also clears
-//                the connection's held octets in rx_join; cfg_ready = all
-//                ready (mpa_rx, tuf_rx, rx_join; each takes the write when
-//                the others are ready). Configure a connection while none
-//                of its segments or pieces is inside.
+//                the connection's held octets in rx_join. cfg_ready is
+//                high while no write is pending: a write is held in a
+//                register until mpa_rx, tuf_rx and rx_join have each taken
+//                it (at least one clock; segments after it wait for it).
+//                Configure a connection while none of its segments or
+//                pieces is inside.
 //   fail_*       marks a connection in error (the QP failed), in both
 //                blocks (fail_ready: both ready); its later segments go
 //                to m_exc with reason 2 (in error) until cfg_* configures
@@ -303,17 +305,36 @@ initial begin
     end
 end
 
-// ---- configuration: mpa_rx's, tuf_rx's and rx_join's clear, in one handshake ---
+// ---- configuration: one write to mpa_rx, tuf_rx, mpa_rx_ooo and rx_join's clear -----
 //
-// Each block takes the write when the other two are ready, so all three
-// take it in the same clock (none of the readies depends on its valid).
-// The connection is enabled in the block of its mode only: the other gets
-// cfg_en = 0, so a stale mode never takes its segments. The mode bit goes
-// into mode_mem, which steers the connection's segments.
+// A write is taken into cfg_*_reg (cfg_ready = no write pending) and
+// offered to mpa_rx, tuf_rx and rx_join's clear from there, each taking it
+// when it is ready (its *_done_reg set), until all three have. The clear
+// goes first (the blocks take the write with it or after it, so the
+// pieces of the segments after the write find the connection cleared in
+// rx_join); beyond that no block's ready gates another's valid, so none of
+// their ready logic reaches into another block. mpa_rx_ooo (always ready) and mode_mem take it in the
+// clock of the handshake. A segment that comes after the handshake waits in
+// the block of its connection's mode until that block has taken the write
+// (mpa_rx and tuf_rx classify no segment while cfg_valid is high). The
+// connection is enabled in the block of its mode only: the other gets
+// cfg_en = 0, so a stale mode never takes its segments.
 
 wire mpa_cfg_ready, tuf_cfg_ready, clr_ready, ooo_cfg_ready;
-assign cfg_ready = mpa_cfg_ready && tuf_cfg_ready && clr_ready;
-wire cfg_go = cfg_valid && cfg_ready;
+reg                c_pend_reg = 1'b0;     // a write is pending
+reg                c_mpa_done_reg = 1'b0, c_tuf_done_reg = 1'b0, c_clr_done_reg = 1'b0;
+reg [CONN_W-1:0]   c_conn_reg = 0;
+reg                c_en_reg = 1'b0, c_mrk_en_reg = 1'b0, c_crc_en_reg = 1'b0, c_tuf_reg = 1'b0;
+reg [31:0]         c_base_reg = 0;
+reg [47:0]         c_key_reg = 0;
+assign cfg_ready = !c_pend_reg;
+wire cfg_go = cfg_valid && !c_pend_reg;
+wire c_clr_valid = c_pend_reg && !c_clr_done_reg;
+wire c_clr_now = c_clr_done_reg || clr_ready;          // (clr_ready: a register of rx_join's)
+wire c_mpa_valid = c_pend_reg && !c_mpa_done_reg && c_clr_now;
+wire c_tuf_valid = c_pend_reg && !c_tuf_done_reg && c_clr_now;
+wire c_mpa_now = c_mpa_done_reg || (c_clr_now && mpa_cfg_ready);
+wire c_tuf_now = c_tuf_done_reg || (c_clr_now && tuf_cfg_ready);
 
 reg mode_mem [0:(1<<CONN_W)-1];          // per connection: 1 TUF (tuf_rx), 0 MPA (mpa_rx)
 integer mode_i;
@@ -322,9 +343,36 @@ initial begin
         mode_mem[mode_i] = 1'b0;
     end
 end
+
 always @(posedge clk) begin
     if (cfg_go) begin
         mode_mem[cfg_conn] <= cfg_tuf;
+    end
+end
+
+always @(posedge clk) begin
+    if (cfg_go) begin
+        c_pend_reg <= 1'b1;
+        c_mpa_done_reg <= 1'b0;
+        c_tuf_done_reg <= 1'b0;
+        c_clr_done_reg <= 1'b0;
+        c_conn_reg <= cfg_conn;
+        c_en_reg <= cfg_en;
+        c_mrk_en_reg <= cfg_mrk_en;
+        c_crc_en_reg <= cfg_crc_en;
+        c_tuf_reg <= cfg_tuf;
+        c_base_reg <= cfg_base;
+        c_key_reg <= cfg_key;
+    end else if (c_pend_reg) begin
+        c_mpa_done_reg <= c_mpa_now;
+        c_tuf_done_reg <= c_tuf_now;
+        c_clr_done_reg <= c_clr_now;
+        if (c_mpa_now && c_tuf_now && c_clr_now) begin
+            c_pend_reg <= 1'b0;
+        end
+    end
+    if (rst) begin
+        c_pend_reg <= 1'b0;
     end
 end
 
@@ -417,8 +465,8 @@ wire [CONN_W-1:0]  jv_tuser;
 
 mpa_rx #(.DATA_W(DATA_W), .CONN_W(CONN_W)) mpa (
     .clk(clk), .rst(rst),
-    .cfg_valid(cfg_valid && tuf_cfg_ready && clr_ready), .cfg_ready(mpa_cfg_ready), .cfg_conn(cfg_conn),
-    .cfg_en(cfg_en && !cfg_tuf), .cfg_mrk_en(cfg_mrk_en), .cfg_crc_en(cfg_crc_en), .cfg_base(cfg_base),
+    .cfg_valid(c_mpa_valid), .cfg_ready(mpa_cfg_ready), .cfg_conn(c_conn_reg),
+    .cfg_en(c_en_reg && !c_tuf_reg), .cfg_mrk_en(c_mrk_en_reg), .cfg_crc_en(c_crc_en_reg), .cfg_base(c_base_reg),
     .fail_valid(fail_valid && tuf_fail_ready), .fail_ready(mpa_fail_ready), .fail_conn(fail_conn),
     .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid && !s_sel),
     .s_axis_tready(mpa_s_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
@@ -439,8 +487,8 @@ wire               ooo_search_busy;
 
 tuf_rx #(.DATA_W(DATA_W), .CONN_W(CONN_W), .SEG_OCTETS(SEG_OCTETS)) tuf (
     .clk(clk), .rst(rst),
-    .cfg_valid(cfg_valid && mpa_cfg_ready && clr_ready), .cfg_ready(tuf_cfg_ready), .cfg_conn(cfg_conn),
-    .cfg_en(cfg_en && cfg_tuf), .cfg_key(cfg_key), .cfg_base(cfg_base),
+    .cfg_valid(c_tuf_valid), .cfg_ready(tuf_cfg_ready), .cfg_conn(c_conn_reg),
+    .cfg_en(c_en_reg && c_tuf_reg), .cfg_key(c_key_reg), .cfg_base(c_base_reg),
     .fail_valid(fail_valid && mpa_fail_ready), .fail_ready(tuf_fail_ready), .fail_conn(fail_conn),
     .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid && s_sel),
     .s_axis_tready(tuf_s_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
@@ -593,7 +641,7 @@ rx_join #(.DATA_W(DATA_W), .CONN_W(CONN_W)) joiner (
     .s_verdict_tuser(qv_tuser),
     .m_verdict_tdata(jv_tdata), .m_verdict_tvalid(jv_tvalid), .m_verdict_tready(jv_tready),
     .m_verdict_tuser(jv_tuser),
-    .clr_valid(cfg_valid && mpa_cfg_ready && tuf_cfg_ready), .clr_ready(clr_ready), .clr_conn(cfg_conn)
+    .clr_valid(c_clr_valid), .clr_ready(clr_ready), .clr_conn(c_conn_reg)
 );
 
 // ---- merge: rx_join's pieces and the early ULPDUs, frame by frame -------------

@@ -328,7 +328,9 @@ async def tuf_bench(dut):
     await tb.conn(c)
     await tb.stag(9, 0x42, c.pd, 1, 0, 1 << 17, 0)
     stag = 9 << 8 | 0x42
-    count = 40 if tb.icarus else 120
+    # (Per segment the rates are steady from the first few: 40 suffice,
+    # and keep GHDL's share of make test small.)
+    count = 40
     for i in range(count + 1):
         c.ulpdus += tb.segments(WRITE, TUF_MULPDU, stag=stag, to=2048 + (i % 60) * 1434, payload=rng.randbytes(1434))
     for i in range(4 * count):

@@ -12,7 +12,8 @@
 -- path in full. In brief: cfg_tuf and cfg_key put a connection in TUF mode
 -- (enabled in tuf_rx, disabled in mpa_rx, and the other way round in MPA
 -- mode); mode_mem steers each segment to the block of its connection's
--- mode. mpa_rx finds the ULPDUs of each MPA connection's in-order stream
+-- mode. A cfg_* write is held in c_*_reg until mpa_rx, tuf_rx and
+-- rx_join's clear have each taken it. mpa_rx finds the ULPDUs of each MPA connection's in-order stream
 -- and cuts them into pieces at segment boundaries; tuf_rx takes a TUF
 -- segment that is exactly one FPDU at rcv_nxt (draft 4.4) as one piece;
 -- their pieces are merged whole into rx_join, and their verdicts in the
@@ -177,9 +178,17 @@ architecture rtl of rnic_rx is
     constant N : natural := DATA_W / 8;
     constant VQ_AW : natural := 5;
 
-    signal mpa_cfg_ready, tuf_cfg_ready, clr_ready, ooo_cfg_ready, cfg_ready_i : std_logic;
-    signal mpa_cfg_valid, tuf_cfg_valid, clr_valid, cfg_go : std_logic;
+    signal mpa_cfg_ready, tuf_cfg_ready, clr_ready, ooo_cfg_ready : std_logic;
+    signal cfg_go : std_logic;
     signal mpa_cfg_en, tuf_cfg_en : std_logic;
+    -- The pending write (rnic_rx.v's c_*).
+    signal c_pend_reg : std_logic := '0';
+    signal c_mpa_done_reg, c_tuf_done_reg, c_clr_done_reg : std_logic := '0';
+    signal c_conn_reg : std_logic_vector(CONN_W - 1 downto 0) := (others => '0');
+    signal c_en_reg, c_mrk_en_reg, c_crc_en_reg, c_tuf_reg : std_logic := '0';
+    signal c_base_reg : std_logic_vector(31 downto 0) := (others => '0');
+    signal c_key_reg : std_logic_vector(47 downto 0) := (others => '0');
+    signal c_mpa_valid, c_tuf_valid, c_clr_valid, c_mpa_now, c_tuf_now, c_clr_now : std_logic;
     signal mpa_fail_ready, tuf_fail_ready, mpa_fail_valid, tuf_fail_valid : std_logic;
 
     -- The connections' modes (rnic_rx.v's mode_mem): '1' TUF, '0' MPA.
@@ -273,16 +282,48 @@ begin
         report "rnic_rx: DATA_W must be 64, 128, 256 or 512, not " & integer'image(DATA_W)
         severity failure;
 
-    -- --- configuration: mpa_rx's, tuf_rx's, mpa_rx_ooo's and rx_join's clear at once ---
+    -- --- configuration: one write, held until mpa_rx, tuf_rx and rx_join's clear --------
+    -- have each taken it (rnic_rx.v); mpa_rx_ooo and the mode in the handshake's clock.
 
-    cfg_ready_i <= mpa_cfg_ready and tuf_cfg_ready and clr_ready;
-    cfg_ready <= cfg_ready_i;
-    cfg_go <= cfg_valid and cfg_ready_i;
-    mpa_cfg_valid <= cfg_valid and tuf_cfg_ready and clr_ready;
-    tuf_cfg_valid <= cfg_valid and mpa_cfg_ready and clr_ready;
-    clr_valid <= cfg_valid and mpa_cfg_ready and tuf_cfg_ready;
-    mpa_cfg_en <= cfg_en and not cfg_tuf;
-    tuf_cfg_en <= cfg_en and cfg_tuf;
+    cfg_ready <= not c_pend_reg;
+    cfg_go <= cfg_valid and not c_pend_reg;
+    c_clr_valid <= c_pend_reg and not c_clr_done_reg;
+    c_clr_now <= c_clr_done_reg or clr_ready;
+    c_mpa_valid <= c_pend_reg and not c_mpa_done_reg and c_clr_now;
+    c_tuf_valid <= c_pend_reg and not c_tuf_done_reg and c_clr_now;
+    c_mpa_now <= c_mpa_done_reg or (c_clr_now and mpa_cfg_ready);
+    c_tuf_now <= c_tuf_done_reg or (c_clr_now and tuf_cfg_ready);
+    mpa_cfg_en <= c_en_reg and not c_tuf_reg;
+    tuf_cfg_en <= c_en_reg and c_tuf_reg;
+
+    p_cfg : process (clk)
+    begin
+        if rising_edge(clk) then
+            if cfg_go = '1' then
+                c_pend_reg <= '1';
+                c_mpa_done_reg <= '0';
+                c_tuf_done_reg <= '0';
+                c_clr_done_reg <= '0';
+                c_conn_reg <= cfg_conn;
+                c_en_reg <= cfg_en;
+                c_mrk_en_reg <= cfg_mrk_en;
+                c_crc_en_reg <= cfg_crc_en;
+                c_tuf_reg <= cfg_tuf;
+                c_base_reg <= cfg_base;
+                c_key_reg <= cfg_key;
+            elsif c_pend_reg = '1' then
+                c_mpa_done_reg <= c_mpa_now;
+                c_tuf_done_reg <= c_tuf_now;
+                c_clr_done_reg <= c_clr_now;
+                if c_mpa_now = '1' and c_tuf_now = '1' and c_clr_now = '1' then
+                    c_pend_reg <= '0';
+                end if;
+            end if;
+            if rst = '1' then
+                c_pend_reg <= '0';
+            end if;
+        end if;
+    end process p_cfg;
 
     p_mode : process (clk)
     begin
@@ -326,8 +367,8 @@ begin
         generic map (DATA_W => DATA_W, CONN_W => CONN_W)
         port map (
             clk => clk, rst => rst,
-            cfg_valid => mpa_cfg_valid, cfg_ready => mpa_cfg_ready, cfg_conn => cfg_conn,
-            cfg_en => mpa_cfg_en, cfg_mrk_en => cfg_mrk_en, cfg_crc_en => cfg_crc_en, cfg_base => cfg_base,
+            cfg_valid => c_mpa_valid, cfg_ready => mpa_cfg_ready, cfg_conn => c_conn_reg,
+            cfg_en => mpa_cfg_en, cfg_mrk_en => c_mrk_en_reg, cfg_crc_en => c_crc_en_reg, cfg_base => c_base_reg,
             fail_valid => mpa_fail_valid, fail_ready => mpa_fail_ready, fail_conn => fail_conn,
             s_axis_tdata => s_axis_tdata, s_axis_tkeep => s_axis_tkeep, s_axis_tvalid => mpa_s_tvalid,
             s_axis_tready => mpa_s_tready, s_axis_tlast => s_axis_tlast, s_axis_tuser => s_axis_tuser,
@@ -343,8 +384,8 @@ begin
         generic map (DATA_W => DATA_W, CONN_W => CONN_W, SEG_OCTETS => SEG_OCTETS)
         port map (
             clk => clk, rst => rst,
-            cfg_valid => tuf_cfg_valid, cfg_ready => tuf_cfg_ready, cfg_conn => cfg_conn,
-            cfg_en => tuf_cfg_en, cfg_key => cfg_key, cfg_base => cfg_base,
+            cfg_valid => c_tuf_valid, cfg_ready => tuf_cfg_ready, cfg_conn => c_conn_reg,
+            cfg_en => tuf_cfg_en, cfg_key => c_key_reg, cfg_base => c_base_reg,
             fail_valid => tuf_fail_valid, fail_ready => tuf_fail_ready, fail_conn => fail_conn,
             s_axis_tdata => s_axis_tdata, s_axis_tkeep => s_axis_tkeep, s_axis_tvalid => tuf_s_tvalid,
             s_axis_tready => tuf_s_tready, s_axis_tlast => s_axis_tlast, s_axis_tuser => s_axis_tuser,
@@ -496,7 +537,7 @@ begin
             s_verdict_tuser => qv_tuser,
             m_verdict_tdata => jv_tdata, m_verdict_tvalid => jv_tvalid, m_verdict_tready => jv_tready,
             m_verdict_tuser => jv_tuser,
-            clr_valid => clr_valid, clr_ready => clr_ready, clr_conn => cfg_conn
+            clr_valid => c_clr_valid, clr_ready => clr_ready, clr_conn => c_conn_reg
         );
 
     -- --- merge: rx_join's pieces and the early ULPDUs, frame by frame ----------------
