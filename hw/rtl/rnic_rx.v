@@ -93,7 +93,8 @@
 //                Configure a connection while none of its segments or
 //                pieces is inside.
 //   fail_*       marks a connection in error (the QP failed), in both
-//                blocks (fail_ready: both ready); its later segments go
+//                blocks (fail_ready: both ready and no cfg_* write
+//                pending, so it lands after an earlier cfg_*); its later segments go
 //                to m_exc with reason 2 (in error) until cfg_* configures
 //                it again.
 //   s_axis       TCP segment payloads, as mpa_rx's and tuf_rx's: lane-0
@@ -377,9 +378,12 @@ always @(posedge clk) begin
 end
 
 // fail_*: to both blocks in one handshake (the connection is enabled in
-// one; in the other the mark is harmless: a write through cfg_* clears it).
+// one; in the other the mark is harmless: a write through cfg_* clears it),
+// never while a cfg_* write is pending, so that a fail_* after a cfg_*
+// (rnic_dev's queue) lands after it, as if the write had been taken in its
+// handshake's clock.
 wire mpa_fail_ready, tuf_fail_ready;
-assign fail_ready = mpa_fail_ready && tuf_fail_ready;
+assign fail_ready = mpa_fail_ready && tuf_fail_ready && !c_pend_reg;
 
 // ---- steering: each segment to the block of its connection's mode ------------
 //
@@ -467,7 +471,7 @@ mpa_rx #(.DATA_W(DATA_W), .CONN_W(CONN_W)) mpa (
     .clk(clk), .rst(rst),
     .cfg_valid(c_mpa_valid), .cfg_ready(mpa_cfg_ready), .cfg_conn(c_conn_reg),
     .cfg_en(c_en_reg && !c_tuf_reg), .cfg_mrk_en(c_mrk_en_reg), .cfg_crc_en(c_crc_en_reg), .cfg_base(c_base_reg),
-    .fail_valid(fail_valid && tuf_fail_ready), .fail_ready(mpa_fail_ready), .fail_conn(fail_conn),
+    .fail_valid(fail_valid && tuf_fail_ready && !c_pend_reg), .fail_ready(mpa_fail_ready), .fail_conn(fail_conn),
     .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid && !s_sel),
     .s_axis_tready(mpa_s_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
     .m_axis_tdata(p_tdata), .m_axis_tkeep(p_tkeep), .m_axis_tvalid(p_tvalid),
@@ -489,7 +493,7 @@ tuf_rx #(.DATA_W(DATA_W), .CONN_W(CONN_W), .SEG_OCTETS(SEG_OCTETS)) tuf (
     .clk(clk), .rst(rst),
     .cfg_valid(c_tuf_valid), .cfg_ready(tuf_cfg_ready), .cfg_conn(c_conn_reg),
     .cfg_en(c_en_reg && c_tuf_reg), .cfg_key(c_key_reg), .cfg_base(c_base_reg),
-    .fail_valid(fail_valid && mpa_fail_ready), .fail_ready(tuf_fail_ready), .fail_conn(fail_conn),
+    .fail_valid(fail_valid && mpa_fail_ready && !c_pend_reg), .fail_ready(tuf_fail_ready), .fail_conn(fail_conn),
     .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid && s_sel),
     .s_axis_tready(tuf_s_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
     .m_axis_tdata(t_tdata), .m_axis_tkeep(t_tkeep), .m_axis_tvalid(t_tvalid),

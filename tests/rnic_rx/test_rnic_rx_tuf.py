@@ -310,6 +310,28 @@ async def tuf_mixed(dut):
     assert reasons[("tuf_middlebox536", 6)] > 0 and back["tuf_middlebox536"] > 0, reasons
     assert reasons[("tuf_ooo", 3)] > 0, reasons
     assert tb.early_count > 0, "no TUF segment placed early"
+    # fail_* reaches the block of either mode, and lands after a cfg_*
+    # written just before it: two fresh connections, one in each mode,
+    # each configured and at once failed, then sent an FPDU at its base
+    # that would be taken: both go to m_exc with reason 2 (in error).
+    spare = [n for n in range(1 << CONN_W) if n not in {c.num for c in conns}]
+    x0, sent = len(tb.exc_segs), []
+    for num, tuf in zip(rng.sample(spare, 2), (True, False)):
+        base, key = rng.getrandbits(32), rng.getrandbits(48)
+        u = tb.segments(WRITE, TUF_MULPDU, stag=0x100, to=0, payload=rng.randbytes(100))[0]
+        if tuf:
+            fpdu = bytes.fromhex(tb.oracle.request("tuf_frames", key=key, emss=EMSS, ulpdus=[u.hex()])["segments"][0])
+        else:
+            fpdu = tb.oracle.mpa_fpdus([u], markers=False, base=base, crc=True)[0]["wire"]
+        await tb._cfg("cfg", conn=num, en=1, mrk_en=0, crc_en=1, base=base, tuf=int(tuf), key=key)
+        await tb._cfg("fail", conn=num)
+        user = (num << 48) | (base << 16) | len(fpdu)
+        tb.source.send_nowait(AxiStreamFrame(fpdu, tuser=user))
+        sent.append((num, base, len(fpdu), 2, fpdu))
+    await tb.drain()
+    assert tb.exc_segs[x0:] == sent, (
+        f"failed connections: exceptions {[x[:4] for x in tb.exc_segs[x0:]]}, want {[x[:4] for x in sent]}")
+    assert not tb.status, dict(tb.status)
 
 
 @cocotb.test()

@@ -334,9 +334,10 @@ begin
         end if;
     end process p_mode;
 
-    fail_ready <= mpa_fail_ready and tuf_fail_ready;
-    mpa_fail_valid <= fail_valid and tuf_fail_ready;
-    tuf_fail_valid <= fail_valid and mpa_fail_ready;
+    -- (Never while a cfg_* write is pending: see rnic_rx.v.)
+    fail_ready <= mpa_fail_ready and tuf_fail_ready and not c_pend_reg;
+    mpa_fail_valid <= fail_valid and tuf_fail_ready and not c_pend_reg;
+    tuf_fail_valid <= fail_valid and mpa_fail_ready and not c_pend_reg;
 
     -- --- steering -------------------------------------------------------------------
 
