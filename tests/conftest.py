@@ -31,6 +31,10 @@ DEFAULT_COST = 10.0
 COST = {
     "rnic_rx/test_rnic_rx.py::test_rnic_rx[ghdl-W64]": 179,
     "rnic_rx/test_rnic_rx.py::test_rnic_rx_wr_req[ghdl-W64]": 167,
+    "rnic_rx/test_rnic_rx_tuf.py::test_rnic_rx_tuf[ghdl-W64]": 60,
+    "rnic_rx/test_rnic_rx_tuf.py::test_rnic_rx_tuf[icarus-W512]": 34,
+    "rnic_rx/test_rnic_rx_tuf.py::test_rnic_rx_tuf[ghdl-W512]": 32,
+    "rnic_rx/test_rnic_rx_tuf.py::test_rnic_rx_tuf[icarus-W64]": 31,
     "ddp_rx/test_ddp_rx.py::test_ddp_rx_security_soak[verilator]": 190,
     "mpa_rx/test_mpa_rx.py::test_mpa_rx[verilator-W128]": 150,
     "mpa_rx/test_mpa_rx.py::test_mpa_rx[verilator-W64]": 120,

@@ -52,8 +52,8 @@ func TestDispatch(t *testing.T) {
 			`{"states":[416359221,416359221,3808858755],"crc":3808858755,"state":3808858755,"wire":"839206e3"}`, ""},
 		{"no segments", `{"op":"crc32c_segments","segments":[]}`,
 			`{"states":[],"crc":0,"state":0,"wire":"00000000"}`, ""},
-		{"id echoed", `{"id":[1,"x"],"op":"ops"}`, `{"id":[1,"x"],"ops":["crc32c","crc32c_segments","ddp_place","ddp_place_stream","ddpsctp_path","model_admin","model_alloc","model_close","model_cqe","model_event","model_open","model_read32","model_seg","model_state","model_write32","mpa_fpdus","mpa_ooo","mpa_receive","ops","rdmap_segments","rq_run","rr_run","sq_run","tuf_frames","tuf_seam"]}`, ""},
-		{"id echoed on error", `{"id":42,"op":"nope"}`, `{"id":42,"error":"unknown op \"nope\" (known: crc32c, crc32c_segments, ddp_place, ddp_place_stream, ddpsctp_path, model_admin, model_alloc, model_close, model_cqe, model_event, model_open, model_read32, model_seg, model_state, model_write32, mpa_fpdus, mpa_ooo, mpa_receive, ops, rdmap_segments, rq_run, rr_run, sq_run, tuf_frames, tuf_seam)"}`, ""},
+		{"id echoed", `{"id":[1,"x"],"op":"ops"}`, `{"id":[1,"x"],"ops":["crc32c","crc32c_segments","ddp_place","ddp_place_stream","ddpsctp_path","model_admin","model_alloc","model_close","model_cqe","model_event","model_open","model_read32","model_seg","model_state","model_write32","mpa_fpdus","mpa_ooo","mpa_receive","ops","rdmap_segments","rq_run","rr_run","sq_run","tuf_frames","tuf_receive","tuf_seam"]}`, ""},
+		{"id echoed on error", `{"id":42,"op":"nope"}`, `{"id":42,"error":"unknown op \"nope\" (known: crc32c, crc32c_segments, ddp_place, ddp_place_stream, ddpsctp_path, model_admin, model_alloc, model_close, model_cqe, model_event, model_open, model_read32, model_seg, model_state, model_write32, mpa_fpdus, mpa_ooo, mpa_receive, ops, rdmap_segments, rq_run, rr_run, sq_run, tuf_frames, tuf_receive, tuf_seam)"}`, ""},
 
 		{"not json", `crc32c 00`, "", "request is not a JSON object"},
 		{"not an object", `[1,2]`, "", "request is not a JSON object"},

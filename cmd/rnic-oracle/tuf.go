@@ -19,6 +19,9 @@ func init() {
 	register("tuf_seam",
 		`the TUF receive block's model: {conns: [{conn, key, next, enabled?=true, failed?=false}], segments: [{conn, seq, octets}]} -> {outcomes: [{reason, ulpdus, crc_good, early}]}`,
 		opTUFSeam)
+	register("tuf_receive",
+		`delineate a TUF stream in order as the host does (tuf.Receiver): {key, stream} -> {fpdus: [{off, len, ulpdus}], stream_error: {code, off, detail} | null}`,
+		opTUFReceive)
 }
 
 // checkKey refuses a key wider than 48 bits: a testbench bug, not a key.
@@ -132,4 +135,66 @@ func opTUFSeam(params []byte) (any, error) {
 	return struct {
 		Outcomes []seamOutcome `json:"outcomes"`
 	}{out}, nil
+}
+
+// receivedFPDU is one FPDU tuf.Receiver delivered: its stream offset and
+// length (header and trailer included) and its ULPDUs.
+type receivedFPDU struct {
+	Off    uint64 `json:"off"`
+	Len    int    `json:"len"`
+	ULPDUs string `json:"ulpdus"`
+}
+
+// receiveError is the error that stopped the Receiver: tuf.ErrorCode and
+// the stream offset of the FPDU's header.
+type receiveError struct {
+	Code   uint8  `json:"code"`
+	Off    uint64 `json:"off"`
+	Detail string `json:"detail"`
+}
+
+// opTUFReceive is the host's in-stream delineation of a connection's
+// stream (what it does with the segments the receive block passes to the
+// exception path: docs/tuf.md), the whole stream at once, in order.
+func opTUFReceive(params []byte) (any, error) {
+	var p struct {
+		Key    *uint64 `json:"key"`
+		Stream *string `json:"stream"`
+	}
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Key == nil || p.Stream == nil {
+		return nil, errors.New(`needs "key" and "stream"`)
+	}
+	key, err := checkKey(*p.Key)
+	if err != nil {
+		return nil, err
+	}
+	stream, err := decodeHex("stream", p.Stream)
+	if err != nil {
+		return nil, err
+	}
+	fpdus := []receivedFPDU{}
+	rx := tuf.NewReceiver(key)
+	err = rx.Feed(stream, func(off uint64, ulpdus []byte) error {
+		fpdus = append(fpdus, receivedFPDU{Off: off, Len: tuf.HeaderLen + len(ulpdus) + tuf.CRCLen,
+			ULPDUs: hex.EncodeToString(ulpdus)})
+		return nil
+	})
+	if err == nil {
+		err = rx.Close()
+	}
+	var rerr *receiveError
+	if err != nil {
+		var te *tuf.Error
+		if !errors.As(err, &te) {
+			return nil, err
+		}
+		rerr = &receiveError{Code: uint8(te.Code), Off: te.Offset, Detail: te.Detail}
+	}
+	return struct {
+		FPDUs []receivedFPDU `json:"fpdus"`
+		Error *receiveError  `json:"stream_error"`
+	}{fpdus, rerr}, nil
 }

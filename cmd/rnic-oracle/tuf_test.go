@@ -59,3 +59,55 @@ func TestTUFOps(t *testing.T) {
 		t.Errorf("a 49-bit key: %q", e.Error)
 	}
 }
+
+// TestTUFReceive delineates three FPDUs framed by tuf_frames, then the
+// same stream with the last trailer damaged (ErrCRC at its offset) and cut
+// short (ErrTruncated), and refuses a request without a stream.
+func TestTUFReceive(t *testing.T) {
+	var fr struct {
+		Segments []string `json:"segments"`
+	}
+	req := `{"op":"tuf_frames","key":5,"emss":100,"ulpdus":["0a0b0c","","` + strings.Repeat("ee", 80) + `"]}`
+	if err := json.Unmarshal(handle([]byte(req)), &fr); err != nil || len(fr.Segments) != 3 {
+		t.Fatalf("tuf_frames: %+v %v", fr, err)
+	}
+	type resp struct {
+		FPDUs []receivedFPDU `json:"fpdus"`
+		Error *receiveError  `json:"stream_error"`
+	}
+	receive := func(stream string) resp {
+		t.Helper()
+		var r resp
+		raw := handle([]byte(`{"op":"tuf_receive","key":5,"stream":"` + stream + `"}`))
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		return r
+	}
+	stream := strings.Join(fr.Segments, "")
+	r := receive(stream)
+	want := []receivedFPDU{{0, 15, "0a0b0c"}, {15, 12, ""}, {27, 92, strings.Repeat("ee", 80)}}
+	if r.Error != nil || len(r.FPDUs) != 3 {
+		t.Fatalf("clean stream: %+v", r)
+	}
+	for i := range want {
+		if r.FPDUs[i] != want[i] {
+			t.Errorf("FPDU %d: %+v, want %+v", i, r.FPDUs[i], want[i])
+		}
+	}
+	bad := []byte(stream)
+	bad[len(bad)-1] ^= 1 // the last trailer's last hex digit
+	r = receive(string(bad))
+	if len(r.FPDUs) != 2 || r.Error == nil || r.Error.Code != 2 || r.Error.Off != 27 {
+		t.Errorf("damaged trailer: %+v %+v", r.FPDUs, r.Error)
+	}
+	r = receive(stream[:len(stream)-2])
+	if len(r.FPDUs) != 2 || r.Error == nil || r.Error.Code != 4 || r.Error.Off != 27 {
+		t.Errorf("cut short: %+v %+v", r.FPDUs, r.Error)
+	}
+	var e struct{ Error string }
+	json.Unmarshal(handle([]byte(`{"op":"tuf_receive","key":5}`)), &e)
+	if !strings.Contains(e.Error, `needs "key" and "stream"`) {
+		t.Errorf("no stream: %q", e.Error)
+	}
+}

@@ -1015,6 +1015,9 @@ rnic_rx #(
     .clk(clk), .rst(rst),
     .cfg_valid(rcfg_valid), .cfg_ready(rcfg_ready), .cfg_conn(rcfg_head[CFGR_W-1 -: CONN_W]),
     .cfg_en(rcfg_head[50]), .cfg_mrk_en(rcfg_head[49]), .cfg_crc_en(rcfg_head[48]), .cfg_base(rcfg_head[47:16]),
+    // Every connection in MPA mode: the device's QP setup (QP_RTS) does not
+    // carry the TUF mode or the peer's key yet, so tuf_rx stays unused.
+    .cfg_tuf(1'b0), .cfg_key(48'd0),
     .fail_valid(rcfg_fail), .fail_ready(rfail_ready), .fail_conn(rcfg_head[CFGR_W-1 -: CONN_W]),
     .s_axis_tdata(s_net_tdata), .s_axis_tkeep(s_net_tkeep), .s_axis_tvalid(s_net_tvalid), .s_axis_tready(s_net_tready),
     .s_axis_tlast(s_net_tlast), .s_axis_tuser({s_net_tuser[48 +: CONN_W], s_net_tuser[47:0]}),

@@ -65,6 +65,8 @@
 // takes two clocks a beat: early placement is off the fast path.
 // m_skip: a one-clock pulse (no ready) per early candidate passed without
 // the copy: conn, seq, reason.
+// early_busy: a candidate is in the early buffer (being copied, checked or
+// read out) or its last m_early beat waits (rnic_rx's ooo_busy).
 //
 // Latency: a segment's first beat is taken in one clock and classified in
 // the next (the connection's tables are block RAM, read on the first
@@ -137,7 +139,8 @@ module tuf_rx #(
     output wire                    m_skip_valid,
     output wire [CONN_W-1:0]       m_skip_conn,
     output wire [31:0]             m_skip_seq,
-    output wire [1:0]              m_skip_reason
+    output wire [1:0]              m_skip_reason,
+    output wire                    early_busy
 );
 
 localparam N = DATA_W / 8;
@@ -625,6 +628,7 @@ assign m_skip_valid = sk_valid_reg;
 assign m_skip_conn = sk_conn_reg;
 assign m_skip_seq = sk_seq_reg;
 assign m_skip_reason = sk_reason_reg;
+assign early_busy = eb_state_reg != EB_IDLE || me_valid_reg;
 
 endmodule
 

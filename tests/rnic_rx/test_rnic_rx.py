@@ -95,9 +95,11 @@ READ_REQS = os.environ.get("RNIC_RX_READ_REQ", "1") == "1"
 
 
 class Conn:
-    def __init__(self, num: int, pd: int, mem: int, markers: bool, crc: bool, base: int):
+    def __init__(self, num: int, pd: int, mem: int, markers: bool, crc: bool, base: int,
+                 tuf: bool = False, key: int = 0):
         self.num, self.pd, self.mem = num, pd, mem
         self.markers, self.crc, self.base = markers, crc, base
+        self.tuf, self.key = tuf, key                 # TUF mode and the peer's 48-bit key
         self.stags: list[tuple[int, int, int]] = []   # (stag, base TO, len) it may write
         self.foreign: list[int] = []                  # STags it may not use
         self.ulpdus: list[bytes] = []
@@ -127,7 +129,13 @@ class TB:
         self.events: dict[int, list] = defaultdict(list)
         self.status: dict[str, int] = defaultdict(int)
         self.exceptions = 0
+        self.exc_segs: list[tuple] = []               # (conn, seq, len, reason, octets)
+        self._x = None
         self.early_count = 0
+        self.early_by_conn: dict[int, int] = defaultdict(int)
+        self.skips: list[tuple] = []                  # m_skip: (conn, seq, reason)
+        self.stat_verdicts: dict[int, list[int]] = defaultdict(list)   # m_stat_verdict codes per conn
+        self.stat_places = 0                          # m_stat_place pulses
         self.p_event_stall = 0.0
         self.cycle = 0
         self.in_beats: list[int] = []
@@ -150,6 +158,16 @@ class TB:
 
     def pause(self, p: float):
         return tbutil.pauses(self.rng, p)
+
+    def stall_everywhere(self):
+        """Random gaps on the input, back-pressure on the write port and
+        on every output (completions, errors, exceptions)."""
+        self.source.set_pause_generator(self.pause(0.1))
+        for ch in (self.ram.aw_channel, self.ram.w_channel):
+            ch.set_pause_generator(self.pause(0.15))
+        if self.req is not None:
+            self.req.set_pause_generator(self.pause(0.15))
+        self.p_event_stall = 0.2
 
     async def _clock_loop(self):
         dut = self.dut
@@ -185,14 +203,22 @@ class TB:
             if dut.m_err_valid.value and dut.m_err_ready.value:
                 self.events[int(dut.m_err_conn.value)].append(ddp_reports.error(dut))
                 self.activity += 1
-            if dut.m_exc_tvalid.value and dut.m_exc_tready.value and dut.m_exc_tlast.value:
-                self.exceptions += 1
+            if dut.m_exc_tvalid.value and dut.m_exc_tready.value:
+                self._exc_beat()
             if dut.m_early_valid.value:
                 self.early_count += 1
+                self.early_by_conn[int(dut.m_early_conn.value)] += 1
                 self.activity += 1
             if dut.ooo_busy.value:
                 self.activity += 1
-            for name in ("m_drop_valid", "m_post_err_valid", "m_berr_valid", "m_skip_valid"):
+            if dut.m_stat_verdict_valid.value:
+                self.stat_verdicts[int(dut.m_stat_verdict_conn.value)].append(int(dut.m_stat_verdict_code.value))
+            if dut.m_stat_place.value:
+                self.stat_places += 1
+            if dut.m_skip_valid.value:
+                self.skips.append((int(dut.m_skip_conn.value), int(dut.m_skip_seq.value),
+                                   int(dut.m_skip_reason.value)))
+            for name in ("m_drop_valid", "m_post_err_valid", "m_berr_valid"):
                 if getattr(dut, name).value:
                     self.status[name] += 1
             if self.p_event_stall:
@@ -201,6 +227,23 @@ class TB:
                 dut.m_err_ready.value = ready
                 # (and the exception stream, every output under back-pressure)
                 dut.m_exc_tready.value = 0 if rng.random() < self.p_event_stall else 1
+
+    def _exc_beat(self):
+        """An m_exc beat: the segment's octets, and with its tlast the
+        segment, tuser {conn, seq, len, reason} (mpa_rx's format)."""
+        dut = self.dut
+        user = int(dut.m_exc_tuser.value)
+        keep = int(dut.m_exc_tkeep.value)
+        raw = int(dut.m_exc_tdata.value).to_bytes(self.lanes, "little")
+        if self._x is None:
+            self._x = (user, bytearray())
+        assert self._x[0] == user, "m_exc tuser changed within a segment"
+        self._x[1].extend(b for i, b in enumerate(raw) if keep >> i & 1)
+        if dut.m_exc_tlast.value:
+            self.exceptions += 1
+            self.exc_segs.append((user >> 51, (user >> 19) & 0xFFFFFFFF, (user >> 3) & 0xFFFF, user & 7,
+                                  bytes(self._x[1])))
+            self._x = None
 
     # --- configuration -----------------------------------------------------------
 
@@ -218,7 +261,8 @@ class TB:
         getattr(dut, f"{prefix}_valid").value = 0
 
     async def conn(self, c: Conn):
-        await self._cfg("cfg", conn=c.num, en=1, mrk_en=int(c.markers), crc_en=int(c.crc), base=c.base)
+        await self._cfg("cfg", conn=c.num, en=1, mrk_en=int(c.markers), crc_en=int(c.crc), base=c.base,
+                        tuf=int(c.tuf), key=c.key)
         await self._cfg("s_conn", conn=c.num, enable=1, pd=c.pd)
         self.ops.append({"conn": {"conn": c.num, "pd": c.pd}})
 
@@ -372,10 +416,11 @@ class TB:
         except AttributeError as e:
             return f" (no internals: {e})"
 
-    async def check(self, exceptions: int = 0):
+    async def check(self, exceptions: int = 0, skips: bool = False):
         await self.drain()
         assert self.exceptions == exceptions, f"{self.exceptions} segments on the exception stream, want {exceptions}"
         assert not self.status, f"status pulses: {dict(self.status)}"
+        assert skips or not self.skips, f"m_skip pulses: {self.skips}"
         resp = self.oracle.request("ddp_place", mem_size=MEM_SIZE, ring_depth=RQ_DEPTH, ops=self.ops)
         want = defaultdict(list)
         for e in resp["events"]:
@@ -472,12 +517,7 @@ async def random_messages(dut):
     rng = tb.rng
     nconn = 3 if tb.icarus else 4
     msgs = int(os.environ.get("RNIC_RX_MSGS", "0")) or (10 if tb.icarus else 24)
-    tb.source.set_pause_generator(tb.pause(0.1))
-    for ch in (tb.ram.aw_channel, tb.ram.w_channel):
-        ch.set_pause_generator(tb.pause(0.15))
-    if tb.req is not None:
-        tb.req.set_pause_generator(tb.pause(0.15))
-    tb.p_event_stall = 0.2
+    tb.stall_everywhere()
     conns = [Conn(num, rng.getrandbits(32), i * SLICE, markers=i % 2 == 0, crc=i != 1, base=rng.getrandbits(32))
              for i, num in enumerate(rng.sample(range(1 << CONN_W), nconn))]
     await setup_conns(tb, conns)
@@ -536,12 +576,7 @@ async def out_of_order(dut):
     rng = tb.rng
     nconn = 3
     msgs = int(os.environ.get("RNIC_RX_MSGS", "0")) or (12 if tb.icarus else 30)
-    tb.source.set_pause_generator(tb.pause(0.1))
-    for ch in (tb.ram.aw_channel, tb.ram.w_channel):
-        ch.set_pause_generator(tb.pause(0.15))
-    if tb.req is not None:
-        tb.req.set_pause_generator(tb.pause(0.15))
-    tb.p_event_stall = 0.2
+    tb.stall_everywhere()
     # Markers on all but the last connection (mpa_rx_ooo needs them).
     conns = [Conn(num, rng.getrandbits(32), i * SLICE, markers=i < nconn - 1, crc=True, base=rng.getrandbits(32))
              for i, num in enumerate(rng.sample(range(1 << CONN_W), nconn))]
@@ -766,12 +801,7 @@ async def config_fence(dut):
     tb = TB(dut)
     await tb.start()
     rng = tb.rng
-    tb.source.set_pause_generator(tb.pause(0.1))
-    for ch in (tb.ram.aw_channel, tb.ram.w_channel):
-        ch.set_pause_generator(tb.pause(0.15))
-    if tb.req is not None:
-        tb.req.set_pause_generator(tb.pause(0.15))
-    tb.p_event_stall = 0.2
+    tb.stall_everywhere()
     nums = rng.sample(range(1 << CONN_W), 3)
     conns = [Conn(num, rng.getrandbits(32), i * SLICE, markers=i == 0, crc=True, base=rng.getrandbits(32))
              for i, num in enumerate(nums[:2])]
@@ -852,7 +882,7 @@ async def config_fence(dut):
 PARAMS = hdlsim.width_cases((64, 512), langs=("verilog", "vhdl"), sim_widths={"icarus": (64,), "ghdl": (64,)})
 
 
-RTL = [hdlsim.RTL_DIR / f for f in ("rnic_rx.v", "rx_join.v", "mpa_rx.v", "mpa_rx_align.v", "mpa_rx_walk.v",
+RTL = [hdlsim.RTL_DIR / f for f in ("rnic_rx.v", "rx_merge.v", "tuf_rx.v", "rx_join.v", "mpa_rx.v", "mpa_rx_align.v", "mpa_rx_walk.v",
                                      "mpa_rx_lane.v", "mpa_rx_ooo.v", "crc32c.v", "ddp_rx.v", "ddp_rx_intake.v",
                                      "ddp_rx_check.v", "ddp_rx_decide.v", "ddp_rx_wport.v", "ddp_rx_setup.v",
                                      "ddp_rx_retire.v", "ddp_rx_place.v", "ddp_rx_tables.v", "ddp_rx_deliver.v",
@@ -863,25 +893,30 @@ VHDL = [hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "crc32c.vhd", "ddp_rx_fifo.
                                       "rx_join.vhd", "ddp_rx_fifo2.vhd", "ddp_rx_intake.vhd", "ddp_rx_check.vhd",
                                       "ddp_rx_decide.vhd", "ddp_rx_wport.vhd", "ddp_rx_setup.vhd", "ddp_rx_retire.vhd",
                                       "ddp_rx_place.vhd", "ddp_rx_tables.vhd", "ddp_rx_deliver.vhd", "ddp_rx.vhd",
-                                      "rnic_rx.vhd")]
+                                      "tuf_rx.vhd", "rx_merge.vhd", "rnic_rx.vhd")]
+
+
+def run(sim: str, width: int, oracle_path, *, test: str = "rnic_rx", test_module: str = __name__,
+        axi: int | None = None, req: bool = False):
+    """rnic_rx at DATA_W = width on sim with the cocotb tests of
+    test_module: the host write port AXI_W = axi (default DATA_W), on the
+    write-request stream with req."""
+    axi = axi or width
+    params = {"DATA_W": width, "CONN_W": CONN_W, "AXI_W": axi}
+    env = {oracle.ENV_VAR: str(oracle_path), "RNIC_RX_WIDTH": str(width)}
+    if req:
+        params["WR_REQ"] = 1
+        env["RNIC_RX_WR_REQ"] = "1"
+    hdlsim.run(test=test, sim=sim, tag=f"W{width}-A{axi}" + ("-req" if req else ""), toplevel="rnic_rx",
+               test_module=test_module, verilog_sources=RTL, vhdl_sources=VHDL, parameters=params,
+               extra_env=env)
 
 
 @pytest.mark.parametrize("sim,width", PARAMS)
 def test_rnic_rx(sim, width, oracle_path):
     # The 512-bit build with the 1024-bit host write port a 100 Gb/s design
     # uses (ddp_rx.v: short payloads at any host offset keep up); 64 narrow.
-    axi = 2 * width if width == 512 else width
-    hdlsim.run(
-        test="rnic_rx",
-        sim=sim,
-        tag=f"W{width}-A{axi}",
-        toplevel="rnic_rx",
-        test_module=__name__,
-        verilog_sources=RTL,
-        vhdl_sources=VHDL,
-        parameters={"DATA_W": width, "CONN_W": CONN_W, "AXI_W": axi},
-        extra_env={oracle.ENV_VAR: str(oracle_path), "RNIC_RX_WIDTH": str(width)},
-    )
+    run(sim, width, oracle_path, axi=2 * width if width == 512 else width)
 
 
 # With the write-request stream (WR_REQ = 1, two DATA_W lines a request):
@@ -893,14 +928,4 @@ REQ_PARAMS = hdlsim.width_cases((64, 512), langs=("verilog", "vhdl"),
 
 @pytest.mark.parametrize("sim,width", REQ_PARAMS)
 def test_rnic_rx_wr_req(sim, width, oracle_path):
-    hdlsim.run(
-        test="rnic_rx",
-        sim=sim,
-        tag=f"W{width}-A{2 * width}-req",
-        toplevel="rnic_rx",
-        test_module=__name__,
-        verilog_sources=RTL,
-        vhdl_sources=VHDL,
-        parameters={"DATA_W": width, "CONN_W": CONN_W, "AXI_W": 2 * width, "WR_REQ": 1},
-        extra_env={oracle.ENV_VAR: str(oracle_path), "RNIC_RX_WIDTH": str(width), "RNIC_RX_WR_REQ": "1"},
-    )
+    run(sim, width, oracle_path, axi=2 * width, req=True)

@@ -72,7 +72,8 @@ entity tuf_rx is
         m_skip_valid     : out std_logic;
         m_skip_conn      : out std_logic_vector(CONN_W - 1 downto 0);
         m_skip_seq       : out std_logic_vector(31 downto 0);
-        m_skip_reason    : out std_logic_vector(1 downto 0)
+        m_skip_reason    : out std_logic_vector(1 downto 0);
+        early_busy       : out std_logic
     );
 end entity tuf_rx;
 
@@ -677,5 +678,6 @@ begin
     m_skip_conn <= std_logic_vector(sk_conn_reg);
     m_skip_seq <= std_logic_vector(sk_seq_reg);
     m_skip_reason <= std_logic_vector(sk_reason_reg);
+    early_busy <= to_sl(eb_state_reg /= EB_IDLE_c) or me_valid_reg;
 
 end architecture rtl;
