@@ -167,6 +167,7 @@ BLOCKS = [
     Block("mpa_rx", "DATA_W", (64, 512)),
     Block("mpa_rx_align", "DATA_W", (64, 512)),
     Block("mpa_rx_walk", "DATA_W", (64, 512)),
+    Block("tuf_rx", "DATA_W", (64, 512)),
     Block("rnic_rx", "DATA_W", (64, 512)),
     # The 100 Gb/s build: W=512 with the 1024-bit write port.
     Block("rnic_rx/2x", "DATA_W", (512,), (("AXI_W", 2),)),

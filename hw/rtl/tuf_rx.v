@@ -280,22 +280,46 @@ wire [31:0] t_nxt = t_rd[31:0];
 wire [15:0] hdr_len = {h_data_reg[7:0], h_data_reg[15:8]};
 wire [47:0] hdr_key = {h_data_reg[23:16], h_data_reg[31:24], h_data_reg[39:32],
                        h_data_reg[47:40], h_data_reg[55:48], h_data_reg[63:56]};
-wire [31:0] d_start = seq_reg - t_nxt;                     // > 0 (signed): a hole before it
-wire [31:0] d_end = seq_reg + {16'd0, len_reg} - t_nxt;    // <= 0 (signed): nothing new
-wire [16:0] fpdu_len = {1'b0, hdr_len} + 17'd8;
-wire        form_ok = fpdu_len == {1'b0, len_reg} && hdr_key == t_key && hdr_len >= 16'd4;
-wire        contained = d_start == 32'd0 && form_ok;
+// The sequence tests against the table word, read from block RAM this
+// clock, are written without a carry chain (rnic_arith.vh; a 32-bit
+// difference is 13 LUT levels as a ripple carry, and the classification
+// steers the whole block this clock):
+//   d_start = seq - rcv_nxt: zero is seq == rcv_nxt; its sign is bit 31 of
+//     seq and of rcv_nxt and the borrow into bit 31 (rcv_nxt[30:0] >
+//     seq[30:0], gt33);
+//   d_end = seq + len - rcv_nxt = seq + len + ~rcv_nxt + 1: zero is seq +
+//     len == rcv_nxt (sumeq); its sign is bit 31 of the carry-save form
+//     s + c of the three operands (c's bit 0 the + 1) and the carry into
+//     bit 31 of s + c (cgp).
+`include "rnic_arith.vh"
+wire        ds_zero = seq_reg == t_nxt;
+wire        ds_neg = seq_reg[31] ^ t_nxt[31] ^ gt33({2'b00, t_nxt[30:0]}, {2'b00, seq_reg[30:0]});
+wire [31:0] de_s = seq_reg ^ {16'd0, len_reg} ^ ~t_nxt;
+wire [31:0] de_c = {(seq_reg[30:0] & {15'd0, len_reg}) | ((seq_reg[30:0] | {15'd0, len_reg}) & ~t_nxt[30:0]), 1'b1};
+wire        de_neg = de_s[31] ^ de_c[31] ^ cgp({2'b00, de_s[30:0] & de_c[30:0]}, {2'b11, de_s[30:0] | de_c[30:0]});
+wire        de_zero = sumeq({40'd0, seq_reg}, {56'd0, len_reg}, 1'b0, {40'd0, t_nxt}, {40'd0, {32{1'b1}}});
+// Length + 8 = len without a carry chain (sumeq over 17 bits: the carry out too).
+wire        len_ok = sumeq({56'd0, hdr_len}, 72'd8, 1'b0, {55'd0, 1'b0, len_reg}, {55'd0, {17{1'b1}}});
+wire        form_ok = len_ok && hdr_key == t_key && hdr_len >= 16'd4;
+wire        contained = ds_zero && form_ok;
+wire [32:0] seq_end_c = fadd(seq_reg, {16'd0, len_reg}, 1'b0);  // the new rcv_nxt: seq + len (carry select)
+wire [31:0] seq_end = seq_end_c[31:0];
 wire [2:0]  look_reason =
     !t_en                                ? R_NOT_ENABLED :
     e_rd                                 ? R_IN_ERROR :
     len_reg == 16'd0                     ? R_EMPTY :
-    !d_start[31] && d_start != 32'd0     ? R_OUT_OF_ORDER :
-    d_end[31] || d_end == 32'd0          ? R_DUPLICATE :
+    !ds_neg && !ds_zero                  ? R_OUT_OF_ORDER :
+    de_neg || de_zero                    ? R_DUPLICATE :
     !contained                           ? R_NOT_CONTAINED : R_TAKEN;
-wire        look_take = look_reason == R_TAKEN;
+// The tests look_reason's order makes, written flat for the two decisions
+// that steer the clock: taken is enabled, not in error, not empty, seq =
+// rcv_nxt and the form (then d_end = len > 0: no duplicate), equality
+// tests only, no sign; an out-of-order one has no sign of d_end either.
+wire        look_ok = t_en && !e_rd && len_reg != 16'd0;
+wire        look_take = look_ok && contained;
 // An out-of-order segment that is one whole FPDU with the key: copied for
 // early placement when the buffer is free and it fits.
-wire        early_try = look_reason == R_OUT_OF_ORDER && form_ok;
+wire        early_try = look_ok && !ds_neg && !ds_zero && form_ok;
 wire        early_fit = {1'b0, len_reg} <= SEG_MAX;
 wire        early_go = early_try && early_fit && eb_state_reg == EB_IDLE;
 wire [15:0] look_ulen = len_reg - 16'd12;
@@ -407,7 +431,7 @@ assign fail_ready = !fail_hold_reg;
 
 assign t_wr = cfg_go || (look_go && look_take);
 assign t_wr_addr = cfg_go ? cfg_conn : conn_reg;
-assign t_wr_data = cfg_go ? {cfg_en, cfg_key, cfg_base} : {1'b1, t_key, seq_reg + {16'd0, len_reg}};
+assign t_wr_data = cfg_go ? {cfg_en, cfg_key, cfg_base} : {1'b1, t_key, seq_end};
 assign e_wr = (v_pop && v_bad) || fail_hold_reg || cfg_go;
 assign e_wr_addr = (v_pop && v_bad) ? crc_tid : fail_hold_reg ? fail_conn_reg : cfg_conn;
 assign e_wr_data = (v_pop && v_bad) || fail_hold_reg;
