@@ -302,7 +302,9 @@ wire        de_zero = sumeq({40'd0, seq_reg}, {56'd0, len_reg}, 1'b0, {40'd0, t_
 wire        len_ok = sumeq({56'd0, hdr_len}, 72'd8, 1'b0, {55'd0, 1'b0, len_reg}, {55'd0, {17{1'b1}}});
 wire        form_ok = len_ok && hdr_key == t_key && hdr_len >= 16'd4;
 wire        contained = ds_zero && form_ok;
+/* verilator lint_off UNUSEDSIGNAL */  // the carry out: sequence numbers wrap (RFC 793)
 wire [32:0] seq_end_c = fadd(seq_reg, {16'd0, len_reg}, 1'b0);  // the new rcv_nxt: seq + len (carry select)
+/* verilator lint_on UNUSEDSIGNAL */
 wire [31:0] seq_end = seq_end_c[31:0];
 wire [2:0]  look_reason =
     !t_en                                ? R_NOT_ENABLED :
