@@ -82,14 +82,8 @@ func (a *Association) transmit() {
 			if p.len()+dataHeaderLen+len(c.data) > mtu {
 				a.flushPacket()
 			}
-			p.appendData(&dataChunk{Flags: c.flags, TSN: c.tsn, Stream: c.stream, SSN: c.ssn, PPID: c.ppid, Data: c.data})
-			if len(c.data) > a.rwnd {
-				a.probing, a.probeTSN = true, c.tsn
-			}
+			a.sendData(c)
 			c.txCount = 1
-			c.inFlight = true
-			a.flight += len(c.data)
-			a.rwnd = max(a.rwnd-len(c.data), 0)
 			if !a.rttPending {
 				a.rttPending = true
 				a.rttTSN = c.tsn
@@ -107,6 +101,24 @@ func (a *Association) transmit() {
 	if a.nsent > 0 && !a.t3.armed {
 		a.startTimer(&a.t3, a.rto, a.t3Expired)
 	}
+}
+
+// sendData puts c into the packet being built, new or sent again, and
+// into the flight. A chunk the peer's window has no room for is the zero
+// window probe (6.1 rule A; also a T3 resend of a probe the peer dropped):
+// handleSack resends it as soon as a SACK shows room, before new data, so
+// that data after it does not turn its drop into three miss indications
+// and a fast retransmit. 6.2.1 B: every chunk sent, or sent again, takes
+// its size off the peer's window (without it on resends, new data after a
+// resent probe overran the window by the probe's size).
+func (a *Association) sendData(c *outChunk) {
+	a.pb.appendData(&dataChunk{Flags: c.flags, TSN: c.tsn, Stream: c.stream, SSN: c.ssn, PPID: c.ppid, Data: c.data})
+	if len(c.data) > a.rwnd {
+		a.probing, a.probeTSN = true, c.tsn
+	}
+	c.inFlight = true
+	a.flight += len(c.data)
+	a.rwnd = max(a.rwnd-len(c.data), 0)
 }
 
 // flushPacket sends the packet being built, if it has chunks, and starts
@@ -145,25 +157,10 @@ func (a *Association) retransmit() {
 				return
 			}
 		}
-		p.appendData(&dataChunk{Flags: c.flags, TSN: c.tsn, Stream: c.stream, SSN: c.ssn, PPID: c.ppid, Data: c.data})
-		// A chunk sent again into a window without room for it (a T3
-		// resend of a probe the peer dropped) is the zero window probe
-		// now: handleSack resends it as soon as a SACK shows room, before
-		// new data, so that data after it does not turn its drop into
-		// three miss indications and a fast retransmit.
-		if len(c.data) > a.rwnd {
-			a.probing, a.probeTSN = true, c.tsn
-		}
+		a.sendData(c)
 		c.rtx = false
 		a.rtxPending--
 		c.txCount++
-		c.inFlight = true
-		a.flight += len(c.data)
-		// 6.2.1 B: a chunk sent, or sent again, takes its size off the
-		// peer's window (without it, new data after a resent probe
-		// overran the window by the probe and the chunk at the end was
-		// dropped, then fast retransmitted).
-		a.rwnd = max(a.rwnd-len(c.data), 0)
 		if a.rttPending && a.rttTSN == c.tsn {
 			a.rttPending = false // Karn: no sample from a retransmitted chunk (6.3.1 C5)
 		}
