@@ -934,6 +934,7 @@ localparam POST_LOG2 = 4;
 wire              rq_inv_valid;
 wire [STAG_AW-1:0] rq_inv_index;
 wire              rq_post_valid, rq_post_ready, rs_post_valid, rs_post_ready;
+wire [(1<<CONN_W)-1:0] rq_rx_hold;
 wire [CONN_W+2+64+32+64-1:0] rq_post, rs_post;
 rnic_rq #(
     .DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WIN_W(WIN_W),
@@ -965,7 +966,7 @@ rnic_rq #(
     .qerr_code(qerr_code),
     .cq_valid(rq_cq_valid), .cq_ready(rq_cq_ready), .cq_cqn(rq_cq_cqn), .cq_entry(rq_cq_entry),
     .ev_valid(rq_ev_valid), .ev_ready(rq_ev_ready), .ev_entry(rq_ev_entry),
-    .ci_rd_qpn(drain_qpn), .ci_rd_value(drain_rq_ci)
+    .ci_rd_qpn(drain_qpn), .ci_rd_value(drain_rq_ci), .rx_hold(rq_rx_hold)
 );
 
 // The Read responder: the device's own Read Request and Terminate buffers
@@ -1009,6 +1010,30 @@ rnic_recmux #(.N(2), .W(CONN_W + 2 + 64 + 32 + 64)) postmux (
     .s_data({rs_post, rq_post}), .m_valid(post_valid), .m_ready(post_ready), .m_data(post)
 );
 
+// The network input waits for the receives posted before it: a segment
+// whose QP has an RQ doorbell in or an entry fetched and not yet posted
+// (rnic_rq's rx_hold) is held at its first beat until ddp_rx has the
+// buffer, so a Send never finds "no buffer" for a receive the driver
+// posted before the segment reached the device (the model posts at the
+// doorbell). A frame once offered to rnic_rx, or begun, is not held
+// (AXI4-Stream: an offer stays until taken); a doorbell after it is the
+// later event.
+wire               net_hold_q;
+reg                net_offer_reg, net_mid_reg;
+wire               net_tready;
+rnic_pick #(.AW(CONN_W)) net_hold_pick (.v(rq_rx_hold), .a(s_net_tuser[48 +: CONN_W]), .y(net_hold_q));
+wire               net_hold = net_hold_q && !net_mid_reg && !net_offer_reg;
+wire               net_tvalid = s_net_tvalid && !net_hold;
+assign s_net_tready = net_tready && !net_hold;
+always @(posedge clk) begin
+    net_offer_reg <= net_tvalid && !net_tready;
+    if (net_tvalid && net_tready) net_mid_reg <= !s_net_tlast;
+    if (rst) begin
+        net_offer_reg <= 1'b0;
+        net_mid_reg <= 1'b0;
+    end
+end
+
 rnic_rx #(
     .DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .RQ_AW(POST_LOG2), .ADDR_W(64), .ID_W(64)
 ) rx (
@@ -1019,7 +1044,7 @@ rnic_rx #(
     // carry the TUF mode or the peer's key yet, so tuf_rx stays unused.
     .cfg_tuf(1'b0), .cfg_key(48'd0),
     .fail_valid(rcfg_fail), .fail_ready(rfail_ready), .fail_conn(rcfg_head[CFGR_W-1 -: CONN_W]),
-    .s_axis_tdata(s_net_tdata), .s_axis_tkeep(s_net_tkeep), .s_axis_tvalid(s_net_tvalid), .s_axis_tready(s_net_tready),
+    .s_axis_tdata(s_net_tdata), .s_axis_tkeep(s_net_tkeep), .s_axis_tvalid(net_tvalid), .s_axis_tready(net_tready),
     .s_axis_tlast(s_net_tlast), .s_axis_tuser({s_net_tuser[48 +: CONN_W], s_net_tuser[47:0]}),
     .m_exc_tdata(exc_tdata), .m_exc_tkeep(exc_tkeep), .m_exc_tvalid(exc_tvalid), .m_exc_tready(exc_tready),
     .m_exc_tlast(exc_tlast), .m_exc_tuser(exc_tuser),

@@ -214,7 +214,11 @@ module rnic_rq #(
     // QP_DRAIN's output word (rnic_admin): the consumer index of QP ci_rd_qpn
     // (combinational, read-only).
     input  wire [CONN_W-1:0]     ci_rd_qpn,
-    output wire [15:0]           ci_rd_value
+    output wire [15:0]           ci_rd_value,
+
+    // The receive hold (rnic_dev's network input): bit q is set while a
+    // receive posted on QP q (its doorbell in) is not yet in ddp_rx.
+    output wire [(1<<CONN_W)-1:0] rx_hold
 );
 
 localparam QPS    = 1 << CONN_W;
@@ -369,6 +373,30 @@ always @* begin
                       (err_r[k] || pcnt_r[k] != POST_N));
     end
 end
+// The receive hold: a QP in RTS (not failing, not in error) with entries
+// between ci and pi that it will fetch (its posted list has room: a full
+// list means ddp_rx has buffers), or the QP whose entry the engine is
+// fetching, checking or posting (ci moves at S_DEC, the post is taken at
+// S_POST); and every QP while an RQ doorbell is in the FIFO or being
+// taken (pi is not yet written). ddp_rx takes each post before the pieces
+// after it, so a segment that waits at the network input for its QP's bit
+// to fall finds every receive posted before it (docs/device.md, "Receive
+// queue entry": a posted receive is never missed).
+wire       rh_db  = rqdb_valid || dbq_n != 4'd0 || st == S_DB || st == S_DB2 || st == S_DB_EV;
+wire       rh_cur = st == S_CTX || st == S_CTX2 || st == S_FETCH || st == S_WQE || st == S_DEC ||
+                    st == S_MR || st == S_MR2 || st == S_WIN || st == S_POST;
+reg [QPS-1:0] rh_v;
+integer       rh_k;
+always @* begin
+    for (rh_k = 0; rh_k < QPS; rh_k = rh_k + 1) begin
+        rh_v[rh_k] = rh_db ||
+                     (run_r[rh_k] && !failing_r[rh_k] && !blk_r[rh_k] && !err_r[rh_k] &&
+                      ci_r[rh_k] != pi_r[rh_k] && pcnt_r[rh_k] != POST_N) ||
+                     (rh_cur && cur == rh_k[CONN_W-1:0] && !err_r[rh_k]);
+    end
+end
+assign rx_hold = rh_v;
+
 // Round robin: the first QP with work at or after rr_ptr.
 reg              pick_v;
 reg [CONN_W-1:0] pick_q;

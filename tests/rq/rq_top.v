@@ -77,7 +77,8 @@ module rq_top #(
     output wire [247:0]        cq_entry,
     output wire                ev_valid,
     input  wire                ev_ready,
-    output wire [119:0]        ev_entry
+    output wire [119:0]        ev_entry,
+    output wire [(1<<CONN_W)-1:0] rx_hold
 );
 localparam QP_CTX_W = 16 + 64 + 64 + 5 + 5 + 2 * CQ_W;
 
@@ -120,7 +121,7 @@ rnic_admin #(.CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WI
 
 rnic_rq #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WIN_W(WIN_W),
           .SQ_LOG2(SQ_LOG2), .RQ_LOG2(RQ_LOG2), .CQ_LOG2(CQ_LOG2), .POST_DEPTH_LOG2(POST_DEPTH_LOG2)) u_rq (
-    .ci_rd_qpn(ci_qpn), .ci_rd_value(rq_ci), .clk(clk), .rst(rst),
+    .ci_rd_qpn(ci_qpn), .ci_rd_value(rq_ci), .rx_hold(rx_hold), .clk(clk), .rst(rst),
     .rqdb_valid(rqdb_valid), .rqdb_qpn(rqdb_qpn), .rqdb_value(rqdb_value), .dropped_db(dropped_db),
     .qp_state_wr_valid(qp_state_wr_valid), .qp_state_wr_qpn(qp_state_wr_qpn), .qp_state_wr_state(qp_state_wr_state),
     .qp_rts_valid(qp_rts_valid), .qp_rts_qpn(qp_rts_qpn), .qp_rts_params(qp_rts_params),

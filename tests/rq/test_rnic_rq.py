@@ -292,6 +292,7 @@ class TB:
             rd("fail_valid"), rd("fail_qpn"), rd("fail_local"), rd("fail_layer_etype"), rd("fail_code"))
         inv_valid, inv_index = rd("inv_valid"), rd("inv_index")
         dropped = rd("dropped_db")
+        hold = rd("rx_hold")
         fe, ro = FallingEdge(dut.clk), ReadOnly()
         qerr_due = None
         fail_prev = False
@@ -348,6 +349,10 @@ class TB:
             if ready["post_ready"] and post_valid() == "1":
                 q = int(post_conn(), 2)
                 i_d = int(post_id(), 2)
+                # rnic_dev holds the QP's segments until its post is in
+                # ddp_rx: the hold covers the post's own clock.
+                if hold()[-1 - q] != "1":
+                    self.errors.append((clk, f"QP {q}: post of {i_d:#x} without rx_hold"))
                 self.posts[q].append((int(post_qn(), 2), int(post_addr(), 2), int(post_len(), 2), i_d))
                 self.posted[q].append(i_d)
                 if len(self.posted[q]) > DEPTH:
@@ -381,6 +386,10 @@ class TB:
             await RisingEdge(self.dut.clk)
         assert self.counts() == want, f"more than the model: have {self.counts()}, want {want}"
         assert not self.errors, f"rnic_rq reported: {self.errors}"
+        # Nothing left to fetch: no QP's segments may wait at rnic_dev's
+        # network input (a hold now would stall the receive side for good).
+        hold = self.dut.rx_hold.value.binstr
+        assert "1" not in hold, f"rx_hold {hold} with every entry fetched"
 
     async def pulse(self, names: dict, hold=False):
         """Drive names for one clock; hold: the next step drives its own
