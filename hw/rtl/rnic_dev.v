@@ -934,7 +934,7 @@ localparam POST_LOG2 = 4;
 wire              rq_inv_valid;
 wire [STAG_AW-1:0] rq_inv_index;
 wire              rq_post_valid, rq_post_ready, rs_post_valid, rs_post_ready;
-wire [(1<<CONN_W)-1:0] rq_rx_hold;
+wire [(1<<CONN_W)-1:0] rq_rx_hold, rs_rx_hold;
 wire [CONN_W+2+64+32+64-1:0] rq_post, rs_post;
 rnic_rq #(
     .DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .VEC_W(VEC_W), .WIN_W(WIN_W),
@@ -999,7 +999,8 @@ rnic_rresp #(
     .tx_axis_tvalid(txs_valid[1]), .tx_axis_tready(txs_ready[1]), .tx_axis_tlast(txs_last[1]),
     .fail_valid(rs_fail_valid), .fail_ready(rs_fail_ready), .fail_qpn(rs_fail_qpn), .fail_local(rs_fail_local),
     .fail_layer_etype(rs_fail_le), .fail_code(rs_fail_code), .fail_hdrct(rs_fail_hdrct),
-    .fail_seglen(rs_fail_seglen), .fail_ddp_hdr(rs_fail_ddp_hdr), .fail_rdma_hdr(rs_fail_rdma_hdr)
+    .fail_seglen(rs_fail_seglen), .fail_ddp_hdr(rs_fail_ddp_hdr), .fail_rdma_hdr(rs_fail_rdma_hdr),
+    .rx_hold(rs_rx_hold)
 );
 
 // ddp_rx's receive buffers: the RQ engine's and the Read responder's.
@@ -1012,16 +1013,18 @@ rnic_recmux #(.N(2), .W(CONN_W + 2 + 64 + 32 + 64)) postmux (
 
 // The network input waits for the receives posted before it: a segment
 // whose QP has an RQ doorbell in or an entry fetched and not yet posted
-// (rnic_rq's rx_hold) is held at its first beat until ddp_rx has the
-// buffer, so a Send never finds "no buffer" for a receive the driver
-// posted before the segment reached the device (the model posts at the
-// doorbell). A frame once offered to rnic_rx, or begun, is not held
+// (rnic_rq's rx_hold), or Read Request or Terminate buffers still to post
+// (rnic_rresp's: QP_RTS's, a served request's repost), is held at its
+// first beat until ddp_rx has them, so a Send never finds "no buffer" for
+// a receive the driver posted before the segment reached the device (the
+// model posts at the doorbell), nor a Read Request for a buffer its
+// QP_RTS or the previous Read Response's end gave. A frame once offered to rnic_rx, or begun, is not held
 // (AXI4-Stream: an offer stays until taken); a doorbell after it is the
 // later event.
 wire               net_hold_q;
 reg                net_offer_reg, net_mid_reg;
 wire               net_tready;
-rnic_pick #(.AW(CONN_W)) net_hold_pick (.v(rq_rx_hold), .a(s_net_tuser[48 +: CONN_W]), .y(net_hold_q));
+rnic_pick #(.AW(CONN_W)) net_hold_pick (.v(rq_rx_hold | rs_rx_hold), .a(s_net_tuser[48 +: CONN_W]), .y(net_hold_q));
 wire               net_hold = net_hold_q && !net_mid_reg && !net_offer_reg;
 wire               net_tvalid = s_net_tvalid && !net_hold;
 assign s_net_tready = net_tready && !net_hold;

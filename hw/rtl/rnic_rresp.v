@@ -209,7 +209,12 @@ module rnic_rresp #(
     output wire [2:0]            fail_hdrct,
     output wire [15:0]           fail_seglen,
     output wire [143:0]          fail_ddp_hdr,
-    output wire [223:0]          fail_rdma_hdr
+    output wire [223:0]          fail_rdma_hdr,
+
+    // The receive hold (rnic_dev's network input): bit q is set while a
+    // Read Request or Terminate buffer of QP q is still to be posted or
+    // is being posted (its QP_RTS's, a served request's repost).
+    output wire [(1<<CONN_W)-1:0] rx_hold
 );
 
 localparam QPS = 1 << CONN_W;
@@ -403,6 +408,19 @@ assign post_qn    = p_qn;
 assign post_addr  = {1'b1, 45'd0, p_qn, {(16-CONN_W){1'b0}}, p_conn};
 assign post_len   = p_qn == 2'd2 ? TERM_LEN : RR_LEN;
 assign post_id    = 64'd0;
+
+// The receive hold: buffers counted and not yet in ddp_rx (ddp_rx takes a
+// post before the pieces after it). A repost is counted at C_DONE, before
+// rnic_tx sends the Read Response's last octet, so the peer's next Read
+// Request, which may follow that octet, finds its buffer.
+reg [QPS-1:0] rh_v;
+integer       rh_k;
+always @* begin
+    for (rh_k = 0; rh_k < QPS; rh_k = rh_k + 1) begin
+        rh_v[rh_k] = np2_r[rh_k] || np1_r[rh_k] != {PW{1'b0}} || (p_v && p_conn == rh_k[CONN_W-1:0]);
+    end
+end
+assign rx_hold = rh_v;
 
 // The repost of a served job (C_DONE), the post taken (p_load): np1 of
 // the same QP may move both ways in one clock.

@@ -63,7 +63,8 @@ module rr_top #(
     output wire                m_axis_tlast,
     output wire [CONN_W-1:0]   m_axis_tuser,
     output wire                ddp_err_valid,
-    output wire                mpa_err_valid
+    output wire                mpa_err_valid,
+    output wire [(1<<CONN_W)-1:0] rx_hold
 );
 
 wire               qp_rts_valid, qp_state_wr_valid, mr_rd_req, mr_rd_valid;
@@ -126,7 +127,7 @@ rnic_rresp #(.DATA_W(DATA_W), .CONN_W(CONN_W), .STAG_AW(STAG_AW), .CQ_W(CQ_W), .
     .tx_axis_tlast(tx_tlast),
     .fail_valid(fail_valid), .fail_ready(fail_ready), .fail_qpn(fail_qpn), .fail_local(fail_local),
     .fail_layer_etype(fail_layer_etype), .fail_code(fail_code), .fail_hdrct(), .fail_seglen(), .fail_ddp_hdr(),
-    .fail_rdma_hdr());
+    .fail_rdma_hdr(), .rx_hold(rx_hold));
 
 // rnic_tx's connection configuration from the QP_RTS pulse (as sq_top):
 // marker position ((TX seq - TX marker base) mod 512) / 4, markers and CRC

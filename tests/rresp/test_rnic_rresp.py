@@ -307,6 +307,7 @@ class TB:
         f_valid, f_qpn, f_local, f_le, f_code = (rd("fail_valid"), rd("fail_qpn"), rd("fail_local"),
                                                  rd("fail_layer_etype"), rd("fail_code"))
         errs = [(s, rd(s)) for s in ("ddp_err_valid", "mpa_err_valid")]
+        hold = rd("rx_hold")
         fe, ro = FallingEdge(dut.clk), ReadOnly()
         L = self.L
         while True:
@@ -351,6 +352,9 @@ class TB:
                     self.frames[q].append(bytes(self.cur_frame[q]))
                     self.cur_frame[q] = bytearray()
             if pr and p_valid() == "1":
+                # rnic_dev holds the QP's segments until the post is in.
+                if hold()[-1 - int(p_conn(), 2)] != "1":
+                    self.errors.append((clk, f"QP {int(p_conn(), 2)}: a post without rx_hold"))
                 self.on_post(int(p_conn(), 2), int(p_qn(), 2), int(p_addr(), 2), int(p_len(), 2), int(p_id(), 2))
             if fr and f_valid() == "1":
                 self.fails[int(f_qpn(), 2)].append((int(f_local(), 2), int(f_le(), 2), int(f_code(), 2)))
@@ -373,6 +377,15 @@ class TB:
             await RisingEdge(self.dut.clk)
         assert self.counts() == want, f"more than the model: have {self.counts()}, want {want}"
         assert not self.errors, f"errors: {self.errors}"
+        # Every buffer is posted within a few clocks a buffer (one a clock
+        # under the bench's stalls): then no QP's segments may wait at
+        # rnic_dev's network input.
+        for _ in range(4000):
+            if "1" not in self.dut.rx_hold.value.binstr:
+                break
+            await RisingEdge(self.dut.clk)
+        else:
+            assert False, f"rx_hold {self.dut.rx_hold.value.binstr} 4000 clocks after quiescence"
 
     async def run(self, prog: Prog):
         res = self.oracle.request("rr_run", config=CONFIG, mem_size=MEM_SIZE, steps=prog.steps)
