@@ -355,7 +355,7 @@ def test_tuf_tx(sim, width, oracle_path):
         toplevel="tuf_tx",
         test_module=__name__,
         verilog_sources=[rtl / f for f in ("tuf_tx.v", "crc32c.v", "sdp_ram.v")],
-        vhdl_sources=[hdlsim.VHDL_DIR / f for f in ("sdp_ram.vhd", "crc32c.vhd", "tuf_tx.vhd")],
+        vhdl_sources=[hdlsim.VHDL_DIR / f for f in ("rnic_pkg.vhd", "sdp_ram.vhd", "crc32c.vhd", "tuf_tx.vhd")],
         parameters={"DATA_W": width, "CONN_W": CONN_W},
         extra_env={oracle.ENV_VAR: str(oracle_path)},
     )
