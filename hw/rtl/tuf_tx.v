@@ -42,10 +42,11 @@
 // Throughput: one output beat per clock with FPDUs back to back. An FPDU
 // takes ceil((len + 12) / (DATA_W / 8)) output beats against the ULPDU's
 // ceil(len / (DATA_W / 8)) input beats: s_axis_tready is low in the clocks
-// where the header's and the trailer's extra beats go out. Latency: from the
-// first input beat to the first output beat, LATENCY clocks for a frame
-// whose CRC need not be waited for; a frame whose trailer is among its first
-// few output beats waits for its CRC (crc32c's 7 clocks).
+// where the header's and the trailer's extra beats go out. Latency: 10
+// clocks from the first input beat to the first output beat, at every width
+// and size (tests/tuf_tx): 1 input register, 1 framing, 7 in the FIFO (a
+// beat leaves once the FIFO holds CRC_LATENCY beats or its frame's CRC is
+// ready), 1 output register.
 
 `resetall
 `timescale 1ns / 1ps
@@ -106,22 +107,32 @@ reg [L-1:0]      b0_keep;
 reg              b0_last;
 reg              b0_first;
 reg [15:0]       b0_len;
+reg [15:0]       b0_lenf;         // len + 4, the header's Length
+reg              b0_bad;          // len is 0 or over MAX_ULPDU
 reg [CONN_W-1:0] b0_conn;
+reg              key_fresh;       // key_q is b0's frame's key this clock
+reg [47:0]       key_hold;        // ... and this is, after that clock
 
 wire f_take;
 assign s_axis_tready = !b0_valid || f_take;
 wire b0_load = s_axis_tvalid && s_axis_tready;
 
-wire [47:0] key_q;
+// The key table is read in every clock where the input is between frames
+// (rd_en a register: no path from the ready chain), at the conn of the
+// first beat s_axis offers; the word read for the beat b0 takes is the
+// frame's key in the next clock, and kept in key_hold after it.
+wire [47:0] key_ram;
+wire [15:0] len_s = s_axis_tuser[15:0];
 sdp_ram #(.WIDTH(48), .ADDR_W(CONN_W)) key_table (
     .clk(clk),
     .wr_en(cfg_valid),
     .wr_addr(cfg_conn),
     .wr_data(cfg_key),
-    .rd_en(b0_load && !in_frame),
+    .rd_en(!in_frame),
     .rd_addr(s_axis_tuser[CONN_W+15:16]),
-    .rd_data(key_q)
+    .rd_data(key_ram)
 );
+wire [47:0] key_q = key_fresh ? key_ram : key_hold;
 assign cfg_ready = 1'b1;
 
 always @(posedge clk) begin
@@ -135,10 +146,16 @@ always @(posedge clk) begin
         b0_last <= s_axis_tlast;
         b0_first <= !in_frame;
         if (!in_frame) begin
-            b0_len <= s_axis_tuser[15:0];
+            b0_len <= len_s;
+            b0_lenf <= len_s + 16'd4;
+            b0_bad <= (len_s == 16'd0) || ({1'b0, len_s} > MAX_ULPDU);
             b0_conn <= s_axis_tuser[CONN_W+15:16];
         end
         in_frame <= !s_axis_tlast;
+    end
+    key_fresh <= b0_load && !in_frame;
+    if (key_fresh) begin
+        key_hold <= key_ram;
     end
     if (rst) begin
         b0_valid <= 1'b0;
@@ -182,9 +199,9 @@ wire load = !k_valid || k_ready;
 assign f_take = b0_valid && load && !rest_on;
 
 wire [15:0] len_in = b0_len;
-wire bad_len = (len_in == 16'd0) || ({1'b0, len_in} > MAX_ULPDU);
+wire bad_len = b0_bad;
 wire drop = b0_first ? bad_len : dropping;
-wire [15:0] length_field = len_in + 16'd4;
+wire [15:0] length_field = b0_lenf;
 // Length then Key, big-endian, AXI octet order (tdata[7:0] first).
 wire [63:0] header = {key_q[7:0], key_q[15:8], key_q[23:16], key_q[31:24], key_q[39:32], key_q[47:40],
                       length_field[7:0], length_field[15:8]};

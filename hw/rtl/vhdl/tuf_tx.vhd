@@ -103,10 +103,15 @@ architecture rtl of tuf_tx is
     signal b0_last_reg  : std_ulogic := '0';
     signal b0_first_reg : std_ulogic := '0';
     signal b0_len_reg   : std_ulogic_vector(15 downto 0) := (others => '0');
+    signal b0_lenf_reg  : std_ulogic_vector(15 downto 0) := (others => '0');  -- len + 4
+    signal b0_bad_reg   : std_ulogic := '0';   -- len is 0 or over MAX_ULPDU
+    signal key_fresh_reg : std_ulogic := '0';  -- key_ram is b0's frame's key this clock
+    signal key_hold_reg : std_ulogic_vector(47 downto 0) := (others => '0');
     signal b0_conn_reg  : conn_t := (others => '0');
 
     signal f_take, b0_load, s_ready, key_rd_en : std_ulogic;
-    signal key_q : std_logic_vector(47 downto 0);
+    signal key_ram : std_logic_vector(47 downto 0);
+    signal key_q : std_ulogic_vector(47 downto 0);
 
     -- frame
     signal dropping_reg : std_ulogic := '0';
@@ -196,7 +201,8 @@ begin
     s_ready <= (not b0_valid_reg) or f_take;
     s_axis_tready <= s_ready;
     b0_load <= s_axis_tvalid and s_ready;
-    key_rd_en <= b0_load and not in_frame_reg;
+    -- Read in every clock between frames (the Verilog says why).
+    key_rd_en <= not in_frame_reg;
     cfg_ready <= '1';
 
     key_table : entity work.sdp_ram
@@ -205,8 +211,9 @@ begin
             clk => clk,
             wr_en => cfg_valid, wr_addr => cfg_conn, wr_data => cfg_key,
             rd_en => key_rd_en, rd_addr => s_axis_tuser(CONN_W + 15 downto 16),
-            rd_data => key_q
+            rd_data => key_ram
         );
+    key_q <= std_ulogic_vector(key_ram) when key_fresh_reg = '1' else key_hold_reg;
 
     p_b0 : process (clk) is
     begin
@@ -222,9 +229,20 @@ begin
                 b0_first_reg <= not in_frame_reg;
                 if in_frame_reg = '0' then
                     b0_len_reg <= std_ulogic_vector(s_axis_tuser(15 downto 0));
+                    b0_lenf_reg <= std_ulogic_vector(unsigned(s_axis_tuser(15 downto 0)) + 4);
+                    if unsigned(s_axis_tuser(15 downto 0)) = 0
+                       or unsigned(s_axis_tuser(15 downto 0)) > MAX_ULPDU_c then
+                        b0_bad_reg <= '1';
+                    else
+                        b0_bad_reg <= '0';
+                    end if;
                     b0_conn_reg <= std_ulogic_vector(s_axis_tuser(CONN_W + 15 downto 16));
                 end if;
                 in_frame_reg <= not s_axis_tlast;
+            end if;
+            key_fresh_reg <= b0_load and not in_frame_reg;
+            if key_fresh_reg = '1' then
+                key_hold_reg <= std_ulogic_vector(key_ram);
             end if;
             if rst = '1' then
                 b0_valid_reg <= '0';
@@ -240,19 +258,19 @@ begin
     load <= (not k_valid_reg) or k_ready;
     f_take <= b0_valid_reg and load and not rest_on_reg;
 
-    bad_len <= '1' when unsigned(b0_len_reg) = 0 or unsigned(b0_len_reg) > MAX_ULPDU_c else '0';
+    bad_len <= b0_bad_reg;
     drop <= bad_len when b0_first_reg = '1' else dropping_reg;
 
     p_head : process (all) is
-        variable lf : unsigned(15 downto 0);
+        variable lf : std_ulogic_vector(15 downto 0);
         variable k  : std_ulogic_vector(47 downto 0);
     begin
-        lf := unsigned(b0_len_reg) + 4;
-        k := std_ulogic_vector(key_q);
+        lf := b0_lenf_reg;
+        k := key_q;
         if b0_first_reg = '1' then
             head <= k(7 downto 0) & k(15 downto 8) & k(23 downto 16) & k(31 downto 24)
                     & k(39 downto 32) & k(47 downto 40)
-                    & std_ulogic_vector(lf(7 downto 0)) & std_ulogic_vector(lf(15 downto 8));
+                    & lf(7 downto 0) & lf(15 downto 8);
         else
             head <= carry_reg;
         end if;
