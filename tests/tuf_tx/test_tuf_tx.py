@@ -256,39 +256,6 @@ async def bad_frames(dut):
     assert tb.checked == 7
 
 
-class Monitor:
-    def __init__(self, dut):
-        self.dut = dut
-        self.cycle = 0
-        self.in_beats = 0
-        self.out_cycles: list[int] = []
-        self.in_first: list[int] = []
-        self.out_first: list[int] = []
-        self.first_in = None
-        self.last_in = None
-        self._in_sof = True
-        self._out_sof = True
-        cocotb.start_soon(self._run())
-
-    async def _run(self):
-        dut = self.dut
-        while True:
-            await RisingEdge(dut.clk)
-            self.cycle += 1
-            if dut.s_axis_tvalid.value == 1 and dut.s_axis_tready.value == 1:
-                self.in_beats += 1
-                self.first_in = self.first_in or self.cycle
-                self.last_in = self.cycle
-                if self._in_sof:
-                    self.in_first.append(self.cycle)
-                self._in_sof = dut.s_axis_tlast.value == 1
-            if dut.m_axis_tvalid.value == 1 and dut.m_axis_tready.value == 1:
-                self.out_cycles.append(self.cycle)
-                if self._out_sof:
-                    self.out_first.append(self.cycle)
-                self._out_sof = dut.m_axis_tlast.value == 1
-
-
 BENCH_SIZES = (13, 64, 128, 256, 1460, 9000)   # FPDU octets: ULPDU + 12
 BENCH_OCTETS = 6000
 
@@ -306,21 +273,10 @@ async def back_to_back_bench(dut):
         await tb.set_key(conn, rng.getrandbits(48))
         count = max(3, min(60, BENCH_OCTETS // size))
         await ClockCycles(dut.clk, 5)
-        mon = Monitor(dut)
+        mon = tbutil.FramerMonitor(dut)
         tb.send([(conn, rng.randbytes(size - 12)) for _ in range(count)])
         await tb.drain()
-        # Steady state: from the first output beat to the last input beat.
-        end = mon.last_in
-        out_clocks = end - mon.out_cycles[0]
-        beats = sum(1 for c in mon.out_cycles if c < end)
-        frames = sum(1 for c in mon.out_first if c < end)
-        runs[str(size)] = {
-            "beats_per_clock": beats / out_clocks,
-            "fpdus_per_clock": frames / out_clocks,
-            "in_beats_per_clock": mon.in_beats / (mon.last_in - mon.first_in + 1),
-            "latency_clocks": mon.out_first[0] - mon.in_first[0],
-            "fpdus": count,
-        }
+        runs[str(size)] = {**mon.figures(), "fpdus": count}
         dut._log.info("FPDUs of %d octets: %s", size, runs[str(size)])
     hdlsim.write_bench(
         "tuf_tx", tb.width,
