@@ -151,6 +151,7 @@ BLOCKS = [
     Block("mpa_tx", "DATA_W", (64, 512)),
     Block("mpa_tx_frame", "DATA_W", (64, 512)),
     Block("mpa_tx_mark", "DATA_W", (64, 512)),
+    Block("tuf_tx", "DATA_W", (64, 512)),
     Block("ddp_tx", "DATA_W", (64, 512)),
     Block("rnic_tx", "DATA_W", (64, 512)),
     Block("mpa_rx_lane", "DATA_W", (64, 512)),

@@ -522,6 +522,7 @@ DMA_FIXED = (("id", 0), ("cache", 0b0011), ("prot", 0b010))
 PORTS: dict[str, list[Port]] = {
     "crc32c": [stream("s_axis", RUN), stream("m_axis_crc")],
     "mpa_tx": [stream("s_axis", LANE0), handshake("cfg"), stream("m_axis", LANE0)],
+    "tuf_tx": [stream("s_axis", LANE0), handshake("cfg"), stream("m_axis", LANE0)],
     "ddp_tx": [handshake("s_desc"), stream("s_axis"), stream("m_axis", LANE0)],
     "rnic_tx": [handshake("s_desc"), stream("s_axis"), handshake("cfg"), stream("m_axis", LANE0)],
     "mpa_rx": [handshake("cfg"), handshake("fail"), stream("s_axis"), stream("m_axis", LANE0_EMPTY), stream("m_verdict"),

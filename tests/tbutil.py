@@ -87,3 +87,59 @@ def first_piece_min(head: bytes, ulen: int | None = None) -> int:
     if head[0] & 0x80:
         return min(n, 14)
     return min(n, 46 if head[1] & 0x0F in (1, 7) else 18)
+
+
+class FramerMonitor:
+    """Beats and frame starts of a framing block's s_axis and m_axis
+    (mpa_tx, tuf_tx: ULPDUs in, FPDUs out), by clock, for its bench's
+    figures; on_idle(cycle) is called for every clock without an output
+    beat after the first."""
+
+    def __init__(self, dut, on_idle=None):
+        self.dut = dut
+        self.on_idle = on_idle
+        self.cycle = 0
+        self.in_beats = 0
+        self.out_cycles: list[int] = []
+        self.in_first: list[int] = []
+        self.out_first: list[int] = []
+        self.first_in = None
+        self.last_in = None
+        self._in_sof = True
+        self._out_sof = True
+        cocotb.start_soon(self._run())
+
+    async def _run(self):
+        dut = self.dut
+        while True:
+            await RisingEdge(dut.clk)
+            self.cycle += 1
+            if dut.s_axis_tvalid.value == 1 and dut.s_axis_tready.value == 1:
+                self.in_beats += 1
+                self.first_in = self.first_in or self.cycle
+                self.last_in = self.cycle
+                if self._in_sof:
+                    self.in_first.append(self.cycle)
+                self._in_sof = dut.s_axis_tlast.value == 1
+            if dut.m_axis_tvalid.value == 1 and dut.m_axis_tready.value == 1:
+                self.out_cycles.append(self.cycle)
+                if self._out_sof:
+                    self.out_first.append(self.cycle)
+                self._out_sof = dut.m_axis_tlast.value == 1
+            elif self.out_cycles and self.on_idle is not None:
+                self.on_idle(self.cycle)
+
+    def figures(self) -> dict:
+        """A burst's figures: output beats and FPDUs a clock in the steady
+        state (from the first output beat to the last input beat; after
+        that the burst drains), input beats a clock over the input's span,
+        and the first frame's latency (first input beat to first output
+        beat)."""
+        end = self.last_in
+        out_clocks = end - self.out_cycles[0]
+        return {
+            "beats_per_clock": sum(1 for c in self.out_cycles if c < end) / out_clocks,
+            "fpdus_per_clock": sum(1 for c in self.out_first if c < end) / out_clocks,
+            "in_beats_per_clock": self.in_beats / (self.last_in - self.first_in + 1),
+            "latency_clocks": self.out_first[0] - self.in_first[0],
+        }

@@ -294,49 +294,6 @@ async def bad_frames(dut):
     assert tb.checked == 4 and not c.expected
 
 
-class Monitor:
-    def __init__(self, dut):
-        self.dut = dut
-        self.cycle = 0
-        self.in_beats = 0
-        self.out_beats = 0
-        self.out_frames = 0
-        self.out_cycles: list[int] = []
-        self.in_first: list[int] = []
-        self.out_first: list[int] = []
-        self.first_out = None
-        self.last_out = None
-        self.first_in = None
-        self.last_in = None
-        self._in_sof = True
-        self._out_sof = True
-        cocotb.start_soon(self._run())
-
-    async def _run(self):
-        dut = self.dut
-        while True:
-            await RisingEdge(dut.clk)
-            self.cycle += 1
-            if dut.s_axis_tvalid.value == 1 and dut.s_axis_tready.value == 1:
-                self.in_beats += 1
-                self.first_in = self.first_in or self.cycle
-                self.last_in = self.cycle
-                if self._in_sof:
-                    self.in_first.append(self.cycle)
-                self._in_sof = dut.s_axis_tlast.value == 1
-            if dut.m_axis_tvalid.value == 1 and dut.m_axis_tready.value == 1:
-                self.out_beats += 1
-                self.out_cycles.append(self.cycle)
-                self.first_out = self.first_out or self.cycle
-                self.last_out = self.cycle
-                if self._out_sof:
-                    self.out_first.append(self.cycle)
-                self._out_sof = dut.m_axis_tlast.value == 1
-                self.out_frames += dut.m_axis_tlast.value == 1
-            elif self.first_out is not None and os.environ.get("MPA_TX_TRACE"):
-                self.dut._log.info("idle output at cycle %d (in valid %s ready %s)", self.cycle, dut.s_axis_tvalid.value, dut.s_axis_tready.value)
-
-
 @cocotb.test()
 async def back_to_back_bench(dut):
     """FPDUs of each size back to back, markers and CRC on: the output must
@@ -350,6 +307,12 @@ async def back_to_back_bench(dut):
     # output beat, so one FPDU a clock is the wire's own rate. With markers
     # on, an FPDU that a marker falls in is 68 octets.
     runs = [(size, True) for size in BENCH_SIZES] + [(64, False)]
+
+    def trace(cycle):
+        if os.environ.get("MPA_TX_TRACE"):
+            dut._log.info("idle output at cycle %d (in valid %s ready %s)", cycle, dut.s_axis_tvalid.value,
+                          dut.s_axis_tready.value)
+
     for i, (size, markers) in enumerate(runs):
         count = max(16, min(200, BENCH_OCTETS // size))
         # ULPDU_Length, pad and CRC make an FPDU of `size` octets before
@@ -358,26 +321,14 @@ async def back_to_back_bench(dut):
         c = Conn(100 + i, markers, True, rng.getrandbits(32), ulpdus)
         await tb.configure(c)
         await ClockCycles(dut.clk, 5)
-        mon = Monitor(dut)
+        mon = tbutil.FramerMonitor(dut, on_idle=trace)
         while c.ulpdus:
             tb.send(c)
         await tb.drain()
         # Steady state: from the first output beat to the last input beat.
         # After that the burst drains: its last FPDUs wait for their CRCs
         # with nothing behind them.
-        lat = [o - i for i, o in zip(mon.in_first, mon.out_first)]
-        end = mon.last_in
-        out_clocks = end - mon.first_out
-        beats = sum(1 for c in mon.out_cycles if c < end)
-        frames = sum(1 for c in mon.out_first if c < end)
-        in_clocks = mon.last_in - mon.first_in + 1
-        sizes[str(size) if markers else f"{size}_markers_off"] = {
-            "beats_per_clock": beats / out_clocks,
-            "fpdus_per_clock": frames / out_clocks,
-            "in_beats_per_clock": mon.in_beats / in_clocks,
-            "latency_clocks": lat[0],
-            "fpdus": count,
-        }
+        sizes[str(size) if markers else f"{size}_markers_off"] = {**mon.figures(), "fpdus": count}
         dut._log.info("size %d markers %s: %s", size, markers, list(sizes.values())[-1])
     # Figures "<size>.<quantity>", size "64" .. "9000" or "64_markers_off".
     hdlsim.write_bench(
