@@ -1,5 +1,5 @@
-"""The whole transmit datapath, hw/rtl/rnic_tx.v (ddp_tx -> mpa_tx), checked
-against the Go stack.
+"""The whole transmit datapath, hw/rtl/rnic_tx.v (ddp_tx -> mpa_tx or
+tuf_tx), checked against the Go stack.
 
 Every expected octet comes from the Go oracle (cmd/rnic-oracle), two ops
 chained the way the Go stack itself sends: rdmap_segments cuts each RDMAP
@@ -7,7 +7,10 @@ message into DDP segments (iwarp/rdmap's Message.AppendSegments), and
 mpa_fpdus frames each connection's segments, in order, from a new MPA
 Framer (iwarp/mpa) with that connection's markers, CRC and marker base.
 The FPDUs the block sends for a connection (its output frames with that
-tuser, in order) must equal the oracle's, octet for octet. The testbench
+tuser, in order) must equal the oracle's, octet for octet. On a TUF
+connection the second op is tuf_frames instead (iwarp/tuf's Sender, pack
+false, the connection's key and EMSS: one FPDU a segment, the MULPDU at
+most EMSS - 12 as the caller must give it). The testbench
 builds no header, marker or CRC itself. Where the Go stack refuses a
 message, the block must send nothing for it and report the error code of
 the check Go failed first (ERROR_CODES) with the message's connection.
@@ -15,19 +18,28 @@ the check Go failed first (ERROR_CODES) with the message's connection.
 The cocotb tests, in order:
   random_mix          random messages of all eight opcodes, 0..9000 octets,
                       random MULPDUs, on several connections (markers on and
-                      off, CRC on and off, random marker positions), a few
-                      refused; idle clocks on the descriptor and payload
-                      inputs, backpressure on the output.
+                      off, CRC on and off, random marker positions) and two
+                      TUF connections, a few refused; idle clocks on the
+                      descriptor and payload inputs, backpressure on the
+                      output.
   errors              refused descriptors (codes 1, 2, 5) between good
                       messages on the same connection; under Verilator and
                       GHDL or at W >= 256 also a segment over 64768 octets
                       (mulpdu too large), which mpa_tx drops with its error 1.
+  tuf_modes           TUF connections (keys, EMSS 1460, 9000, random) beside
+                      an MPA one, random stalls; a connection switched MPA ->
+                      TUF -> MPA by cfg writes between its messages while the
+                      others send; the largest TUF segment (65531 octets) and
+                      one of 65532, dropped with tuf_err 1.
   back_to_back_bench  Sends of 64, 128, 256, 1460 and 9000 octets back to
                       back, MULPDU 1460, markers and CRC on, always-ready
                       sink: output beats per clock (asserted 1.0), messages
                       and payload octets per clock, and the latency from the
                       descriptor's acceptance to the first FPDU octet out
-                      (idle datapath), written to build/bench/rnic_tx-W<w>.json.
+                      (idle datapath), written to build/bench/rnic_tx-W<w>.json;
+                      then TUF connections (64, 1460, 9000 octets, asserted
+                      1.0 too) and MPA and TUF messages alternating (the
+                      cost of mixing), both in the record's details.
 
 Verilator runs hw/rtl/rnic_tx.v at every width, Icarus at 64 and 512 (every
 width with HW_ALL_WIDTHS=1, tests/hdlsim.py); GHDL runs the
