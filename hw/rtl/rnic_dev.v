@@ -461,12 +461,16 @@ rnic_tx #(.DATA_W(DATA_W), .CONN_W(CONN_W)) tx (
     .s_axis_tlast(txp_last),
     .cfg_valid(tcfg_valid_reg), .cfg_ready(tcfg_ready), .cfg_conn(tcfg_conn_reg), .cfg_pos(tcfg_pos_reg),
     .cfg_mrk_en(tcfg_mrk_reg), .cfg_crc_en(tcfg_crc_reg),
+    // The device's QP setup (QP_RTS) does not carry the TUF mode and key
+    // yet: every connection is MPA.
+    .cfg_tuf(1'b0), .cfg_key(48'd0),
     .m_axis_tdata(fp_data), .m_axis_tkeep(fp_keep), .m_axis_tvalid(fp_valid), .m_axis_tready(fp_ready),
     .m_axis_tlast(fp_last), .m_axis_tuser(fp_conn),
     // rnic_sq hands rnic_tx only descriptors the model accepts (its own
     // checks come first) and MULPDUs from QP_RTS (at most 64768, checked
     // by rnic_admin): neither error can happen here.
-    .ddp_err_valid(), .ddp_err_code(), .ddp_err_conn(), .mpa_err_valid(), .mpa_err_code()
+    .ddp_err_valid(), .ddp_err_code(), .ddp_err_conn(), .mpa_err_valid(), .mpa_err_code(),
+    .tuf_err_valid(), .tuf_err_code()
 );
 
 // The FPDUs onto the network seam, each a segment with the connection's

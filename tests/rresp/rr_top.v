@@ -161,11 +161,11 @@ rnic_tx #(.DATA_W(DATA_W), .CONN_W(CONN_W)) u_tx (
     .s_axis_tdata(tx_tdata), .s_axis_tkeep(tx_tkeep), .s_axis_tvalid(tx_tvalid), .s_axis_tready(tx_tready),
     .s_axis_tlast(tx_tlast),
     .cfg_valid(cfg_v), .cfg_ready(cfg_ready), .cfg_conn(cfg_conn), .cfg_pos(cfg_pos), .cfg_mrk_en(cfg_mrk),
-    .cfg_crc_en(cfg_crc),
+    .cfg_crc_en(cfg_crc), .cfg_tuf(1'b0), .cfg_key(48'd0),  // MPA connections only here
     .m_axis_tdata(m_axis_tdata), .m_axis_tkeep(m_axis_tkeep), .m_axis_tvalid(m_axis_tvalid),
     .m_axis_tready(m_axis_tready), .m_axis_tlast(m_axis_tlast), .m_axis_tuser(m_axis_tuser),
     .ddp_err_valid(ddp_err_valid), .ddp_err_code(), .ddp_err_conn(),
-    .mpa_err_valid(mpa_err_valid), .mpa_err_code());
+    .mpa_err_valid(mpa_err_valid), .mpa_err_code(), .tuf_err_valid(), .tuf_err_code());
 /* verilator lint_on PINCONNECTEMPTY */
 endmodule
 `resetall

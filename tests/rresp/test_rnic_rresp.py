@@ -624,7 +624,7 @@ def test_rnic_rresp(sim, width, oracle_path):
         test_module=__name__,
         verilog_sources=[hdlsim.REPO_ROOT / "tests" / "rresp" / "rr_top.v"] +
                         [rtl / f for f in ("rnic_rresp.v", "rnic_admin.v", "rnic_tx.v", "ddp_tx.v", "mpa_tx.v",
-                                           "mpa_tx_frame.v", "mpa_tx_mark.v", "sdp_ram.v", "crc32c.v")],
+                                           "mpa_tx_frame.v", "mpa_tx_mark.v", "tuf_tx.v", "sdp_ram.v", "crc32c.v")],
         parameters=dict(PARAMS, DATA_W=width),
         extra_env={oracle.ENV_VAR: str(oracle_path)},
     )

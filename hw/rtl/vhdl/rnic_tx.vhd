@@ -1,66 +1,61 @@
--- rnic_tx: the iWARP transmit datapath, RDMAP messages in, MPA FPDUs out,
--- DATA_W bits per clock: ddp_tx (DDP/RDMAP headers, MULPDU segmentation)
--- straight into mpa_tx (ULPDU_Length, pad, markers, CRC32c), octet for
--- octet what iwarp/rdmap's Message.AppendSegments and iwarp/mpa's Framer
--- send on each connection.
+-- rnic_tx: the iWARP transmit datapath, RDMAP messages in, MPA or TUF FPDUs
+-- out, DATA_W bits per clock: ddp_tx (DDP/RDMAP headers, MULPDU
+-- segmentation), then each segment to mpa_tx (ULPDU_Length, pad, markers,
+-- CRC32c) or tuf_tx (TUF header with the connection's key, CRC32c trailer;
+-- docs/tuf.md) by its connection's mode.
 --
---   s_desc -> desc reg -+-> ddp_tx --> skid buffer --> mpa_tx -> m_axis
---            flag table +   DDP segments, tuser crc_en & mrk_en & conn & len
---   s_axis (payload) ------^   (ddp_tx's ctx = crc_en & mrk_en & conn)
+--   s_desc -> desc reg -+-> ddp_tx --> skid --> demux -+-> mpa_tx -+-> merge -> m_axis
+--            flag table +                         |    +-> tuf_tx -+   ^
+--   s_axis (payload) ------^                      +-> order queue -----+
+--   DDP segments: tuser tuf & crc_en & mrk_en & conn & len
 --
 -- VHDL-2008 twin of hw/rtl/rnic_tx.v: same generics, same ports, same
 -- registers and clock counts, so tests/rnic_tx/test_rnic_tx.py drives both
 -- (the Verilog header has the interface in full). In brief:
 --
--- Connections. A descriptor names its connection (s_desc_conn); everything
--- else MPA needs of the connection is configured once, through cfg_*, when
--- it enters Full Operation (RFC 5044 7.1.2 settles markers and CRC for each
--- half connection in the startup): cfg_pos, the marker position as
--- mpa_tx's (((sequence number of the next FPDU - marker base) mod 512) / 4,
--- 0 when Full Operation starts); cfg_mrk_en, markers on the connection's
--- transmit half; cfg_crc_en, CRC on (off: the CRC field is zero). A write
--- (cfg_valid and cfg_ready) sets all three. The two flags live in a
--- per-connection table (sdp_ram, 2 bits a connection) read when a
--- descriptor is taken, and travel with the message as the top two bits of
--- ddp_tx's ctx, so that ddp_tx's segment tuser (ctx & ulpdu_len) is
--- exactly mpa_tx's ULPDU tuser (crc_en & mrk_en & conn & len): between the
--- two blocks there is only a skid buffer. The marker position is in
--- mpa_tx's own table. Configure a connection while it has nothing in
--- flight, and before its first descriptor: a write in the clock a
--- descriptor of that connection is taken does not reach that descriptor.
--- cfg_ready is low only in a clock where mpa_tx updates its marker table
--- (an FPDU's end).
+-- Connections. A descriptor names its connection (s_desc_conn); the rest
+-- is configured once through cfg_*: cfg_tuf, the mode (0 MPA, 1 TUF);
+-- cfg_key, the connection's 48-bit TUF key (tuf_tx's key table); cfg_pos,
+-- the marker position as mpa_tx's; cfg_mrk_en, markers; cfg_crc_en, MPA's
+-- CRC (the last three MPA only). A write (cfg_valid and cfg_ready) sets all
+-- five. The three flags live in a per-connection table (sdp_ram, 3 bits a
+-- connection) read when a descriptor is taken, and travel with the message
+-- as the top three bits of ddp_tx's ctx. Configure a connection while it
+-- has nothing in flight, and before its first descriptor; a connection may
+-- change mode so between messages. cfg_ready is low only in a clock where
+-- mpa_tx updates its marker table (an FPDU's end).
 --
--- Descriptor, s_desc: ddp_tx's fields (opcode, stag, to, msn, inv_stag,
--- len, rr_*, mulpdu; see ddp_tx) and conn in place of ctx. mulpdu must be
--- at most 64768 (MPA's largest ULPDU, RFC 5044 3): a longer segment is
--- refused by mpa_tx (mpa_err code 1) and lost. The descriptor passes one
--- register (where the flag table is read) before ddp_tx; s_desc_ready
--- depends on registers only.
+-- Descriptor, s_desc: ddp_tx's fields and conn in place of ctx. mulpdu is
+-- the caller's: for MPA at most 64768 (RFC 5044 3; longer: mpa_err code
+-- 1, lost); for TUF at most EMSS - 12 (tuf.MaxULPDU; tuf_tx refuses only
+-- over 65531 octets, tuf_err code 1, lost). s_desc_ready depends on
+-- registers only.
 --
--- Payload, s_axis: as ddp_tx's (one lane-0 aligned frame per message with
--- a non-zero len, none for Read Requests; len decides, tkeep is ignored).
+-- Payload, s_axis: as ddp_tx's.
 --
--- Output, m_axis: one frame per FPDU, lane-0 aligned, a multiple of four
--- octets, tkeep all ones but in the last beat; tuser = conn. Frames of one
--- connection come in message and segment order; connections interleave at
--- FPDU boundaries, in descriptor order (RFC 5044 8: a TCP transmitter cuts
--- its segments at these boundaries).
+-- Demultiplexer and merge: a segment's first beat picks the block by its
+-- tuf bit and pushes the choice on a 32-deep order queue (not for a
+-- segment the block will drop); the merge takes whole frames from the
+-- block the head names and pops it at tlast, so m_axis keeps the order in
+-- which segments left ddp_tx.
 --
--- Errors: ddp_err_* are ddp_tx's err_* (codes 1..6 as in ddp_tx), with the
--- message's connection; mpa_err_* are mpa_tx's err_* (bit 0: a segment
--- longer than 64768 octets, dropped; bit 1 cannot happen behind ddp_tx).
+-- Output, m_axis: one frame per FPDU, lane-0 aligned, tkeep all ones but
+-- in the last beat; tuser = conn. Frames of one connection come in
+-- message and segment order; connections interleave at FPDU boundaries,
+-- in descriptor order.
+--
+-- Errors: ddp_err_* are ddp_tx's err_* with the message's connection;
+-- mpa_err_* are mpa_tx's err_* and tuf_err_* tuf_tx's (bit 0: a segment
+-- too long for the framer, dropped; bit 1 cannot happen behind ddp_tx).
 --
 -- Throughput: one output beat per clock with descriptors and payload back
--- to back and an always-ready sink. Latency: 25 clocks at every width from
--- the clock edge that accepts a descriptor to the edge where its first
--- FPDU beat can be taken, when the datapath is idle and the payload is
--- there: 1 (descriptor register) + 11 (ddp_tx) + 1 (skid buffer) + 12
--- (mpa_tx).
+-- to back and an always-ready sink, in either mode. Latency: 25 clocks for
+-- MPA, 23 for TUF, at every width, from the edge that accepts a descriptor
+-- to the edge where its first FPDU beat can be taken (idle datapath).
 --
 -- Verification: tests/rnic_tx/test_rnic_tx.py, every expected octet from
--- the Go stack through cmd/rnic-oracle (rdmap_segments for the message's
--- segments, then mpa_fpdus for each connection's FPDUs).
+-- the Go stack through cmd/rnic-oracle (rdmap_segments, then mpa_fpdus or
+-- tuf_frames).
 
 library ieee;
 use ieee.std_logic_1164.all;
@@ -103,6 +98,8 @@ entity rnic_tx is
         cfg_pos             : in  std_logic_vector(6 downto 0) := (others => '0');
         cfg_mrk_en          : in  std_logic := '0';
         cfg_crc_en          : in  std_logic := '0';
+        cfg_tuf             : in  std_logic := '0';
+        cfg_key             : in  std_logic_vector(47 downto 0) := (others => '0');
 
         m_axis_tdata        : out std_logic_vector(DATA_W - 1 downto 0);
         m_axis_tkeep        : out std_logic_vector(DATA_W / 8 - 1 downto 0);
@@ -116,7 +113,10 @@ entity rnic_tx is
         ddp_err_conn        : out std_logic_vector(CONN_W - 1 downto 0);
 
         mpa_err_valid       : out std_logic;
-        mpa_err_code        : out std_logic_vector(1 downto 0)
+        mpa_err_code        : out std_logic_vector(1 downto 0);
+
+        tuf_err_valid       : out std_logic;
+        tuf_err_code        : out std_logic_vector(1 downto 0)
     );
 end entity rnic_tx;
 
@@ -137,7 +137,10 @@ architecture rtl of rnic_tx is
     constant GENERICS_OK_c : boolean := check_generics;
 
     constant L_c     : positive := DATA_W / 8;
-    constant CTX_W_c : positive := CONN_W + 2;   -- crc_en & mrk_en & conn: mpa_tx's tuser above len
+    constant CTX_W_c : positive := CONN_W + 3;   -- tuf & crc_en & mrk_en & conn: mpa_tx's tuser above len, and the mode
+    constant ORD_AW_c : positive := 5;           -- the order queue holds 2**ORD_AW_c frames
+    constant MPA_MAX_c : natural := 64768;       -- mpa_tx drops longer ULPDUs (its err bit 0)
+    constant TUF_MAX_c : natural := 65531;       -- tuf_tx drops longer ULPDUs (its err bit 0)
 
     subtype data_t is std_ulogic_vector(DATA_W - 1 downto 0);
     subtype keep_t is std_ulogic_vector(L_c - 1 downto 0);
@@ -170,8 +173,8 @@ architecture rtl of rnic_tx is
 
     signal mpa_cfg_ready : std_ulogic := '0';
     signal flag_we : std_ulogic := '0';
-    signal flag_wdata : std_ulogic_vector(1 downto 0) := (others => '0');
-    signal d_flags : std_ulogic_vector(1 downto 0) := (others => '0');
+    signal flag_wdata : std_ulogic_vector(2 downto 0) := (others => '0');
+    signal d_flags : std_ulogic_vector(2 downto 0) := (others => '0');
     signal d_ctx : ctx_t := (others => '0');
 
     -- --- DDP/RDMAP segments ------------------------------------------------------
@@ -179,13 +182,15 @@ architecture rtl of rnic_tx is
     signal seg_data : data_t := (others => '0');
     signal seg_keep : keep_t := (others => '0');
     signal seg_valid, seg_ready, seg_last : std_ulogic := '0';
-    -- crc_en & mrk_en & conn & ulpdu_len
+    -- tuf & crc_en & mrk_en & conn & ulpdu_len
     signal seg_user : std_ulogic_vector(CTX_W_c + 15 downto 0) := (others => '0');
     signal ddp_err_ctx : ctx_t := (others => '0');
 
     -- --- skid buffer: ddp_tx's m_axis_tready from a register ----------------------
 
-    constant SK_W_c : natural := DATA_W + L_c + 1 + CTX_W_c + 16;
+    -- The top bit: the framer the segment goes to will drop it (its length
+    -- check, err bit 0), from ddp_tx's output registers.
+    constant SK_W_c : natural := DATA_W + L_c + 1 + CTX_W_c + 16 + 1;
 
     subtype sk_t is std_ulogic_vector(SK_W_c - 1 downto 0);
 
@@ -197,8 +202,33 @@ architecture rtl of rnic_tx is
     signal sk_t_valid_next : std_ulogic := '0';
     signal sk_m_reg, sk_t_reg : sk_t := (others => '0');
     signal sk_in_to_out, sk_in_to_tmp, sk_tmp_to_out : std_ulogic := '0';
-    signal mpa_s_ready : std_ulogic := '0';
+    signal dm_ready : std_ulogic := '0';   -- the demultiplexer takes sk_m_reg's beat
     signal sk_in : sk_t := (others => '0');
+    signal seg_drop : std_ulogic := '0';
+
+    -- --- demultiplexer ----------------------------------------------------------------
+
+    signal dm_user : std_ulogic_vector(CTX_W_c + 15 downto 0) := (others => '0');
+    signal dm_last : std_ulogic := '0';
+    signal dm_in_seg : std_ulogic := '0';
+    signal dm_route_reg : std_ulogic := '0';
+    signal dm_first, dm_route, dm_drop, dm_hold, dm_take : std_ulogic := '0';
+    signal mpa_s_ready, tuf_s_ready, mpa_s_valid, tuf_s_valid : std_ulogic := '0';
+
+    -- --- the two framers and the merge -----------------------------------------------
+
+    signal mpa_data, tuf_data : data_t := (others => '0');
+    signal mpa_keep, tuf_keep : keep_t := (others => '0');
+    signal mpa_valid, tuf_valid, mpa_last, tuf_last : std_ulogic := '0';
+    signal mpa_ready, tuf_ready : std_ulogic := '0';
+    signal mpa_user, tuf_user : conn_t := (others => '0');
+    signal tuf_cfg_ready_unused : std_ulogic := '0';
+
+    signal ord_mem : std_ulogic_vector(2 ** ORD_AW_c - 1 downto 0) := (others => '0');
+    signal ord_wr, ord_rd, ord_wr_next, ord_rd_next : unsigned(ORD_AW_c - 1 downto 0) := (others => '0');
+    signal ord_empty : std_ulogic := '1';
+    signal ord_full, ord_head, ord_push, ord_pop : std_ulogic := '0';
+    signal m_valid, m_last : std_ulogic := '0';
 
 begin
 
@@ -246,14 +276,14 @@ begin
         end if;
     end process p_d_reg;
 
-    -- crc_en & mrk_en per connection, read at the edge that loads the
+    -- tuf & crc_en & mrk_en per connection, read at the edge that loads the
     -- descriptor register, so the word sits next to the descriptor.
     cfg_ready <= mpa_cfg_ready;
     flag_we <= cfg_valid and mpa_cfg_ready;
-    flag_wdata <= cfg_crc_en & cfg_mrk_en;
+    flag_wdata <= cfg_tuf & cfg_crc_en & cfg_mrk_en;
 
     flag_table : entity work.sdp_ram
-        generic map (WIDTH => 2, ADDR_W => CONN_W)
+        generic map (WIDTH => 3, ADDR_W => CONN_W)
         port map (
             clk => clk,
             wr_en => flag_we,
@@ -287,7 +317,7 @@ begin
             err_valid => ddp_err_valid, err_code => ddp_err_code, err_ctx => ddp_err_ctx
         );
 
-    -- (The flags in ddp_err_ctx's top two bits are not used.)
+    -- (The flags in ddp_err_ctx's top three bits are not used.)
     ddp_err_conn <= ddp_err_ctx(CONN_W - 1 downto 0);
 
     -- --- skid buffer: ddp_tx's m_axis_tready from a register ----------------------
@@ -299,7 +329,11 @@ begin
     -- and skid), s_ready registered: one beat per clock, one clock of
     -- latency.
     seg_ready <= sk_s_ready_reg;
-    sk_in <= seg_user & seg_last & seg_keep & seg_data;
+    seg_drop <= '1' when unsigned(seg_user(15 downto 0)) = 0
+                         or (seg_user(CTX_W_c + 15) = '1' and to_integer(unsigned(seg_user(15 downto 0))) > TUF_MAX_c)
+                         or (seg_user(CTX_W_c + 15) = '0' and to_integer(unsigned(seg_user(15 downto 0))) > MPA_MAX_c)
+                else '0';
+    sk_in <= seg_drop & seg_user & seg_last & seg_keep & seg_data;
 
     p_sk : process (all) is
         variable mv, tv : std_ulogic;
@@ -311,17 +345,17 @@ begin
         sk_tmp_to_out <= '0';
         -- Ready next clock if the output moves on, or if the skid register
         -- stays empty (nothing comes in now, or the output is free).
-        sk_s_ready_next <= mpa_s_ready
+        sk_s_ready_next <= dm_ready
                            or ((not sk_t_valid_reg) and ((not sk_m_valid_reg) or (not seg_valid)));
         if sk_s_ready_reg = '1' then
-            if mpa_s_ready = '1' or sk_m_valid_reg = '0' then
+            if dm_ready = '1' or sk_m_valid_reg = '0' then
                 mv := seg_valid;
                 sk_in_to_out <= '1';
             else
                 tv := seg_valid;
                 sk_in_to_tmp <= '1';
             end if;
-        elsif mpa_s_ready = '1' then
+        elsif dm_ready = '1' then
             mv := sk_t_valid_reg;
             tv := '0';
             sk_tmp_to_out <= '1';
@@ -352,6 +386,41 @@ begin
         end if;
     end process p_sk_reg;
 
+    -- --- demultiplexer: each segment, whole, to mpa_tx or tuf_tx by its mode ----
+    --
+    -- A segment's first beat picks the block by its tuf bit, held for its
+    -- other beats. The first beat also pushes the block's number on the
+    -- order queue, unless the block will drop the segment (its length
+    -- check, err bit 0: no frame comes out for it); with the queue full the
+    -- first beat waits.
+
+    dm_user <= sk_m_reg(DATA_W + L_c + CTX_W_c + 16 downto DATA_W + L_c + 1);
+    dm_last <= sk_m_reg(DATA_W + L_c);
+    dm_first <= not dm_in_seg;
+    dm_route <= dm_route_reg when dm_in_seg = '1' else dm_user(CTX_W_c + 15);
+    dm_drop <= sk_m_reg(SK_W_c - 1);
+    dm_hold <= dm_first and (not dm_drop) and ord_full;
+    mpa_s_valid <= sk_m_valid_reg and (not dm_route) and (not dm_hold);
+    tuf_s_valid <= sk_m_valid_reg and dm_route and (not dm_hold);
+    dm_ready <= (not dm_hold) and ((dm_route and tuf_s_ready) or ((not dm_route) and mpa_s_ready));
+    dm_take <= sk_m_valid_reg and dm_ready;
+    ord_push <= dm_take and dm_first and (not dm_drop);
+
+    p_dm_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if dm_take = '1' then
+                dm_in_seg <= not dm_last;
+                if dm_first = '1' then
+                    dm_route_reg <= dm_user(CTX_W_c + 15);
+                end if;
+            end if;
+            if rst = '1' then
+                dm_in_seg <= '0';
+            end if;
+        end if;
+    end process p_dm_reg;
+
     -- --- MPA framing, markers, CRC ---------------------------------------------------
 
     mpa : entity work.mpa_tx
@@ -360,15 +429,88 @@ begin
             clk => clk, rst => rst,
             s_axis_tdata => sk_m_reg(DATA_W - 1 downto 0),
             s_axis_tkeep => sk_m_reg(DATA_W + L_c - 1 downto DATA_W),
-            s_axis_tvalid => sk_m_valid_reg, s_axis_tready => mpa_s_ready,
-            s_axis_tlast => sk_m_reg(DATA_W + L_c),
-            s_axis_tuser => sk_m_reg(DATA_W + L_c + CTX_W_c + 16 downto DATA_W + L_c + 1),
+            s_axis_tvalid => mpa_s_valid, s_axis_tready => mpa_s_ready,
+            s_axis_tlast => dm_last,
+            s_axis_tuser => dm_user(CTX_W_c + 14 downto 0),
             cfg_valid => cfg_valid, cfg_ready => mpa_cfg_ready, cfg_conn => cfg_conn,
             cfg_pos => cfg_pos,
-            m_axis_tdata => m_axis_tdata, m_axis_tkeep => m_axis_tkeep,
-            m_axis_tvalid => m_axis_tvalid, m_axis_tready => m_axis_tready,
-            m_axis_tlast => m_axis_tlast, m_axis_tuser => m_axis_tuser,
+            m_axis_tdata => mpa_data, m_axis_tkeep => mpa_keep,
+            m_axis_tvalid => mpa_valid, m_axis_tready => mpa_ready,
+            m_axis_tlast => mpa_last, m_axis_tuser => mpa_user,
             err_valid => mpa_err_valid, err_code => mpa_err_code
         );
+
+    -- --- TUF framing: header with the key, CRC32c trailer -----------------------------
+
+    tuf : entity work.tuf_tx
+        generic map (DATA_W => DATA_W, CONN_W => CONN_W)
+        port map (
+            clk => clk, rst => rst,
+            s_axis_tdata => sk_m_reg(DATA_W - 1 downto 0),
+            s_axis_tkeep => sk_m_reg(DATA_W + L_c - 1 downto DATA_W),
+            s_axis_tvalid => tuf_s_valid, s_axis_tready => tuf_s_ready,
+            s_axis_tlast => dm_last,
+            s_axis_tuser => dm_user(CONN_W + 15 downto 0),
+            cfg_valid => flag_we, cfg_ready => tuf_cfg_ready_unused, cfg_conn => cfg_conn,
+            cfg_key => cfg_key,
+            m_axis_tdata => tuf_data, m_axis_tkeep => tuf_keep,
+            m_axis_tvalid => tuf_valid, m_axis_tready => tuf_ready,
+            m_axis_tlast => tuf_last, m_axis_tuser => tuf_user,
+            err_valid => tuf_err_valid, err_code => tuf_err_code
+        );
+
+    -- --- order queue and merge: whole frames, in the order segments went in ------
+    --
+    -- One bit a frame ('1': tuf_tx's), pushed by the demultiplexer, popped
+    -- at the end of each output frame. The head picks the block m_axis
+    -- takes from; the head's frame is always the oldest in either block, so
+    -- it can always finish, and a block's frames come out in the order they
+    -- went in.
+
+    -- Head, empty and full are registers, from the next pointers.
+    ord_pop <= m_valid and m_axis_tready and m_last;
+    ord_wr_next <= ord_wr + 1 when ord_push = '1' else ord_wr;
+    ord_rd_next <= ord_rd + 1 when ord_pop = '1' else ord_rd;
+
+    p_ord_reg : process (clk) is
+    begin
+        if rising_edge(clk) then
+            if ord_push = '1' then
+                ord_mem(to_integer(ord_wr)) <= dm_route;
+            end if;
+            ord_wr <= ord_wr_next;
+            ord_rd <= ord_rd_next;
+            if ord_push = '1' and ord_wr = ord_rd_next then
+                ord_head <= dm_route;
+            else
+                ord_head <= ord_mem(to_integer(ord_rd_next));
+            end if;
+            if ord_push /= ord_pop then
+                if ord_wr_next = ord_rd_next then
+                    ord_empty <= ord_pop;
+                    ord_full <= ord_push;
+                else
+                    ord_empty <= '0';
+                    ord_full <= '0';
+                end if;
+            end if;
+            if rst = '1' then
+                ord_wr <= (others => '0');
+                ord_rd <= (others => '0');
+                ord_empty <= '1';
+                ord_full <= '0';
+            end if;
+        end if;
+    end process p_ord_reg;
+
+    mpa_ready <= m_axis_tready and (not ord_empty) and (not ord_head);
+    tuf_ready <= m_axis_tready and (not ord_empty) and ord_head;
+    m_valid <= (not ord_empty) and ((ord_head and tuf_valid) or ((not ord_head) and mpa_valid));
+    m_last <= tuf_last when ord_head = '1' else mpa_last;
+    m_axis_tvalid <= m_valid;
+    m_axis_tlast <= m_last;
+    m_axis_tdata <= tuf_data when ord_head = '1' else mpa_data;
+    m_axis_tkeep <= tuf_keep when ord_head = '1' else mpa_keep;
+    m_axis_tuser <= tuf_user when ord_head = '1' else mpa_user;
 
 end architecture rtl;
